@@ -1,0 +1,37 @@
+# Two commands matter (see README): `make synth` writes dist/, `make test` runs the suite.
+# Both install what they need first: a Python venv (.venv) and the npm toolchain (node_modules,
+# with Node 22 LTS for jsii and cdk8s-cli).
+PYTHON ?= python3
+BIN := .venv/bin
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+export JSII_NODE := $(CURDIR)/node_modules/.bin/node
+export CDK8S_CHECK_UPGRADE := false
+CRDS ?= ../shared/upstream/crds
+
+.PHONY: deps synth test snapshots imports clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv .venv
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+deps: $(BIN)/.installed node_modules/.installed
+
+synth: deps  ## write dist/<environment>/ from stacks/
+	cdk8s synth
+
+test: deps  ## the test suite (fails on stale dist/ or snapshots)
+	$(BIN)/python -m pytest
+
+snapshots: deps  ## accept snapshot changes after reviewing them
+	$(BIN)/python -m pytest --snapshot-update
+
+imports: deps  ## regenerate imports/ offline from a local CRD folder
+	$(BIN)/python tools/regen_imports.py $(CRDS)
+
+clean:
+	rm -rf .venv node_modules build *.egg-info

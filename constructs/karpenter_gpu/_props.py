@@ -1,0 +1,69 @@
+"""Frozen pydantic props and the translation of pydantic errors into coded errors."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import KarpenterGpuError
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Props(BaseModel):
+    """Base of every props model: immutable, unknown fields rejected, validated once."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True,
+                              validate_default=True)
+
+    def __init__(self, /, **data: Any) -> None:
+        # Users build value objects directly (DisruptionWindow(...)): they get the coded error too,
+        # not pydantic's ValidationError.
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise to_coded(err) from None
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError:
+    """The first pydantic error as a KarpenterGpuError (one clear error beats a wall of them)."""
+    first = err.errors(include_url=False)[0]
+    loc = _loc(first.get("loc", ()))
+    inner = (first.get("ctx") or {}).get("error")
+    if isinstance(inner, KarpenterGpuError):
+        # A model-level validator already knows its prop; a field-level one knows the field.
+        prop = loc if loc and not inner.prop.startswith(loc) else inner.prop
+        return inner.at(path=path, prop=prop)
+    kind = first.get("type", "")
+    value = first.get("input")
+    if kind == "extra_forbidden":
+        allowed, fix = "unknown prop", f"remove '{loc}' or check its spelling against the construct's props"
+    elif kind == "missing":
+        value, allowed, fix = None, "this prop is required", f"pass {loc}=..."
+    else:
+        allowed, fix = first.get("msg", "invalid value"), f"give {loc} a value of the documented type"
+    return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
+
+
+def build(model: type[P], path: str | None = None, /, **values: Any) -> P:
+    """Validate props once; raise a coded error located at ``path`` on failure."""
+    try:
+        return model(**values)
+    except KarpenterGpuError as err:
+        raise err.at(path=path) from None
+
+
+def validated(model: type[P], data: Any, path: str | None = None) -> P:
+    """Like :func:`build` for an already-built mapping or model instance."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise to_coded(err, path) from None

@@ -1,0 +1,88 @@
+"""One error type for every bad input, carrying a stable code.
+
+A message always names the construct path, the prop, the value, what is allowed
+and how to fix it, so a CI log line is enough to repair the input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Stable codes. Codes are never reused for a different meaning.
+CODES: dict[str, str] = {
+    "KG100": "invalid prop (type, range or unknown field)",
+    "KG101": "invalid duration",
+    "KG102": "invalid quantity",
+    "KG103": "invalid GPU memory",
+    "KG110": "invalid requirement",
+    "KG111": "restricted label or requirement key",
+    "KG120": "invalid name (DNS-1123)",
+    "KG121": "invalid label or taint",
+    "KG130": "GPU limit missing or out of range",
+    "KG131": "weight out of range",
+    "KG132": "invalid capacity types",
+    "KG140": "unpinned AMI alias without opt-in",
+    "KG141": "invalid AMI alias",
+    "KG142": "node role: exactly one of role / instance profile",
+    "KG143": "invalid subnet or security-group selection",
+    "KG144": "invalid block device",
+    "KG150": "disruption window without a time zone",
+    "KG151": "unknown IANA time zone",
+    "KG152": "invalid disruption window",
+    "KG153": "invalid disruption reasons",
+    "KG154": "too many disruption budgets",
+    "KG155": "invalid budget node count",
+    "KG160": "invalid expiry",
+    "KG170": "invalid environment configuration",
+    "KG171": "duplicate object name",
+}
+
+
+class KarpenterGpuError(ValueError):
+    """Raised at construction time for any input the library will not render.
+
+    Attributes mirror the message so tools can act on them: ``code`` (stable,
+    see :data:`CODES`), ``path`` (construct path, when known), ``prop``,
+    ``value``, ``allowed`` and ``fix``.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        *,
+        prop: str,
+        value: Any,
+        allowed: str,
+        fix: str,
+        path: str | None = None,
+    ) -> None:
+        if code not in CODES:
+            raise KeyError(f"unknown error code {code}")
+        self.code = code
+        self.prop = prop
+        self.value = value
+        self.allowed = allowed
+        self.fix = fix
+        self.path = path
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return (
+            f"[{self.code}] {where}{self.prop}={self.value!r} is not allowed: {self.allowed}. "
+            f"Fix: {self.fix}"
+        )
+
+    def at(self, path: str | None = None, prop: str | None = None) -> "KarpenterGpuError":
+        """Return a copy located at a construct path and/or renamed to the prop the user passed."""
+        return KarpenterGpuError(
+            self.code, prop=prop or self.prop, value=self.value, allowed=self.allowed, fix=self.fix,
+            path=path if path is not None else self.path,
+        )
+
+    def __reduce__(self):  # keep pickling (pytest-xdist, multiprocessing) working
+        return (_rebuild, (self.code, self.prop, self.value, self.allowed, self.fix, self.path))
+
+
+def _rebuild(code, prop, value, allowed, fix, path):
+    return KarpenterGpuError(code, prop=prop, value=value, allowed=allowed, fix=fix, path=path)

@@ -1,0 +1,66 @@
+"""Synthesize every environment in stacks/ into dist/<environment>/ (one file per resource).
+
+Run by `cdk8s synth` (which sets CDK8S_OUTDIR) or directly. All constructs are built and validated
+before anything is written; the new output replaces the old only when complete, so a bad prop
+leaves dist/ untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+_NODE = ROOT / "node_modules" / ".bin" / "node"
+if _NODE.exists():  # jsii runs on the project's Node 22 LTS, not the machine's end-of-life Node 20
+    os.environ.setdefault("JSII_NODE", str(_NODE))
+
+import cdk8s  # noqa: E402
+
+from karpenter_gpu import GpuPlatform, KarpenterGpuError  # noqa: E402
+
+
+def build(configs, outdir: Path) -> list[cdk8s.App]:
+    apps = []
+    for config in configs:
+        app = cdk8s.App(outdir=str(outdir / config.environment),
+                        yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
+        GpuPlatform(app, config=config)
+        apps.append(app)
+    return apps
+
+
+def synth(configs, outdir: Path) -> None:
+    outdir = outdir.resolve()
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
+    try:
+        for app in build(configs, staging):
+            app.synth()
+        if outdir.exists():
+            old = outdir.with_name(f".{outdir.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            outdir.rename(old)
+            staging.rename(outdir)
+            shutil.rmtree(old)
+        else:
+            staging.rename(outdir)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def main() -> int:
+    try:
+        from stacks import ENVIRONMENTS
+        synth(ENVIRONMENTS, Path(os.environ.get("CDK8S_OUTDIR", ROOT / "dist")))
+    except KarpenterGpuError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,5 @@
+"""This repository's environments. Each module defines CONFIG, a karpenter_gpu.PlatformConfig."""
+
+from . import dev, prod, staging
+
+ENVIRONMENTS = (dev.CONFIG, staging.CONFIG, prod.CONFIG)
