@@ -20,12 +20,14 @@ if _NODE.exists():  # jsii runs on the project's Node 22 LTS, not the machine's 
 
 import cdk8s  # noqa: E402
 
-from karpenter_gpu import GpuPlatform, KarpenterGpuError  # noqa: E402
+from karpenter_gpu import GpuPlatform, KarpenterGpuError, PlatformConfig  # noqa: E402
 
 
 def build(configs, outdir: Path) -> list[cdk8s.App]:
     apps = []
     for config in configs:
+        if not isinstance(config, PlatformConfig):
+            config = PlatformConfig(**config)
         app = cdk8s.App(outdir=str(outdir / config.environment),
                         yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
         GpuPlatform(app, config=config)

@@ -23,7 +23,9 @@ class Props(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as err:
-            raise to_coded(err) from None
+            coded = to_coded(err)
+            coded.relative = True  # its prop is relative to this model; an enclosing model prefixes it
+            raise coded from None
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -39,8 +41,12 @@ def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError
     loc = _loc(first.get("loc", ()))
     inner = (first.get("ctx") or {}).get("error")
     if isinstance(inner, KarpenterGpuError):
-        # A model-level validator already knows its prop; a field-level one knows the field.
-        prop = loc if loc and not inner.prop.startswith(loc) else inner.prop
+        if getattr(inner, "relative", False) and loc:
+            prop = f"{loc}.{inner.prop}"  # from a nested props model
+        elif loc and not inner.prop.startswith(loc):
+            prop = loc  # from a value object, which does not know the field it was given to
+        else:
+            prop = inner.prop  # from this model's own validator
         return inner.at(path=path, prop=prop)
     kind = first.get("type", "")
     value = first.get("input")

@@ -1,0 +1,91 @@
+"""dist/: complete, byte-stable, current, and never half-written."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import main
+import stacks
+from karpenter_gpu import KarpenterGpuError
+from tests.conftest import ROOT
+
+UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("synth") / "dist"
+    main.synth(stacks.ENVIRONMENTS, out)
+    return out
+
+
+def test_committed_dist_is_current(fresh):
+    committed, new = tree(ROOT / "dist"), tree(fresh)
+    stale = sorted(k for k in committed.keys() | new.keys() if committed.get(k) != new.get(k))
+    assert not stale, f"dist/ is stale ({', '.join(stale)}): {UPDATE}"
+
+
+def test_one_folder_per_environment_one_file_per_resource(fresh):
+    assert sorted(tree(fresh)) == [
+        "dev/EC2NodeClass.gpu-inference.k8s.yaml", "dev/NodePool.gpu-inference.k8s.yaml",
+        "prod/EC2NodeClass.gpu-inference.k8s.yaml", "prod/EC2NodeClass.gpu-training.k8s.yaml",
+        "prod/NodePool.gpu-inference.k8s.yaml", "prod/NodePool.gpu-training.k8s.yaml",
+        "staging/EC2NodeClass.gpu-inference.k8s.yaml", "staging/EC2NodeClass.gpu-training.k8s.yaml",
+        "staging/NodePool.gpu-inference.k8s.yaml", "staging/NodePool.gpu-training.k8s.yaml",
+    ]
+
+
+def test_synth_is_byte_identical_across_runs(fresh, tmp_path):
+    main.synth(stacks.ENVIRONMENTS, tmp_path / "again")
+    assert tree(tmp_path / "again") == tree(fresh)
+
+
+def test_bad_config_writes_nothing(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "dist"
+    main.synth(stacks.ENVIRONMENTS, out)
+    before = tree(out)
+    bad = {**{k: getattr(stacks.prod.CONFIG, k) for k in ("environment", "node_class", "training")},
+           "inference": {"name": "gpu-inference", "gpu_limit": 0}}
+    with pytest.raises(KarpenterGpuError):
+        main.synth((stacks.dev.CONFIG, bad), out)
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]  # no staging folder left behind
+    # The command-line entry point reports the coded error and exits non-zero.
+    monkeypatch.setattr(stacks, "ENVIRONMENTS", (stacks.dev.CONFIG, bad))
+    monkeypatch.setenv("CDK8S_OUTDIR", str(out))
+    assert main.main() == 2
+    assert "[KG130]" in capsys.readouterr().err
+    assert tree(out) == before
+
+
+def run(cmd: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find Node 22 itself
+    env["CDK8S_OUTDIR"] = str(tmp_path / "out")
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_python_main_runs_on_node_22_without_eol_banner(tmp_path):
+    result = run([sys.executable, "main.py"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "end-of-life" not in result.stdout + result.stderr
+    assert filecmp.dircmp(tmp_path / "out", ROOT / "dist").diff_files == []
+
+
+def test_cdk8s_synth_cli_without_eol_banner(tmp_path):
+    cli = ROOT / "node_modules" / ".bin" / "cdk8s"
+    env_path = f"{ROOT / 'node_modules' / '.bin'}{os.pathsep}{os.environ['PATH']}"
+    result = subprocess.run([str(cli), "synth", "--no-check-upgrade", "-o", str(tmp_path / "out")], cwd=ROOT,
+                            env={**os.environ, "PATH": env_path}, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "end-of-life" not in result.stdout + result.stderr
+    assert tree(tmp_path / "out") == tree(ROOT / "dist")

@@ -1,0 +1,141 @@
+"""GpuInferencePool → NodePool."""
+
+from __future__ import annotations
+
+import pytest
+
+from karpenter_gpu import (CapacityType, DisruptionWindow, Duration, GpuInferencePool, GpuMemory, GpuNodeClass,
+                           KarpenterGpuError, Label, Requirement, Taint)
+from tests.conftest import manifests, only
+from tests.support.crd_schema import check
+
+
+@pytest.fixture
+def node_class(chart):
+    return GpuNodeClass(chart, "Class", name="gpu-inference", ami="al2023@v20251103", role="R", cluster_name="c")
+
+
+def pool(chart, node_class, **props):
+    GpuInferencePool(chart, "Pool", node_class=node_class, **{"name": "gpu-inference", "gpu_limit": 16, **props})
+    return only(chart, "NodePool")
+
+
+def reqs(nodepool: dict) -> dict:
+    return {r["key"]: (r["operator"], r.get("values")) for r in nodepool["spec"]["template"]["spec"]["requirements"]}
+
+
+def test_defaults_snapshot(chart, node_class, snapshot):
+    GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=16)
+    assert manifests(chart) == snapshot
+
+
+def test_describes_instances_by_properties(chart, node_class):
+    r = reqs(pool(chart, node_class))
+    assert r[Label.GPU_COUNT] == ("Gt", ["0"])  # also keeps out g6f, which reports 0 GPUs
+    assert r[Label.GPU_NAME] == ("In", ["t4", "a10g", "l4"])
+    assert r[Label.CAPACITY_TYPE] == ("In", ["spot", "on-demand"])
+    assert r[Label.ARCH] == ("In", ["amd64"])
+    assert Label.INSTANCE_TYPE not in r
+
+
+def test_taint_limit_consolidation_weight_labels(chart, node_class):
+    spec = pool(chart, node_class)["spec"]
+    assert spec["template"]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert spec["limits"] == {"nvidia.com/gpu": "16"}
+    assert spec["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
+    assert spec["disruption"]["consolidateAfter"] == "5m"
+    assert spec["weight"] == 60
+    assert spec["template"]["metadata"]["labels"] == {"node-type": "gpu-inference", "workload": "inference"}
+    assert spec["template"]["spec"]["expireAfter"] == "720h"
+
+
+def test_node_class_ref_from_object(chart, node_class):
+    ref = pool(chart, node_class)["spec"]["template"]["spec"]["nodeClassRef"]
+    assert ref == {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu-inference"}
+
+
+def test_optional_filters(chart, node_class):
+    r = reqs(pool(chart, node_class, min_gpu_memory=GpuMemory.of_gpu("a10g"), instance_sizes=("xlarge", "2xlarge"),
+                  zones=("us-east-1a",), architectures=("amd64", "arm64"), capacity_types=(CapacityType.SPOT,),
+                  requirements=(Requirement.not_in(Label.INSTANCE_FAMILY, ["g4ad"]),),
+                  cpu_limit="256", memory_limit="1Ti"))
+    assert r[Label.GPU_MEMORY] == ("Gte", ["22888"])
+    assert r[Label.INSTANCE_SIZE] == ("In", ["xlarge", "2xlarge"])
+    assert r[Label.ZONE] == ("In", ["us-east-1a"])
+    assert r[Label.ARCH] == ("In", ["amd64", "arm64"])
+    assert r[Label.CAPACITY_TYPE] == ("In", ["spot"])
+    assert r[Label.INSTANCE_FAMILY] == ("NotIn", ["g4ad"])
+
+
+def test_custom_taints_and_limits(chart, node_class):
+    spec = pool(chart, node_class, taints=(Taint.gpu(), Taint("example.com/team", "ml")),
+                cpu_limit="256", memory_limit="1Ti")["spec"]
+    assert spec["template"]["spec"]["taints"][1] == {"key": "example.com/team", "value": "ml", "effect": "NoSchedule"}
+    assert spec["limits"] == {"nvidia.com/gpu": "16", "cpu": "256", "memory": "1Ti"}
+
+
+def test_window_compiles_to_utc_budget_with_local_meaning(chart, node_class):
+    m = pool(chart, node_class, disruption_windows=(
+        DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone="Asia/Seoul", nodes=0),))
+    assert m["spec"]["disruption"]["budgets"] == [
+        {"nodes": "1"}, {"nodes": "0", "schedule": "0 0 * * MON-FRI", "duration": "10h"}]
+    note = m["metadata"]["annotations"]["karpenter-gpu.io/disruption-windows"]
+    assert "09:00-19:00 Asia/Seoul" in note and note.startswith("budgets[1]:")
+
+
+def test_output_matches_crd_schema(chart, node_class, crds):
+    assert check(pool(chart, node_class, disruption_windows=(
+        DisruptionWindow(start="22:00", end="06:00", time_zone="Europe/Berlin"),)), crds) == []
+
+
+@pytest.mark.parametrize("change, code", [
+    ({"gpu_limit": 0}, "KG130"),
+    ({"gpu_limit": -4}, "KG130"),
+    ({"weight": 500}, "KG131"),
+    ({"weight": 0}, "KG131"),
+    ({"name": "GPU Inference"}, "KG120"),
+    ({"gpu_names": ()}, "KG110"),
+    ({"gpu_names": ("A10G",)}, "KG110"),
+    ({"capacity_types": ()}, "KG132"),
+    ({"capacity_types": ("spot", "spot")}, "KG132"),
+    ({"capacity_types": ("preemptible",)}, "KG100"),
+    ({"labels": {"karpenter.sh/nodepool": "x"}}, "KG111"),
+    ({"labels": {"karpenter.k8s.aws/instance-pods": "8"}}, "KG111"),
+    ({"labels": {"team": "ml platform"}}, "KG121"),
+    ({"consolidate_after": "PT5M"}, "KG101"),
+    # "24 GB" A10G/L4 report 22888 MiB: 24 GiB excludes every named GPU.
+    ({"gpu_names": ("a10g", "l4"), "min_gpu_memory": GpuMemory.gib(24)}, "KG103"),
+    ({"min_gpu_memory": 16000}, "KG103"),
+    ({"disruption_windows": ({"start": "09:00", "end": "19:00"},)}, "KG150"),
+    ({"disruption_windows": ({"start": "09:00", "end": "19:00", "time_zone": "Asia/Sejong"},)}, "KG151"),
+])
+def test_fails_when_props_are_bad(chart, node_class, change, code):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, **{"name": "gpu-inference", "gpu_limit": 16, **change})
+    assert exc.value.code == code
+    assert "test/Pool" in str(exc.value)
+    assert chart.node.try_find_child("Pool") is None
+
+
+def test_fails_when_gpu_limit_missing(chart, node_class):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference")
+    assert exc.value.code == "KG100" and exc.value.prop == "gpu_limit"
+
+
+def test_fails_when_node_class_is_a_name(chart):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class="gpu-inference", name="gpu-inference", gpu_limit=1)
+    assert exc.value.code == "KG100" and exc.value.prop == "node_class"
+
+
+def test_fails_when_more_than_50_budgets(chart, node_class):
+    windows = tuple(DisruptionWindow(start=f"{h:02d}:00", end=f"{h:02d}:30", time_zone="UTC") for h in range(24))
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="p", gpu_limit=1,
+                         disruption_windows=windows + windows + windows[:3])
+    assert exc.value.code == "KG154"
+
+
+def test_consolidate_after_rendered_even_when_defaulted(chart, node_class):
+    assert pool(chart, node_class, consolidate_after=Duration.minutes(2))["spec"]["disruption"]["consolidateAfter"] == "2m"

@@ -1,0 +1,86 @@
+"""GpuPlatform and this repository's dev/staging/prod stacks."""
+
+from __future__ import annotations
+
+import cdk8s
+import pytest
+
+from karpenter_gpu import GpuPlatform, KarpenterGpuError
+from stacks import ENVIRONMENTS, prod, staging
+from tests.support.crd_schema import check
+
+
+def synth(config) -> list[dict]:
+    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), config=config))
+
+
+@pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
+def test_environment_snapshot(config, snapshot):
+    assert synth(config) == snapshot
+
+
+@pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
+def test_environment_matches_crd_schemas(config, crds):
+    for manifest in synth(config):
+        assert check(manifest, crds) == [], manifest["metadata"]["name"]
+
+
+def by_name(manifests: list[dict], kind: str) -> dict:
+    return {m["metadata"]["name"]: m for m in manifests if m["kind"] == kind}
+
+
+def test_environments_differ_where_they_should():
+    limits = {c.environment: {n: p["spec"]["limits"]["nvidia.com/gpu"] for n, p in by_name(synth(c), "NodePool").items()}
+              for c in ENVIRONMENTS}
+    assert limits == {"dev": {"gpu-inference": "4"}, "staging": {"gpu-inference": "16", "gpu-training": "8"},
+                      "prod": {"gpu-inference": "64", "gpu-training": "32"}}
+    amis = {c.environment: {m["spec"]["amiSelectorTerms"][0]["alias"] for m in by_name(synth(c), "EC2NodeClass").values()}
+            for c in ENVIRONMENTS}
+    assert amis["staging"] == {"bottlerocket@v1.50.0"} and amis["prod"] == {"al2023@v20251103"}
+
+
+def test_pools_reference_their_own_node_class():
+    out = synth(prod.CONFIG)
+    classes = by_name(out, "EC2NodeClass")
+    for pool in by_name(out, "NodePool").values():
+        assert pool["spec"]["template"]["spec"]["nodeClassRef"]["name"] in classes
+
+
+def test_prod_training_hours_in_seoul_without_dst():
+    training = by_name(synth(prod.CONFIG), "NodePool")["gpu-training"]
+    assert {"nodes": "0", "schedule": "0 0 * * MON-FRI", "duration": "10h"} in training["spec"]["disruption"]["budgets"]
+    assert training["spec"]["template"]["spec"]["expireAfter"] == "Never"
+
+
+def test_staging_window_in_new_york_is_widened_for_dst():
+    # 08:00-18:00 local: 12:00 UTC under EDT (UTC-4) to 23:00 UTC under EST (UTC-5) -> 11h from 12:00.
+    inference = by_name(synth(staging.CONFIG), "NodePool")["gpu-inference"]
+    assert {"nodes": "0", "schedule": "0 12 * * MON-FRI", "duration": "11h"} in inference["spec"]["disruption"]["budgets"]
+
+
+def config_with(**changes) -> dict:
+    data = prod.CONFIG.model_dump(exclude_unset=True)
+    data = {k: getattr(prod.CONFIG, k) for k in data}
+    for dotted, value in changes.items():
+        head, _, tail = dotted.partition("__")
+        if tail:
+            section = {k: getattr(data[head], k) for k in type(data[head]).model_fields if k in data[head].model_fields_set}
+            section[tail] = value
+            data[head] = section
+        else:
+            data[head] = value
+    return data
+
+
+@pytest.mark.parametrize("change, code, prop", [
+    ({"inference__gpu_limit": 0}, "KG130", "inference.gpu_limit"),
+    ({"training__weight": 500}, "KG131", "training.weight"),
+    ({"environment": "Prod"}, "KG120", "environment"),
+    ({"node_class__ami": "al2023@latest"}, "KG140", "ami"),
+    ({"training__name": "gpu-inference"}, "KG171", "name"),
+])
+def test_fails_when_config_is_bad(change, code, prop):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config=config_with(**change))
+    assert exc.value.code == code
+    assert exc.value.prop.startswith(prop)

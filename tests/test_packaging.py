@@ -1,0 +1,43 @@
+"""A wheel built from the repository works in a fresh virtual environment, outside the checkout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+SCRIPT = textwrap.dedent("""
+    import cdk8s, constructs, karpenter_gpu
+    from karpenter_gpu import GpuInferencePool, GpuNodeClass
+    from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
+    assert "site-packages" in karpenter_gpu.__file__, karpenter_gpu.__file__
+    chart = cdk8s.Chart(cdk8s.App(), "team")
+    nc = GpuNodeClass(chart, "Class", name="team-gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    GpuInferencePool(chart, "Pool", node_class=nc, name="team-gpu", gpu_limit=2)
+    print(cdk8s.Yaml.stringify(*chart.to_json()))
+""")
+
+
+def test_wheel_installs_and_synthesizes_outside_checkout(tmp_path: Path):
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+                   check=True, capture_output=True, text=True)
+    wheel = next(wheels.glob("karpenter_gpu-*.whl"))
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    install = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(wheel)],
+                             capture_output=True, text=True)
+    assert install.returncode == 0, install.stderr
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    result = subprocess.run([str(py), "-c", SCRIPT], cwd=work, capture_output=True, text=True, timeout=300,
+                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                 "JSII_NODE": str(ROOT / "node_modules" / ".bin" / "node")})
+    assert result.returncode == 0, result.stderr
+    assert "kind: NodePool" in result.stdout and "name: team-gpu" in result.stdout
+    assert "end-of-life" not in result.stderr

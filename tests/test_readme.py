@@ -1,0 +1,24 @@
+"""The README's library example runs and produces what it says."""
+
+from __future__ import annotations
+
+import re
+
+import cdk8s
+
+from tests.conftest import ROOT
+
+
+def test_readme_library_example_runs(monkeypatch, tmp_path):
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## Using the library\n\n```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(tmp_path)  # app.synth() writes ./dist here, not into the repository
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
+    assert set(out) == {("EC2NodeClass", "gpu-inference"), ("NodePool", "gpu-inference"),
+                        ("EC2NodeClass", "gpu-training"), ("NodePool", "gpu-training")}
+    training = out[("NodePool", "gpu-training")]["spec"]
+    assert training["template"]["spec"]["expireAfter"] == "Never"
+    assert {"nodes": "0", "schedule": "0 0 * * MON-FRI", "duration": "10h"} in training["disruption"]["budgets"]
+    assert (tmp_path / "dist").is_dir()
