@@ -260,3 +260,18 @@ def test_aws_allow_list_matches_the_crd() -> None:
     assert "karpenter.k8s.aws/instance-pods" not in AWS_ALLOWED_KEYS
     for key in AWS_ALLOWED_KEYS:
         check_label_key(key)
+
+
+# Regressions found in review: each of these rendered something the API server would refuse.
+@pytest.mark.parametrize("build_it, code", [
+    (lambda: Requirement.exists("karpenter.sh"), "KG111"),
+    (lambda: Requirement.exists("karpenter.k8s.aws"), "KG111"),
+    (lambda: Requirement.in_(Label.GPU_NAME, "a10g"), "KG110"),
+    (lambda: Requirement(Label.GPU_COUNT, Operator.GT, ["²"]), "KG110"),
+    (lambda: Requirement.in_(Label.GPU_NAME, ["a10g"], min_values=True), "KG110"),
+    (lambda: Requirement.gte(Label.GPU_COUNT, GpuMemory.gib(16)), "KG110"),
+])
+def test_fails_when_input_would_be_rejected_by_the_api_server(build_it, code):
+    with pytest.raises(KarpenterGpuError) as exc:
+        build_it()
+    assert exc.value.code == code

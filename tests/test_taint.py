@@ -96,3 +96,10 @@ def test_check_dns1123_reports_the_prop_it_is_given() -> None:
         check_dns1123("GPU", prop="pool_name")
     assert exc.value.prop == "pool_name"
     assert "pool_name='GPU'" in str(exc.value)
+
+
+def test_fails_when_taint_value_is_empty():
+    # The CRD's taint value pattern needs at least one alphanumeric character.
+    with pytest.raises(KarpenterGpuError) as exc:
+        Taint("example.com/x", "")
+    assert exc.value.code == "KG121"

@@ -73,13 +73,17 @@ AWS_ALLOWED_KEYS = frozenset(
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _QUALIFIED = re.compile(rf"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?{_NAME}$")
 LABEL_VALUE = re.compile(rf"^({_NAME})?$")
+_DIGITS = re.compile(r"^[0-9]+$")  # str.isdigit() would accept '²' and other non-ASCII digits
 
 
 def check_label_key(key: str, prop: str = "requirements") -> None:
     """Reject keys the NodePool CRD (or Karpenter at runtime) refuses, with the reason."""
-    domain = key.split("/", 1)[0] if "/" in key else ""
+    # The CRD's CEL takes everything before the first '/' as the domain, the whole key when there is
+    # none: a bare "karpenter.sh" is in the restricted domain too.
+    domain = key.split("/", 1)[0]
+    prefix = domain if "/" in key else ""
     name = key.rsplit("/", 1)[-1]
-    if not _QUALIFIED.match(key) or len(name) > 63 or len(domain) > 253:
+    if not _QUALIFIED.match(key) or len(name) > 63 or len(prefix) > 253:
         raise KarpenterGpuError("KG111", prop=prop, value=key,
                                 allowed="a qualified label key (optional DNS prefix '/', name ≤63 chars)",
                                 fix="use a key like 'example.com/team' or 'workload'")
@@ -105,6 +109,9 @@ class Requirement:
 
     def __init__(self, key: str, operator: Operator, values: Iterable[str] = (), min_values: int | None = None):
         check_label_key(key)
+        if isinstance(values, (str, bytes)):  # a bare string would become one value per character
+            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=values,
+                                    allowed="a list of values", fix=f"wrap it: [{values!r}]")
         vals = tuple(str(v) for v in values)
         op = Operator(operator)
         if op in (Operator.IN, Operator.NOT_IN) and not vals:
@@ -115,7 +122,7 @@ class Requirement:
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
                                     allowed=f"no values for operator {op}", fix="drop the values")
         if op in (Operator.GT, Operator.LT, Operator.GTE, Operator.LTE) and (
-            len(vals) != 1 or not vals[0].isdigit()
+            len(vals) != 1 or not _DIGITS.match(vals[0])
         ):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
                                     allowed=f"exactly one non-negative integer for operator {op}",
@@ -123,7 +130,10 @@ class Requirement:
         if len(set(vals)) != len(vals):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
                                     allowed="distinct values", fix="remove the duplicates")
-        if min_values is not None and not (1 <= min_values <= 50 and (op != Operator.IN or min_values <= len(vals))):
+        if min_values is not None and not (
+            isinstance(min_values, int) and not isinstance(min_values, bool)
+            and 1 <= min_values <= 50 and (op != Operator.IN or min_values <= len(vals))
+        ):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}].min_values", value=min_values,
                                     allowed="1..50 and, with In, no more than the number of values",
                                     fix="lower min_values or list more values")
@@ -151,6 +161,9 @@ class Requirement:
             raise KarpenterGpuError("KG103", prop=f"requirements[{key}]", value=value,
                                     allowed="a GpuMemory (MiB per GPU), not a bare number",
                                     fix="pass GpuMemory.gib(16) or GpuMemory.of_gpu('a10g')")
+        if isinstance(value, GpuMemory) and key != Label.GPU_MEMORY:
+            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=value,
+                                    allowed=f"GpuMemory only on {Label.GPU_MEMORY}", fix="pass an int")
         number = value.in_mib if isinstance(value, GpuMemory) else value
         if isinstance(number, bool) or not isinstance(number, int):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=value,

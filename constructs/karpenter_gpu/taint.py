@@ -25,9 +25,9 @@ class Taint:
             check_label_key(key, prop="taints")
         except KarpenterGpuError as err:
             raise err.at(prop="taints.key") from None
-        if value is not None and (len(value) > 63 or not LABEL_VALUE.match(value)):
+        if value is not None and (value == "" or len(value) > 63 or not LABEL_VALUE.match(value)):
             raise KarpenterGpuError("KG121", prop="taints.value", value=value,
-                                    allowed="≤63 chars of alphanumerics, '-', '_' or '.', starting and ending alphanumeric",
+                                    allowed="1..63 chars of alphanumerics, '-', '_' or '.', starting and ending alphanumeric",
                                     fix="shorten or simplify the taint value")
         try:
             eff = TaintEffect(effect)
