@@ -50,21 +50,41 @@ def test_synth_is_byte_identical_across_runs(fresh, tmp_path):
     assert tree(tmp_path / "again") == tree(fresh)
 
 
-def test_bad_config_writes_nothing(tmp_path, monkeypatch, capsys):
+def prod_with(section: str, **changes) -> dict:
+    """prod's config as a mapping, with props of one section (or the top level) replaced."""
+    config = {k: getattr(stacks.prod.CONFIG, k) for k in stacks.prod.CONFIG.model_fields_set}
+    if section:
+        model = config[section]
+        config[section] = {**{k: getattr(model, k) for k in model.model_fields_set}, **changes}
+    else:
+        config.update(changes)
+    return config
+
+
+WINDOW = {"days": "MON-FRI", "start": "09:00", "end": "19:00", "nodes": 0}
+
+
+@pytest.mark.parametrize("bad, code", [
+    (prod_with("inference", gpu_limit=0), "KG130"),
+    (prod_with("training", weight=500), "KG131"),
+    (prod_with("node_class", ami="al2023@latest"), "KG140"),
+    (prod_with("training", disruption_windows=({**WINDOW, "time_zone": "Asia/Sejong"},)), "KG151"),
+    (prod_with("training", disruption_windows=(WINDOW,)), "KG150"),
+], ids=["gpu-limit-0", "weight-500", "unpinned-alias", "unknown-zone", "window-without-zone"])
+def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
     out = tmp_path / "dist"
     main.synth(stacks.ENVIRONMENTS, out)
     before = tree(out)
-    bad = {**{k: getattr(stacks.prod.CONFIG, k) for k in ("environment", "node_class", "training")},
-           "inference": {"name": "gpu-inference", "gpu_limit": 0}}
-    with pytest.raises(KarpenterGpuError):
+    with pytest.raises(KarpenterGpuError) as exc:
         main.synth((stacks.dev.CONFIG, bad), out)
+    assert exc.value.code == code
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]  # no staging folder left behind
     # The command-line entry point reports the coded error and exits non-zero.
     monkeypatch.setattr(stacks, "ENVIRONMENTS", (stacks.dev.CONFIG, bad))
     monkeypatch.setenv("CDK8S_OUTDIR", str(out))
     assert main.main() == 2
-    assert "[KG130]" in capsys.readouterr().err
+    assert f"[{code}]" in capsys.readouterr().err
     assert tree(out) == before
 
 
