@@ -76,7 +76,7 @@ def config_with(**changes) -> dict:
     ({"inference__gpu_limit": 0}, "KG130", "inference.gpu_limit"),
     ({"training__weight": 500}, "KG131", "training.weight"),
     ({"environment": "Prod"}, "KG120", "environment"),
-    ({"node_class__ami": "al2023@latest"}, "KG140", "ami"),
+    ({"node_class__ami": "al2023@latest"}, "KG140", "node_class.ami"),
     ({"training__name": "gpu-inference"}, "KG171", "name"),
 ])
 def test_fails_when_config_is_bad(change, code, prop):

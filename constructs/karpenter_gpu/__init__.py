@@ -8,8 +8,8 @@ from ._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps
 from .disruption_window import Budget, DisruptionReason, DisruptionWindow, compile_budgets
 from .errors import CODES, KarpenterGpuError
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from .gpu_node_class import AmiAlias, GpuNodeClass, GpuNodeClassProps, RootVolume
-from .gpu_platform import GpuPlatform, NodeClassConfig, PlatformConfig
+from .gpu_node_class import AmiAlias, GpuNodeClass, GpuNodeClassProps, NodeClassConfig, RootVolume
+from .gpu_platform import GpuPlatform, PlatformConfig
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from .requirements import CapacityType, Label, Operator, Requirement
 from .taint import Taint, TaintEffect

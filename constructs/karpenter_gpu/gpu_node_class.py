@@ -150,11 +150,9 @@ _SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
 _SG_ID = re.compile(r"^sg-[0-9a-z]+$")
 
 
-class GpuNodeClassProps(Props):
-    """Props of :class:`GpuNodeClass`."""
+class NodeClassConfig(Props):
+    """Where nodes run and as whom: what every node class of a platform shares."""
 
-    #: metadata.name of the EC2NodeClass (DNS-1123).
-    name: str
     #: AMI alias, pinned (``AmiAlias.al2023("v20251010")`` or ``"al2023@v20251010"``).
     ami: AmiAlias
     #: Accept ``@latest`` (drifts all nodes on every AMI release). Default: False.
@@ -170,35 +168,13 @@ class GpuNodeClassProps(Props):
     subnet_ids: tuple[str, ...] = ()
     #: Explicit security group ids instead of discovery tags. Default: - discovery by cluster_name.
     security_group_ids: tuple[str, ...] = ()
-    #: Root volume. Default: RootVolume.inference().
-    root_volume: RootVolume = RootVolume.inference()
-    #: IMDS hop limit; 1 keeps pods away from the node's credentials (IMDSv2 is always required).
-    #: Default: 1.
-    imds_hop_limit: int = 1
-    #: Local NVMe as RAID0 for kubelet/containerd storage. Default: False.
-    instance_store_raid0: bool = False
     #: EC2 tags. Default: - none (Karpenter adds its own).
     tags: Mapping[str, str] = {}
-    #: Extra user data merged with Karpenter's (AL2023 NodeConfig/MIME, Bottlerocket TOML). Default: - none.
-    user_data: str | None = None
 
     @field_validator("ami", mode="before")
     @classmethod
     def _ami(cls, v: Any) -> AmiAlias:
         return AmiAlias.parse(v)
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        return check_dns1123(v)
-
-    @field_validator("imds_hop_limit")
-    @classmethod
-    def _hops(cls, v: int) -> int:
-        if not 1 <= v <= 64:
-            raise KarpenterGpuError("KG100", prop="imds_hop_limit", value=v, allowed="1..64",
-                                    fix="use 1, or 2 if pods must reach IMDS")
-        return v
 
     @field_validator("tags")
     @classmethod
@@ -212,7 +188,7 @@ class GpuNodeClassProps(Props):
         return dict(v)
 
     @model_validator(mode="after")
-    def _check(self) -> "GpuNodeClassProps":
+    def _check(self) -> "NodeClassConfig":
         if self.ami.is_latest and not self.allow_latest_ami:
             raise KarpenterGpuError("KG140", prop="ami", value=str(self.ami),
                                     allowed="a pinned version; '@latest' replaces every GPU node of this class on "
@@ -234,6 +210,35 @@ class GpuNodeClassProps(Props):
                                         allowed="explicit ids, or cluster_name for karpenter.sh/discovery tags",
                                         fix="pass cluster_name='<cluster>'")
         return self
+
+
+class GpuNodeClassProps(NodeClassConfig):
+    """Props of :class:`GpuNodeClass`."""
+
+    #: metadata.name of the EC2NodeClass (DNS-1123).
+    name: str
+    #: Root volume. Default: RootVolume.inference().
+    root_volume: RootVolume = RootVolume.inference()
+    #: IMDS hop limit; 1 keeps pods away from the node's credentials (IMDSv2 is always required).
+    #: Default: 1.
+    imds_hop_limit: int = 1
+    #: Local NVMe as RAID0 for kubelet/containerd storage. Default: False.
+    instance_store_raid0: bool = False
+    #: Extra user data merged with Karpenter's (AL2023 NodeConfig/MIME, Bottlerocket TOML). Default: - none.
+    user_data: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return check_dns1123(v)
+
+    @field_validator("imds_hop_limit")
+    @classmethod
+    def _hops(cls, v: int) -> int:
+        if not 1 <= v <= 64:
+            raise KarpenterGpuError("KG100", prop="imds_hop_limit", value=v, allowed="1..64",
+                                    fix="use 1, or 2 if pods must reach IMDS")
+        return v
 
 
 class GpuNodeClass(Construct):

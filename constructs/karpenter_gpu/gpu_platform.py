@@ -15,27 +15,9 @@ from pydantic import field_validator
 from ._props import Props, validated
 from .errors import KarpenterGpuError
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from .gpu_node_class import AmiAlias, GpuNodeClass, RootVolume
+from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from .taint import check_dns1123
-
-
-class NodeClassConfig(Props):
-    """What the platform's node classes share; volumes come from the inference/training presets."""
-
-    ami: AmiAlias
-    allow_latest_ami: bool = False
-    role: str | None = None
-    instance_profile: str | None = None
-    cluster_name: str | None = None
-    subnet_ids: tuple[str, ...] = ()
-    security_group_ids: tuple[str, ...] = ()
-    tags: Mapping[str, str] = {}
-
-    @field_validator("ami", mode="before")
-    @classmethod
-    def _ami(cls, v: Any) -> AmiAlias:
-        return AmiAlias.parse(v)
 
 
 class PlatformConfig(Props):
