@@ -15,8 +15,21 @@ import pytest  # noqa: E402
 
 from tests.support.crd_schema import load_crds  # noqa: E402
 
-#: Karpenter v1.14.1 CRDs; tests read them from shared/, the project does not copy them in.
-CRDS_DIR = Path(os.environ.get("KARPENTER_GPU_CRDS", ROOT.parent / "shared" / "upstream" / "crds"))
+
+
+def find_crds_dir() -> Path | None:
+    """The Karpenter v1.14.1 CRDs: $KARPENTER_GPU_CRDS, else shared/upstream/crds beside the checkout.
+
+    The project does not copy the CRDs in; they live in the shared folder next to the repository
+    (../shared/upstream/crds), looked up from the nearest ancestor that has one.
+    """
+    if os.environ.get("KARPENTER_GPU_CRDS"):
+        return Path(os.environ["KARPENTER_GPU_CRDS"])
+    for parent in ROOT.parents:
+        candidate = parent / "shared" / "upstream" / "crds"
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 @pytest.fixture
@@ -37,4 +50,8 @@ def only(chart: cdk8s.Chart, kind: str) -> dict:
 
 @pytest.fixture(scope="session")
 def crds() -> dict:
-    return load_crds(CRDS_DIR)
+    directory = find_crds_dir()
+    if directory is None or not (directory / "karpenter.sh_nodepools.yaml").is_file():
+        pytest.fail(f"Karpenter v1.14.1 CRDs not found (looked for {directory or '../shared/upstream/crds'}): "
+                    "set KARPENTER_GPU_CRDS to a folder holding the CRD YAML files")
+    return load_crds(directory)

@@ -4,23 +4,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .crd_schema import Crds, _regex, apply_defaults, check, load_crds
-
-# The repo root is parents[2]; the CRDs live in the sibling "shared" checkout, wherever the repo is.
-CRDS = Path(__file__).resolve().parents[3] / "shared" / "upstream" / "crds"
+from .crd_schema import Crds, _regex, apply_defaults, check
 
 Manifest = dict[str, Any]
 Mutation = Callable[[Manifest], Any]
 
-
-@pytest.fixture(scope="module")
-def crds() -> Crds:
-    return load_crds(CRDS)
+# The `crds` fixture (the real v1.14.1 CRDs) comes from tests/conftest.py.
 
 
 def nodepool(mutate: Mutation | None = None) -> Manifest:
