@@ -21,8 +21,8 @@ node_modules/.installed: package.json package-lock.json
 
 deps: $(BIN)/.installed node_modules/.installed
 
-synth: deps  ## write dist/<environment>/ from stacks/
-	cdk8s synth
+synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing)
+	$(BIN)/python main.py
 
 test: deps  ## the test suite (fails on stale dist/ or snapshots)
 	$(BIN)/python -m pytest
