@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -23,8 +24,12 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_wheel_installs_and_synthesizes_outside_checkout(tmp_path: Path):
+    # Build from a copy: setuptools leaves build/ behind, and a stale build/ could leak into a wheel.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "dist",
+                                                                 "*.egg-info", "__pycache__", "tests"))
     wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)],
                    check=True, capture_output=True, text=True)
     wheel = next(wheels.glob("karpenter_gpu-*.whl"))
     env_dir = tmp_path / "venv"

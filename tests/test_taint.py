@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.taint import Taint, TaintEffect, check_dns1123
+from karpenter_gpu._props import check_dns1123
+from karpenter_gpu.taint import Taint, TaintEffect
 
 
 def test_gpu_taint_is_the_nvidia_convention() -> None:

@@ -9,13 +9,13 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from . import _api_object
-from ._props import Props, build
+from ._props import DnsLabel, Props, build
 from .crds.nodepool.sh.karpenter import NodePool
 from .disruption_window import Budget, DisruptionWindow, compile_budgets
 from .errors import KarpenterGpuError
 from .gpu_node_class import GpuNodeClass
 from .requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
-from .taint import Taint, check_dns1123
+from .taint import Taint
 from .units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory, Quantity
 
 #: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
@@ -32,7 +32,7 @@ class GpuPoolProps(Props):
     """Props common to the GPU pools. Subclasses set the defaults of their workload."""
 
     #: metadata.name of the NodePool (DNS-1123); pods select it with karpenter.sh/nodepool.
-    name: str
+    name: DnsLabel
     #: Most GPUs the pool may run (``limits.nvidia.com/gpu``). Required: no unbounded GPU pool.
     #: Limits are eventually consistent and can overrun briefly during fast scale-out.
     gpu_limit: int
@@ -73,11 +73,6 @@ class GpuPoolProps(Props):
     budgets: tuple[Budget, ...] = (Budget(nodes=1),)
     #: Local-time windows compiled to UTC budgets after ``budgets``. Default: - none.
     disruption_windows: tuple[DisruptionWindow, ...] = ()
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        return check_dns1123(v)
 
     @field_validator("gpu_limit")
     @classmethod

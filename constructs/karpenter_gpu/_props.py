@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import re
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from .errors import KarpenterGpuError
 
@@ -73,3 +74,20 @@ def validated(model: type[P], data: Any, path: str | None = None) -> P:
         return model.model_validate(data)
     except ValidationError as err:
         raise to_coded(err, path) from None
+
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def check_dns1123(name: str, prop: str = "name") -> str:
+    """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
+    if not isinstance(name, str) or len(name) > 63 or not _DNS1123_LABEL.match(name):
+        raise KarpenterGpuError("KG120", prop=prop, value=name,
+                                allowed="a DNS-1123 label: ≤63 lowercase alphanumerics or '-', "
+                                        "starting and ending alphanumeric",
+                                fix="e.g. 'gpu-inference'")
+    return name
+
+
+#: A props field holding a Karpenter object name.
+DnsLabel = Annotated[str, AfterValidator(check_dns1123)]

@@ -9,10 +9,9 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from . import _api_object
-from ._props import Props, build
+from ._props import DnsLabel, Props, build
 from .crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass
 from .errors import KarpenterGpuError
-from .taint import check_dns1123
 from .units import Quantity
 
 # One alias serves CPU, NVIDIA and Neuron variants (Karpenter picks the AMI per instance type).
@@ -216,7 +215,7 @@ class GpuNodeClassProps(NodeClassConfig):
     """Props of :class:`GpuNodeClass`."""
 
     #: metadata.name of the EC2NodeClass (DNS-1123).
-    name: str
+    name: DnsLabel
     #: Root volume. Default: RootVolume.inference().
     root_volume: RootVolume = RootVolume.inference()
     #: IMDS hop limit; 1 keeps pods away from the node's credentials (IMDSv2 is always required).
@@ -226,11 +225,6 @@ class GpuNodeClassProps(NodeClassConfig):
     instance_store_raid0: bool = False
     #: Extra user data merged with Karpenter's (AL2023 NodeConfig/MIME, Bottlerocket TOML). Default: - none.
     user_data: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        return check_dns1123(v)
 
     @field_validator("imds_hop_limit")
     @classmethod

@@ -10,21 +10,19 @@ from typing import Any, Mapping
 
 import cdk8s
 from constructs import Construct
-from pydantic import field_validator
 
-from ._props import Props, validated
+from ._props import DnsLabel, Props, validated
 from .errors import KarpenterGpuError
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
-from .taint import check_dns1123
 
 
 class PlatformConfig(Props):
     """One environment. ``training`` may be omitted (no training pool in that environment)."""
 
     #: Environment name: the chart id and the dist/ folder (DNS-1123).
-    environment: str
+    environment: DnsLabel
     node_class: NodeClassConfig
     inference: GpuInferencePoolProps
     #: Default: - no training pool.
@@ -32,11 +30,6 @@ class PlatformConfig(Props):
     #: Override the inference / training root volumes. Default: the presets.
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
-
-    @field_validator("environment")
-    @classmethod
-    def _env(cls, v: str) -> str:
-        return check_dns1123(v, prop="environment")
 
 
 def _fields(model: Props) -> dict[str, Any]:

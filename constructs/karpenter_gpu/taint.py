@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 from .errors import KarpenterGpuError
@@ -56,16 +55,3 @@ class Taint:
 
     def __repr__(self) -> str:
         return f"Taint({self.key}={self.value or ''}:{self.effect})"
-
-
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-def check_dns1123(name: str, prop: str = "name") -> str:
-    """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
-    if not isinstance(name, str) or len(name) > 63 or not _DNS1123_LABEL.match(name):
-        raise KarpenterGpuError("KG120", prop=prop, value=name,
-                                allowed="a DNS-1123 label: ≤63 lowercase alphanumerics or '-', "
-                                        "starting and ending alphanumeric",
-                                fix="e.g. 'gpu-inference'")
-    return name
