@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu import (CapacityType, DisruptionWindow, Duration, GpuInferencePool, GpuMemory, GpuNodeClass,
+from karpenter_gpu import (CapacityType, DisruptionWindow, Duration, GpuInferencePool, GpuInferencePoolProps,
+                           GpuMemory, GpuNodeClass,
                            KarpenterGpuError, Label, Requirement, Taint)
 from tests.conftest import manifests, only
 from tests.support.crd_schema import check
@@ -139,3 +140,17 @@ def test_fails_when_more_than_50_budgets(chart, node_class):
 
 def test_consolidate_after_rendered_even_when_defaulted(chart, node_class):
     assert pool(chart, node_class, consolidate_after=Duration.minutes(2))["spec"]["disruption"]["consolidateAfter"] == "2m"
+
+
+def test_accepts_validated_props_object(chart, node_class):
+    props = GpuInferencePoolProps(name="gpu-inference", gpu_limit=16)
+    built = GpuInferencePool(chart, "Pool", node_class=node_class, props=props)
+    assert built.props is props  # used as it is, not validated again
+    assert only(chart, "NodePool")["spec"]["limits"] == {"nvidia.com/gpu": "16"}
+
+
+def test_fails_when_props_object_and_keywords_are_mixed(chart, node_class):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class,
+                         props=GpuInferencePoolProps(name="gpu-inference", gpu_limit=16), weight=10)
+    assert exc.value.code == "KG100" and exc.value.prop == "weight"

@@ -6,7 +6,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Mapping
 
 from constructs import Construct
-from pydantic import field_validator, model_validator
+from pydantic import PrivateAttr, field_validator, model_validator
 
 from . import _api_object
 from ._props import DnsLabel, Props, build
@@ -74,6 +74,10 @@ class GpuPoolProps(Props):
     #: Local-time windows compiled to UTC budgets after ``budgets``. Default: - none.
     disruption_windows: tuple[DisruptionWindow, ...] = ()
 
+    # Derived once, during validation; the construct renders from these.
+    _requirements: tuple[Requirement, ...] = PrivateAttr(())
+    _budgets: tuple[Budget, ...] = PrivateAttr(())
+
     @field_validator("gpu_limit")
     @classmethod
     def _gpu_limit(cls, v: int) -> int:
@@ -138,8 +142,9 @@ class GpuPoolProps(Props):
                     allowed=f"at most the per-GPU memory EC2 reports for gpu_names ({known} MiB); "
                             "no instance type would match",
                     fix="use GpuMemory.of_gpu(<name>) rather than the marketing size (A10G/L4 '24 GB' = 22888 MiB)")
-        compile_budgets(self.all_budgets(), self.disruption_windows)  # KG154 etc. before any construct exists
-        count = len(self.labels) + len(self.node_requirements())
+        self._budgets = compile_budgets(self.all_budgets(), self.disruption_windows)
+        self._requirements = self._derive_requirements()
+        count = len(self.labels) + len(self._requirements)
         if count > 100:
             raise KarpenterGpuError("KG110", prop="requirements", value=count,
                                     allowed="labels + requirements ≤ 100 (labels become requirements)",
@@ -150,7 +155,17 @@ class GpuPoolProps(Props):
         """The UTC budgets before windows are appended."""
         return self.budgets
 
-    def node_requirements(self) -> list[Requirement]:
+    @property
+    def node_requirements(self) -> tuple[Requirement, ...]:
+        """Derived requirements, then the extra ``requirements``."""
+        return self._requirements
+
+    @property
+    def compiled_budgets(self) -> tuple[Budget, ...]:
+        """Every budget as rendered: the UTC budgets, then the compiled windows."""
+        return self._budgets
+
+    def _derive_requirements(self) -> tuple[Requirement, ...]:
         out = [Requirement.gt(Label.GPU_COUNT, 0),  # also keeps out g6f/gr6f, which report 0 GPUs
                Requirement.in_(Label.GPU_NAME, self.gpu_names)]
         if self.min_gpu_memory is not None:
@@ -162,7 +177,7 @@ class GpuPoolProps(Props):
         if self.architectures:
             out.append(Requirement.in_(Label.ARCH, self.architectures))
         out.append(Requirement.in_(Label.CAPACITY_TYPE, [str(c) for c in self.capacity_types]))
-        return out + list(self.requirements)
+        return tuple(out) + self.requirements
 
 
 class GpuPool(Construct):
@@ -170,15 +185,16 @@ class GpuPool(Construct):
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuPoolProps
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass, **props: Any) -> None:
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: GpuPoolProps | None = None, **values: Any) -> None:
+        """Pass the props as keywords, or ``props=`` an already-validated props object."""
         path = f"{scope.node.path}/{id}".lstrip("/")
         if not isinstance(node_class, GpuNodeClass):
             raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,
                                     allowed="a GpuNodeClass construct (referenced by object, not by name)",
                                     fix="pass node_class=GpuNodeClass(...)", path=path)
-        self.props = build(self.props_type, path, **props)
+        self.props = build(self.props_type, path, props, **values)
         self.node_class = node_class
-        self.budgets = compile_budgets(self.props.all_budgets(), self.props.disruption_windows)
         super().__init__(scope, id)
         notes = [f"budgets[{i}]: {b.note}" for i, b in enumerate(self.budgets) if b.note]
         self.resource = _api_object.create(
@@ -194,11 +210,15 @@ class GpuPool(Construct):
     def taints(self) -> tuple[Taint, ...]:
         return self.props.taints
 
+    @property
+    def budgets(self) -> tuple[Budget, ...]:
+        return self.props.compiled_budgets
+
     def _render(self) -> dict:
         p = self.props
         template_spec: dict = {
             "nodeClassRef": self.node_class.ref,
-            "requirements": [r.render() for r in p.node_requirements()],
+            "requirements": [r.render() for r in p.node_requirements],
             "taints": [t.render() for t in p.taints],
         }
         if p.startup_taints:

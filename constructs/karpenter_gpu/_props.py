@@ -60,20 +60,24 @@ def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
-def build(model: type[P], path: str | None = None, /, **values: Any) -> P:
-    """Validate props once; raise a coded error located at ``path`` on failure."""
+def build(model: type[P], path: str | None = None, instance: P | None = None, /, **values: Any) -> P:
+    """Validate props once; raise a coded error located at ``path`` on failure.
+
+    ``instance``, an already-validated ``model`` (or a mapping of its fields), is used as it is
+    instead of keyword values.
+    """
+    if instance is not None:
+        if values:
+            raise KarpenterGpuError("KG100", prop=", ".join(values), value="given with props=",
+                                    allowed="either props=<validated props> or keyword props, not both",
+                                    fix="drop one of them", path=path)
+        if isinstance(instance, model):
+            return instance
+        values = dict(instance)
     try:
         return model(**values)
     except KarpenterGpuError as err:
         raise err.at(path=path) from None
-
-
-def validated(model: type[P], data: Any, path: str | None = None) -> P:
-    """Like :func:`build` for an already-built mapping or model instance."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        raise to_coded(err, path) from None
 
 
 _DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import cdk8s
 from constructs import Construct
 
-from ._props import DnsLabel, Props, validated
+from ._props import DnsLabel, Props, build
 from .errors import KarpenterGpuError
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
@@ -33,7 +33,7 @@ class PlatformConfig(Props):
 
 
 def _fields(model: Props) -> dict[str, Any]:
-    # Shallow: keeps value objects (Duration, Taint …) as they are.
+    # Shallow: keeps value objects (AmiAlias, Taint …) as they are.
     return {name: getattr(model, name) for name in type(model).model_fields}
 
 
@@ -47,21 +47,21 @@ class GpuPlatform(cdk8s.Chart):
     """
 
     def __init__(self, scope: Construct, id: str | None = None, *, config: PlatformConfig | Mapping[str, Any]) -> None:
-        cfg = validated(PlatformConfig, config, id or "GpuPlatform")
+        cfg = build(PlatformConfig, id or "GpuPlatform", config)
         super().__init__(scope, id or cfg.environment)
         self.config = cfg
         base = _fields(cfg.node_class)
         self.inference_class = GpuNodeClass(self, "InferenceClass", name="gpu-inference",
                                             root_volume=cfg.inference_volume, **base)
         self.inference = GpuInferencePool(self, "Inference", node_class=self.inference_class,
-                                          **_fields(cfg.inference))
+                                          props=cfg.inference)
         self.training_class: GpuNodeClass | None = None
         self.training: GpuTrainingPool | None = None
         if cfg.training is not None:
             self.training_class = GpuNodeClass(self, "TrainingClass", name="gpu-training",
                                                root_volume=cfg.training_volume, **base)
             self.training = GpuTrainingPool(self, "Training", node_class=self.training_class,
-                                            **_fields(cfg.training))
+                                            props=cfg.training)
         names = [p.name for p in self.pools]
         if len(set(names)) != len(names):
             raise KarpenterGpuError("KG171", prop="name", value=names, allowed="distinct NodePool names",
