@@ -220,10 +220,12 @@ def _zone_offsets(name: str) -> tuple[int, ...]:
         )
     with importlib.resources.files("tzdata").joinpath("zoneinfo", *name.split("/")).open("rb") as f:
         zone = zoneinfo.ZoneInfo.from_file(f, key=name)
-    # Hourly samples catch every offset in force for at least an hour of the span.
+    # Samples every 12 hours catch every offset in force for half a day or more; real offsets
+    # (standard and daylight time) last months. Hourly sampling cost ~0.1 s per zone for nothing.
+    step = timedelta(hours=12)
     start = datetime(REFERENCE_YEARS.start, 1, 1, tzinfo=timezone.utc)
-    hours = (datetime(REFERENCE_YEARS.stop, 1, 1, tzinfo=timezone.utc) - start) // timedelta(hours=1)
-    offsets = {(start + timedelta(hours=h)).astimezone(zone).utcoffset() for h in range(hours)}
+    samples = (datetime(REFERENCE_YEARS.stop, 1, 1, tzinfo=timezone.utc) - start) // step
+    offsets = {(start + i * step).astimezone(zone).utcoffset() for i in range(samples)}
     return tuple(sorted(int(o.total_seconds()) // 60 for o in offsets if o is not None))
 
 
