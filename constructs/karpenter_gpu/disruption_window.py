@@ -27,7 +27,7 @@ from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 from typing import Annotated, Any, NamedTuple
 
-from pydantic import BeforeValidator, ValidationInfo, field_validator, model_validator
+from pydantic import BeforeValidator, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from ._props import Props, build
 from .errors import KarpenterGpuError
@@ -337,8 +337,8 @@ class DisruptionWindow(Props):
       *largest* offset and lasts (end - start) + (largest - smallest offset): the local hours
       are covered under every offset all year; under the smaller offset it starts the DST
       delta early, under the larger it ends the DST delta late (09:00-17:00 America/New_York
-      becomes ``'0 13 * * MON-FRI'`` for ``9h``: 08:00-17:00 EST, 09:00-18:00 EDT). Budgets only restrict disruption, so the extra hour is the
-      conservative side. A window that would be widened to 24h or more leaves no time for
+      becomes ``'0 13 * * MON-FRI'`` for ``9h``: 08:00-17:00 EST, 09:00-18:00 EDT). Budgets
+      only restrict disruption, so the extra hour is the conservative side. A window that would be widened to 24h or more leaves no time for
       disruption on its days and is rejected (KG152).
     """
 
@@ -348,6 +348,8 @@ class DisruptionWindow(Props):
     time_zone: str | None = None
     nodes: NodeCount = 0
     reasons: Reasons = ()
+
+    _compiled: _Compiled = PrivateAttr()  # set once by validation
 
     @field_validator("start", "end")
     @classmethod
@@ -381,7 +383,7 @@ class DisruptionWindow(Props):
                 allowed=f"an end different from start {self.start!r} (an empty or 24h window is ambiguous)",
                 fix="for a limit that is always active use Budget(nodes=...) without a schedule",
             )
-        self._compile()  # fail at construction, not at synth, if DST widening leaves no gap
+        self._compiled = self._compile()  # fails at construction, not at synth, if DST widening leaves no gap
         return self
 
     def _length(self) -> int:
@@ -413,7 +415,7 @@ class DisruptionWindow(Props):
 
     def describe(self) -> str:
         """The local meaning and what it compiled to, e.g. for review notes."""
-        return self._describe(self._compile())
+        return self._describe(self._compiled)
 
     def _describe(self, c: _Compiled) -> str:
         percent = isinstance(self.nodes, str) and self.nodes.endswith("%")
@@ -437,7 +439,7 @@ class DisruptionWindow(Props):
 
     def budgets(self) -> tuple[Budget, ...]:
         """The UTC budget(s) enforcing this window, each with its local meaning as ``note``."""
-        c = self._compile()
+        c = self._compiled
         return (Budget(nodes=self.nodes, reasons=self.reasons, schedule=c.schedule,
                        duration=c.duration, note=self._describe(c)),)
 
