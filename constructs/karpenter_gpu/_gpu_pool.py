@@ -1,25 +1,17 @@
-"""What GpuInferencePool and GpuTrainingPool share: props, validation and NodePool rendering."""
+"""What GpuInferencePool and GpuTrainingPool share: a dynamic, GPU-bounded, weighted NodePool."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, ClassVar, Mapping
+from typing import ClassVar
 
-from constructs import Construct
-from pydantic import PrivateAttr, field_validator, model_validator
+from pydantic import field_validator
 
-from . import _api_object
-from ._props import DnsLabel, Props, build
-from .crds.nodepool.sh.karpenter import NodePool
-from .disruption_window import Budget, DisruptionWindow, compile_budgets
+from ._node_pool import NodePoolConstruct, NodePoolProps
 from .errors import KarpenterGpuError
-from .gpu_node_class import GpuNodeClass
-from .requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
-from .taint import Taint
-from .units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory, Quantity
-
-#: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
-WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
+from .feature_gates import FeatureGate, require_feature_gate
+from .requirements import CapacityType
+from .units import Duration, Quantity
 
 
 class ConsolidationPolicy(StrEnum):
@@ -28,55 +20,20 @@ class ConsolidationPolicy(StrEnum):
     BALANCED = "Balanced"
 
 
-class GpuPoolProps(Props):
-    """Props common to the GPU pools. Subclasses set the defaults of their workload."""
+class GpuPoolProps(NodePoolProps):
+    """Props common to the dynamic GPU pools. Subclasses set the defaults of their workload."""
 
-    #: metadata.name of the NodePool (DNS-1123); pods select it with karpenter.sh/nodepool.
-    name: DnsLabel
     #: Most GPUs the pool may run (``limits.nvidia.com/gpu``). Required: no unbounded GPU pool.
     #: Limits are eventually consistent and can overrun briefly during fast scale-out.
     gpu_limit: int
     #: Also cap vCPUs / memory. Default: - none.
     cpu_limit: Quantity | None = None
     memory_limit: Quantity | None = None
-    #: ``instance-gpu-name In``. Names are lower-kebab as in the label (t4, a10g, l4, h100 …).
-    gpu_names: tuple[str, ...]
-    #: Minimum memory **per GPU** (``instance-gpu-memory Gte``, MiB). A10G and L4 report 22888 MiB,
-    #: not 24 GiB: use ``GpuMemory.of_gpu("a10g")``. Default: - no minimum.
-    min_gpu_memory: GpuMemory | None = None
-    #: ``instance-size In``. Default: - any size.
-    instance_sizes: tuple[str, ...] = ()
-    #: ``topology.kubernetes.io/zone In``. Default: - every zone of the node class's subnets.
-    zones: tuple[str, ...] = ()
-    #: ``kubernetes.io/arch In``. Default: ("amd64",).
-    architectures: tuple[str, ...] = ("amd64",)
-    capacity_types: tuple[CapacityType, ...]
-    #: Extra requirements, appended after the derived ones. Default: - none.
-    requirements: tuple[Requirement, ...] = ()
-    #: Template labels (become node labels and requirements).
-    labels: Mapping[str, str]
-    #: Default: (Taint.gpu(),) — ``nvidia.com/gpu=true:NoSchedule``.
-    taints: tuple[Taint, ...] = (Taint.gpu(),)
-    #: Taints removed by a daemon once ready. Default: - none.
-    startup_taints: tuple[Taint, ...] = ()
     #: Pool priority, 1..100 (higher first). An unset weight is 0: the last resort.
     weight: int
     consolidation_policy: ConsolidationPolicy
     #: Always rendered: the timer resets whenever a pod lands on or leaves the node.
     consolidate_after: Duration
-    #: Upstream default 720h is forceful; ``karpenter.sh/do-not-disrupt`` does not stop it.
-    expire_after: Duration
-    #: Longest a draining node waits for its pods (lets drift pass blocking PDBs and do-not-disrupt).
-    #: Default: - none: Karpenter waits for the drain indefinitely.
-    termination_grace_period: Duration | None = None
-    #: UTC budgets as Karpenter reads them. Default: one budget of 1 node.
-    budgets: tuple[Budget, ...] = (Budget(nodes=1),)
-    #: Local-time windows compiled to UTC budgets after ``budgets``. Default: - none.
-    disruption_windows: tuple[DisruptionWindow, ...] = ()
-
-    # Derived once, during validation; the construct renders from these.
-    _requirements: tuple[Requirement, ...] = PrivateAttr(())
-    _budgets: tuple[Budget, ...] = PrivateAttr(())
 
     @field_validator("gpu_limit")
     @classmethod
@@ -96,148 +53,25 @@ class GpuPoolProps(Props):
                                     fix="pick 1..100, higher is tried first")
         return v
 
-    @field_validator("gpu_names")
-    @classmethod
-    def _gpu_names(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        if not v or any(not n or n != n.lower() or not LABEL_VALUE.match(n) for n in v):
-            raise KarpenterGpuError("KG110", prop="gpu_names", value=list(v),
-                                    allowed="one or more lower-case GPU names as in instance-gpu-name "
-                                            f"(known: {sorted(REPORTED_GPU_MEMORY_MIB)})",
-                                    fix="e.g. gpu_names=('a10g', 'l4')")
-        return v
 
-    @field_validator("capacity_types")
-    @classmethod
-    def _capacity(cls, v: tuple[CapacityType, ...]) -> tuple[CapacityType, ...]:
-        if not v or len(set(v)) != len(v):
-            raise KarpenterGpuError("KG132", prop="capacity_types", value=[str(c) for c in v],
-                                    allowed="one or more distinct of reserved, spot, on-demand",
-                                    fix="e.g. (CapacityType.SPOT, CapacityType.ON_DEMAND)")
-        return v
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: Mapping[str, str]) -> dict[str, str]:
-        for key, value in v.items():
-            try:
-                check_label_key(key, prop="labels")
-            except KarpenterGpuError as err:
-                raise err.at(prop="labels") from None
-            if len(value) > 63 or not LABEL_VALUE.match(value):
-                raise KarpenterGpuError("KG121", prop=f"labels[{key}]", value=value,
-                                        allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
-                                        fix="simplify the value")
-        if len(v) > 100:
-            raise KarpenterGpuError("KG121", prop="labels", value=len(v), allowed="at most 100 labels",
-                                    fix="drop labels")
-        return dict(v)
-
-    @model_validator(mode="after")
-    def _check(self) -> "GpuPoolProps":
-        if self.min_gpu_memory is not None:
-            known = {n: REPORTED_GPU_MEMORY_MIB[n] for n in self.gpu_names if n in REPORTED_GPU_MEMORY_MIB}
-            if known and len(known) == len(self.gpu_names) and all(m < self.min_gpu_memory.in_mib for m in known.values()):
-                raise KarpenterGpuError(
-                    "KG103", prop="min_gpu_memory", value=self.min_gpu_memory.in_mib,
-                    allowed=f"at most the per-GPU memory EC2 reports for gpu_names ({known} MiB); "
-                            "no instance type would match",
-                    fix="use GpuMemory.of_gpu(<name>) rather than the marketing size (A10G/L4 '24 GB' = 22888 MiB)")
-        self._budgets = compile_budgets(self.all_budgets(), self.disruption_windows)
-        self._requirements = self._derive_requirements()
-        count = len(self.labels) + len(self._requirements)
-        if count > 100:
-            raise KarpenterGpuError("KG110", prop="requirements", value=count,
-                                    allowed="labels + requirements ≤ 100 (labels become requirements)",
-                                    fix="drop requirements")
-        return self
-
-    def all_budgets(self) -> tuple[Budget, ...]:
-        """The UTC budgets before windows are appended."""
-        return self.budgets
-
-    @property
-    def node_requirements(self) -> tuple[Requirement, ...]:
-        """Derived requirements, then the extra ``requirements``."""
-        return self._requirements
-
-    @property
-    def compiled_budgets(self) -> tuple[Budget, ...]:
-        """Every budget as rendered: the UTC budgets, then the compiled windows."""
-        return self._budgets
-
-    def _derive_requirements(self) -> tuple[Requirement, ...]:
-        out = [Requirement.gt(Label.GPU_COUNT, 0),  # also keeps out g6f/gr6f, which report 0 GPUs
-               Requirement.in_(Label.GPU_NAME, self.gpu_names)]
-        if self.min_gpu_memory is not None:
-            out.append(Requirement.gte(Label.GPU_MEMORY, self.min_gpu_memory))
-        if self.instance_sizes:
-            out.append(Requirement.in_(Label.INSTANCE_SIZE, self.instance_sizes))
-        if self.zones:
-            out.append(Requirement.in_(Label.ZONE, self.zones))
-        if self.architectures:
-            out.append(Requirement.in_(Label.ARCH, self.architectures))
-        out.append(Requirement.in_(Label.CAPACITY_TYPE, [str(c) for c in self.capacity_types]))
-        return tuple(out) + self.requirements
-
-
-class GpuPool(Construct):
-    """Base construct for GPU NodePools. Use :class:`GpuInferencePool` or :class:`GpuTrainingPool`."""
+class GpuPool(NodePoolConstruct):
+    """Base construct for dynamic GPU NodePools. Use :class:`GpuInferencePool` or :class:`GpuTrainingPool`."""
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuPoolProps
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
-                 props: GpuPoolProps | None = None, **values: Any) -> None:
-        """Pass the props as keywords, or ``props=`` an already-validated props object."""
-        path = f"{scope.node.path}/{id}".lstrip("/")
-        if not isinstance(node_class, GpuNodeClass):
-            raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,
-                                    allowed="a GpuNodeClass construct (referenced by object, not by name)",
-                                    fix="pass node_class=GpuNodeClass(...)", path=path)
-        self.props = build(self.props_type, path, props, **values)
-        self.node_class = node_class
-        super().__init__(scope, id)
-        notes = [f"budgets[{i}]: {b.note}" for i, b in enumerate(self.budgets) if b.note]
-        self.resource = _api_object.create(
-            self, gvk=NodePool.GVK, name=self.props.name, spec=self._render(),
-            annotations={WINDOWS_ANNOTATION: "\n".join(notes)} if notes else None,
-        )
-
-    @property
-    def name(self) -> str:
-        return self.props.name
-
-    @property
-    def taints(self) -> tuple[Taint, ...]:
-        return self.props.taints
-
-    @property
-    def budgets(self) -> tuple[Budget, ...]:
-        return self.props.compiled_budgets
-
-    def _render(self) -> dict:
+    def _spec(self) -> dict:
         p = self.props
-        template_spec: dict = {
-            "nodeClassRef": self.node_class.ref,
-            "requirements": [r.render() for r in p.node_requirements],
-            "taints": [t.render() for t in p.taints],
-        }
-        if p.startup_taints:
-            template_spec["startupTaints"] = [t.render() for t in p.startup_taints]
-        template_spec["expireAfter"] = str(p.expire_after)
-        if p.termination_grace_period is not None:
-            template_spec["terminationGracePeriod"] = str(p.termination_grace_period)
+        if CapacityType.RESERVED in p.capacity_types:
+            require_feature_gate(self, FeatureGate.RESERVED_CAPACITY, f"NodePool {p.name} offers reserved capacity")
         limits = {"nvidia.com/gpu": str(p.gpu_limit)}
         if p.cpu_limit is not None:
             limits["cpu"] = str(p.cpu_limit)
         if p.memory_limit is not None:
             limits["memory"] = str(p.memory_limit)
         return {
-            "template": {"metadata": {"labels": dict(p.labels)}, "spec": template_spec},
-            "disruption": {
-                "consolidationPolicy": str(p.consolidation_policy),
-                "consolidateAfter": str(p.consolidate_after),
-                "budgets": [b.render() for b in self.budgets],
-            },
+            "template": p.render_template(self.node_class),
+            "disruption": self._disruption(consolidationPolicy=str(p.consolidation_policy),
+                                           consolidateAfter=str(p.consolidate_after)),
             "limits": limits,
             "weight": p.weight,
         }
