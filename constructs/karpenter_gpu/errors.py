@@ -35,6 +35,16 @@ CODES: dict[str, str] = {
     "KG160": "invalid expiry",
     "KG170": "invalid environment configuration",
     "KG171": "duplicate object name",
+    "KG180": "invalid NodeOverlay price",
+    "KG181": "invalid NodeOverlay capacity",
+    "KG182": "invalid NodeOverlay requirement",
+    "KG183": "NodeOverlay weight missing, out of range or not unique",
+    "KG185": "invalid spot tier ladder",
+    "KG190": "invalid capacity reservation selector",
+    "KG191": "reserved pool without reservations",
+    "KG192": "invalid reserved-capacity fallback",
+    "KG195": "static pool with weight or limits other than nodes",
+    "KG196": "static pool node limit below replicas",
 }
 
 

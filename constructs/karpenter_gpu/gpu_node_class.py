@@ -11,6 +11,7 @@ from pydantic import field_validator, model_validator
 from . import _api_object
 from ._props import DnsLabel, Props, build
 from .crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass
+from .capacity_reservation import CapacityReservationTerm
 from .errors import KarpenterGpuError
 from .units import Quantity
 
@@ -225,6 +226,18 @@ class GpuNodeClassProps(NodeClassConfig):
     instance_store_raid0: bool = False
     #: Extra user data merged with Karpenter's (AL2023 NodeConfig/MIME, Bottlerocket TOML). Default: - none.
     user_data: str | None = None
+    #: ODCRs / Capacity Blocks nodes of this class may launch into (none is matched implicitly).
+    #: Default: - none.
+    capacity_reservations: tuple[CapacityReservationTerm, ...] = ()
+
+    @field_validator("capacity_reservations")
+    @classmethod
+    def _reservations(cls, v: tuple[CapacityReservationTerm, ...]) -> tuple[CapacityReservationTerm, ...]:
+        if len(v) > 30:
+            raise KarpenterGpuError("KG190", prop="capacity_reservations", value=len(v),
+                                    allowed="at most 30 selector terms (CRD maxItems)",
+                                    fix="select by tags instead of listing ids")
+        return v
 
     @field_validator("imds_hop_limit")
     @classmethod
@@ -290,4 +303,6 @@ class GpuNodeClass(Construct):
             spec["tags"] = dict(sorted(p.tags.items()))
         if p.user_data:
             spec["userData"] = p.user_data
+        if p.capacity_reservations:
+            spec["capacityReservationSelectorTerms"] = [t.render() for t in p.capacity_reservations]
         return spec
