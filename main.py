@@ -23,16 +23,20 @@ import cdk8s  # noqa: E402
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, PlatformConfig  # noqa: E402
 
 
-def build(configs, outdir: Path) -> list[cdk8s.App]:
-    apps = []
+#: Beside the manifests: the controller feature gates they rely on. Not .yaml, so that
+#: `kubectl apply -f dist/<env>` does not try to apply it; usable as `helm -f` values.
+FEATURE_GATES_FILE = "karpenter-feature-gates.values.txt"
+
+
+def build(configs, outdir: Path) -> list[tuple[cdk8s.App, GpuPlatform]]:
+    built = []
     for config in configs:
         if not isinstance(config, PlatformConfig):
             config = PlatformConfig(**config)
         app = cdk8s.App(outdir=str(outdir / config.environment),
                         yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
-        GpuPlatform(app, config=config)
-        apps.append(app)
-    return apps
+        built.append((app, GpuPlatform(app, config=config)))
+    return built
 
 
 def synth(configs, outdir: Path) -> None:
@@ -40,8 +44,9 @@ def synth(configs, outdir: Path) -> None:
     outdir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
     try:
-        for app in build(configs, staging):
+        for app, platform in build(configs, staging):
             app.synth()
+            (Path(app.outdir) / FEATURE_GATES_FILE).write_text(platform.feature_gate_summary())
         if outdir.exists():
             old = outdir.with_name(f".{outdir.name}.old")
             shutil.rmtree(old, ignore_errors=True)

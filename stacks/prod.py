@@ -1,7 +1,10 @@
-"""prod: inference and on-demand training in Seoul; training hours protected in local time."""
+"""prod: inference and on-demand training in Seoul; training hours protected in local time;
+reserved H100 capacity (ODCRs) for training and warm static inference nodes."""
 
-from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePoolProps, GpuTrainingPoolProps,
-                           NodeClassConfig, PlatformConfig)
+from karpenter_gpu import (AmiAlias, CapacityReservationTerm, DisruptionWindow, Duration, Fallback,
+                           GpuInferencePoolProps, GpuTrainingPoolProps, NodeClassConfig, NodeOverlayDiscourageProps,
+                           PlatformConfig, PriceAdjustment,
+                           ReservationType, ReservedCapacityPoolProps, StaticCapacityPoolProps)
 
 ZONES = ("ap-northeast-2a", "ap-northeast-2b", "ap-northeast-2c")
 
@@ -15,6 +18,22 @@ CONFIG = PlatformConfig(
         disruption_windows=(DisruptionWindow(days="MON-FRI", start="09:00", end="19:00",
                                              time_zone="Asia/Seoul", nodes=1),),
     ),
+    # Warm nodes so the first inference requests never wait for a GPU node to boot.
+    static=StaticCapacityPoolProps(name="gpu-warm", replicas=1, instance_types=("g5.xlarge",),
+                                   zones=("ap-northeast-2a", "ap-northeast-2c")),
+    # The ODCRs tagged for ML training are used first; on-demand H100 when they are full.
+    reservations=(CapacityReservationTerm.by_tags({"purpose": "ml-training"}),),
+    reserved=ReservedCapacityPoolProps(
+        name="gpu-training-reserved", gpu_limit=32, gpu_names=("h100",), zones=ZONES, weight=100,
+        fallback=Fallback.ON_DEMAND, reservation_type=ReservationType.ODCR,
+        expire_after=Duration.never(), termination_grace_period=Duration.hours(2),
+        labels={"node-type": "gpu-training", "workload": "training"},
+    ),
+    # Seed 004: make the big multi-GPU shapes look 30% dearer, so single-GPU inference pods are
+    # packed onto right-sized instances instead of landing alone on a 4-GPU node.
+    discourage_overlays=(NodeOverlayDiscourageProps(
+        name="discourage-multi-gpu", weight=10, price_adjustment=PriceAdjustment.percent(30),
+        instance_types=("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")),),
     training=GpuTrainingPoolProps(
         name="gpu-training", gpu_limit=32, zones=ZONES, gpu_names=("a100", "h100", "h200"),
         expire_after=Duration.never(), termination_grace_period=Duration.hours(2),

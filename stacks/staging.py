@@ -1,7 +1,10 @@
-"""staging: Bottlerocket, inference plus a small spot training pool, windows in a DST zone."""
+"""staging: Bottlerocket, inference plus a small spot training pool, windows in a DST zone, and a
+weighted spot ladder for batch inference (seed 000 §7)."""
 
 from karpenter_gpu import (AmiAlias, CapacityType, DisruptionWindow, Duration, GpuInferencePoolProps,
-                           GpuMemory, GpuTrainingPoolProps, NodeClassConfig, PlatformConfig)
+                           GpuMemory, GpuTrainingPoolProps, NodeClassConfig, PlatformConfig,
+                           SpotTier,
+                           TieredSpotPoolsProps)
 
 # New York observes DST: the compiled UTC budgets are widened to cover both offsets.
 BUSINESS_HOURS = DisruptionWindow(days="MON-FRI", start="08:00", end="18:00", time_zone="America/New_York", nodes=0)
@@ -13,6 +16,15 @@ CONFIG = PlatformConfig(
     inference=GpuInferencePoolProps(
         name="gpu-inference", gpu_limit=16, min_gpu_memory=GpuMemory.of_gpu("a10g"),
         gpu_names=("a10g", "l4", "l40s"), disruption_windows=(BUSINESS_HOURS,),
+    ),
+    # Batch jobs: cheapest acceptable GPU first, on-demand only when spot is gone.
+    tiers=TieredSpotPoolsProps(
+        name="gpu-batch",
+        labels={"node-type": "gpu-batch", "workload": "batch-inference"},
+        tiers=(SpotTier(suffix="a10g-spot", gpu_names=("a10g",), gpu_limit=20),
+               SpotTier(suffix="t4-spot", gpu_names=("t4",), gpu_limit=20)),
+        on_demand_floor=SpotTier(suffix="a10g-on-demand", gpu_names=("a10g",), gpu_limit=10,
+                                 capacity_types=(CapacityType.ON_DEMAND,)),
     ),
     training=GpuTrainingPoolProps(
         name="gpu-training", gpu_limit=8, gpu_names=("a100", "h100"),

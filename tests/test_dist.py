@@ -38,11 +38,29 @@ def test_committed_dist_is_current(fresh):
 def test_one_folder_per_environment_one_file_per_resource(fresh):
     assert sorted(tree(fresh)) == [
         "dev/EC2NodeClass.gpu-inference.k8s.yaml", "dev/NodePool.gpu-inference.k8s.yaml",
-        "prod/EC2NodeClass.gpu-inference.k8s.yaml", "prod/EC2NodeClass.gpu-training.k8s.yaml",
-        "prod/NodePool.gpu-inference.k8s.yaml", "prod/NodePool.gpu-training.k8s.yaml",
+        f"dev/{main.FEATURE_GATES_FILE}",
+        "prod/EC2NodeClass.gpu-inference.k8s.yaml", "prod/EC2NodeClass.gpu-reserved.k8s.yaml",
+        "prod/EC2NodeClass.gpu-training.k8s.yaml",
+        "prod/NodeOverlay.discourage-multi-gpu.k8s.yaml",
+        "prod/NodePool.gpu-inference.k8s.yaml", "prod/NodePool.gpu-training-reserved.k8s.yaml",
+        "prod/NodePool.gpu-training.k8s.yaml",
+        "prod/NodePool.gpu-warm-static-ap-northeast-2a.k8s.yaml",
+        "prod/NodePool.gpu-warm-static-ap-northeast-2c.k8s.yaml",
+        f"prod/{main.FEATURE_GATES_FILE}",
         "staging/EC2NodeClass.gpu-inference.k8s.yaml", "staging/EC2NodeClass.gpu-training.k8s.yaml",
+        "staging/NodePool.gpu-batch-a10g-on-demand.k8s.yaml", "staging/NodePool.gpu-batch-a10g-spot.k8s.yaml",
+        "staging/NodePool.gpu-batch-t4-spot.k8s.yaml",
         "staging/NodePool.gpu-inference.k8s.yaml", "staging/NodePool.gpu-training.k8s.yaml",
+        f"staging/{main.FEATURE_GATES_FILE}",
     ]
+
+
+def test_feature_gate_file_lists_what_the_environment_needs(fresh):
+    import yaml
+    gates = {env: yaml.safe_load((fresh / env / main.FEATURE_GATES_FILE).read_text())["settings"]["featureGates"]
+             for env in ("dev", "staging", "prod")}
+    assert gates == {"dev": {}, "staging": {},
+                     "prod": {"nodeOverlay": True, "reservedCapacity": True, "staticCapacity": True}}
 
 
 def test_synth_is_byte_identical_across_runs(fresh, tmp_path):

@@ -30,10 +30,13 @@ def by_name(manifests: list[dict], kind: str) -> dict:
 
 
 def test_environments_differ_where_they_should():
-    limits = {c.environment: {n: p["spec"]["limits"]["nvidia.com/gpu"] for n, p in by_name(synth(c), "NodePool").items()}
+    limits = {c.environment: {n: p["spec"]["limits"]["nvidia.com/gpu"] for n, p in by_name(synth(c), "NodePool").items()
+                              if "replicas" not in p["spec"]}  # static pools are bounded by limits.nodes
               for c in ENVIRONMENTS}
-    assert limits == {"dev": {"gpu-inference": "4"}, "staging": {"gpu-inference": "16", "gpu-training": "8"},
-                      "prod": {"gpu-inference": "64", "gpu-training": "32"}}
+    assert limits == {"dev": {"gpu-inference": "4"},
+                      "staging": {"gpu-inference": "16", "gpu-training": "8", "gpu-batch-a10g-spot": "20",
+                                  "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10"},
+                      "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32"}}
     amis = {c.environment: {m["spec"]["amiSelectorTerms"][0]["alias"] for m in by_name(synth(c), "EC2NodeClass").values()}
             for c in ENVIRONMENTS}
     assert amis["staging"] == {"bottlerocket@v1.50.0"} and amis["prod"] == {"al2023@v20251103"}
@@ -84,3 +87,43 @@ def test_fails_when_config_is_bad(change, code, prop):
         GpuPlatform(cdk8s.Testing.app(), config=config_with(**change))
     assert exc.value.code == code
     assert exc.value.prop.startswith(prop)
+
+
+def test_staging_spot_ladder_weights_strictly_ordered():
+    pools = by_name(synth(staging.CONFIG), "NodePool")
+    ladder = [pools[f"gpu-batch-{t}"] for t in ("a10g-spot", "t4-spot", "a10g-on-demand")]
+    weights = [p["spec"]["weight"] for p in ladder]
+    assert weights == sorted(set(weights), reverse=True) and all(1 <= w <= 100 for w in weights)
+    assert len({str(p["spec"]["template"]["spec"]["taints"]) + str(p["spec"]["template"]["metadata"]) for p in ladder}) == 1
+
+
+def test_prod_static_pools_have_no_weight_and_only_node_limits():
+    static = [p for p in by_name(synth(prod.CONFIG), "NodePool").values() if "replicas" in p["spec"]]
+    assert [p["metadata"]["name"] for p in static] == ["gpu-warm-static-ap-northeast-2a", "gpu-warm-static-ap-northeast-2c"]
+    for pool in static:
+        assert "weight" not in pool["spec"] and pool["spec"]["limits"] == {"nodes": "2"}
+        assert "consolidationPolicy" not in pool["spec"]["disruption"]
+
+
+def test_prod_reserved_pool_and_its_node_class_select_reservations():
+    out = synth(prod.CONFIG)
+    pool = by_name(out, "NodePool")["gpu-training-reserved"]
+    reqs = {r["key"]: (r["operator"], r.get("values")) for r in pool["spec"]["template"]["spec"]["requirements"]}
+    assert reqs["karpenter.sh/capacity-type"] == ("In", ["reserved", "on-demand"])
+    assert reqs["karpenter.k8s.aws/capacity-reservation-type"] == ("NotIn", ["capacity-block"])
+    node_class = by_name(out, "EC2NodeClass")[pool["spec"]["template"]["spec"]["nodeClassRef"]["name"]]
+    assert node_class["spec"]["capacityReservationSelectorTerms"] == [{"tags": {"purpose": "ml-training"}}]
+
+
+def test_overlays_never_set_price_and_price_adjustment_together():
+    overlays = [m for c in ENVIRONMENTS for m in synth(c) if m["kind"] == "NodeOverlay"]
+    assert overlays, "an environment should use an overlay"
+    for overlay in overlays:
+        assert not {"price", "priceAdjustment"} <= set(overlay["spec"])
+
+
+def test_fails_when_reserved_pool_has_no_reservations():
+    data = config_with(reservations=())
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config=data)
+    assert exc.value.code == "KG191"

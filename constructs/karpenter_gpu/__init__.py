@@ -11,11 +11,26 @@ from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from .gpu_node_class import AmiAlias, GpuNodeClass, GpuNodeClassProps, NodeClassConfig, RootVolume
 from .gpu_platform import GpuPlatform, PlatformConfig
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from .capacity_reservation import (CapacityReservationTerm, InstanceMatchCriteria, ReservationType,
+                                   prefer_reserved_capacity)
+from .gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
+from .node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
+from .overlay_price import Price, PriceAdjustment
+from .feature_gates import FeatureGate, feature_gate_summary, required_feature_gates
+from .reserved_capacity_pool import Fallback, ReservedCapacityPool, ReservedCapacityPoolProps
+from .static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
+from .tiered_spot_pools import SpotTier, TieredSpotPools, TieredSpotPoolsProps
 from .requirements import CapacityType, Label, Operator, Requirement
 from .taint import Taint, TaintEffect
 from .units import Duration, GpuMemory, Quantity
 
 __all__ = [
+    "GpuCapacityOverlay", "GpuCapacityOverlayProps", "NodeOverlayDiscourage", "NodeOverlayDiscourageProps",
+    "Price", "PriceAdjustment",
+    "CapacityReservationTerm", "Fallback", "FeatureGate", "InstanceMatchCriteria", "ReservationType",
+    "ReservedCapacityPool", "ReservedCapacityPoolProps", "SpotTier", "StaticCapacityPool",
+    "StaticCapacityPoolProps", "TieredSpotPools", "TieredSpotPoolsProps", "feature_gate_summary",
+    "prefer_reserved_capacity", "required_feature_gates",
     "AmiAlias", "Budget", "CODES", "CapacityType", "ConsolidationPolicy", "DisruptionReason",
     "DisruptionWindow", "Duration", "GpuInferencePool", "GpuInferencePoolProps", "GpuMemory",
     "GpuNodeClass", "GpuNodeClassProps", "GpuPlatform", "GpuPool", "GpuPoolProps", "GpuTrainingPool",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import field_validator
 
@@ -35,19 +35,20 @@ class GpuPoolProps(NodePoolProps):
     #: Always rendered: the timer resets whenever a pod lands on or leaves the node.
     consolidate_after: Duration
 
-    @field_validator("gpu_limit")
+    # mode="before": pydantic's lax mode would turn True into 1 before an after-validator sees it.
+    @field_validator("gpu_limit", mode="before")
     @classmethod
-    def _gpu_limit(cls, v: int) -> int:
-        if isinstance(v, bool) or v < 1:
+    def _gpu_limit(cls, v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
             raise KarpenterGpuError("KG130", prop="gpu_limit", value=v,
                                     allowed="an integer ≥ 1 (limits.nvidia.com/gpu); a GPU pool must be bounded",
                                     fix="set gpu_limit to the most GPUs this pool may run, e.g. gpu_limit=16")
         return v
 
-    @field_validator("weight")
+    @field_validator("weight", mode="before")
     @classmethod
-    def _weight(cls, v: int) -> int:
-        if isinstance(v, bool) or not 1 <= v <= 100:
+    def _weight(cls, v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 100:
             raise KarpenterGpuError("KG131", prop="weight", value=v,
                                     allowed="1..100 (the CRD maximum; 0 or unset makes the pool the last resort)",
                                     fix="pick 1..100, higher is tried first")

@@ -69,9 +69,11 @@ class CapacityReservationTerm(Props):
         if self.owner_id is not None and not _OWNER.match(self.owner_id):
             raise KarpenterGpuError("KG190", prop="owner_id", value=self.owner_id, allowed="a 12-digit account id",
                                     fix="e.g. '123456789012'")
-        if self.tags is not None and (not self.tags or len(self.tags) > 20 or any(not k for k in self.tags)):
+        if self.tags is not None and (not self.tags or len(self.tags) > 20
+                                      or any(not k or not v for k, v in self.tags.items())):
             raise KarpenterGpuError("KG190", prop="tags", value=dict(self.tags),
-                                    allowed="1..20 tags with non-empty keys", fix="select with fewer tags")
+                                    allowed="1..20 tags with non-empty keys and values",
+                                    fix="select with fewer tags, none of them empty")
         return self
 
     @classmethod

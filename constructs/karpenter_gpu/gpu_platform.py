@@ -10,12 +10,21 @@ from typing import Any, Mapping
 
 import cdk8s
 from constructs import Construct
+from pydantic import model_validator
 
+from ._node_pool import NodePoolConstruct
 from ._props import DnsLabel, Props, build
+from .capacity_reservation import CapacityReservationTerm
 from .errors import KarpenterGpuError
+from .feature_gates import GateNeed, feature_gate_summary, required_feature_gates
+from .gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from .node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
+from .reserved_capacity_pool import ReservedCapacityPool, ReservedCapacityPoolProps
+from .static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
+from .tiered_spot_pools import TieredSpotPools, TieredSpotPoolsProps
 
 
 class PlatformConfig(Props):
@@ -27,9 +36,30 @@ class PlatformConfig(Props):
     inference: GpuInferencePoolProps
     #: Default: - no training pool.
     training: GpuTrainingPoolProps | None = None
+    #: A weighted spot ladder on the inference node class. Default: - none.
+    tiers: TieredSpotPoolsProps | None = None
+    #: Warm, always-on nodes on the inference node class. Default: - none.
+    static: StaticCapacityPoolProps | None = None
+    #: Reserved capacity (ODCR / Capacity Block) on its own node class "gpu-reserved", which selects
+    #: ``reservations``. Default: - none.
+    reserved: ReservedCapacityPoolProps | None = None
+    reservations: tuple[CapacityReservationTerm, ...] = ()
+    #: NodeOverlays raising the simulated price of oversized types. Default: - none.
+    discourage_overlays: tuple[NodeOverlayDiscourageProps, ...] = ()
+    #: NodeOverlays giving zero-GPU families (g6f, gr6f) GPU capacity. Default: - none.
+    gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...] = ()
     #: Override the inference / training root volumes. Default: the presets.
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
+
+    @model_validator(mode="after")
+    def _reserved_needs_reservations(self) -> "PlatformConfig":
+        if self.reserved is not None and not self.reservations:
+            raise KarpenterGpuError("KG191", prop="reservations", value=(),
+                                    allowed="at least one selector term when a reserved pool is configured: "
+                                            "Karpenter uses no reservation implicitly",
+                                    fix="reservations=(CapacityReservationTerm.by_tags({...}),)")
+        return self
 
 
 def _fields(model: Props) -> dict[str, Any]:
@@ -60,13 +90,37 @@ class GpuPlatform(cdk8s.Chart):
         if cfg.training is not None:
             self.training_class = GpuNodeClass(self, "TrainingClass", name="gpu-training",
                                                root_volume=cfg.training_volume, **base)
-            self.training = GpuTrainingPool(self, "Training", node_class=self.training_class,
-                                            props=cfg.training)
+            self.training = GpuTrainingPool(self, "Training", node_class=self.training_class, props=cfg.training)
+        self.tiers = (TieredSpotPools(self, "Tiers", node_class=self.inference_class, props=cfg.tiers)
+                      if cfg.tiers is not None else None)
+        self.static = (StaticCapacityPool(self, "Static", node_class=self.inference_class, props=cfg.static)
+                       if cfg.static is not None else None)
+        self.reserved_class: GpuNodeClass | None = None
+        self.reserved: ReservedCapacityPool | None = None
+        if cfg.reserved is not None:
+            self.reserved_class = GpuNodeClass(self, "ReservedClass", name="gpu-reserved",
+                                               root_volume=cfg.training_volume,
+                                               capacity_reservations=cfg.reservations, **base)
+            self.reserved = ReservedCapacityPool(self, "Reserved", node_class=self.reserved_class,
+                                                 props=cfg.reserved)
+        self.overlays = tuple(
+            [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
+            + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])
         names = [p.name for p in self.pools]
-        if len(set(names)) != len(names):
-            raise KarpenterGpuError("KG171", prop="name", value=names, allowed="distinct NodePool names",
-                                    fix="give the inference and training pools different names", path=self.node.path)
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise KarpenterGpuError("KG171", prop="name", value=duplicates, allowed="distinct NodePool names",
+                                    fix="rename the pools so every NodePool name is used once", path=self.node.path)
 
     @property
-    def pools(self) -> list[GpuInferencePool | GpuTrainingPool]:
-        return [p for p in (self.inference, self.training) if p is not None]
+    def pools(self) -> list[NodePoolConstruct]:
+        """Every NodePool construct of the environment."""
+        return [c for c in self.node.find_all() if isinstance(c, NodePoolConstruct)]
+
+    @property
+    def required_feature_gates(self) -> tuple[GateNeed, ...]:
+        return required_feature_gates(self)
+
+    def feature_gate_summary(self) -> str:
+        """``settings.featureGates`` for the Karpenter chart, with the constructs that need each gate."""
+        return feature_gate_summary(self)

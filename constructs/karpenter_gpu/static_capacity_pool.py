@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from constructs import Construct
-from pydantic import model_validator
+from pydantic import StrictInt, model_validator
 
 from ._node_pool import NodePoolConstruct, NodePoolProps
 from ._props import build
@@ -25,7 +25,7 @@ class StaticCapacityPoolProps(NodePoolProps):
     """A fixed node count per pool; scale with ``kubectl scale nodepool <name> --replicas=N``."""
 
     #: Nodes per pool (per zone when ``zones`` are given).
-    replicas: int
+    replicas: StrictInt
     #: ``limits.nodes``: the most nodes during drift/expiry replacement. Must be ≥ replicas.
     #: Default: replicas + 1 (one replacement at a time).
     node_limit: int | None = None
@@ -56,7 +56,7 @@ class StaticCapacityPoolProps(NodePoolProps):
 
     @model_validator(mode="after")
     def _counts(self) -> "StaticCapacityPoolProps":
-        if isinstance(self.replicas, bool) or self.replicas < 0:
+        if self.replicas < 0:
             raise KarpenterGpuError("KG100", prop="replicas", value=self.replicas, allowed="an integer ≥ 0",
                                     fix="e.g. replicas=2")
         if self.node_limit is not None and self.node_limit < self.replicas:

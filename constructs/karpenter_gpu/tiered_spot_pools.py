@@ -87,7 +87,7 @@ class TieredSpotPoolsProps(Props):
             raise KarpenterGpuError("KG185", prop="on_demand_floor.capacity_types",
                                     value=[str(c) for c in self.on_demand_floor.capacity_types],
                                     allowed="(on-demand,) only: the floor is what runs when spot is gone",
-                                    fix="drop capacity_types from the floor tier")
+                                    fix="set capacity_types=(CapacityType.ON_DEMAND,) on the floor tier")
         return self
 
     @property

@@ -1,12 +1,23 @@
 """Minimal structural-schema checker for custom-resource manifests (test support only).
 
 Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
-structural defaulting, then OpenAPI v3 value validation against the CRD's openAPIV3Schema --
-EXCEPT that CEL rules (x-kubernetes-validations) are ignored. A later project step replaces
-this with a full checker, so it is deliberately self-contained (PyYAML only).
+structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
+CEL rules (x-kubernetes-validations), evaluated by tests/support/crd_cel.py with cel-python.
 
-Not covered: CEL, allOf/oneOf/not, x-kubernetes-embedded-resource, int32/int64 `format` ranges
-(the server does not enforce them either), formats other than date-time, annotation total size.
+CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
+value at its schema node and only where that value is present; they are not run at all when the
+structural step found a "blocking" error (wrong type, enum, required, maxLength/maxItems/
+maxProperties), which the server reports as "some validation rules were not checked" -- here the
+manifest already has problems, and the skip is noted in `skipped`. A CEL failure is reported as
+"path: <message> (rule: <rule>)"; a rule that does not compile or errors is a problem too.
+Transition rules (those using `oldSelf`) are not evaluated on create; pass `skipped=[]` to
+`check` to collect them. Pass `cel=False` for the structural checks alone.
+
+Not covered: allOf/oneOf/not, x-kubernetes-embedded-resource, int32/int64 `format` ranges
+(the server does not enforce them either), formats other than date-time, annotation total size;
+for CEL: transition rules (oldSelf, incl. optionalOldSelf, which is reported as a problem), the
+CEL cost budget and cost limits, compile-time type checking, and date-time/duration strings as
+CEL timestamps/durations. messageExpression is evaluated (falling back to `message`).
 """
 
 from __future__ import annotations
@@ -70,22 +81,54 @@ def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
     return result
 
 
-def check(manifest: dict[str, Any], crds: Crds) -> list[str]:
-    """Return human-readable problems ("path: message"); an empty list means valid."""
+def check(
+    manifest: dict[str, Any], crds: Crds, *, cel: bool = True, skipped: list[str] | None = None
+) -> list[str]:
+    """Return human-readable problems ("path: message"); an empty list means valid.
+
+    With `cel` (the default) the CRD's x-kubernetes-validations rules are evaluated as well. Rules
+    that were not evaluated (transition rules, or all of them after a blocking schema error) are
+    appended to `skipped`, if given, as "path: why (rule: ...)".
+    """
     if not isinstance(manifest, dict):
         return [f"<root>: expected object, got {_type_name(manifest)}"]
     crd = _lookup(manifest, crds)
     if crd is None:
         return [f"<root>: unknown apiVersion/kind {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}"]
-    problems = _check_metadata(manifest.get("metadata"), crd["scope"])
+    problems = _Problems(_check_metadata(manifest.get("metadata"), crd["scope"]))
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict) or (meta.get("name") is None and not meta.get("generateName")):
+        problems.blocking = True  # a missing name is a Required error
     # The server validates root metadata as ObjectMeta (above); its CRD schema is only `type: object`.
     schema = dict(crd["schema"])
     schema["properties"] = {
         **schema.get("properties", {}),
         "metadata": {"x-kubernetes-preserve-unknown-fields": True},
     }
-    _validate(apply_defaults(manifest, crds), schema, "", problems)
-    return problems
+    defaulted = apply_defaults(manifest, crds)
+    _validate(defaulted, schema, "", problems)
+    if cel:
+        from . import crd_cel  # imports this module; cel-python is a test dependency
+
+        if problems.blocking:
+            if skipped is not None:
+                skipped.append("<root>: no CEL rule evaluated: the object has blocking schema errors "
+                               "(the API server skips CEL then too)")
+        else:
+            crd_cel.validate(defaulted, schema, "", problems, [] if skipped is None else skipped)
+    return list(problems)
+
+
+class _Problems(list):  # type: ignore[type-arg]
+    """The problem list of one check(), remembering whether any would block CEL on the server."""
+
+    blocking = False
+
+
+def _block(problems: list[str]) -> None:
+    # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid.
+    if isinstance(problems, _Problems):
+        problems.blocking = True
 
 
 def _lookup(manifest: dict[str, Any], crds: Crds) -> dict[str, Any] | None:
@@ -154,17 +197,21 @@ def _validate(value: Any, schema: Schema, path: str, problems: list[str]) -> Non
         # Non-nullable nulls are pruned (object fields) or rejected (list items): flag both.
         if not schema.get("nullable") and (schema.get("type") or schema.get("x-kubernetes-int-or-string")):
             problems.append(f"{here}: null is not allowed (field is not nullable)")
+            _block(problems)
         return
     if schema.get("x-kubernetes-int-or-string"):
         if not (isinstance(value, str) or _is_type(value, "integer")):
             problems.append(f"{here}: expected integer or string, got {_type_name(value)}")
+            _block(problems)
             return
     elif "type" in schema and not _is_type(value, schema["type"]):
         problems.append(f"{here}: expected {schema['type']}, got {_type_name(value)}")
+        _block(problems)
         return  # nothing below is meaningful for the wrong type
 
     if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
         problems.append(f"{here}: {value!r} not in enum {schema['enum']}")
+        _block(problems)
     # As in kube-openapi, string/number/array/object keywords only apply to values of that kind
     # (e.g. the int branch of an int-or-string quantity skips `pattern`).
     if isinstance(value, str):
@@ -191,6 +238,7 @@ def _validate(value: Any, schema: Schema, path: str, problems: list[str]) -> Non
         for key in schema.get("required", []):
             if key not in value:
                 problems.append(f"{_join(path, key)}: required field missing")
+                _block(problems)
         props, extra = schema.get("properties", {}), schema.get("additionalProperties")
         for key, child in value.items():
             if key in props:
@@ -218,6 +266,7 @@ def _bounds(size: int, schema: Schema, keys: tuple[str, str], prefix: str, probl
         problems.append(f"{prefix} {size} is below {low_key} {schema[low_key]}")
     if high_key in schema and size > schema[high_key]:
         problems.append(f"{prefix} {size} is above {high_key} {schema[high_key]}")
+        _block(problems)  # maxLength/maxItems/maxProperties: TooLong/TooMany
 
 
 def _check_list_type(value: list[Any], schema: Schema, here: str, problems: list[str]) -> None:

@@ -1,4 +1,4 @@
-"""Tests for the structural-schema checker, run against the real Karpenter v1.14.1 CRDs."""
+"""Tests for the structural-schema checker and its CEL rule evaluation, against the real Karpenter v1.14.1 CRDs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from .crd_cel import _find, _int, _split, compile_rule
 from .crd_schema import Crds, _regex, apply_defaults, check
 
 Manifest = dict[str, Any]
@@ -331,3 +332,330 @@ def test_apply_defaults_replaces_null_in_non_nullable_field(crds: Crds) -> None:
 def test_apply_defaults_rejects_unknown_kind(crds: Crds) -> None:
     with pytest.raises(KeyError):
         apply_defaults({"apiVersion": "v1", "kind": "ConfigMap"}, crds)
+
+
+# --- CEL (x-kubernetes-validations) ------------------------------------------------------------
+
+
+def nodeoverlay(mutate: Mutation | None = None) -> Manifest:
+    m: Manifest = {
+        "apiVersion": "karpenter.sh/v1alpha1",
+        "kind": "NodeOverlay",
+        "metadata": {"name": "gpu"},
+        "spec": {
+            "requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g5"]}],
+            "priceAdjustment": "-10%",
+        },
+    }
+    if mutate:
+        mutate(m)
+    return m
+
+
+def requirement(**req: Any) -> Mutation:
+    return lambda m: tspec(m)["requirements"].append(req)
+
+
+def template_labels(**labels: str) -> Mutation:
+    return lambda m: m["spec"]["template"].update(metadata={"labels": labels})
+
+
+CEL_VALID = {
+    "nodepool": nodepool(),
+    "ec2nodeclass": ec2nodeclass(),
+    "nodeoverlay": nodeoverlay(),
+    "static-limits-nodes": nodepool(lambda m: spec(m).update(replicas=2, limits={"nodes": 3})),
+    "static-no-limits": nodepool(lambda m: spec(m).update(replicas=2)),
+    "dynamic-weight-and-limits": nodepool(lambda m: spec(m).update(weight=10, limits={"cpu": 4, "nodes": 3})),
+    "label-capacity-type": nodepool(template_labels(**{"karpenter.sh/capacity-type": "spot"})),
+    "label-instance-family": nodepool(template_labels(**{"karpenter.k8s.aws/instance-family": "g5"})),
+    "label-no-domain": nodepool(template_labels(gpu="true")),  # find() returns the whole key
+    "requirement-no-domain": nodepool(requirement(key="gpu", operator="Exists")),
+    "requirement-capacity-type": nodepool(requirement(key="karpenter.sh/capacity-type", operator="In", values=["spot"])),
+    "requirement-other-domain": nodepool(requirement(key="nvidia.com/gpu.product", operator="Exists")),
+    "requirement-Gt-0": nodepool(requirement(key="karpenter.k8s.aws/instance-gpu-count", operator="Gt", values=["0"])),
+    "requirement-minValues-met": nodepool(
+        requirement(key="karpenter.k8s.aws/instance-family", operator="In", values=["g5", "g6"], minValues=2)
+    ),
+    "budget-schedule-and-duration": nodepool(
+        lambda m: spec(m).update(
+            disruption={"consolidateAfter": "0s", "budgets": [{"nodes": "0", "schedule": "@daily", "duration": "10m"}]}
+        )
+    ),
+    "alias-windows-latest": ec2nodeclass(
+        lambda m: spec(m).update(amiSelectorTerms=[{"alias": "windows2022@latest"}], amiFamily="Windows2022")
+    ),
+    "instanceProfile-only": ec2nodeclass(lambda m: (spec(m).pop("role"), spec(m).update(instanceProfile="p"))),
+    "capacity-reservations-some-plain": ec2nodeclass(
+        lambda m: spec(m).update(
+            capacityReservationSelectorTerms=[{"id": "cr-1"}, {"tags": {"a": "b"}, "ownerID": "123456789012"}]
+        )
+    ),
+    "tags-ordinary": ec2nodeclass(lambda m: spec(m).update(tags={"team": "ml", "kubernetes.io/role": "x"})),
+    "overlay-price": nodeoverlay(lambda m: (spec(m).pop("priceAdjustment"), spec(m).update(price="1.5"))),
+    "overlay-capacity-gpu": nodeoverlay(lambda m: spec(m).update(capacity={"nvidia.com/gpu": "1"})),
+}
+
+
+@pytest.mark.parametrize("manifest", CEL_VALID.values(), ids=CEL_VALID.keys())
+def test_cel_valid_variants_pass(manifest: Manifest, crds: Crds) -> None:
+    assert check(manifest, crds) == []
+
+
+# id -> (manifest, expected start of one problem: "path: <upstream message> (rule: ")
+CEL_INVALID: dict[str, tuple[Manifest, str]] = {
+    "requirement-key-nodepool": (
+        nodepool(requirement(key="karpenter.sh/nodepool", operator="In", values=["a"])),
+        'spec.template.spec.requirements[0].key: label "karpenter.sh/nodepool" is restricted (rule: ',
+    ),
+    "requirement-key-karpenter.sh-domain": (
+        nodepool(requirement(key="karpenter.sh/foo", operator="Exists")),
+        'spec.template.spec.requirements[0].key: label domain "karpenter.sh" is restricted (rule: ',
+    ),
+    "requirement-key-subdomain": (
+        nodepool(requirement(key="x.karpenter.k8s.aws/foo", operator="Exists")),
+        'spec.template.spec.requirements[0].key: label domain "karpenter.k8s.aws" is restricted (rule: ',
+    ),
+    "requirement-key-hostname": (
+        nodepool(requirement(key="kubernetes.io/hostname", operator="Exists")),
+        'spec.template.spec.requirements[0].key: label "kubernetes.io/hostname" is restricted (rule: ',
+    ),
+    "requirement-In-empty": (
+        nodepool(requirement(key="a", operator="In", values=[])),
+        "spec.template.spec.requirements: requirements with operator 'In' must have a value defined (rule: ",
+    ),
+    "requirement-Gt-negative": (
+        nodepool(requirement(key="a", operator="Gt", values=["-1"])),
+        "spec.template.spec.requirements: requirements operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single"
+        " positive integer value (rule: ",
+    ),
+    "requirement-Gt-two-values": (
+        nodepool(requirement(key="a", operator="Gt", values=["1", "2"])),
+        "spec.template.spec.requirements: requirements operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single"
+        " positive integer value (rule: ",
+    ),
+    "requirement-Lt-not-a-number": (  # int() fails: an evaluation error rejects it on the server too
+        nodepool(requirement(key="a", operator="Lt", values=["0x10"])),
+        "spec.template.spec.requirements: CEL evaluation error: cannot convert '0x10' to int (rule: ",
+    ),
+    "requirement-minValues-unmet": (
+        nodepool(requirement(key="a", operator="In", values=["x", "y"], minValues=3)),
+        "spec.template.spec.requirements: requirements with 'minValues' must have at least that many values"
+        " specified in the 'values' field (rule: ",
+    ),
+    "budget-schedule-without-duration": (
+        nodepool(
+            lambda m: spec(m).update(
+                disruption={"consolidateAfter": "0s", "budgets": [{"nodes": "0", "schedule": "@daily"}]}
+            )
+        ),
+        "spec.disruption.budgets: 'schedule' must be set with 'duration' (rule: ",
+    ),
+    "static-weight": (
+        nodepool(lambda m: spec(m).update(replicas=2, weight=10)),
+        "spec: 'weight' is not supported on static NodePools (rule: ",
+    ),
+    "static-limits-cpu": (
+        nodepool(lambda m: spec(m).update(replicas=2, limits={"cpu": 4})),
+        "spec: only 'limits.nodes' is supported on static NodePools (rule: ",
+    ),
+    "static-limits-nodes-and-cpu": (
+        nodepool(lambda m: spec(m).update(replicas=2, limits={"nodes": 3, "cpu": 4})),
+        "spec: only 'limits.nodes' is supported on static NodePools (rule: ",
+    ),
+    "label-instance-pods": (
+        nodepool(template_labels(**{"karpenter.k8s.aws/instance-pods": "110"})),
+        'spec.template.metadata.labels: label domain "karpenter.k8s.aws" is restricted (rule: ',
+    ),
+    "label-nodepool": (
+        nodepool(template_labels(**{"karpenter.sh/nodepool": "x"})),
+        'spec.template.metadata.labels: label "karpenter.sh/nodepool" is restricted (rule: ',
+    ),
+    "nodeClassRef-empty-name": (
+        nodepool(lambda m: tspec(m)["nodeClassRef"].update(name="")),
+        "spec.template.spec.nodeClassRef.name: name may not be empty (rule: self != '')",
+    ),
+    "role-and-instanceProfile": (
+        ec2nodeclass(lambda m: spec(m).update(instanceProfile="p")),
+        "spec: must specify exactly one of ['role', 'instanceProfile'] (rule: ",
+    ),
+    "neither-role-nor-instanceProfile": (
+        ec2nodeclass(lambda m: spec(m).pop("role")),
+        "spec: must specify exactly one of ['role', 'instanceProfile'] (rule: ",
+    ),
+    "alias-no-version": (
+        ec2nodeclass(lambda m: spec(m).update(amiSelectorTerms=[{"alias": "al2023@"}])),
+        "spec.amiSelectorTerms[0].alias: 'alias' is improperly formatted, must match the format 'family@version'"
+        " (rule: ",
+    ),
+    "alias-unknown-family": (
+        ec2nodeclass(lambda m: spec(m).update(amiSelectorTerms=[{"alias": "foo@v1"}])),
+        "spec.amiSelectorTerms[0].alias: family is not supported, must be one of the following: 'al2', 'al2023',",
+    ),
+    "alias-windows-pinned": (
+        ec2nodeclass(lambda m: spec(m).update(amiSelectorTerms=[{"alias": "windows2022@v1"}])),
+        "spec.amiSelectorTerms[0].alias: windows families may only specify version 'latest' (rule: ",
+    ),
+    "alias-with-second-term": (
+        ec2nodeclass(lambda m: spec(m).update(amiSelectorTerms=[{"alias": "al2023@v1"}, {"id": "ami-123"}])),
+        "spec.amiSelectorTerms: 'alias' is mutually exclusive, cannot be set with a combination of other"
+        " amiSelectorTerms (rule: ",
+    ),
+    "alias-amiFamily-mismatch": (
+        ec2nodeclass(lambda m: spec(m).update(amiFamily="Bottlerocket")),
+        "spec: if set, amiFamily must be 'AL2023' or 'Custom' when using an AL2023 alias (rule: ",
+    ),
+    "capacity-reservation-id-with-owner": (
+        ec2nodeclass(
+            lambda m: spec(m).update(capacityReservationSelectorTerms=[{"id": "cr-123", "ownerID": "123456789012"}])
+        ),
+        "spec.capacityReservationSelectorTerms: 'id' is mutually exclusive, cannot be set along with other fields"
+        " in a capacity reservation selector term (rule: ",
+    ),
+    "tags-cluster": (
+        ec2nodeclass(lambda m: spec(m).update(tags={"kubernetes.io/cluster/x": "owned"})),
+        "spec.tags: tag contains a restricted tag matching kubernetes.io/cluster/ (rule: ",
+    ),
+    "subnet-tag-empty-value": (
+        ec2nodeclass(lambda m: spec(m).update(subnetSelectorTerms=[{"tags": {"a": ""}}])),
+        "spec.subnetSelectorTerms[0].tags: empty tag keys or values aren't supported (rule: ",
+    ),
+    "two-root-volumes": (
+        ec2nodeclass(
+            lambda m: spec(m).update(
+                blockDeviceMappings=[
+                    {"deviceName": "/dev/xvda", "rootVolume": True, "ebs": {"volumeSize": "20Gi"}},
+                    {"deviceName": "/dev/xvdb", "rootVolume": True, "ebs": {"volumeSize": "20Gi"}},
+                ]
+            )
+        ),
+        "spec.blockDeviceMappings: must have only one blockDeviceMappings with rootVolume (rule: ",
+    ),
+    "overlay-price-and-priceAdjustment": (
+        nodeoverlay(lambda m: spec(m).update(price="1.5")),
+        "spec: cannot set both 'price' and 'priceAdjustment' (rule: ",
+    ),
+    "overlay-capacity-cpu": (
+        nodeoverlay(lambda m: spec(m).update(capacity={"cpu": "1"})),
+        "spec.capacity: invalid resource restricted (rule: ",
+    ),
+    "overlay-requirement-NotIn-empty": (
+        nodeoverlay(lambda m: spec(m)["requirements"].append({"key": "a", "operator": "NotIn", "values": []})),
+        "spec.requirements: requirements with operator 'NotIn' must have a value defined (rule: ",
+    ),
+}
+
+
+@pytest.mark.parametrize(("manifest", "expected"), CEL_INVALID.values(), ids=CEL_INVALID.keys())
+def test_cel_invalid_variants_fail_with_upstream_message(manifest: Manifest, expected: str, crds: Crds) -> None:
+    problems = check(manifest, crds)
+    assert any(p.startswith(expected) for p in problems), problems
+    assert check(manifest, crds, cel=False) == []  # only CEL catches these
+
+
+def test_cel_failure_names_the_rule(crds: Crds) -> None:
+    problems = check(ec2nodeclass(lambda m: spec(m).update(instanceProfile="p")), crds)
+    rule = "(has(self.role) && !has(self.instanceProfile)) || (!has(self.role) && has(self.instanceProfile))"
+    assert problems == [f"spec: must specify exactly one of ['role', 'instanceProfile'] (rule: {rule})"]
+
+
+def test_transition_rules_are_skipped_on_create(crds: Crds) -> None:
+    skipped: list[str] = []
+    assert check(nodepool(), crds, skipped=skipped) == []
+    group_rule = "spec.template.spec.nodeClassRef: transition rule (oldSelf) not evaluated on create" \
+        " (rule: self.group == oldSelf.group)"
+    assert group_rule in skipped
+    assert any("has(self.replicas) == has(oldSelf.replicas)" in s for s in skipped)
+    assert all("oldSelf" in s for s in skipped)
+
+
+def test_blocking_schema_errors_skip_cel_as_the_server_does(crds: Crds) -> None:
+    # weight=True is a type error, so the server reports it and does not run CEL (which would also
+    # reject weight on a static pool).
+    skipped: list[str] = []
+    problems = check(nodepool(lambda m: spec(m).update(replicas=2, weight=True)), crds, skipped=skipped)
+    assert problems == ["spec.weight: expected integer, got boolean"]
+    assert skipped and skipped[0].startswith("<root>: no CEL rule evaluated")
+    # A non-blocking error (a maximum) does not stop CEL.
+    problems = check(nodepool(lambda m: spec(m).update(replicas=2, weight=500)), crds)
+    assert any(p.startswith("spec: 'weight' is not supported on static NodePools") for p in problems), problems
+
+
+def test_every_rule_in_the_karpenter_crds_compiles(crds: Crds) -> None:
+    rules = {
+        rule["rule"]
+        for key, crd in crds.items()
+        if key[0].startswith("karpenter.")
+        for name, value in _walk(crd["schema"])
+        if name == "x-kubernetes-validations"
+        for rule in value
+    }
+    assert len(rules) > 50
+    for rule in rules:
+        assert compile_rule(rule).error is None, rule
+    assert compile_rule("self.group == oldSelf.group").transition
+    assert not compile_rule("self.all(x, x != 'oldSelf')").transition  # a string, not the variable
+    assert compile_rule("self != ''") is compile_rule("self != ''")  # compiled once, cached
+
+
+def test_kubernetes_library_functions() -> None:
+    assert _find("karpenter.sh/nodepool", "^([^/]+)") == "karpenter.sh"
+    assert _find("gpu", "^([^/]+)") == "gpu"  # no '/': the whole key
+    assert _find("abc", "[0-9]+") == ""
+    assert _split("al2023@v1", "@") == ["al2023", "v1"]
+    assert _split("al2023", "@") == ["al2023"]
+    assert _split("a@b@c", "@", 2) == ["a", "b@c"]
+    assert _split("abc", "") == ["a", "b", "c"]
+    assert _split("a@b", "@", 0) == []
+    assert _int("42") == 42 and _int("-1") == -1 and _int("+7") == 7
+    for bad in ("0x10", " 5", "1_000", "1.5", "", "9223372036854775808"):
+        assert not isinstance(_int(bad), int), bad  # a CEL error, as with cel-go's ParseInt
+
+
+def _thing(rules: list[dict[str, Any]], **props: dict[str, Any]) -> Crds:
+    """A one-kind CRD set whose spec carries `rules` and `props`."""
+    spec_schema = {"type": "object", "properties": props, "x-kubernetes-validations": rules}
+    schema = {
+        "type": "object",
+        "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "spec": spec_schema},
+    }
+    return {("example.com/v1", "Thing"): {"schema": schema, "scope": "Cluster"}}
+
+
+THING: Manifest = {"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "t"}, "spec": {"a": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        ("self.a ==", "spec: CEL compile error: syntax error"),
+        ("self.a.quantity() > 1", "spec: CEL compile error: undeclared reference to function(s) quantity"),
+        ("self.missing == 'x'", "spec: CEL evaluation error: no such member"),
+        ("size(self.a)", "spec: CEL rule returned IntType, not bool (rule: size(self.a))"),
+    ],
+)
+def test_broken_rules_are_problems_not_passes(rule: str, expected: str) -> None:
+    problems = check(THING, _thing([{"rule": rule}], a={"type": "string"}))
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_message_expression_and_field_path() -> None:
+    crds = _thing(
+        [
+            {"rule": "self.a == 'y'", "messageExpression": "'a is ' + self.a", "message": "static"},
+            {"rule": "self.a == 'y'", "messageExpression": "self.nope", "message": "fallback"},
+            {"rule": "self.a == 'y'", "fieldPath": ".a"},
+        ],
+        a={"type": "string"},
+    )
+    assert check(THING, crds) == [
+        "spec: a is x (rule: self.a == 'y')",
+        "spec: fallback (rule: self.a == 'y')",
+        "spec.a: self.a == 'y' (rule: self.a == 'y')",
+    ]
+
+
+def test_rules_run_only_where_the_value_is_present() -> None:
+    crds = _thing([], a={"type": "string"}, b={"type": "string", "x-kubernetes-validations": [{"rule": "false"}]})
+    assert check(THING, crds) == []
+    assert check({**THING, "spec": {"a": "x", "b": "y"}}, crds) == ["spec.b: false (rule: false)"]
