@@ -24,3 +24,19 @@ def test_readme_library_example_runs(tmp_path):
     assert training["template"]["spec"]["expireAfter"] == "Never"
     assert {"nodes": "0", "schedule": "0 0 * * MON-FRI", "duration": "10h"} in training["disruption"]["budgets"]
     assert (tmp_path / "dist").is_dir()
+
+
+def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## Capacity strategies\n\n```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    kinds = sorted((m["kind"], m["metadata"]["name"]) for m in cdk8s.Testing.synth(namespace["chart"]))
+    assert kinds == [("EC2NodeClass", "gpu-inference"), ("EC2NodeClass", "gpu-reserved"),
+                     ("NodeOverlay", "discourage-multi-gpu"),
+                     ("NodePool", "gpu-batch-a10g-on-demand"), ("NodePool", "gpu-batch-a10g-spot"),
+                     ("NodePool", "gpu-batch-t4-spot"), ("NodePool", "gpu-reserved"),
+                     ("NodePool", "gpu-warm-static-us-east-1a"), ("NodePool", "gpu-warm-static-us-east-1b")]
+    printed = capsys.readouterr().out
+    assert all(f"{g}: true" in printed for g in ("nodeOverlay", "reservedCapacity", "staticCapacity"))
+    assert namespace["pod_affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
