@@ -181,3 +181,13 @@ def _check_unique(scope: Construct, props: OverlayProps, path: str) -> None:
                 "KG171", prop="name", value=props.name,
                 allowed=f"a NodeOverlay name not used by another overlay ({node.node.path})",
                 fix="rename one of them; the second would overwrite the first on apply", path=path)
+
+
+def distinct_matching(value: Any, prop: str, pattern: re.Pattern, allowed: str, example: str) -> tuple[str, ...]:
+    """A non-empty tuple of distinct strings, each ≤63 chars and matching ``pattern`` (KG182)."""
+    items = strings(value, prop, "KG182", example)
+    bad = [i for i in items if len(i) > 63 or not pattern.match(i)]
+    if not items or bad or len(set(items)) != len(items):
+        raise KarpenterGpuError("KG182", prop=prop, value=bad[0] if bad else list(items),
+                                allowed=f"one or more distinct {allowed}", fix=f"e.g. {prop}={example}")
+    return items

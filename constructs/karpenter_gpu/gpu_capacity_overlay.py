@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 from constructs import Construct
 from pydantic import field_validator
 
-from ._node_overlay import OverlayProps, _Overlay, strings
+from ._node_overlay import OverlayProps, _Overlay, distinct_matching
 from .errors import KarpenterGpuError
 from .requirements import Label
 from .units import Quantity
@@ -85,13 +85,9 @@ class GpuCapacityOverlayProps(OverlayProps):
     @field_validator("families", mode="before")
     @classmethod
     def _families(cls, v: Any) -> tuple[str, ...]:
-        families = strings(v, "families", "KG182", "('g6f', 'gr6f')")
-        bad = [f for f in families if len(f) > 63 or not _FAMILY.match(f)]
-        if not families or bad or len(set(families)) != len(families):
-            raise KarpenterGpuError("KG182", prop="families", value=bad[0] if bad else list(families),
-                                    allowed="one or more distinct lower-case instance families as in "
-                                            "karpenter.k8s.aws/instance-family (g6f, not g6f.large)",
-                                    fix="e.g. families=('g6f', 'gr6f')")
+        families = distinct_matching(v, "families", _FAMILY,
+                                     "lower-case instance families as in karpenter.k8s.aws/instance-family "
+                                     "(g6f, not g6f.large)", "('g6f', 'gr6f')")
         return families
 
     @field_validator("capacity", mode="before")

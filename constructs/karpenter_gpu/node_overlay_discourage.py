@@ -8,7 +8,7 @@ from typing import Any, Iterable
 from constructs import Construct
 from pydantic import field_validator, model_validator
 
-from ._node_overlay import OverlayProps, _Overlay, strings
+from ._node_overlay import OverlayProps, _Overlay, distinct_matching, strings
 from ._props import check_dns1123
 from .errors import KarpenterGpuError
 from .overlay_price import Price, PriceAdjustment
@@ -33,13 +33,9 @@ class NodeOverlayDiscourageProps(OverlayProps):
     @field_validator("instance_types", mode="before")
     @classmethod
     def _instance_types(cls, v: Any) -> tuple[str, ...]:
-        types = strings(v, "instance_types", "KG182", "('g5.12xlarge', 'g5.24xlarge')")
-        bad = [t for t in types if len(t) > 63 or not _INSTANCE_TYPE.match(t)]
-        if not types or bad or len(set(types)) != len(types):
-            raise KarpenterGpuError("KG182", prop="instance_types", value=bad[0] if bad else list(types),
-                                    allowed="one or more distinct EC2 instance types written family.size in lower "
-                                            "case, as in the node.kubernetes.io/instance-type label",
-                                    fix="e.g. instance_types=('g5.12xlarge', 'g6e.12xlarge')")
+        types = distinct_matching(v, "instance_types", _INSTANCE_TYPE,
+                                  "EC2 instance types written family.size in lower case, as in the "
+                                  "node.kubernetes.io/instance-type label", "('g5.12xlarge', 'g6e.12xlarge')")
         return types
 
     @field_validator("node_pools", mode="before")
