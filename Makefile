@@ -7,6 +7,8 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export JSII_NODE := $(CURDIR)/node_modules/.bin/node
 export CDK8S_CHECK_UPGRADE := false
 CRDS ?= ../shared/upstream/crds
+# Validation reads the v1.14.1 CRDs from here instead of downloading them.
+export KARPENTER_GPU_CRDS ?= $(abspath $(CRDS))
 
 .PHONY: deps synth test snapshots imports clean
 
@@ -24,7 +26,8 @@ deps: $(BIN)/.installed node_modules/.installed
 synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing)
 	$(BIN)/python main.py
 
-test: deps  ## the test suite (fails on stale dist/ or snapshots)
+test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots)
+	$(BIN)/karpenter-gpu validate dist
 	$(BIN)/python -m pytest
 
 snapshots: deps  ## accept snapshot changes after reviewing them

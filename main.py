@@ -17,10 +17,20 @@ ROOT = Path(__file__).resolve().parent
 _NODE = ROOT / "node_modules" / ".bin" / "node"
 if _NODE.exists():  # jsii runs on the project's Node 22 LTS, not the machine's end-of-life Node 20
     os.environ.setdefault("JSII_NODE", str(_NODE))
+_SHARED_CRDS = ROOT.parent / "shared" / "upstream" / "crds"
+if _SHARED_CRDS.is_dir():  # this repository validates against the CRDs beside it, never downloads
+    os.environ.setdefault("KARPENTER_GPU_CRDS", str(_SHARED_CRDS))
 
 import cdk8s  # noqa: E402
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, PlatformConfig  # noqa: E402
+from karpenter_gpu.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.findings import Severity  # noqa: E402
+from karpenter_gpu.validate import validate_dir  # noqa: E402
+
+
+class SynthFailed(Exception):
+    """The synthesized manifests have validation errors; dist/ was left as it was."""
 
 
 #: Beside the manifests: the controller feature gates they rely on. Not .yaml, so that
@@ -47,6 +57,12 @@ def synth(configs, outdir: Path) -> None:
         for app, platform in build(configs, staging):
             app.synth()
             (Path(app.outdir) / FEATURE_GATES_FILE).write_text(platform.feature_gate_summary())
+        report = validate_dir(staging, resolve_crd_dir())
+        problems = [f for f in report.findings if f.severity != Severity.INFO]
+        for finding in problems:
+            print(finding.line(), file=sys.stderr)
+        if report.failed():
+            raise SynthFailed(f"validation failed: {report.summary()}; dist/ left unchanged")
         if outdir.exists():
             old = outdir.with_name(f".{outdir.name}.old")
             shutil.rmtree(old, ignore_errors=True)
@@ -63,7 +79,7 @@ def main() -> int:
     try:
         from stacks import ENVIRONMENTS
         synth(ENVIRONMENTS, Path(os.environ.get("CDK8S_OUTDIR", ROOT / "dist")))
-    except KarpenterGpuError as err:
+    except (KarpenterGpuError, SynthFailed) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0

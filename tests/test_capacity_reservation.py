@@ -6,8 +6,8 @@ import pytest
 
 from karpenter_gpu import GpuNodeClass, KarpenterGpuError
 from karpenter_gpu.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
+from karpenter_gpu.conformance import check
 from tests.conftest import only
-from tests.support.crd_schema import check
 
 OWNER = "123456789012"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,30 @@ def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
     assert tree(out) == before
 
 
+def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monkeypatch, capsys):
+    """An escape-hatch patch can write what the constructs refuse; validation inside synth catches it."""
+    import cdk8s
+    out = tmp_path / "dist"
+    main.synth(stacks.ENVIRONMENTS, out)
+    before = tree(out)
+    build = main.build
+
+    def build_with_bad_patch(configs, outdir):
+        built = build(configs, outdir)
+        pool = built[-1][1].inference
+        cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
+        return built
+
+    monkeypatch.setattr(main, "build", build_with_bad_patch)
+    monkeypatch.setattr(stacks, "ENVIRONMENTS", stacks.ENVIRONMENTS)
+    monkeypatch.setenv("CDK8S_OUTDIR", str(out))
+    assert main.main() == 2
+    err = capsys.readouterr().err
+    assert "NodePool/gpu-inference spec.weight: error KG300" in err and "dist/ left unchanged" in err
+    assert tree(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+
+
 def run(cmd: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find Node 22 itself
     env["CDK8S_OUTDIR"] = str(tmp_path / "out")
@@ -117,6 +142,19 @@ def test_python_main_runs_on_node_22_without_eol_banner(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "end-of-life" not in result.stdout + result.stderr
     assert filecmp.dircmp(tmp_path / "out", ROOT / "dist").diff_files == []
+
+
+def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(tmp_path):
+    outputs = []
+    for seed in ("1", "4242"):
+        out = tmp_path / f"seed-{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed, "CDK8S_OUTDIR": str(out)}
+        subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)
+        outputs.append(tree(out))
+    assert outputs[0] == outputs[1] == tree(ROOT / "dist")
+    text = b"".join(outputs[0].values()).decode()
+    assert str(ROOT) not in text and str(tmp_path) not in text and "/home/" not in text
+    assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)  # no timestamps
 
 
 def test_cdk8s_synth_cli_without_eol_banner(tmp_path):

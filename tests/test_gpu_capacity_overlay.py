@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from karpenter_gpu.conformance import check
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
@@ -11,7 +12,6 @@ from karpenter_gpu.node_overlay_discourage import NodeOverlayDiscourage
 from karpenter_gpu.overlay_price import PriceAdjustment
 from karpenter_gpu.units import Quantity
 from tests.conftest import manifests, only
-from tests.support.crd_schema import check
 
 BASE = dict(name="fractional-gpu-capacity", weight=20)
 

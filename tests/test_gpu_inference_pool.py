@@ -7,8 +7,8 @@ import pytest
 from karpenter_gpu import (CapacityType, DisruptionWindow, Duration, GpuInferencePool, GpuInferencePoolProps,
                            GpuMemory, GpuNodeClass,
                            KarpenterGpuError, Label, Requirement, Taint)
+from karpenter_gpu.conformance import check
 from tests.conftest import manifests, only
-from tests.support.crd_schema import check
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import cdk8s
 import pytest
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError
+from karpenter_gpu.conformance import check
 from stacks import ENVIRONMENTS, prod, staging
-from tests.support.crd_schema import check
 
 
 def synth(config) -> list[dict]:

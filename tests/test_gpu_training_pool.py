@@ -6,8 +6,8 @@ import pytest
 
 from karpenter_gpu import (Budget, CapacityType, DisruptionWindow, Duration, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, Label)
+from karpenter_gpu.conformance import check
 from tests.conftest import manifests, only
-from tests.support.crd_schema import check
 
 TRAINING_HOURS = DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone="Asia/Seoul", nodes=0)
 

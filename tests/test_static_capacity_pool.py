@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, Label, Quantity
+from karpenter_gpu.conformance import check
 from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.static_capacity_pool import StaticCapacityPool
 from tests.conftest import manifests, only
-from tests.support.crd_schema import check
 
 ZONES = ("us-east-1a", "us-east-1b")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import CapacityType, GpuNodeClass, KarpenterGpuError, Label, Taint, TaintEffect
+from karpenter_gpu.conformance import check
 from karpenter_gpu.tiered_spot_pools import SpotTier, TieredSpotPools, derived_weights
 from tests.conftest import manifests
-from tests.support.crd_schema import check
 
 A10G_SPOT = SpotTier(suffix="a10g-spot", gpu_names=("a10g",), gpu_limit=20)
 T4_SPOT = SpotTier(suffix="t4-spot", gpu_names=("t4",), gpu_limit=20)

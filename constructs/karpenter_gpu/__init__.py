@@ -2,38 +2,57 @@
 
 Every construct validates its props once, at construction, and raises
 :class:`KarpenterGpuError` (with a stable ``code``) for input it will not render.
+
+Names are imported on first use (PEP 562), so ``karpenter-gpu validate`` and other pure-Python
+parts never start the jsii (Node.js) runtime that the constructs need.
 """
 
-from ._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps
-from .disruption_window import Budget, DisruptionReason, DisruptionWindow, compile_budgets
-from .errors import CODES, KarpenterGpuError
-from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from .gpu_node_class import AmiAlias, GpuNodeClass, GpuNodeClassProps, NodeClassConfig, RootVolume
-from .gpu_platform import GpuPlatform, PlatformConfig
-from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
-from .capacity_reservation import (CapacityReservationTerm, InstanceMatchCriteria, ReservationType,
-                                   prefer_reserved_capacity)
-from .gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
-from .node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
-from .overlay_price import Price, PriceAdjustment
-from .feature_gates import FeatureGate, feature_gate_summary, required_feature_gates
-from .reserved_capacity_pool import Fallback, ReservedCapacityPool, ReservedCapacityPoolProps
-from .static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
-from .tiered_spot_pools import SpotTier, TieredSpotPools, TieredSpotPoolsProps
-from .requirements import CapacityType, Label, Operator, Requirement
-from .taint import Taint, TaintEffect
-from .units import Duration, GpuMemory, Quantity
+from __future__ import annotations
 
-__all__ = [
-    "GpuCapacityOverlay", "GpuCapacityOverlayProps", "NodeOverlayDiscourage", "NodeOverlayDiscourageProps",
-    "Price", "PriceAdjustment",
-    "CapacityReservationTerm", "Fallback", "FeatureGate", "InstanceMatchCriteria", "ReservationType",
-    "ReservedCapacityPool", "ReservedCapacityPoolProps", "SpotTier", "StaticCapacityPool",
-    "StaticCapacityPoolProps", "TieredSpotPools", "TieredSpotPoolsProps", "feature_gate_summary",
-    "prefer_reserved_capacity", "required_feature_gates",
-    "AmiAlias", "Budget", "CODES", "CapacityType", "ConsolidationPolicy", "DisruptionReason",
-    "DisruptionWindow", "Duration", "GpuInferencePool", "GpuInferencePoolProps", "GpuMemory",
-    "GpuNodeClass", "GpuNodeClassProps", "GpuPlatform", "GpuPool", "GpuPoolProps", "GpuTrainingPool",
-    "GpuTrainingPoolProps", "KarpenterGpuError", "Label", "NodeClassConfig", "Operator", "PlatformConfig",
-    "Quantity", "Requirement", "RootVolume", "Taint", "TaintEffect", "compile_budgets",
-]
+import importlib
+from typing import Any
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    name: module
+    for module, names in {
+        "_gpu_pool": "ConsolidationPolicy GpuPool GpuPoolProps",
+        "acknowledge": "acknowledge",
+        "capacity_reservation": "CapacityReservationTerm InstanceMatchCriteria ReservationType "
+                                "prefer_reserved_capacity",
+        "disruption_window": "Budget DisruptionReason DisruptionWindow compile_budgets",
+        "errors": "CODES KarpenterGpuError",
+        "feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
+        "findings": "Finding Severity",
+        "gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayProps",
+        "gpu_inference_pool": "GpuInferencePool GpuInferencePoolProps",
+        "gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassProps NodeClassConfig RootVolume",
+        "gpu_platform": "GpuPlatform PlatformConfig",
+        "gpu_training_pool": "GpuTrainingPool GpuTrainingPoolProps",
+        "node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageProps",
+        "overlay_price": "Price PriceAdjustment",
+        "requirements": "CapacityType Label Operator Requirement",
+        "reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolProps",
+        "static_capacity_pool": "StaticCapacityPool StaticCapacityPoolProps",
+        "taint": "Taint TaintEffect",
+        "tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsProps",
+        "units": "Duration GpuMemory Quantity",
+        "validate": "Report validate_dir",
+    }.items()
+    for name in names.split()
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

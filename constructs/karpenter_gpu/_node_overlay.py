@@ -20,41 +20,10 @@ from ._props import DnsLabel, Props, build
 from .crds.nodeoverlay.sh.karpenter import NodeOverlay
 from .errors import KarpenterGpuError
 from .feature_gates import FeatureGate, require_feature_gate
-from .requirements import AWS_ALLOWED_KEYS, LABEL_VALUE, Label
+from .requirements import LABEL_VALUE, check_overlay_key
 
 #: ``spec.weight`` bounds of the v1.14.1 CRD.
 MIN_WEIGHT, MAX_WEIGHT = 1, 10000
-
-# The NodeOverlay CRD's karpenter.k8s.aws allow-list is the NodePool one without the
-# capacity-reservation-*, instance-tenancy and placement-group-* keys.
-OVERLAY_AWS_KEYS = frozenset(
-    k for k in AWS_ALLOWED_KEYS
-    if not k.split("/", 1)[1].startswith(("capacity-reservation-", "instance-tenancy", "placement-group-"))
-)
-#: The karpenter.sh keys a NodeOverlay may select on (NodePool requirements may not use nodepool).
-OVERLAY_KARPENTER_KEYS = frozenset({Label.CAPACITY_TYPE, Label.NODEPOOL})
-
-_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-                  r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$", re.ASCII)
-
-
-def check_overlay_key(key: str, prop: str = "requirements") -> str:
-    """Refuse a key the NodeOverlay CRD's pattern or CEL rules would refuse (KG182)."""
-    domain = key.split("/", 1)[0] if isinstance(key, str) else ""
-    if not isinstance(key, str) or len(key) > 316 or not _KEY.match(key):
-        why = "a qualified label key (optional DNS prefix '/', name ≤63 chars)"
-    elif key == "kubernetes.io/hostname":
-        why = "any key but kubernetes.io/hostname"
-    elif domain.endswith("karpenter.sh") and key not in OVERLAY_KARPENTER_KEYS:
-        why = f"of the karpenter.sh domain only {sorted(OVERLAY_KARPENTER_KEYS)}"
-    elif domain.endswith("karpenter.k8s.aws") and key not in OVERLAY_AWS_KEYS:
-        why = (f"a karpenter.k8s.aws key from the NodeOverlay allow-list ({len(OVERLAY_AWS_KEYS)} keys; shorter "
-               "than NodePool's: no capacity-reservation-*, instance-tenancy or placement-group-*)")
-    else:
-        return key
-    raise KarpenterGpuError("KG182", prop=prop, value=key, allowed=why,
-                            fix="select on an allowed key, e.g. node.kubernetes.io/instance-type")
-
 
 def render_in(key: str, values: Iterable[str], prop: str) -> dict:
     """``{key, operator: In, values}``, checked like the CRD checks it (KG182)."""

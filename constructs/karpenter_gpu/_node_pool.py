@@ -16,13 +16,12 @@ from ._props import DnsLabel, Props, build
 from .crds.nodepool.sh.karpenter import NodePool
 from .disruption_window import Budget, DisruptionWindow, compile_budgets
 from .errors import KarpenterGpuError
+from .findings import WINDOWS_ANNOTATION
 from .gpu_node_class import GpuNodeClass
 from .requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
 from .taint import Taint
 from .units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
 
-#: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
-WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
 
 
 class NodePoolProps(Props):

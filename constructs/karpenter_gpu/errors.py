@@ -45,6 +45,30 @@ CODES: dict[str, str] = {
     "KG192": "invalid reserved-capacity fallback",
     "KG195": "static pool with weight or limits other than nodes",
     "KG196": "static pool node limit below replicas",
+    # Findings of `karpenter-gpu validate` (karpenter_gpu.conformance): CRD schema + CEL.
+    "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
+    "KG301": "unknown field the API server would silently prune",
+    "KG302": "CEL validation rule (x-kubernetes-validations) violated",
+    "KG303": "invalid object metadata (name, namespace on a cluster-scoped kind, labels)",
+    "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
+    "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
+    # Findings of `karpenter-gpu validate` (karpenter_gpu.rules): the project's own rules beyond the CRDs.
+    "KG401": "dynamic GPU pool without a limit on nvidia.com/gpu",
+    "KG402": "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu",
+    "KG403": "GPU pool without a disruption block (defaults consolidate at once)",
+    "KG404": "unweighted dynamic pool beside weighted pools (weight 0, last resort)",
+    "KG405": "training pool relying on the default expireAfter (720h, forceful)",
+    "KG406": "instance-gpu-memory threshold that looks like GB or decimal, not MiB per GPU",
+    "KG407": "instance-gpu-memory threshold excludes every named GPU",
+    "KG408": "instance-gpu-count Exists admits g6f/gr6f (0 GPUs)",
+    "KG409": "requirement operator and values disagree (Exists/DoesNotExist with values, NotIn without)",
+    "KG410": "requirement key or template label outside the Karpenter allow-lists",
+    "KG411": "@latest AMI alias (error in prod)",
+    "KG412": "unscheduled zero budget blocks consolidation that is set to run",
+    "KG413": "budget schedule in UTC that looks like local business hours",
+    "KG414": "spot capacity needs the controller's interruption queue",
+    "KG415": "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)",
+    "KG416": "static pool without limits.nodes at or above replicas",
 }
 
 

@@ -1,8 +1,11 @@
-"""Minimal structural-schema checker for custom-resource manifests (test support only).
+"""CRD conformance of a manifest: what kube-apiserver would reject, or silently change, on create.
 
 Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
 structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
-CEL rules (x-kubernetes-validations), evaluated by tests/support/crd_cel.py with cel-python.
+CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module with cel-python.
+
+:func:`validate_manifest` reports :class:`~karpenter_gpu.findings.Finding` objects with stable
+codes (KG300-KG305); :func:`check` reports the same problems as "path: message" strings.
 
 CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
 value at its schema node and only where that value is present; they are not run at all when the
@@ -27,13 +30,33 @@ import datetime as dt
 import functools
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .findings import Finding, Severity
+
 Schema = dict[str, Any]
 Crds = dict[tuple[str, str], dict[str, Any]]
+
+#: Finding codes (see :data:`karpenter_gpu.errors.CODES`).
+SCHEMA_VIOLATION = "KG300"
+UNKNOWN_FIELD = "KG301"
+CEL_VIOLATION = "KG302"
+METADATA_PROBLEM = "KG303"
+UNKNOWN_KIND = "KG304"
+CEL_SKIPPED = "KG305"
+
+SEVERITIES: dict[str, Severity] = {
+    SCHEMA_VIOLATION: Severity.ERROR,
+    UNKNOWN_FIELD: Severity.ERROR,
+    CEL_VIOLATION: Severity.ERROR,
+    METADATA_PROBLEM: Severity.ERROR,
+    UNKNOWN_KIND: Severity.INFO,  # not a kind the loaded CRDs define, e.g. a ConfigMap
+    CEL_SKIPPED: Severity.INFO,
+}
 
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -53,14 +76,28 @@ _JSON_TYPE_NAMES: tuple[tuple[type, str], ...] = (  # bool before int: bool subc
     (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
     (str, "string"), (list, "array"), (dict, "object"),
 )
+_BLOCKED = ("<root>: no CEL rule evaluated: the object has blocking schema errors "
+            "(the API server skips CEL then too)")
 
 
 def load_crds(directory: str | Path) -> Crds:
-    """Map (apiVersion, kind) -> {"schema", "scope"} for every served version of every CRD file."""
+    """Map (apiVersion, kind) -> {"schema", "scope"} for every served version of every CRD file.
+
+    Parsed once per process per directory (again only if its files change); the mapping is shared
+    between callers, so treat it as read-only.
+    """
+    root = Path(directory).resolve()
+    files = sorted(root.glob("*.y*ml"))
+    stamp = tuple((p.name, st.st_mtime_ns, st.st_size) for p in files for st in (p.stat(),))
+    return _load_crds(root, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the CRD files are large
     crds: Crds = {}
-    for path in sorted(Path(directory).glob("*.y*ml")):
-        for doc in yaml.load_all(path.read_text(encoding="utf-8"), Loader=loader):
+    for name, _, _ in stamp:
+        for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=loader):
             if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
                 continue
             spec = doc["spec"]
@@ -90,12 +127,55 @@ def check(
     that were not evaluated (transition rules, or all of them after a blocking schema error) are
     appended to `skipped`, if given, as "path: why (rule: ...)".
     """
+    problems, transitions = _run(manifest, crds, cel=cel)
+    if skipped is not None:
+        skipped.extend([_BLOCKED] if problems.cel_blocked else transitions)
+    return [str(issue) for issue in problems]
+
+
+def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> list[Finding]:
+    """The problems :func:`check` reports, as findings with codes KG300-KG304, in the order found.
+
+    At most one KG305 (info) finding is added per manifest, summarising the CEL rules not evaluated.
+    """
+    problems, transitions = _run(manifest, crds, cel=True)
+    kind, name = _identity(manifest)
+    findings = [
+        Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
+        for issue in problems
+    ]
+    if problems.cel_blocked:
+        findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
+                                "no CEL rule evaluated: the object has blocking schema errors "
+                                "(the API server skips CEL then too); fix them and validate again"))
+    elif transitions:
+        count = len(transitions)
+        findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
+                                f"{count} transition rule{'s' * (count != 1)} (oldSelf) not evaluated: "
+                                "they only apply on update"))
+    return findings
+
+
+def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]:
+    """Every problem, plus the transition rules skipped on create."""
+    problems = _Problems()
+    transitions: list[str] = []
     if not isinstance(manifest, dict):
-        return [f"<root>: expected object, got {_type_name(manifest)}"]
+        problems.add(SCHEMA_VIOLATION, "<root>", f"expected object, got {_type_name(manifest)}")
+        return problems, transitions
     crd = _lookup(manifest, crds)
     if crd is None:
-        return [f"<root>: unknown apiVersion/kind {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}"]
-    problems = _Problems(_check_metadata(manifest.get("metadata"), crd["scope"]))
+        api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
+        group = str(api_version).rsplit("/", 1)[0]
+        served = sorted(f"{v}/{k}" for v, k in crds if v.rsplit("/", 1)[0] == group)
+        if served:  # a group these CRDs own, at a version/kind they do not serve (e.g. v1beta1): rejected
+            problems.add(SCHEMA_VIOLATION, "<root>",
+                         f"{api_version}/{kind} is not served by the loaded CRDs (they serve {', '.join(served)}); "
+                         "v1beta1 objects must be migrated to v1")
+        else:
+            problems.add(UNKNOWN_KIND, "<root>", f"unknown apiVersion/kind {api_version!r}/{kind!r}")
+        return problems, transitions
+    _check_metadata(manifest.get("metadata"), crd["scope"], problems)
     meta = manifest.get("metadata")
     if not isinstance(meta, dict) or (meta.get("name") is None and not meta.get("generateName")):
         problems.blocking = True  # a missing name is a Required error
@@ -108,27 +188,54 @@ def check(
     defaulted = apply_defaults(manifest, crds)
     _validate(defaulted, schema, "", problems)
     if cel:
-        from . import crd_cel  # imports this module; cel-python is a test dependency
-
         if problems.blocking:
-            if skipped is not None:
-                skipped.append("<root>: no CEL rule evaluated: the object has blocking schema errors "
-                               "(the API server skips CEL then too)")
+            problems.cel_blocked = True
         else:
-            crd_cel.validate(defaulted, schema, "", problems, [] if skipped is None else skipped)
-    return list(problems)
+            from . import _cel  # late: _cel imports this module
+
+            _cel.validate(defaulted, schema, "", problems, transitions)
+    return problems, transitions
+
+
+@dataclass(frozen=True)
+class _Issue:
+    code: str
+    path: str
+    message: str
+    rule: str | None = None  # the CEL rule, cited after the message
+    violated: bool = False  # the rule evaluated to false, so `message` is the rule's own
+
+    def __str__(self) -> str:
+        cite = f" (rule: {self.rule})" if self.rule is not None else ""
+        return f"{self.path}: {self.message}{cite}"
+
+    def finding_message(self) -> str:
+        if self.rule is None or self.violated:
+            return self.message
+        return f"{self.message} (rule: {self.rule})"  # a broken rule: its text is the only clue
 
 
 class _Problems(list):  # type: ignore[type-arg]
-    """The problem list of one check(), remembering whether any would block CEL on the server."""
+    """The issues of one check, remembering whether any would block CEL on the server."""
 
     blocking = False
+    cel_blocked = False  # CEL was requested but skipped because of `blocking`
+
+    def add(self, code: str, path: str, message: str, *, rule: str | None = None, violated: bool = False,
+            block: bool = False) -> None:
+        self.append(_Issue(code, path, message, rule, violated))
+        if block:  # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid
+            self.blocking = True
 
 
-def _block(problems: list[str]) -> None:
-    # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid.
-    if isinstance(problems, _Problems):
-        problems.blocking = True
+def _identity(manifest: Any) -> tuple[str, str]:
+    if not isinstance(manifest, dict):
+        return "", ""
+    kind, meta = manifest.get("kind"), manifest.get("metadata")
+    name = None
+    if isinstance(meta, dict):
+        name = meta.get("name") if meta.get("name") is not None else meta.get("generateName")
+    return (kind if isinstance(kind, str) else "", name if isinstance(name, str) else "")
 
 
 def _lookup(manifest: dict[str, Any], crds: Crds) -> dict[str, Any] | None:
@@ -158,87 +265,81 @@ def _default(value: Any, schema: Schema) -> None:
             _default(item, schema["items"])
 
 
-def _check_metadata(meta: Any, scope: str) -> list[str]:
+def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
     if not isinstance(meta, dict):
-        return [f"metadata: expected object, got {_type_name(meta)}"]
-    problems = [
-        f"{_join('metadata', key)}: unknown field (the API server would drop it)"
-        for key in meta
-        if key not in _META_FIELDS
-    ]
+        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}")
+        return
+    for key in meta:
+        if key not in _META_FIELDS:
+            problems.add(UNKNOWN_FIELD, _join("metadata", key), "unknown field (the API server would drop it)")
     name, namespace = meta.get("name"), meta.get("namespace")
     if name is None and not meta.get("generateName"):
-        problems.append("metadata.name: required field missing")
+        problems.add(METADATA_PROBLEM, "metadata.name", "required field missing")
     elif name is not None and not _is_dns_subdomain(name):
-        problems.append(f"metadata.name: {name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)")
+        problems.add(METADATA_PROBLEM, "metadata.name",
+                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)")
     if namespace is not None and scope == "Cluster":
-        problems.append(f"metadata.namespace: {namespace!r} set on a cluster-scoped kind")
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
     elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
-        problems.append(f"metadata.namespace: {namespace!r} is not a DNS-1123 label")
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} is not a DNS-1123 label")
     for field in ("labels", "annotations"):
         mapping = meta.get(field, {})
         if not isinstance(mapping, dict):
-            problems.append(f"metadata.{field}: expected object, got {_type_name(mapping)}")
+            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}")
             continue
         for key, val in mapping.items():
             path = _join(f"metadata.{field}", key)
             if not _is_qualified_name(key):
-                problems.append(f"{path}: key is not a qualified name ([prefix/]name, name <= 63 chars)")
+                problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
             if not isinstance(val, str):
-                problems.append(f"{path}: expected string, got {_type_name(val)}")
+                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}")
             elif field == "labels" and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
-                problems.append(f"{path}: {val!r} is not a valid label value")
-    return problems
+                problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
 
 
-def _validate(value: Any, schema: Schema, path: str, problems: list[str]) -> None:
+def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
     here = path or "<root>"
     if value is None:
         # Non-nullable nulls are pruned (object fields) or rejected (list items): flag both.
         if not schema.get("nullable") and (schema.get("type") or schema.get("x-kubernetes-int-or-string")):
-            problems.append(f"{here}: null is not allowed (field is not nullable)")
-            _block(problems)
+            problems.add(SCHEMA_VIOLATION, here, "null is not allowed (field is not nullable)", block=True)
         return
     if schema.get("x-kubernetes-int-or-string"):
         if not (isinstance(value, str) or _is_type(value, "integer")):
-            problems.append(f"{here}: expected integer or string, got {_type_name(value)}")
-            _block(problems)
+            problems.add(SCHEMA_VIOLATION, here, f"expected integer or string, got {_type_name(value)}", block=True)
             return
     elif "type" in schema and not _is_type(value, schema["type"]):
-        problems.append(f"{here}: expected {schema['type']}, got {_type_name(value)}")
-        _block(problems)
+        problems.add(SCHEMA_VIOLATION, here, f"expected {schema['type']}, got {_type_name(value)}", block=True)
         return  # nothing below is meaningful for the wrong type
 
     if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
-        problems.append(f"{here}: {value!r} not in enum {schema['enum']}")
-        _block(problems)
+        problems.add(SCHEMA_VIOLATION, here, f"{value!r} not in enum {schema['enum']}", block=True)
     # As in kube-openapi, string/number/array/object keywords only apply to values of that kind
     # (e.g. the int branch of an int-or-string quantity skips `pattern`).
     if isinstance(value, str):
         if "pattern" in schema and not _regex(schema["pattern"]).search(value):
-            problems.append(f"{here}: {value!r} does not match pattern {schema['pattern']!r}")
-        _bounds(len(value), schema, ("minLength", "maxLength"), f"{here}: length", problems)
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} does not match pattern {schema['pattern']!r}")
+        _bounds(len(value), schema, ("minLength", "maxLength"), here, "length", problems)
         if schema.get("format") == "date-time" and not _is_date_time(value):
-            problems.append(f"{here}: {value!r} is not an RFC 3339 date-time")
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is not an RFC 3339 date-time")
     elif _is_type(value, "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
         ex_low, ex_high = bool(schema.get("exclusiveMinimum")), bool(schema.get("exclusiveMaximum"))
         if low is not None and (value < low or (ex_low and value == low)):
-            problems.append(f"{here}: {value!r} is below the {'exclusive ' * ex_low}minimum {low}")
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is below the {'exclusive ' * ex_low}minimum {low}")
         if high is not None and (value > high or (ex_high and value == high)):
-            problems.append(f"{here}: {value!r} is above the {'exclusive ' * ex_high}maximum {high}")
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is above the {'exclusive ' * ex_high}maximum {high}")
     elif isinstance(value, list):
-        _bounds(len(value), schema, ("minItems", "maxItems"), f"{here}: item count", problems)
+        _bounds(len(value), schema, ("minItems", "maxItems"), here, "item count", problems)
         _check_list_type(value, schema, here, problems)
         if isinstance(schema.get("items"), dict):
             for index, item in enumerate(value):
                 _validate(item, schema["items"], f"{path}[{index}]", problems)
     elif isinstance(value, dict):
-        _bounds(len(value), schema, ("minProperties", "maxProperties"), f"{here}: property count", problems)
+        _bounds(len(value), schema, ("minProperties", "maxProperties"), here, "property count", problems)
         for key in schema.get("required", []):
             if key not in value:
-                problems.append(f"{_join(path, key)}: required field missing")
-                _block(problems)
+                problems.add(SCHEMA_VIOLATION, _join(path, key), "required field missing", block=True)
         props, extra = schema.get("properties", {}), schema.get("additionalProperties")
         for key, child in value.items():
             if key in props:
@@ -247,29 +348,29 @@ def _validate(value: Any, schema: Schema, path: str, problems: list[str]) -> Non
                 _validate(child, extra, _join(path, key), problems)
             elif not (schema.get("x-kubernetes-preserve-unknown-fields") or extra is True):
                 # Structural pruning drops it on the server, so the manifest would not mean what it says.
-                problems.append(f"{_join(path, key)}: unknown field (the API server would silently prune it)")
+                problems.add(UNKNOWN_FIELD, _join(path, key), "unknown field (the API server would silently prune it)")
 
     # Only anyOf occurs in these CRDs (the int-or-string quantity idiom); allOf/oneOf/not are unused.
     if "anyOf" in schema and all(_errors(value, sub, path) for sub in schema["anyOf"]):
-        problems.append(f"{here}: {value!r} matches none of the anyOf alternatives")
+        problems.add(SCHEMA_VIOLATION, here, f"{value!r} matches none of the anyOf alternatives")
 
 
-def _errors(value: Any, schema: Schema, path: str) -> list[str]:
-    problems: list[str] = []
+def _errors(value: Any, schema: Schema, path: str) -> _Problems:
+    problems = _Problems()  # its own blocking flag: a failed anyOf branch blocks nothing
     _validate(value, schema, path, problems)
     return problems
 
 
-def _bounds(size: int, schema: Schema, keys: tuple[str, str], prefix: str, problems: list[str]) -> None:
+def _bounds(size: int, schema: Schema, keys: tuple[str, str], here: str, what: str, problems: _Problems) -> None:
     low_key, high_key = keys
     if low_key in schema and size < schema[low_key]:
-        problems.append(f"{prefix} {size} is below {low_key} {schema[low_key]}")
+        problems.add(SCHEMA_VIOLATION, here, f"{what} {size} is below {low_key} {schema[low_key]}")
     if high_key in schema and size > schema[high_key]:
-        problems.append(f"{prefix} {size} is above {high_key} {schema[high_key]}")
-        _block(problems)  # maxLength/maxItems/maxProperties: TooLong/TooMany
+        # maxLength/maxItems/maxProperties are TooLong/TooMany: blocking
+        problems.add(SCHEMA_VIOLATION, here, f"{what} {size} is above {high_key} {schema[high_key]}", block=True)
 
 
-def _check_list_type(value: list[Any], schema: Schema, here: str, problems: list[str]) -> None:
+def _check_list_type(value: list[Any], schema: Schema, here: str, problems: _Problems) -> None:
     list_type = schema.get("x-kubernetes-list-type")
     if list_type == "set":  # whole items must be unique
         keys = [json.dumps(item, sort_keys=True, default=str) for item in value]
@@ -282,7 +383,8 @@ def _check_list_type(value: list[Any], schema: Schema, here: str, problems: list
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key in seen:
-            problems.append(f"{here}[{index}]: duplicate entry in x-kubernetes-list-type={list_type} list")
+            problems.add(SCHEMA_VIOLATION, f"{here}[{index}]",
+                         f"duplicate entry in x-kubernetes-list-type={list_type} list")
         seen.add(key)
 
 

@@ -1,15 +1,19 @@
-"""Tests for the structural-schema checker and its CEL rule evaluation, against the real Karpenter v1.14.1 CRDs."""
+"""karpenter_gpu.conformance: the structural-schema checker, its CEL rule evaluation and its findings,
+against the real Karpenter v1.14.1 CRDs."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .crd_cel import _find, _int, _split, compile_rule
-from .crd_schema import Crds, _regex, apply_defaults, check
+from karpenter_gpu._cel import _find, _int, _split, compile_rule
+from karpenter_gpu.conformance import Crds, _regex, apply_defaults, check, load_crds, validate_manifest
+from karpenter_gpu.errors import CODES
+from karpenter_gpu.findings import Finding, Severity
 
 Manifest = dict[str, Any]
 Mutation = Callable[[Manifest], Any]
@@ -269,8 +273,17 @@ def test_invalid_variants_fail_naming_the_field(manifest: Manifest, expected: st
 
 
 def test_unknown_kind_is_a_problem(crds: Crds) -> None:
+    manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    assert check(manifest, crds) == ["<root>: unknown apiVersion/kind 'v1'/'ConfigMap'"]
+    assert [f.severity for f in validate_manifest(manifest, crds)] == [Severity.INFO]
+
+
+def test_unserved_version_of_a_karpenter_group_is_an_error(crds: Crds) -> None:
+    # v1beta1 NodePools are gone in v1: the API server rejects them, so this is no "unknown kind".
     manifest = nodepool(lambda m: m.update(apiVersion="karpenter.sh/v1beta1"))
-    assert check(manifest, crds) == ["<root>: unknown apiVersion/kind 'karpenter.sh/v1beta1'/'NodePool'"]
+    [finding] = validate_manifest(manifest, crds)
+    assert (finding.code, finding.severity) == ("KG300", Severity.ERROR)
+    assert "karpenter.sh/v1/NodePool" in finding.message and "v1beta1" in finding.message
 
 
 def test_check_reports_every_problem_and_does_not_mutate(crds: Crds) -> None:
@@ -659,3 +672,111 @@ def test_rules_run_only_where_the_value_is_present() -> None:
     crds = _thing([], a={"type": "string"}, b={"type": "string", "x-kubernetes-validations": [{"rule": "false"}]})
     assert check(THING, crds) == []
     assert check({**THING, "spec": {"a": "x", "b": "y"}}, crds) == ["spec.b: false (rule: false)"]
+
+
+# --- findings (validate_manifest) --------------------------------------------------------------
+
+
+def codes(findings: list[Finding]) -> list[str]:
+    return [f.code for f in findings]
+
+
+def test_validate_manifest_valid_object_has_only_the_transition_summary(crds: Crds) -> None:
+    findings = validate_manifest(nodepool(), crds, file="prod/pools.yaml")
+    assert len(findings) == 1  # one KG305 per manifest, however many rules were skipped
+    (info,) = findings
+    assert (info.file, info.kind, info.name, info.path) == ("prod/pools.yaml", "NodePool", "gpu", "<root>")
+    assert (info.code, info.severity) == ("KG305", Severity.INFO)
+    skipped: list[str] = []
+    check(nodepool(), crds, skipped=skipped)
+    assert info.message.startswith(f"{len(skipped)} transition rules (oldSelf) not evaluated")
+
+
+@pytest.mark.parametrize(
+    ("manifest", "code", "path"),
+    [
+        (nodepool(lambda m: spec(m).update(weight=500)), "KG300", "spec.weight"),
+        (nodepool(lambda m: tspec(m)["requirements"].append({"key": "a", "operator": "Foo"})), "KG300",
+         "spec.template.spec.requirements[0].operator"),
+        (nodepool(lambda m: tspec(m).pop("nodeClassRef")), "KG300", "spec.template.spec.nodeClassRef"),
+        (nodepool(lambda m: spec(m).update(limits={"nvidia.com/gpu": "4 GPUs"})), "KG300",
+         "spec.limits['nvidia.com/gpu']"),
+        (nodepool(lambda m: tspec(m).update(kubelet={"maxPods": 110})), "KG301", "spec.template.spec.kubelet"),
+        (nodepool(lambda m: m["metadata"].update(uuid="x")), "KG301", "metadata.uuid"),
+        (nodepool(lambda m: m["metadata"].update(namespace="karpenter")), "KG303", "metadata.namespace"),
+        (nodepool(lambda m: m["metadata"].update(name="GPU_pool")), "KG303", "metadata.name"),
+        (nodepool(lambda m: m["metadata"].update(labels={"team": "a b"})), "KG303", "metadata.labels.team"),
+        (ec2nodeclass(lambda m: spec(m).update(instanceProfile="p")), "KG302", "spec"),
+    ],
+    ids=["bounds", "enum", "required", "pattern", "kubelet-pruned", "metadata-unknown", "namespace", "name",
+         "label-value", "cel"],
+)
+def test_validate_manifest_codes_problems_as_errors_at_their_path(
+    manifest: Manifest, code: str, path: str, crds: Crds
+) -> None:
+    errors = [f for f in validate_manifest(manifest, crds) if f.severity == Severity.ERROR]
+    assert [(f.code, f.path) for f in errors] == [(code, path)], errors
+    assert (errors[0].kind, errors[0].name) == (manifest["kind"], manifest["metadata"]["name"])
+    assert errors[0].message and not errors[0].message.startswith(path + ":")
+
+
+def test_validate_manifest_mirrors_check(crds: Crds) -> None:
+    manifest = nodepool(lambda m: (spec(m).update(weight=500, replicas=2), m["metadata"].update(namespace="x")))
+    findings = [f for f in validate_manifest(manifest, crds) if f.code != "KG305"]
+    problems = check(manifest, crds)
+    assert len(findings) == len(problems) == 3
+    for finding, problem in zip(findings, problems):
+        assert problem.startswith(f"{finding.path}: {finding.message}")
+
+
+def test_cel_finding_message_is_the_rules_message(crds: Crds) -> None:
+    (finding,) = [f for f in validate_manifest(nodepool(lambda m: spec(m).update(replicas=2, weight=10)), crds)
+                  if f.severity == Severity.ERROR]
+    assert (finding.code, finding.path) == ("KG302", "spec")
+    assert finding.message == "'weight' is not supported on static NodePools"
+
+
+def test_broken_cel_rule_finding_cites_the_rule() -> None:
+    (finding,) = validate_manifest(THING, _thing([{"rule": "size(self.a)"}], a={"type": "string"}))
+    assert finding.code == "KG302" and finding.severity == Severity.ERROR
+    assert finding.message == "CEL rule returned IntType, not bool (rule: size(self.a))"
+
+
+def test_unknown_kind_is_info(crds: Crds) -> None:
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "x"}}
+    assert validate_manifest(config_map, crds, file="a.yaml") == [
+        Finding("a.yaml", "ConfigMap", "c", "<root>", "KG304", Severity.INFO,
+                "unknown apiVersion/kind 'v1'/'ConfigMap'"),
+    ]
+
+
+def test_blocking_error_gives_one_cel_skipped_info(crds: Crds) -> None:
+    findings = validate_manifest(nodepool(lambda m: spec(m).update(replicas=2, weight=True)), crds)
+    assert [(f.code, f.severity) for f in findings] == [("KG300", Severity.ERROR), ("KG305", Severity.INFO)]
+    assert findings[1].message.startswith("no CEL rule evaluated")
+
+
+def test_validate_manifest_survives_odd_documents(crds: Crds) -> None:
+    (finding,) = validate_manifest(["not", "an", "object"], crds)  # type: ignore[arg-type]
+    assert (finding.kind, finding.name, finding.code, finding.severity) == ("", "", "KG300", Severity.ERROR)
+    generated = nodepool(lambda m: m.update(metadata={"generateName": "gpu-"}))
+    assert {f.name for f in validate_manifest(generated, crds)} == {"gpu-"}
+
+
+def test_finding_codes_are_registered() -> None:
+    for code in ("KG300", "KG301", "KG302", "KG303", "KG304", "KG305"):
+        assert code in CODES
+
+
+def test_load_crds_parses_a_folder_once(tmp_path: Path) -> None:
+    thing = tmp_path / "thing.yaml"
+    thing.write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "spec:\n  group: example.com\n  scope: Cluster\n  names: {kind: Thing}\n"
+        "  versions:\n  - name: v1\n    served: true\n    schema: {openAPIV3Schema: {type: object}}\n"
+    )
+    first = load_crds(tmp_path)
+    assert load_crds(str(tmp_path)) is first  # cached by folder
+    assert list(first) == [("example.com/v1", "Thing")]
+    thing.write_text(thing.read_text().replace("served: true", "served: false"))
+    assert load_crds(tmp_path) == {}  # a changed file is read again

@@ -1,8 +1,8 @@
 """CEL evaluation of a CRD's `x-kubernetes-validations` rules, as kube-apiserver does on create.
 
-Used by `crd_schema.check` (test support only). Rules are evaluated with the pure-Python
-`cel-python` package (test dependency, pinned in pyproject.toml), plus the few Kubernetes CEL
-library functions the Karpenter v1.14.1 CRDs call that it lacks:
+Private to :mod:`karpenter_gpu.conformance`. Rules are evaluated with the pure-Python
+`cel-python` package (pinned in pyproject.toml), plus the few Kubernetes CEL library functions
+the Karpenter v1.14.1 CRDs call that it lacks:
 
 - `<string>.find(<regex>)`: the first RE2 match, or "" (Kubernetes regex library);
 - `<string>.split(<sep>[, <limit>])`: Go `strings.Split`/`SplitN` semantics (Kubernetes strings library);
@@ -40,7 +40,7 @@ import re2
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
-from .crd_schema import _join
+from .conformance import _Problems, _join
 
 Schema = dict[str, Any]
 
@@ -186,7 +186,7 @@ def run(compiled: Compiled, self_value: Any) -> tuple[Any, str | None]:
     return result, None
 
 
-def validate(value: Any, schema: Schema, path: str, problems: list[str], skipped: list[str]) -> None:
+def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str]) -> None:
     """Evaluate every x-kubernetes-validations rule under `schema` whose value is present."""
     if value is None or not isinstance(schema, dict):
         return
@@ -206,29 +206,29 @@ def validate(value: Any, schema: Schema, path: str, problems: list[str], skipped
             validate(item, schema["items"], f"{path}[{index}]", problems, skipped)
 
 
-def _apply(rule: dict[str, Any], self_value: Any, path: str, problems: list[str], skipped: list[str]) -> None:
+def _apply(rule: dict[str, Any], self_value: Any, path: str, problems: _Problems, skipped: list[str]) -> None:
     text = str(rule.get("rule", ""))
     here = path or "<root>"
     compiled = compile_rule(text)
     if compiled.transition:
         if rule.get("optionalOldSelf"):
-            problems.append(f"{here}: cannot evaluate optionalOldSelf transition rule on create (rule: {text})")
+            problems.add("KG302", here, "cannot evaluate optionalOldSelf transition rule on create", rule=text)
         else:
             skipped.append(f"{here}: transition rule (oldSelf) not evaluated on create (rule: {text})")
         return
     if compiled.error:
-        problems.append(f"{here}: CEL compile error: {compiled.error} (rule: {text})")
+        problems.add("KG302", here, f"CEL compile error: {compiled.error}", rule=text)
         return
     result, error = run(compiled, self_value)
     if error:
-        problems.append(f"{here}: CEL evaluation error: {error} (rule: {text})")
+        problems.add("KG302", here, f"CEL evaluation error: {error}", rule=text)
     elif not isinstance(result, celtypes.BoolType):
-        problems.append(f"{here}: CEL rule returned {type(result).__name__}, not bool (rule: {text})")
+        problems.add("KG302", here, f"CEL rule returned {type(result).__name__}, not bool", rule=text)
     elif not result:
         field_path = str(rule.get("fieldPath") or "")
         if field_path:
             here = f"{path}{field_path}" if path else field_path.lstrip(".")
-        problems.append(f"{here}: {_message(rule, self_value)} (rule: {text})")
+        problems.add("KG302", here, _message(rule, self_value), rule=text, violated=True)
 
 
 def _message(rule: dict[str, Any], self_value: Any) -> str:

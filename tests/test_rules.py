@@ -1,0 +1,441 @@
+"""The project's own rules beyond the CRDs (KG4xx): one failing input per rule, a clean set, acknowledgement."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import pytest
+
+from karpenter_gpu.errors import CODES
+from karpenter_gpu.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
+from karpenter_gpu.rules import RULES, check_rules
+
+GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
+GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
+GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
+CAPACITY = "karpenter.sh/capacity-type"
+REQS = "spec.template.spec.requirements"
+NODE_CLASS_REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"}
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+
+
+# --------------------------------------------------------------------------- clean objects
+
+
+def gpu_pool(name: str = "gpu-inference", weight: int | None = 50) -> dict:
+    """A dynamic GPU pool no rule complains about."""
+    pool = {
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"workload": "inference"}},
+                "spec": {
+                    "nodeClassRef": dict(NODE_CLASS_REF),
+                    "requirements": [
+                        {"key": GPU_COUNT, "operator": "Gt", "values": ["0"]},
+                        {"key": GPU_NAME, "operator": "In", "values": ["a10g", "l4"]},
+                        {"key": GPU_MEMORY, "operator": "Gte", "values": ["22888"]},
+                        {"key": CAPACITY, "operator": "In", "values": ["on-demand"]},
+                    ],
+                    "taints": [dict(GPU_TAINT)],
+                    "expireAfter": "720h",
+                },
+            },
+            "disruption": {
+                "consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "10m",
+                "budgets": [{"nodes": "1"}, {"nodes": "0", "schedule": "0 0 * * MON-FRI", "duration": "10h"}],
+            },
+            "limits": {"nvidia.com/gpu": "16"},
+        },
+    }
+    if weight is not None:
+        pool["spec"]["weight"] = weight
+    return pool
+
+
+def training_pool() -> dict:
+    pool = gpu_pool("gpu-training", weight=90)
+    pool["spec"]["template"]["metadata"]["labels"] = {"workload": "training"}
+    pool["spec"]["template"]["spec"]["expireAfter"] = "Never"
+    pool["spec"]["disruption"] = {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30m",
+                                  "budgets": [{"nodes": "1"}]}
+    return pool
+
+
+def static_pool(replicas: int = 2, nodes: Any = "3") -> dict:
+    pool = gpu_pool("gpu-warm", weight=None)
+    spec = pool["spec"]
+    spec["replicas"] = replicas
+    spec["limits"] = {"nodes": nodes} if nodes is not None else {}
+    del spec["disruption"]
+    return pool
+
+
+def node_class(alias: str = "al2023@v20251103") -> dict:
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+            "spec": {"amiSelectorTerms": [{"alias": alias}], "role": "KarpenterNodeRole-ml",
+                     "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}],
+                     "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml"}}]}}
+
+
+def overlay(requirements: list[dict] | None = None) -> dict:
+    return {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "g6f-gpu"},
+            "spec": {"requirements": requirements if requirements is not None else
+                     [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6f"]}],
+                     "capacity": {"nvidia.com/gpu": "1"}, "weight": 10}}
+
+
+def run(*manifests: dict, environment: str | None = None) -> list[Finding]:
+    return check_rules([(f"{m['kind']}.{m['metadata']['name']}.yaml", m) for m in manifests],
+                       environment=environment)
+
+
+def only(findings: list[Finding], code: str) -> Finding:
+    hits = [f for f in findings if f.code == code]
+    assert len(hits) == 1, f"expected one {code}, got {[f.line() for f in findings]}"
+    return hits[0]
+
+
+def tspec(pool: dict) -> dict:
+    return pool["spec"]["template"]["spec"]
+
+
+def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
+    def mutate(pool: dict) -> None:
+        tspec(pool)["requirements"][index] = requirement
+    return mutate
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 17)]
+    for code, rule in RULES.items():
+        assert CODES[code] == rule.title
+        assert isinstance(rule.severity, Severity)
+
+
+def test_rule_severities_match_the_issue():
+    severities = {code: rule.severity for code, rule in RULES.items()}
+    assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416"}
+    assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
+
+
+# --------------------------------------------------------------------------- clean input
+
+
+def test_clean_environment_has_no_findings():
+    assert run(gpu_pool(), training_pool(), static_pool(), node_class(), overlay(), environment="prod") == []
+
+
+def test_clean_spot_pool_has_only_the_interruption_queue_reminder():
+    pool = gpu_pool()
+    tspec(pool)["requirements"][3]["values"] = ["spot", "on-demand"]
+    assert [(f.code, f.severity) for f in run(pool, node_class())] == [("KG414", Severity.INFO)]
+
+
+def test_non_gpu_pool_is_not_held_to_gpu_rules():
+    pool = gpu_pool("cpu", weight=None)
+    tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-category", "operator": "In",
+                                    "values": ["c", "m", "r"]}]
+    del tspec(pool)["taints"]
+    del pool["spec"]["limits"]
+    del pool["spec"]["disruption"]
+    assert run(pool) == []
+
+
+@pytest.mark.parametrize("requirement", [
+    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]},
+    {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6e"]},
+    {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["p"]},
+    {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
+], ids=["instance-type", "family", "category", "gpu-label"])
+def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
+    pool = gpu_pool()
+    tspec(pool)["requirements"] = [requirement]
+    del pool["spec"]["limits"]
+    assert only(run(pool), "KG401").severity is Severity.ERROR
+
+
+def test_accelerator_pool_is_not_a_gpu_pool():
+    pool = gpu_pool()
+    tspec(pool)["requirements"] = [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                    "values": ["inf2.xlarge"]}]
+    del pool["spec"]["limits"]
+    assert run(pool) == []
+
+
+# --------------------------------------------------------------------------- one failing input per rule
+
+
+def _drop(*path: str) -> Callable[[dict], None]:
+    def mutate(pool: dict) -> None:
+        holder = pool
+        for key in path[:-1]:
+            holder = holder[key]
+        del holder[path[-1]]
+    return mutate
+
+
+def _set(value: Any, *path: str) -> Callable[[dict], None]:
+    def mutate(pool: dict) -> None:
+        holder = pool
+        for key in path[:-1]:
+            holder = holder[key]
+        holder[path[-1]] = value
+    return mutate
+
+
+POOL_CASES = [
+    # code, severity, mutation of the clean pool, path, text the message must contain (the fix)
+    ("KG401", Severity.ERROR, _set({"cpu": "100"}, "spec", "limits"), "spec.limits",
+     "add spec.limits nvidia.com/gpu"),
+    ("KG402", Severity.WARNING, _drop("spec", "template", "spec", "taints"), "spec.template.spec.taints",
+     "add taint nvidia.com/gpu=true:NoSchedule"),
+    ("KG402", Severity.WARNING,
+     _set([{"key": "nvidia.com/gpu", "value": "true", "effect": "PreferNoSchedule"}], "spec", "template", "spec", "taints"),
+     "spec.template.spec.taints", "add taint nvidia.com/gpu=true:NoSchedule"),
+    ("KG402", Severity.WARNING,
+     _set([{"key": "workload", "value": "training", "effect": "NoSchedule"}], "spec", "template", "spec", "taints"),
+     "spec.template.spec.taints", "device plugin"),
+    ("KG403", Severity.WARNING, _drop("spec", "disruption"), "spec.disruption",
+     "consolidationPolicy WhenEmpty and consolidateAfter"),
+    ("KG405", Severity.WARNING, lambda p: (_drop("spec", "template", "spec", "expireAfter")(p),
+                                           _set({"workload": "training"}, "spec", "template", "metadata", "labels")(p)),
+     "spec.template.spec.expireAfter", "set spec.template.spec.expireAfter explicitly"),
+    ("KG405", Severity.WARNING, lambda p: (_drop("spec", "template", "spec", "expireAfter")(p),
+                                           _set("WhenEmpty", "spec", "disruption", "consolidationPolicy")(p)),
+     "spec.template.spec.expireAfter", "set spec.template.spec.expireAfter explicitly"),
+    ("KG406", Severity.WARNING, with_requirement(2, {"key": GPU_MEMORY, "operator": "Gt", "values": ["16000"]}),
+     f"{REQS}[2]", "Gt 16384"),
+    ("KG406", Severity.WARNING, with_requirement(2, {"key": GPU_MEMORY, "operator": "Gte", "values": ["24"]}),
+     f"{REQS}[2]", "reported MiB per GPU"),
+    ("KG407", Severity.ERROR, with_requirement(2, {"key": GPU_MEMORY, "operator": "Gte", "values": ["24576"]}),
+     f"{REQS}[2]", "move the threshold so the named GPUs pass"),
+    ("KG408", Severity.WARNING, with_requirement(0, {"key": GPU_COUNT, "operator": "Exists"}),
+     f"{REQS}[0]", "use operator Gt with values ['0']"),
+    ("KG409", Severity.ERROR,
+     with_requirement(1, {"key": GPU_NAME, "operator": "Exists", "values": ["a10g", "l4"]}),
+     f"{REQS}[1]", "use In (or NotIn)"),
+    ("KG409", Severity.ERROR,
+     with_requirement(1, {"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn", "values": []}),
+     f"{REQS}[1]", "list the values to exclude"),
+    ("KG409", Severity.ERROR,
+     with_requirement(1, {"key": "karpenter.k8s.aws/instance-family", "operator": "NotIn"}),
+     f"{REQS}[1]", "list the values to exclude"),
+    ("KG410", Severity.ERROR,
+     with_requirement(1, {"key": "karpenter.k8s.aws/instance-pods", "operator": "Lt", "values": ["100"]}),
+     f"{REQS}[1]", "spec.kubelet.maxPods"),
+    ("KG410", Severity.ERROR, _set({"karpenter.sh/nodepool": "gpu"}, "spec", "template", "metadata", "labels"),
+     "spec.template.metadata.labels[karpenter.sh/nodepool]", "karpenter.sh/nodepool"),
+    ("KG412", Severity.WARNING, _set([{"nodes": "0"}], "spec", "disruption", "budgets"),
+     "spec.disruption.budgets[0]", "consolidateAfter: Never"),
+    ("KG413", Severity.INFO,
+     _set([{"nodes": "0", "schedule": "0 9 * * MON-FRI", "duration": "10h"}], "spec", "disruption", "budgets"),
+     "spec.disruption.budgets[0].schedule", "DisruptionWindow"),
+    ("KG414", Severity.INFO, with_requirement(3, {"key": CAPACITY, "operator": "In", "values": ["spot"]}),
+     f"{REQS}[3]", "set settings.interruptionQueue"),
+    ("KG415", Severity.WARNING, _set({"maxPods": 110}, "spec", "template", "spec", "kubelet"),
+     "spec.template.spec.kubelet", "spec.kubelet of the EC2NodeClass"),
+]
+
+
+@pytest.mark.parametrize(("code", "severity", "mutate", "path", "fix"), POOL_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(POOL_CASES)])
+def test_each_pool_rule_reports_code_severity_path_and_fix(code, severity, mutate, path, fix):
+    pool = gpu_pool()
+    mutate(pool)
+    finding = only(run(pool), code)
+    assert (finding.severity, finding.path, finding.kind, finding.name) == (severity, path, "NodePool", "gpu-inference")
+    assert finding.file == "NodePool.gpu-inference.yaml"
+    assert "fix:" in finding.message and fix in finding.message
+
+
+def test_kg404_unweighted_pool_beside_weighted_ones():
+    findings = run(gpu_pool("gpu-a", weight=80), gpu_pool("gpu-b", weight=None))
+    finding = only(findings, "KG404")
+    assert (finding.name, finding.severity, finding.path) == ("gpu-b", Severity.WARNING, "spec.weight")
+    assert "gpu-a (80)" in finding.message and "set spec.weight" in finding.message
+
+
+def test_kg404_not_when_no_pool_has_a_weight_nor_for_static_pools():
+    assert run(gpu_pool("gpu-a", weight=None), gpu_pool("gpu-b", weight=None)) == []
+    assert run(gpu_pool("gpu-a", weight=80), static_pool()) == []
+
+
+def test_kg405_only_for_training_looking_pools():
+    pool = gpu_pool()
+    del tspec(pool)["expireAfter"]
+    assert run(pool) == []
+
+
+def test_kg406_names_what_the_threshold_admits_and_the_a10g_trap():
+    pool = gpu_pool()
+    tspec(pool)["requirements"][1:3] = [{"key": GPU_MEMORY, "operator": "Gt", "values": ["16000"]}]
+    message = only(run(pool), "KG406").message
+    assert "t4, t4g, v100 (16384)" in message  # 16000 still admits the 16 GiB GPUs
+    assert "22888" in message and "24576" in message
+
+
+def test_kg406_not_for_reported_mib_values_or_zero():
+    for value in ("16384", "22888", "0"):
+        pool = gpu_pool()
+        tspec(pool)["requirements"][2] = {"key": GPU_MEMORY, "operator": "Gt", "values": [value]}
+        assert [f for f in run(pool) if f.code == "KG406"] == []
+
+
+def test_kg407_not_when_one_named_gpu_still_matches():
+    pool = gpu_pool()
+    tspec(pool)["requirements"][1]["values"] = ["a10g", "l40s"]
+    tspec(pool)["requirements"][2] = {"key": GPU_MEMORY, "operator": "Gte", "values": ["24576"]}
+    assert run(pool) == []
+
+
+def test_kg407_message_names_the_excluded_gpus():
+    pool = gpu_pool()
+    tspec(pool)["requirements"][2] = {"key": GPU_MEMORY, "operator": "Gte", "values": ["24576"]}
+    message = only(run(pool), "KG407").message
+    assert "no instance type can match" in message and "a10g, l4 (22888)" in message
+
+
+def test_kg409_does_not_exist_with_values():
+    pool = gpu_pool()
+    tspec(pool)["requirements"].append({"key": "karpenter.k8s.aws/instance-family", "operator": "DoesNotExist",
+                                        "values": ["g6f"]})
+    assert only(run(pool), "KG409").path == f"{REQS}[4]"
+
+
+def test_kg410_and_kg409_on_node_overlays_use_the_overlay_allow_list():
+    bad = overlay([{"key": "karpenter.k8s.aws/capacity-reservation-id", "operator": "In", "values": ["cr-1"]},
+                   {"key": "karpenter.k8s.aws/instance-family", "operator": "Exists", "values": ["g6f"]},
+                   {"key": "karpenter.sh/nodepool", "operator": "In", "values": ["gpu"]}])
+    findings = run(bad)
+    assert [(f.code, f.path, f.severity) for f in findings] == [
+        ("KG410", "spec.requirements[0]", Severity.ERROR), ("KG409", "spec.requirements[1]", Severity.ERROR)]
+
+
+def test_kg411_latest_alias_is_a_warning_outside_prod_and_an_error_in_prod():
+    warning = only(run(node_class("al2023@latest")), "KG411")
+    assert (warning.severity, warning.path, warning.kind) == (Severity.WARNING, "spec.amiSelectorTerms[0].alias",
+                                                              "EC2NodeClass")
+    assert "fix: pin a version, e.g. al2023@vYYYYMMDD" in warning.message
+    assert only(run(node_class("al2023@latest"), environment="staging"), "KG411").severity is Severity.WARNING
+    error = only(run(node_class("bottlerocket@latest"), environment="prod"), "KG411")
+    assert error.severity is Severity.ERROR and "bottlerocket@v1.x.y" in error.message
+
+
+def test_kg412_not_when_consolidation_is_off_scheduled_or_drift_only():
+    for change in ({"consolidateAfter": "Never"},
+                   {"budgets": [{"nodes": "0", "schedule": "0 0 * * *", "duration": "8h"}]},
+                   {"budgets": [{"nodes": "0", "reasons": ["Drifted"]}]}):
+        pool = gpu_pool()
+        pool["spec"]["disruption"] = {**pool["spec"]["disruption"], "budgets": [{"nodes": "0"}], **change}
+        assert [f for f in run(pool) if f.code == "KG412"] == []
+
+
+def test_kg412_with_a_consolidation_reason_and_percent():
+    pool = gpu_pool()
+    pool["spec"]["disruption"]["budgets"] = [{"nodes": "0%", "reasons": ["Underutilized", "Drifted"]}]
+    assert only(run(pool), "KG412").severity is Severity.WARNING
+
+
+def test_kg413_says_utc_and_kst():
+    pool = gpu_pool()
+    pool["spec"]["disruption"]["budgets"] = [{"nodes": "0", "schedule": "0 9 * * MON-FRI", "duration": "10h"}]
+    message = only(run(pool), "KG413").message
+    assert "UTC" in message and "18:00 KST" in message and "hour 0 UTC" in message
+
+
+def test_kg413_not_with_the_windows_annotation_or_outside_business_hours():
+    pool = gpu_pool()
+    pool["spec"]["disruption"]["budgets"] = [{"nodes": "0", "schedule": "0 9 * * MON-FRI", "duration": "10h"}]
+    pool["metadata"]["annotations"] = {"karpenter-gpu.io/disruption-windows": "budgets[0]: 18:00 Asia/Seoul"}
+    assert run(pool) == []
+    for schedule in ("0 0 * * MON-FRI", "0 23 * * *", "@daily"):
+        pool = gpu_pool()
+        pool["spec"]["disruption"]["budgets"] = [{"nodes": "0", "schedule": schedule, "duration": "1h"}]
+        assert run(pool) == []
+
+
+def test_kg415_kubelet_directly_under_spec():
+    pool = gpu_pool()
+    pool["spec"]["kubelet"] = {"maxPods": 50}
+    assert only(run(pool), "KG415").path == "spec.kubelet"
+
+
+@pytest.mark.parametrize(("replicas", "nodes", "path", "fix"), [
+    (3, None, "spec.limits", "set spec.limits.nodes to at least replicas (3)"),
+    (3, "2", "spec.limits.nodes", "raise spec.limits.nodes to at least 3"),
+    (3, 2, "spec.limits.nodes", "raise spec.limits.nodes to at least 3"),
+])
+def test_kg416_static_pool_node_limit(replicas, nodes, path, fix):
+    finding = only(run(static_pool(replicas, nodes)), "KG416")
+    assert (finding.severity, finding.path) == (Severity.ERROR, path)
+    assert fix in finding.message
+
+
+def test_kg416_not_when_limit_covers_replicas():
+    assert run(static_pool(3, "3"), static_pool(3, 4)) == []
+
+
+def test_static_pools_skip_dynamic_only_rules():
+    # no disruption block (KG403), no weight beside a weighted pool (KG404), no GPU limit (KG401)
+    assert run(static_pool(), gpu_pool("other", weight=10)) == []
+
+
+# --------------------------------------------------------------------------- acknowledgement
+
+
+def test_acknowledged_warning_becomes_info():
+    pool = gpu_pool()
+    del tspec(pool)["taints"]
+    pool["metadata"]["annotations"] = {ACKNOWLEDGE_ANNOTATION: "KG402: taint added by the GPU Operator"}
+    finding = only(run(pool), "KG402")
+    assert finding.severity is Severity.INFO
+    assert finding.message.startswith("acknowledged: GPU pool without a NoSchedule/NoExecute taint")
+
+
+def test_acknowledgement_is_per_object_and_per_code():
+    acked, plain = gpu_pool("acked"), gpu_pool("plain")
+    for pool in (acked, plain):
+        del tspec(pool)["taints"]
+        del pool["spec"]["disruption"]
+    acked["metadata"]["annotations"] = {ACKNOWLEDGE_ANNOTATION: "KG402"}
+    got = {(f.name, f.code): f.severity for f in run(acked, plain)}
+    assert got == {("acked", "KG402"): Severity.INFO, ("acked", "KG403"): Severity.WARNING,
+                   ("plain", "KG402"): Severity.WARNING, ("plain", "KG403"): Severity.WARNING}
+
+
+def test_errors_cannot_be_acknowledged():
+    pool = gpu_pool()
+    del pool["spec"]["limits"]
+    pool["metadata"]["annotations"] = {ACKNOWLEDGE_ANNOTATION: "KG401: we trust the HPA"}
+    finding = only(run(pool), "KG401")
+    assert finding.severity is Severity.ERROR and not finding.message.startswith("acknowledged")
+
+
+def test_prod_escalation_of_kg411_cannot_be_acknowledged():
+    nc = node_class("al2023@latest")
+    nc["metadata"]["annotations"] = {ACKNOWLEDGE_ANNOTATION: "KG411: dev cluster follows latest"}
+    assert only(run(nc, environment="dev"), "KG411").severity is Severity.INFO
+    assert only(run(nc, environment="prod"), "KG411").severity is Severity.ERROR
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_malformed_manifests_do_not_crash():
+    weird_pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": None,
+                  "spec": {"template": {"spec": {"requirements": ["x", {"key": 1}, {"key": GPU_COUNT,
+                                                                                 "operator": "Gt", "values": "0"}],
+                                                 "taints": "nope"}},
+                           "disruption": {"budgets": [None, {"nodes": 0}, {"schedule": 5}]},
+                           "limits": ["nvidia.com/gpu"], "replicas": None, "weight": None}}
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}
+    nc = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "spec": {"amiSelectorTerms": "x"}}
+    static = copy.deepcopy(static_pool(2, "lots"))
+    findings = check_rules([("a.yaml", weird_pool), ("b.yaml", other), ("c.yaml", nc), ("d.yaml", None),  # type: ignore[list-item]
+                            ("e.yaml", "text"), ("f.yaml", static)])  # type: ignore[list-item]
+    assert {f.code for f in findings} >= {"KG401", "KG402"}
