@@ -46,7 +46,8 @@ def test_taint_limit_consolidation_weight_labels(chart, node_class):
     assert spec["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
     assert spec["disruption"]["consolidateAfter"] == "5m"
     assert spec["weight"] == 60
-    assert spec["template"]["metadata"]["labels"] == {"node-type": "gpu-inference", "workload": "inference"}
+    assert spec["template"]["metadata"]["labels"] == {"node-type": "gpu-inference", "workload": "inference",
+                                                      "gpu-operator": "enabled"}
     assert spec["template"]["spec"]["expireAfter"] == "720h"
 
 
@@ -154,3 +155,8 @@ def test_fails_when_props_object_and_keywords_are_mixed(chart, node_class):
         GpuInferencePool(chart, "Pool", node_class=node_class,
                          props=GpuInferencePoolProps(name="gpu-inference", gpu_limit=16), weight=10)
     assert exc.value.code == "KG100" and exc.value.prop == "weight"
+
+
+def test_gpu_operator_label_can_be_left_off(chart, node_class):
+    labels = pool(chart, node_class, gpu_operator=False)["spec"]["template"]["metadata"]["labels"]
+    assert "gpu-operator" not in labels

@@ -75,7 +75,7 @@ def test_shared_taints_and_labels_are_identical_across_tiers(chart, node_class):
     rendered_taints = [p["spec"]["template"]["spec"]["taints"] for p in pools]
     rendered_labels = [p["spec"]["template"]["metadata"]["labels"] for p in pools]
     assert rendered_taints == [[t.render() for t in taints]] * 3
-    assert rendered_labels == [{"node-type": "gpu-batch", "team": "ml"}] * 3
+    assert rendered_labels == [{"node-type": "gpu-batch", "team": "ml", "gpu-operator": "enabled"}] * 3
 
 
 def test_names_are_prefix_dash_suffix(chart, node_class):

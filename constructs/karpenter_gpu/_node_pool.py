@@ -24,6 +24,10 @@ from .units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
 
 
 
+#: Node label the GPU Operator's placement selects on (seed 003).
+GPU_OPERATOR_LABEL = ("gpu-operator", "enabled")
+
+
 class NodePoolProps(Props):
     """The node template and disruption budgets of a GPU NodePool."""
 
@@ -45,6 +49,10 @@ class NodePoolProps(Props):
     requirements: tuple[Requirement, ...] = ()
     #: Template labels (become node labels and requirements).
     labels: Mapping[str, str]
+    #: Label nodes ``gpu-operator=enabled`` so the GPU Operator's operands (driver checks, device plugin,
+    #: DCGM exporter) are placed on them; without a device plugin the node never reports its GPUs.
+    #: Default: True.
+    gpu_operator: bool = True
     #: Default: (Taint.gpu(),) — ``nvidia.com/gpu=true:NoSchedule``.
     taints: tuple[Taint, ...] = (Taint.gpu(),)
     #: Taints removed by a daemon once ready. Default: - none.
@@ -111,12 +119,17 @@ class NodePoolProps(Props):
                     fix="use GpuMemory.of_gpu(<name>) rather than the marketing size (A10G/L4 '24 GB' = 22888 MiB)")
         self._budgets = compile_budgets(self.all_budgets(), self.disruption_windows)
         self._requirements = self._derive_requirements()
-        count = len(self.labels) + len(self._requirements)
+        count = len(self.node_labels) + len(self._requirements)
         if count > 100:
             raise KarpenterGpuError("KG110", prop="requirements", value=count,
                                     allowed="labels + requirements ≤ 100 (labels become requirements)",
                                     fix="drop requirements")
         return self
+
+    @property
+    def node_labels(self) -> dict[str, str]:
+        """The template labels as rendered: ``labels`` plus the GPU Operator placement label."""
+        return {**self.labels, **({GPU_OPERATOR_LABEL[0]: GPU_OPERATOR_LABEL[1]} if self.gpu_operator else {})}
 
     def all_budgets(self) -> tuple[Budget, ...]:
         """The UTC budgets before windows are appended."""
@@ -158,7 +171,7 @@ class NodePoolProps(Props):
         spec["expireAfter"] = str(self.expire_after)
         if self.termination_grace_period is not None:
             spec["terminationGracePeriod"] = str(self.termination_grace_period)
-        return {"metadata": {"labels": dict(self.labels)}, "spec": spec}
+        return {"metadata": {"labels": self.node_labels}, "spec": spec}
 
 
 class NodePoolConstruct(Construct):

@@ -69,6 +69,18 @@ CODES: dict[str, str] = {
     "KG414": "spot capacity needs the controller's interruption queue",
     "KG415": "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)",
     "KG416": "static pool without limits.nodes at or above replicas",
+    "KG417": "workload cannot land on the pool it targets",
+    # KarpenterControllerValues (karpenter_gpu.karpenter_values): Karpenter chart settings.
+    "KG520": "Karpenter cluster name missing or invalid",
+    "KG521": "interruption queue not an SQS queue name (URL or ARN given)",
+    "KG522": "feature gate forced off while constructs need it",
+    "KG523": "spot pools without an interruption queue",
+    "KG524": "unknown or invalid feature gate override",
+    "KG525": "spot_to_spot_consolidation contradicts feature_gates",
+    # GpuWorkload (karpenter_gpu.gpu_workload).
+    "KG560": "workload GPU count below 1 or above the pool's GPU limit",
+    "KG561": "PodDisruptionBudget on a training workload",
+    "KG562": "PodDisruptionBudget minAvailable below 1 or at or above replicas",
 }
 
 
