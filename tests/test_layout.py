@@ -33,16 +33,20 @@ def test_nothing_under_constructs_is_named_like_the_library():
     ("karpenter_gpu.crds.nodepool.sh.karpenter", "NodePool", "karpenter.sh/v1", "NodePool"),
     ("karpenter_gpu.crds.nodeoverlay.sh.karpenter", "NodeOverlay", "karpenter.sh/v1alpha1", "NodeOverlay"),
     ("karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter", "Ec2NodeClass", "karpenter.k8s.aws/v1", "EC2NodeClass"),
+    ("karpenter_gpu.crds.servicemonitor.com.coreos.monitoring", "ServiceMonitor", "monitoring.coreos.com/v1",
+     "ServiceMonitor"),
+    ("karpenter_gpu.crds.prometheusrule.com.coreos.monitoring", "PrometheusRule", "monitoring.coreos.com/v1",
+     "PrometheusRule"),
 ])
 def test_every_generated_binding_imports(module, cls, api_version, kind):
-    # NodePool and NodeOverlay share an API group: both must survive the import.
+    # NodePool/NodeOverlay and ServiceMonitor/PrometheusRule share an API group: all must survive the import.
     binding = getattr(__import__(module, fromlist=[cls]), cls)
     assert (binding.GVK.api_version, binding.GVK.kind) == (api_version, kind)
 
 
 def test_assemblies_are_committed_not_ignored():
     tgz = sorted(p.relative_to(ROOT) for p in (ROOT / "imports").rglob("*.jsii.tgz"))
-    assert len(tgz) == 3
+    assert len(tgz) == 5
     ignored = subprocess.run(["git", "check-ignore", *map(str, tgz)], cwd=ROOT, capture_output=True, text=True)
     assert ignored.stdout == ""
 
@@ -51,7 +55,11 @@ def test_cdk8s_yaml_pins_v1_14_1_crds_with_distinct_module_names():
     config = yaml.safe_load((ROOT / "cdk8s.yaml").read_text())
     specs = dict(s.split(":=", 1) for s in config["imports"])
     base = "https://raw.githubusercontent.com/aws/karpenter-provider-aws/v1.14.1/pkg/apis/crds/"
+    prom = ("https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/v0.93.0/"
+            "example/prometheus-operator-crd/")
     assert specs == {"nodepool": base + "karpenter.sh_nodepools.yaml",
                      "nodeoverlay": base + "karpenter.sh_nodeoverlays.yaml",
-                     "ec2nodeclass": base + "karpenter.k8s.aws_ec2nodeclasses.yaml"}
+                     "ec2nodeclass": base + "karpenter.k8s.aws_ec2nodeclasses.yaml",
+                     "servicemonitor": prom + "monitoring.coreos.com_servicemonitors.yaml",
+                     "prometheusrule": prom + "monitoring.coreos.com_prometheusrules.yaml"}
     assert config["language"] == "python"

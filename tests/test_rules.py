@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 17)]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 18)]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -119,7 +119,8 @@ def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
 
 def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
-    assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416"}
+    assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
+                                                                             "KG417"}
     assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
 
 
@@ -439,3 +440,135 @@ def test_malformed_manifests_do_not_crash():
     findings = check_rules([("a.yaml", weird_pool), ("b.yaml", other), ("c.yaml", nc), ("d.yaml", None),  # type: ignore[list-item]
                             ("e.yaml", "text"), ("f.yaml", static)])  # type: ignore[list-item]
     assert {f.code for f in findings} >= {"KG401", "KG402"}
+
+
+# --------------------------------------------------------------------------- KG417 (workload placement)
+
+NODEPOOL = "karpenter.sh/nodepool"
+POD = "spec.template.spec"
+
+
+def workload(pool: str = "gpu-inference", tolerations: list[dict] | None = None, kind: str = "Deployment",
+             **selector: str) -> dict:
+    """A GPU workload pinned to ``pool``, tolerating the GPU taint unless told otherwise."""
+    pod = {"nodeSelector": {NODEPOOL: pool, **{k.replace("__", "/"): v for k, v in selector.items()}},
+           "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+           if tolerations is None else tolerations,
+           "containers": [{"name": "main", "image": "pause", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+    api = {"Pod": "v1", "Job": "batch/v1", "CronJob": "batch/v1"}.get(kind, "apps/v1")
+    spec: dict = {"template": {"spec": pod}}
+    if kind == "Pod":
+        spec = pod
+    elif kind == "CronJob":
+        spec = {"schedule": "0 0 * * *", "jobTemplate": {"spec": {"template": {"spec": pod}}}}
+    return {"apiVersion": api, "kind": kind, "metadata": {"name": "smoke"}, "spec": spec}
+
+
+def kg417(*manifests: dict) -> list[Finding]:
+    return [f for f in run(*manifests) if f.code == "KG417"]
+
+
+def test_kg417_clean_workload_on_its_pool():
+    assert run(gpu_pool(), training_pool(), workload(), workload("gpu-training", kind="Job")) == []
+
+
+def test_kg417_pool_missing_from_the_environment():
+    f = only(run(gpu_pool(), workload("gpu-inferense")), "KG417")
+    assert (f.kind, f.severity, f.path) == ("Deployment", Severity.ERROR, f"{POD}.nodeSelector[{NODEPOOL}]")
+    assert "gpu-inferense" in f.message and "gpu-inference" in f.message and "Pending" in f.message
+
+
+def test_kg417_untolerated_taint_names_the_toleration_to_add():
+    f = only(run(gpu_pool(), workload(tolerations=[])), "KG417")
+    assert f.path == f"{POD}.tolerations"
+    assert "nvidia.com/gpu=true:NoSchedule" in f.message
+    assert "{key: nvidia.com/gpu, operator: Equal, value: 'true', effect: NoSchedule}" in f.message
+
+
+@pytest.mark.parametrize("toleration", [
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "nvidia.com/gpu", "operator": "Exists"},  # empty effect matches every effect
+    {"key": "nvidia.com/gpu", "value": "true"},  # operator defaults to Equal
+    {"operator": "Exists"},  # empty key with Exists tolerates everything
+    {"operator": "Exists", "effect": "NoSchedule"},
+])
+def test_kg417_kubernetes_toleration_matching_accepts(toleration):
+    assert kg417(gpu_pool(), workload(tolerations=[toleration])) == []
+
+
+@pytest.mark.parametrize("toleration", [
+    {"key": "nvidia.com/gpu", "operator": "Equal", "value": "false", "effect": "NoSchedule"},
+    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "nvidia.com/gpu", "operator": "Equal", "effect": "NoSchedule"},  # value "" ≠ "true"
+    {"key": "amd.com/gpu", "operator": "Exists"},
+    {"operator": "Exists", "effect": "PreferNoSchedule"},
+])
+def test_kg417_kubernetes_toleration_matching_rejects(toleration):
+    assert len(kg417(gpu_pool(), workload(tolerations=[toleration]))) == 1
+
+
+def test_kg417_one_finding_per_untolerated_taint_and_prefer_no_schedule_is_not_needed():
+    pool = gpu_pool()
+    tspec(pool)["taints"] += [{"key": "example.com/team", "effect": "NoExecute"},
+                              {"key": "example.com/soft", "value": "x", "effect": "PreferNoSchedule"}]
+    findings = kg417(pool, workload(tolerations=[]))
+    assert len(findings) == 2
+    assert "nvidia.com/gpu=true:NoSchedule" in findings[0].message
+    assert "example.com/team:NoExecute" in findings[1].message
+    gpu_only = workload()
+    assert [f.path for f in kg417(pool, gpu_only)] == [f"{POD}.tolerations"]
+    team = {"key": "example.com/team", "operator": "Exists", "effect": "NoExecute"}
+    both = workload(tolerations=_list_of(gpu_only) + [team])
+    assert kg417(pool, both) == []
+
+
+def _list_of(work: dict) -> list[dict]:
+    return list(work["spec"]["template"]["spec"]["tolerations"])
+
+
+def test_kg417_startup_taints_need_no_toleration():
+    pool = gpu_pool()
+    tspec(pool)["startupTaints"] = [{"key": "example.com/agent-not-ready", "effect": "NoSchedule"}]
+    assert kg417(pool, workload()) == []
+
+
+def test_kg417_node_selector_conflicting_with_a_template_label():
+    f = only(run(gpu_pool(), workload(workload="training")), "KG417")
+    assert f.path == f"{POD}.nodeSelector[workload]"
+    assert "template label workload: inference" in f.message
+    assert kg417(gpu_pool(), workload(workload="inference")) == []
+
+
+@pytest.mark.parametrize("key, value, bad", [
+    (CAPACITY, "spot", True),  # pool: capacity-type In [on-demand]
+    (CAPACITY, "on-demand", False),
+    (GPU_NAME, "t4", True),
+    (GPU_MEMORY, "16384", True),  # Gte 22888
+    (GPU_MEMORY, "45776", False),
+    ("kubernetes.io/arch", "amd64", False),  # unconstrained by the pool: not a conflict
+])
+def test_kg417_node_selector_against_the_pool_requirements(key, value, bad):
+    findings = kg417(gpu_pool(), workload(**{key.replace("/", "__"): value}))
+    assert [f.path for f in findings] == ([f"{POD}.nodeSelector[{key}]"] if bad else [])
+
+
+@pytest.mark.parametrize("kind, path", [("Pod", "spec"), ("Job", POD), ("StatefulSet", POD),
+                                         ("CronJob", "spec.jobTemplate.spec.template.spec")])
+def test_kg417_reads_every_workload_kind(kind, path):
+    f = only(run(gpu_pool(), workload(tolerations=[], kind=kind)), "KG417")
+    assert (f.kind, f.path) == (kind, f"{path}.tolerations")
+
+
+def test_kg417_ignores_workloads_without_a_nodepool_selector():
+    work = workload(tolerations=[])
+    del work["spec"]["template"]["spec"]["nodeSelector"][NODEPOOL]
+    assert run(gpu_pool(), work) == []
+
+
+def test_kg417_malformed_workloads_do_not_crash():
+    broken = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"template": "x"}},
+              {"apiVersion": "v1", "kind": "Pod", "spec": {"nodeSelector": {NODEPOOL: 5}, "tolerations": "x"}},
+              {"apiVersion": ["v1"], "kind": "Pod"},
+              workload(tolerations=[None, {"key": 3, "operator": None}])]  # type: ignore[list-item]
+    findings = check_rules([("w.yaml", m) for m in [gpu_pool(), *broken]])
+    assert [f.code for f in findings] == ["KG417", "KG417"]

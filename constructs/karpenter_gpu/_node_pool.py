@@ -129,7 +129,10 @@ class NodePoolProps(Props):
     @property
     def node_labels(self) -> dict[str, str]:
         """The template labels as rendered: ``labels`` plus the GPU Operator placement label."""
-        return {**self.labels, **({GPU_OPERATOR_LABEL[0]: GPU_OPERATOR_LABEL[1]} if self.gpu_operator else {})}
+        key, value = GPU_OPERATOR_LABEL
+        if not self.gpu_operator or key in self.labels:  # an explicit label (e.g. "disabled") wins
+            return dict(self.labels)
+        return {**self.labels, key: value}
 
     def all_budgets(self) -> tuple[Budget, ...]:
         """The UTC budgets before windows are appended."""

@@ -70,6 +70,15 @@ CODES: dict[str, str] = {
     "KG415": "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)",
     "KG416": "static pool without limits.nodes at or above replicas",
     "KG417": "workload cannot land on the pool it targets",
+    # GpuOperatorValues / TimeSlicingOverlay (NVIDIA GPU Operator chart v26.7.0 values).
+    "KG500": "GPU Operator values without any NodePool under the scope",
+    "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
+    "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",
+    "KG503": "GPU Operator chart validation would fail (devicePlugin.config, cdi, deployCR)",
+    "KG504": "invalid time-slicing replicas or GPU counts",
+    "KG505": "time-sliced pools unknown or not selected by the device-plugin config label",
+    "KG506": "unknown GPU Operator operand",
+    "KG507": "time slicing without the operator's device plugin (Bottlerocket)",
     # KarpenterControllerValues (karpenter_gpu.karpenter_values): Karpenter chart settings.
     "KG520": "Karpenter cluster name missing or invalid",
     "KG521": "interruption queue not an SQS queue name (URL or ARN given)",
@@ -77,6 +86,11 @@ CODES: dict[str, str] = {
     "KG523": "spot pools without an interruption queue",
     "KG524": "unknown or invalid feature gate override",
     "KG525": "spot_to_spot_consolidation contradicts feature_gates",
+    # GpuMonitoring (karpenter_gpu.gpu_monitoring): ServiceMonitors and the GPU PrometheusRule.
+    "KG540": "GpuMonitoring without a dynamic GPU pool (gpu_limit) under its scope",
+    "KG541": "alert threshold out of range (near-limit ratio not in (0, 1], utilization percent not in (0, 100])",
+    "KG542": "invalid Prometheus duration (e.g. 30m, 1h)",
+    "KG543": "GPU pools under one scope share a name but not a GPU limit",
     # GpuWorkload (karpenter_gpu.gpu_workload).
     "KG560": "workload GPU count below 1 or above the pool's GPU limit",
     "KG561": "PodDisruptionBudget on a training workload",

@@ -53,6 +53,7 @@ RULES: dict[str, Rule] = {
     "KG414": Rule(_I, "spot capacity needs the controller's interruption queue"),
     "KG415": Rule(_W, "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)"),
     "KG416": Rule(_E, "static pool without limits.nodes at or above replicas"),
+    "KG417": Rule(_E, "workload cannot land on the pool it targets"),
 }
 
 #: The environment name in which KG411 (``@latest`` AMI alias) is an error.
@@ -61,6 +62,11 @@ PROD_ENVIRONMENT = "prod"
 _NODEPOOL = ("karpenter.sh/v1", "NodePool")
 _NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")
 _OVERLAY = ("karpenter.sh/v1alpha1", "NodeOverlay")
+#: Workload kinds KG417 reads, and where their pod spec is.
+_WORKLOADS = {("v1", "Pod"): "spec", ("apps/v1", "Deployment"): "spec.template.spec",
+              ("apps/v1", "StatefulSet"): "spec.template.spec", ("apps/v1", "ReplicaSet"): "spec.template.spec",
+              ("apps/v1", "DaemonSet"): "spec.template.spec", ("batch/v1", "Job"): "spec.template.spec",
+              ("batch/v1", "CronJob"): "spec.jobTemplate.spec.template.spec"}
 
 _GPU_KEY_PREFIX = "karpenter.k8s.aws/instance-gpu-"
 _GPU_FAMILY = re.compile(r"^(g|gr|p)[0-9]")  # g4dn, g5g, g6e, gr6, p4d, p5en, p6-b200 …
@@ -543,11 +549,105 @@ def _check_overlay(obj: _Object) -> None:
     _check_requirements(obj, _requirements(obj.spec.get("requirements"), "spec.requirements"), overlay=True)
 
 
+# --------------------------------------------------------------------------- workloads (KG417)
+
+
+class _Workload(_Object):
+    """A pod or pod-template workload; ``pod`` is its pod spec, found at ``pod_path``."""
+
+    def __init__(self, file: str, manifest: dict, pod_path: str) -> None:
+        super().__init__(file, manifest)
+        pod: Any = manifest
+        for part in pod_path.split("."):
+            pod = _dict(pod).get(part)
+        self.pod_path, self.pod = pod_path, _dict(pod)
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    """Kubernetes' ``Toleration.ToleratesTaint``: an empty effect or key matches any; Exists matches any value."""
+    effect, key = toleration.get("effect") or "", toleration.get("key") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    return operator == "Equal" and str(toleration.get("value") or "") == str(taint.get("value") or "")
+
+
+def _admits(r: _Req, value: str) -> bool:
+    """Whether a node labelled ``r.key=value`` can satisfy the pool's requirement ``r``."""
+    if r.op == "In":
+        return r.values is not None and value in r.values
+    if r.op == "NotIn":
+        return value not in (r.values or [])
+    if r.op == "DoesNotExist":
+        return False
+    if r.op in _COMPARISONS:
+        bound = _int(r.values[0]) if r.values and len(r.values) == 1 else None
+        if bound is None:
+            return True  # a malformed comparison is KG409's or the CRD's business
+        number = _int(value)
+        return number is not None and _passes(number, r.op, bound)
+    return True  # Exists, or an operator the CRD would reject anyway
+
+
+def _taint_text(taint: dict) -> str:
+    value = taint.get("value")
+    return f"{taint.get('key')}{'=' + str(value) if value not in (None, '') else ''}:{taint.get('effect')}"
+
+
+def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
+    selector = _dict(work.pod.get("nodeSelector"))
+    if Label.NODEPOOL not in selector:
+        return
+    target = str(selector[Label.NODEPOOL])
+    base = f"{work.pod_path}.nodeSelector"
+    pool = next((p for p in pools if p.name == target), None)
+    if pool is None:
+        known = ", ".join(sorted(p.name for p in pools)) or "none"
+        work.add("KG417", f"{base}[{Label.NODEPOOL}]",
+                 f"nodeSelector {Label.NODEPOOL}: {target} names no NodePool of this environment (NodePools here: "
+                 f"{known}): Karpenter launches nodes only for NodePools that exist and labels them with their own "
+                 "name, so the pod stays Pending for good; fix: select one of the NodePools above, or add NodePool "
+                 f"{target} to this environment")
+        return
+    tolerations = [_dict(t) for t in _list(work.pod.get("tolerations"))]
+    for i, raw in enumerate(_list(pool.tspec.get("taints"))):
+        taint = _dict(raw)
+        if taint.get("effect") not in _ISOLATING_EFFECTS or any(_tolerates(t, taint) for t in tolerations):
+            continue
+        value = taint.get("value")
+        wanted = (f"{{key: {taint.get('key')}, operator: Equal, value: '{value}', effect: {taint.get('effect')}}}"
+                  if value not in (None, "") else
+                  f"{{key: {taint.get('key')}, operator: Exists, effect: {taint.get('effect')}}}")
+        work.add("KG417", f"{work.pod_path}.tolerations",
+                 f"NodePool {target} taints its nodes {_taint_text(taint)} (spec.template.spec.taints[{i}]) and the "
+                 "pod does not tolerate it: Karpenter launches no node for a pod that does not tolerate the pool's "
+                 "taints and the scheduler would not place it there, so the pod stays Pending while the nodeSelector "
+                 f"rules out every other pool; fix: add the toleration {wanted} (pod_placement(pool) renders them all)")
+    for key, raw in selector.items():
+        if key == Label.NODEPOOL:
+            continue
+        value = str(raw)
+        conflict = next((r for r in pool.selection if r.key == key and not _admits(r, value)), None)
+        if conflict is None:
+            continue
+        where = (f"template label {key}: {pool.labels.get(key)}" if conflict.path.startswith(pool.LABELS) else
+                 f"requirement {key} {conflict.op}{' ' + str(conflict.values) if conflict.values else ''}")
+        work.add("KG417", f"{base}[{key}]",
+                 f"nodeSelector {key}: {value} conflicts with NodePool {target}'s {where} ({conflict.path}): no node "
+                 "of that pool can carry both, so Karpenter launches nothing and the pod stays Pending; fix: drop "
+                 f"the {key} selector (karpenter.sh/nodepool already picks the pool) or make it match the pool")
+
+
 def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None) -> list[Finding]:
     """Run every rule on one environment's manifests, given as ``(file, manifest)`` pairs.
 
-    Only NodePools (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1) and NodeOverlays
-    (karpenter.sh/v1alpha1) are looked at; anything else is ignored. ``environment`` "prod" makes
+    Only NodePools (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1), NodeOverlays
+    (karpenter.sh/v1alpha1) and, for KG417, workloads (Pod, Deployment, StatefulSet, ReplicaSet,
+    DaemonSet, Job, CronJob) are looked at; anything else is ignored. ``environment`` "prod" makes
     KG411 an error. Findings come back in manifest order.
     """
     objects: list[_Object] = []
@@ -559,11 +659,15 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             objects.append(_Pool(file, manifest))
         elif gvk in (_NODE_CLASS, _OVERLAY):
             objects.append(_Object(file, manifest))
+        elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
+            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
     pools = [o for o in objects if isinstance(o, _Pool)]
     findings: list[Finding] = []
     for obj in objects:
         if isinstance(obj, _Pool):
             _check_pool(obj, pools)
+        elif isinstance(obj, _Workload):
+            _kg417_placement(obj, pools)
         elif obj.kind == _NODE_CLASS[1]:
             _check_node_class(obj, environment)
         else:

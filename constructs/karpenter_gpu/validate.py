@@ -71,7 +71,8 @@ def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
             files += 1
             rel = str(path.relative_to(base))
             for doc in yaml.safe_load_all(path.read_text()):
-                if isinstance(doc, dict):
+                # Helm values files sit beside the manifests; anything without apiVersion/kind is not an object.
+                if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
                     documents.append((rel, doc))
         objects += len(documents)
         for rel, doc in documents:

@@ -1,0 +1,349 @@
+"""GpuOperatorValues → NVIDIA GPU Operator v26.7.0 values derived from the NodePools under a scope."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from karpenter_gpu import (Duration, GpuCapacityOverlay, GpuInferencePool, GpuNodeClass, GpuTrainingPool,
+                           KarpenterGpuError, Taint, TaintEffect)
+from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL_OPERANDS, VERSION, GpuOperatorValues,
+                                               GpuOperatorValuesProps, check_chart_validations, time_slicing_config)
+from karpenter_gpu.helm_values import helm_values_in
+from tests.conftest import manifests
+
+LABELS = {"gpu-operator": "enabled", "workload": "inference"}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+TRAINING_TOLERATION = {"key": "workload", "operator": "Equal", "value": "training", "effect": "NoSchedule"}
+
+
+def node_class(chart, id="Class", ami="al2023@v20251103", name=None):
+    return GpuNodeClass(chart, id, name=name or id.lower(), ami=ami, role="R", cluster_name="c")
+
+
+def inference(chart, nc, id="Inference", name="gpu-inference", **props):
+    return GpuInferencePool(chart, id, node_class=nc, **{"name": name, "gpu_limit": 16, "labels": LABELS, **props})
+
+
+def training(chart, nc, id="Training", name="gpu-training", **props):
+    return GpuTrainingPool(chart, id, node_class=nc, **{
+        "name": name, "gpu_limit": 64, "labels": {"gpu-operator": "enabled", "workload": "training"},
+        "taints": (Taint.gpu(), Taint("workload", "training")), "expire_after": Duration.never(), **props})
+
+
+@pytest.fixture
+def platform(chart):
+    nc = node_class(chart)
+    inference(chart, nc)
+    training(chart, nc)
+    return chart
+
+
+def code_of(exc) -> str:
+    return exc.value.code
+
+
+# -- snapshot and the derived values --------------------------------------------------------------
+
+def test_values_snapshot(platform, snapshot):
+    values = GpuOperatorValues(platform, "GpuOperator")
+    assert values.values == snapshot
+    assert (values.chart, values.version, values.file_name) == ("nvidia/gpu-operator", "v26.7.0",
+                                                                "gpu-operator.values.yaml")
+    assert (CHART, VERSION, FILE_NAME) == (values.chart, values.version, values.file_name)
+
+
+def test_key_order_is_stable(platform):
+    keys = list(GpuOperatorValues(platform, "GpuOperator").values)
+    assert keys == ["daemonsets", "operator", "mig", "driver", "toolkit", "devicePlugin", "dcgmExporter",
+                    "migManager", *OPTIONAL_OPERANDS, "node-feature-discovery"]
+
+
+def test_custom_taint_tolerated_by_operands_and_nfd_worker(platform):
+    v = GpuOperatorValues(platform, "GpuOperator").values
+    # nvidia.com/gpu=true:NoSchedule is covered by the Exists toleration: no second entry.
+    assert v["daemonsets"]["tolerations"] == [GPU_TOLERATION, TRAINING_TOLERATION]
+    assert v["node-feature-discovery"]["worker"]["tolerations"] == [GPU_TOLERATION, TRAINING_TOLERATION]
+
+
+def test_gpu_toleration_always_present_and_startup_taints_tolerated(chart):
+    nc = node_class(chart)
+    inference(chart, nc, taints=(Taint("dedicated", effect=TaintEffect.NO_EXECUTE),),
+              startup_taints=(Taint("example.com/warming", "true"),))
+    tolerations = GpuOperatorValues(chart, "GpuOperator").values["daemonsets"]["tolerations"]
+    assert tolerations == [
+        {"key": "dedicated", "operator": "Exists", "effect": "NoExecute"},
+        {"key": "example.com/warming", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+        GPU_TOLERATION,
+    ]
+
+
+def test_tolerations_deduplicated_across_pools(chart):
+    nc = node_class(chart)
+    training(chart, nc)
+    training(chart, nc, id="Training2", name="gpu-training-2")
+    tolerations = GpuOperatorValues(chart, "GpuOperator").values["daemonsets"]["tolerations"]
+    assert tolerations == [GPU_TOLERATION, TRAINING_TOLERATION]
+
+
+def test_placement_keeps_auto_mode_out(platform):
+    v = GpuOperatorValues(platform, "GpuOperator").values
+    not_auto = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["auto"]}]}]}}}
+    worker = v["node-feature-discovery"]["worker"]
+    assert worker["nodeSelector"] == {"gpu-operator": "enabled"}
+    assert worker["affinity"] == not_auto
+    assert v["operator"] == {"affinity": not_auto}  # not pinned to GPU nodes (would hold one up for ever)
+    assert "nodeSelector" not in v["daemonsets"]  # the chart has no such key
+
+
+def test_custom_node_label(chart):
+    nc = node_class(chart)
+    inference(chart, nc, labels={"example.com/gpu-stack": "operator"})
+    v = GpuOperatorValues(chart, "GpuOperator", node_label=("example.com/gpu-stack", "operator")).values
+    assert v["node-feature-discovery"]["worker"]["nodeSelector"] == {"example.com/gpu-stack": "operator"}
+
+
+def test_al2023_runs_the_operators_device_plugin_not_driver_or_toolkit(platform):
+    v = GpuOperatorValues(platform, "GpuOperator").values
+    assert v["devicePlugin"] == {"enabled": True}
+    assert v["driver"] == {"enabled": False}
+    assert v["toolkit"] == {"enabled": False}
+
+
+def test_bottlerocket_only_disables_device_plugin_driver_and_toolkit(chart):
+    nc = node_class(chart, ami="bottlerocket@v1.44.0")
+    inference(chart, nc)
+    training(chart, node_class(chart, "Class2", ami="bottlerocket@1.45.0"))
+    v = GpuOperatorValues(chart, "GpuOperator").values
+    assert v["devicePlugin"] == {"enabled": False}
+    assert v["driver"] == {"enabled": False}
+    assert v["toolkit"] == {"enabled": False}
+
+
+def test_bottlerocket_mixed_with_al2023_is_refused(chart):
+    inference(chart, node_class(chart, "Al2023"))
+    training(chart, node_class(chart, "Bottlerocket", ami="bottlerocket@v1.44.0"))
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(exc) == "KG501"
+    assert "test/Bottlerocket" in str(exc.value) and "test/Al2023" in str(exc.value)
+    assert "device plugin" in exc.value.allowed
+    assert helm_values_in(chart) == []
+
+
+def test_no_pools_is_refused(chart):
+    node_class(chart)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(exc) == "KG500"
+    assert exc.value.path == "test/GpuOperator"
+    assert helm_values_in(chart) == []
+
+
+def test_pool_without_operator_label_is_refused(chart):
+    nc = node_class(chart)
+    inference(chart, nc)
+    inference(chart, nc, id="Unlabelled", name="gpu-unlabelled", labels={"workload": "inference"},
+              gpu_operator=False)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(exc) == "KG502"
+    assert "gpu-unlabelled" in exc.value.prop
+    assert "'gpu-operator': 'enabled'" in exc.value.fix and "test/Unlabelled" in exc.value.fix
+    assert "never appear" in exc.value.allowed
+
+
+def test_wrong_label_value_is_refused(chart):
+    inference(chart, node_class(chart), labels={"gpu-operator": "disabled"})
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(exc) == "KG502"
+    assert exc.value.value == "disabled"
+
+
+def test_only_pools_under_scope_are_read(chart):
+    import cdk8s
+
+    other = cdk8s.Chart(chart.node.scope, "other")
+    inference(other, node_class(other), labels={"workload": "inference"})  # unlabelled, elsewhere
+    inference(chart, node_class(chart))
+    assert GpuOperatorValues(chart, "GpuOperator").pools[0].props.name == "gpu-inference"
+
+
+# -- MIG, DCGM, operands ----------------------------------------------------------------------------
+
+def test_mig_and_dcgm(platform):
+    v = GpuOperatorValues(platform, "GpuOperator", mig_strategy="mixed", mig_manager=True,
+                          dcgm_service_monitor=False).values
+    assert v["mig"] == {"strategy": "mixed"}
+    assert v["migManager"] == {"enabled": True}
+    assert v["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+
+
+def test_mig_strategy_is_checked(platform):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", mig_strategy="none")
+    assert code_of(exc) == "KG100" and exc.value.prop == "mig_strategy"
+
+
+def test_operands_off_by_default(platform):
+    v = GpuOperatorValues(platform, "GpuOperator").values
+    for operand in ("vgpuManager", "vgpuDeviceManager", "vfioManager", "kataManager", "sandboxDevicePlugin",
+                    "ccManager", "gds", "gdrcopy", "kataSandboxDevicePlugin"):
+        assert v[operand] == {"enabled": False}, operand
+    assert v["migManager"] == {"enabled": False}
+    assert v["dcgmExporter"]["enabled"] is True
+    assert "cdi" not in v and "gfd" not in v and "nfd" not in v  # chart defaults, not emitted
+
+
+def test_operands_on_when_asked(platform):
+    v = GpuOperatorValues(platform, "GpuOperator", extra_operands={"gds", "gdrcopy"}).values
+    assert v["gds"] == {"enabled": True} and v["gdrcopy"] == {"enabled": True}
+    assert v["vgpuManager"] == {"enabled": False}
+
+
+@pytest.mark.parametrize("operands", [{"devicePlugin"}, {"gdr-copy"}, "gds"])
+def test_unknown_operands_refused(platform, operands):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", extra_operands=operands)
+    assert code_of(exc) == "KG506"
+
+
+# -- time slicing ------------------------------------------------------------------------------------
+
+def test_time_slicing_device_plugin_config(platform):
+    values = GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4)
+    config = values.values["devicePlugin"]["config"]
+    assert config == {
+        "create": True, "name": "time-slicing-config", "default": "any",
+        "data": {"any": "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: false\n    resources:\n"
+                        "    - name: nvidia.com/gpu\n      replicas: 4\n"},
+    }
+    assert yaml.safe_load(config["data"]["any"]) == {"version": "v1", "sharing": {"timeSlicing": {
+        "renameByDefault": False, "resources": [{"name": "nvidia.com/gpu", "replicas": 4}]}}}
+    assert values.values["devicePlugin"]["enabled"] is True
+
+
+def test_time_slicing_creates_the_overlays(platform):
+    values = GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, overlay_weight=200)
+    overlays = [m for m in manifests(platform) if m["kind"] == "NodeOverlay"]
+    assert [o["spec"]["weight"] for o in overlays] == [200, 201, 202, 203]
+    assert [o["spec"]["capacity"] for o in overlays] == [{"nvidia.com/gpu": str(4 * k)} for k in (1, 2, 4, 8)]
+    for o in overlays:
+        assert {"key": "karpenter.sh/nodepool", "operator": "In",
+                "values": ["gpu-inference", "gpu-training"]} in o["spec"]["requirements"]
+    assert values.time_slicing is not None and values.time_slicing.node.path == "test/GpuOperator/TimeSlicing"
+    assert {n.gate for n in required_feature_gates(platform)} == {FeatureGate.NODE_OVERLAY}
+
+
+def test_no_time_slicing_no_overlay_no_config(platform):
+    values = GpuOperatorValues(platform, "GpuOperator")
+    assert values.time_slicing is None
+    assert "config" not in values.values["devicePlugin"]
+    assert not [m for m in manifests(platform) if m["kind"] == "NodeOverlay"]
+
+
+@pytest.mark.parametrize("replicas", [1, 0, -2, True, 2.5, "4"])
+def test_time_slicing_replicas_below_two_refused(platform, replicas):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=replicas)
+    assert code_of(exc) == "KG504"
+    assert helm_values_in(platform) == []
+
+
+def test_time_slicing_on_bottlerocket_refused(chart):
+    inference(chart, node_class(chart, ami="bottlerocket@v1.44.0"))
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4)
+    assert code_of(exc) == "KG507"
+
+
+def test_subset_needs_the_device_plugin_config_label(platform):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inference",))
+    assert code_of(exc) == "KG505"
+    assert "gpu-inference" in exc.value.prop and "nvidia.com/device-plugin.config" in exc.value.fix
+
+
+def test_subset_with_label_gets_an_unshared_default(chart):
+    nc = node_class(chart)
+    inference(chart, nc, labels={**LABELS, "nvidia.com/device-plugin.config": "any"})
+    training(chart, nc)
+    values = GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=3, time_sliced_pools=("gpu-inference",))
+    config = values.values["devicePlugin"]["config"]
+    assert config["default"] == "exclusive"
+    assert config["data"] == {"any": time_slicing_config(3), "exclusive": "version: v1\n"}
+    overlays = [m for m in manifests(chart) if m["kind"] == "NodeOverlay"]
+    assert all({"key": "karpenter.sh/nodepool", "operator": "In", "values": ["gpu-inference"]}
+               in o["spec"]["requirements"] for o in overlays)
+
+
+def test_pool_labelled_for_another_config_refused(chart):
+    inference(chart, node_class(chart), labels={**LABELS, "nvidia.com/device-plugin.config": "a100"})
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=2)
+    assert code_of(exc) == "KG505"
+
+
+def test_unknown_time_sliced_pool_refused(platform):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inferense",))
+    assert code_of(exc) == "KG505" and exc.value.value == ["gpu-inferense"]
+
+
+def test_time_sliced_pools_without_replicas_refused(platform):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", time_sliced_pools=("gpu-inference",))
+    assert code_of(exc) == "KG505"
+
+
+def test_overlay_weight_clash_fails_before_anything_is_added(platform):
+    GpuCapacityOverlay(platform, "Fractional", name="fractional", weight=102)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4)
+    assert code_of(exc) == "KG183"
+    assert exc.value.path == "test/GpuOperator/TimeSlicing/Gpus4"
+    assert helm_values_in(platform) == []
+    assert [m["metadata"]["name"] for m in manifests(platform) if m["kind"] == "NodeOverlay"] == ["fractional"]
+
+
+# -- chart validations, YAML, props ------------------------------------------------------------------
+
+@pytest.mark.parametrize("values, prop", [
+    ({"devicePlugin": {"config": {"create": True, "name": "x", "data": {}}}}, "devicePlugin.config.data"),
+    ({"devicePlugin": {"config": {"create": True, "name": "", "data": {"any": "version: v1\n"}}}},
+     "devicePlugin.config.name"),
+    ({"devicePlugin": {"config": {"create": True, "name": "x", "default": "all", "data": {"any": "v"}}}},
+     "devicePlugin.config.default"),
+    ({"cdi": {"nriPluginEnabled": True}, "toolkit": {"enabled": False}}, "cdi.nriPluginEnabled"),
+    ({"gpuCluster": {"deployCR": True}}, "gpuCluster.deployCR"),
+])
+def test_chart_validations(values, prop):
+    with pytest.raises(KarpenterGpuError) as exc:
+        check_chart_validations(values, "p")
+    assert code_of(exc) == "KG503" and exc.value.prop == prop
+
+
+def test_rendered_values_pass_chart_validations(platform):
+    check_chart_validations(GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=2).values)
+
+
+def test_to_yaml_round_trips(platform):
+    values = GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4)
+    text = values.to_yaml()
+    assert text.startswith("# Helm values for nvidia/gpu-operator v26.7.0")
+    assert yaml.safe_load(text) == values.values
+
+
+def test_props_object_accepted(platform):
+    props = GpuOperatorValuesProps(mig_manager=True)
+    assert GpuOperatorValues(platform, "GpuOperator", props=props).values["migManager"] == {"enabled": True}
+
+
+@pytest.mark.parametrize("label", [("gpu-operator",), ("karpenter.sh/nodepool", "x"), ("gpu-operator", "")])
+def test_invalid_node_label_refused(platform, label):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(platform, "GpuOperator", node_label=label)
+    assert code_of(exc) in ("KG111", "KG121")

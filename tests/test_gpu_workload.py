@@ -1,0 +1,293 @@
+"""GpuWorkload → Deployment (+ PDB) pinned to one GPU NodePool; pod_placement; KG417 on the output."""
+
+from __future__ import annotations
+
+import copy
+
+import cdk8s
+import pytest
+
+from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError,
+                           StaticCapacityPool, Taint, TaintEffect)
+from karpenter_gpu.findings import Severity
+from karpenter_gpu.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
+from karpenter_gpu.rules import check_rules
+from tests.conftest import manifests
+
+TEAM = Taint("example.com/team", "ml", TaintEffect.NO_EXECUTE)
+DEDICATED = Taint("example.com/dedicated", None, TaintEffect.NO_SCHEDULE)
+WORKLOAD_KINDS = ("Deployment", "PodDisruptionBudget")
+
+
+@pytest.fixture
+def node_class(chart):
+    return GpuNodeClass.training(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+
+
+@pytest.fixture
+def inference(chart, node_class):
+    return GpuInferencePool(chart, "Inference", node_class=node_class, name="gpu-inference", gpu_limit=16,
+                            taints=(Taint.gpu(), TEAM, DEDICATED))
+
+
+@pytest.fixture
+def training(chart, node_class):
+    return GpuTrainingPool(chart, "Training", node_class=node_class, name="gpu-training", gpu_limit=32,
+                           expire_after=Duration.never())
+
+
+def workloads(chart) -> list[dict]:
+    return [m for m in manifests(chart) if m["kind"] in WORKLOAD_KINDS]
+
+
+def deployment(chart) -> dict:
+    found = [m for m in manifests(chart) if m["kind"] == "Deployment"]
+    assert len(found) == 1
+    return found[0]
+
+
+def pod(chart) -> dict:
+    return deployment(chart)["spec"]["template"]
+
+
+def code(exc: pytest.ExceptionInfo) -> str:
+    return exc.value.code
+
+
+# --------------------------------------------------------------------------- snapshots
+
+
+def test_inference_workload_with_pdb_snapshot(chart, inference, snapshot):
+    GpuWorkload(chart, "Smoke", pool=inference, namespace="ml-serving", pdb_min_available=1)
+    assert workloads(chart) == snapshot
+
+
+def test_training_workload_snapshot(chart, training, snapshot):
+    GpuWorkload(chart, "Smoke", pool=training, gpus=8, cpu="8", memory="64Gi")
+    assert workloads(chart) == snapshot
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def test_tolerations_are_exactly_the_pool_taints(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference)
+    assert pod(chart)["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+        {"key": "example.com/team", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
+        {"key": "example.com/dedicated", "operator": "Exists", "effect": "NoSchedule"},
+    ]
+    assert pod(chart)["spec"]["tolerations"] == [toleration(t) for t in inference.taints]
+
+
+def test_default_pool_taint_only(chart, training):
+    GpuWorkload(chart, "Smoke", pool=training)
+    assert pod(chart)["spec"]["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
+
+
+def test_node_selector_is_the_nodepool_label(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference)
+    assert pod(chart)["spec"]["nodeSelector"] == {"karpenter.sh/nodepool": "gpu-inference"}
+
+
+def test_pod_placement_is_plain_dicts(inference):
+    placement = pod_placement(inference)
+    assert placement == {"nodeSelector": {"karpenter.sh/nodepool": "gpu-inference"},
+                         "tolerations": [toleration(t) for t in inference.taints]}
+    assert type(placement["tolerations"][0]) is dict
+    placement["tolerations"].clear()  # a fresh copy each call
+    assert len(pod_placement(inference)["tolerations"]) == 3
+
+
+def test_startup_taints_are_not_tolerated(chart, node_class):
+    pool = GpuInferencePool(chart, "P", node_class=node_class, name="gpu-x", gpu_limit=4,
+                            startup_taints=(Taint("example.com/agent-not-ready", None),))
+    assert pod_placement(pool)["tolerations"] == [toleration(Taint.gpu())]
+
+
+def test_static_pool(chart, node_class):
+    static = StaticCapacityPool(chart, "Static", node_class=node_class, name="gpu-warm", replicas=2)
+    GpuWorkload(chart, "Smoke", pool=static.pools[0], gpus=8)  # no GPU limit on a static pool
+    assert pod(chart)["spec"]["nodeSelector"] == {"karpenter.sh/nodepool": static.pools[0].name}
+
+
+def test_pod_placement_rejects_a_non_pool():
+    with pytest.raises(KarpenterGpuError) as exc:
+        pod_placement("gpu-inference")  # type: ignore[arg-type]
+    assert code(exc) == "KG100"
+
+
+# --------------------------------------------------------------------------- the pod
+
+
+def test_gpu_requests_and_limits(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference, gpus=4, cpu="500m", memory="256M")
+    resources = pod(chart)["spec"]["containers"][0]["resources"]
+    expected = {"cpu": "500m", "memory": "256M", "nvidia.com/gpu": "4"}
+    assert resources == {"limits": expected, "requests": expected}
+
+
+def test_defaults_follow_upstream_gpu_example(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference)
+    d = deployment(chart)
+    assert d["metadata"]["name"] == "gpu-inference-smoke"
+    assert d["spec"]["replicas"] == 0
+    spec = d["spec"]["template"]["spec"]
+    container = spec["containers"][0]
+    assert container["image"] == PAUSE_IMAGE
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "256Mi", "nvidia.com/gpu": "1"}
+    assert container["securityContext"]["runAsNonRoot"] is True
+    assert container["securityContext"]["runAsUser"] == 65535
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    assert spec["securityContext"]["runAsNonRoot"] is True
+    assert spec["automountServiceAccountToken"] is False
+
+
+def test_replicas_can_be_set(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference, replicas=3)
+    assert deployment(chart)["spec"]["replicas"] == 3
+
+
+def test_labels_and_selector_are_explicit_and_path_independent():
+    d = None
+    for construct_id in ("Smoke", "Elsewhere"):
+        chart = cdk8s.Chart(cdk8s.Testing.app(), f"chart-{construct_id.lower()}")
+        node_class = GpuNodeClass.training(chart, "Class", name="gpu", ami="al2023@v20251103", role="R",
+                                           cluster_name="c")
+        pool = GpuInferencePool(chart, "Inference", node_class=node_class, name="gpu-inference", gpu_limit=16)
+        GpuWorkload(chart, construct_id, pool=pool)
+        rendered = deployment(chart)
+        assert d is None or rendered == d
+        d = rendered
+    assert d["spec"]["selector"] == {"matchLabels": {"app.kubernetes.io/name": "gpu-inference-smoke"}}
+    assert d["spec"]["template"]["metadata"]["labels"] == {"app.kubernetes.io/name": "gpu-inference-smoke"}
+    assert "cdk8s.io" not in str(d)
+
+
+def test_do_not_disrupt_on_training_only(chart, inference, training):
+    GpuWorkload(chart, "Train", pool=training)
+    GpuWorkload(chart, "Serve", pool=inference)
+    GpuWorkload(chart, "ServeOnTraining", pool=training, training=False, name="serve-on-training")
+    GpuWorkload(chart, "TrainOnInference", pool=inference, training=True, name="train-on-inference")
+    by_name = {m["metadata"]["name"]: m for m in manifests(chart) if m["kind"] == "Deployment"}
+    annotations = {n: m["spec"]["template"]["metadata"].get("annotations") for n, m in by_name.items()}
+    assert annotations == {
+        "gpu-training-smoke": {"karpenter.sh/do-not-disrupt": "true"},
+        "gpu-inference-smoke": None,
+        "serve-on-training": None,
+        "train-on-inference": {"karpenter.sh/do-not-disrupt": "true"},
+    }
+    assert by_name["gpu-training-smoke"]["spec"]["strategy"] == {"type": "Recreate"}
+    assert by_name["gpu-inference-smoke"]["spec"]["strategy"]["type"] == "RollingUpdate"
+
+
+def test_do_not_disrupt_docstring_warns_about_expiry():
+    doc = GpuWorkload.__doc__ or ""
+    assert "does **not** stop expiry" in doc and "interruption" in doc
+
+
+def test_pdb_selects_the_pods(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference, replicas=3, pdb_min_available=2, name="serve")
+    pdb = next(m for m in manifests(chart) if m["kind"] == "PodDisruptionBudget")
+    assert pdb["apiVersion"] == "policy/v1"
+    assert pdb["metadata"]["name"] == "serve"
+    assert pdb["spec"]["minAvailable"] == 2
+    assert pdb["spec"]["selector"] == deployment(chart)["spec"]["selector"]
+    assert pdb["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
+
+
+def test_no_pdb_unless_asked(chart, inference):
+    GpuWorkload(chart, "Smoke", pool=inference)
+    assert [m["kind"] for m in workloads(chart)] == ["Deployment"]
+
+
+# --------------------------------------------------------------------------- KG417 on the output
+
+
+def test_rendered_workloads_pass_kg417(chart, inference, training):
+    GpuWorkload(chart, "Serve", pool=inference, pdb_min_available=1)
+    GpuWorkload(chart, "Train", pool=training, gpus=8)
+    findings = check_rules([("dist/dev/app.k8s.yaml", m) for m in manifests(chart)])
+    assert [f for f in findings if f.code == "KG417"] == []
+    assert [f for f in findings if f.severity is Severity.ERROR] == []
+
+
+def test_hand_broken_workload_fails_kg417(chart, inference):
+    GpuWorkload(chart, "Serve", pool=inference)
+    synth = manifests(chart)
+    broken = copy.deepcopy(synth)
+    d = next(m for m in broken if m["kind"] == "Deployment")
+    d["spec"]["template"]["spec"]["tolerations"] = [
+        t for t in d["spec"]["template"]["spec"]["tolerations"] if t["key"] != "example.com/team"]
+    findings = [f for f in check_rules([("app.yaml", m) for m in broken]) if f.code == "KG417"]
+    assert len(findings) == 1
+    assert (findings[0].kind, findings[0].severity, findings[0].path) == (
+        "Deployment", Severity.ERROR, "spec.template.spec.tolerations")
+    assert "example.com/team=ml:NoExecute" in findings[0].message
+    alone = [m for m in synth if m["kind"] != "NodePool" or m["metadata"]["name"] != "gpu-inference"]
+    assert [f.path for f in check_rules([("app.yaml", m) for m in alone]) if f.code == "KG417"] == [
+        "spec.template.spec.nodeSelector[karpenter.sh/nodepool]"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize("gpus", [0, -1, True, 1.5, "1"])
+def test_kg560_gpus_below_one_or_not_an_int(chart, inference, gpus):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=inference, gpus=gpus)
+    assert code(exc) == "KG560" and exc.value.path == "test/Smoke"
+
+
+def test_kg560_gpus_above_the_pool_limit(chart, inference):
+    GpuWorkload(chart, "Max", pool=inference, gpus=16)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=inference, gpus=17)
+    assert code(exc) == "KG560"
+    assert "16" in str(exc.value) and "gpu_limit" in str(exc.value)
+
+
+def test_kg561_pdb_on_training(chart, training, inference):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=training, pdb_min_available=1)
+    assert code(exc) == "KG561" and "do-not-disrupt" in str(exc.value)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke2", pool=inference, training=True, pdb_min_available=1)
+    assert code(exc) == "KG561"
+    GpuWorkload(chart, "Serve", pool=training, training=False, pdb_min_available=1)  # a serving workload is fine
+
+
+@pytest.mark.parametrize("replicas, pdb", [(0, 0), (2, 2), (2, 3), (1, 1)])
+def test_kg562_pdb_that_blocks_every_eviction(chart, inference, replicas, pdb):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=inference, replicas=replicas, pdb_min_available=pdb)
+    assert code(exc) == "KG562"
+
+
+def test_names(chart, node_class, inference):
+    GpuWorkload(chart, "A", pool=inference, name="llm-smoke")
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "B", pool=inference, name="LLM_smoke")
+    assert code(exc) == "KG120"
+    long_pool = GpuInferencePool(chart, "Long", node_class=node_class, name="g" * 60, gpu_limit=4)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "C", pool=long_pool)
+    assert code(exc) == "KG120" and "name=" in str(exc.value)
+    GpuWorkload(chart, "D", pool=long_pool, name="long-smoke")
+
+
+@pytest.mark.parametrize("props, expected", [
+    ({"pool": "gpu-inference"}, "KG100"),
+    ({"cpu": "lots"}, "KG102"),
+    ({"memory": "0"}, "KG102"),
+    ({"replicas": -1}, "KG100"),
+    ({"user": 0}, "KG100"),
+    ({"image": ""}, "KG100"),
+    ({"training": "yes"}, "KG100"),
+    ({"gpu": 1}, "KG100"),
+])
+def test_other_invalid_props(chart, inference, props, expected):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", **{"pool": inference, **props})
+    assert code(exc) == expected
