@@ -33,9 +33,8 @@ class SynthFailed(Exception):
     """The synthesized manifests have validation errors; dist/ was left as it was."""
 
 
-#: Beside the manifests: the controller feature gates they rely on. Not .yaml, so that
-#: `kubectl apply -f dist/<env>` does not try to apply it; usable as `helm -f` values.
-FEATURE_GATES_FILE = "karpenter-feature-gates.values.txt"
+#: Helm values files go one level down, so `kubectl apply -f dist/<env>` (not recursive) skips them.
+HELM_DIR = "helm"
 
 
 def build(configs, outdir: Path) -> list[tuple[cdk8s.App, GpuPlatform]]:
@@ -56,7 +55,10 @@ def synth(configs, outdir: Path) -> None:
     try:
         for app, platform in build(configs, staging):
             app.synth()
-            (Path(app.outdir) / FEATURE_GATES_FILE).write_text(platform.feature_gate_summary())
+            helm = Path(app.outdir) / HELM_DIR
+            for values in platform.helm_values:
+                helm.mkdir(exist_ok=True)
+                (helm / values.file_name).write_text(values.to_yaml())
         report = validate_dir(staging, resolve_crd_dir())
         problems = [f for f in report.findings if f.severity != Severity.INFO]
         for finding in problems:

@@ -2,8 +2,8 @@
 reserved H100 capacity (ODCRs) for training and warm static inference nodes."""
 
 from karpenter_gpu import (AmiAlias, CapacityReservationTerm, DisruptionWindow, Duration, Fallback,
-                           GpuInferencePoolProps, GpuTrainingPoolProps, NodeClassConfig, NodeOverlayDiscourageProps,
-                           PlatformConfig, PriceAdjustment,
+                           GpuInferencePoolProps, GpuTrainingPoolProps, KarpenterControllerValuesProps,
+                           NodeClassConfig, NodeOverlayDiscourageProps, PlatformConfig, PriceAdjustment,
                            ReservationType, ReservedCapacityPoolProps, StaticCapacityPoolProps)
 
 ZONES = ("ap-northeast-2a", "ap-northeast-2b", "ap-northeast-2c")
@@ -12,6 +12,8 @@ CONFIG = PlatformConfig(
     environment="prod",
     node_class=NodeClassConfig(ami=AmiAlias.al2023("v20251103"), role="KarpenterNodeRole-ml-prod",
                                cluster_name="ml-prod", tags={"environment": "prod", "team": "ml-platform"}),
+    # Spot pools need the interruption queue (named after the cluster by the getting-started stack).
+    karpenter=KarpenterControllerValuesProps(cluster_name="ml-prod", interruption_queue="ml-prod"),
     inference=GpuInferencePoolProps(
         name="gpu-inference", gpu_limit=64, zones=ZONES, consolidate_after=Duration.minutes(10),
         # Seoul has no DST: 09:00-19:00 KST compiles to '0 0 * * MON-FRI' for 10h.

@@ -2,9 +2,8 @@
 weighted spot ladder for batch inference (seed 000 §7)."""
 
 from karpenter_gpu import (AmiAlias, CapacityType, DisruptionWindow, Duration, GpuInferencePoolProps,
-                           GpuMemory, GpuTrainingPoolProps, NodeClassConfig, PlatformConfig,
-                           SpotTier,
-                           TieredSpotPoolsProps)
+                           GpuMemory, GpuTrainingPoolProps, KarpenterControllerValuesProps, NodeClassConfig,
+                           PlatformConfig, SpotTier, TieredSpotPoolsProps)
 
 # New York observes DST: the compiled UTC budgets are widened to cover both offsets.
 BUSINESS_HOURS = DisruptionWindow(days="MON-FRI", start="08:00", end="18:00", time_zone="America/New_York", nodes=0)
@@ -13,6 +12,8 @@ CONFIG = PlatformConfig(
     environment="staging",
     node_class=NodeClassConfig(ami=AmiAlias.bottlerocket("v1.50.0"), role="KarpenterNodeRole-ml-staging",
                                cluster_name="ml-staging", tags={"environment": "staging", "team": "ml-platform"}),
+    # Spot pools need the interruption queue (named after the cluster by the getting-started stack).
+    karpenter=KarpenterControllerValuesProps(cluster_name="ml-staging", interruption_queue="ml-staging"),
     inference=GpuInferencePoolProps(
         name="gpu-inference", gpu_limit=16, min_gpu_memory=GpuMemory.of_gpu("a10g"),
         gpu_names=("a10g", "l4", "l40s"), disruption_windows=(BUSINESS_HOURS,),

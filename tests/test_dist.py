@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 import main
 import stacks
@@ -37,31 +38,29 @@ def test_committed_dist_is_current(fresh):
 
 
 def test_one_folder_per_environment_one_file_per_resource(fresh):
-    assert sorted(tree(fresh)) == [
-        "dev/EC2NodeClass.gpu-inference.k8s.yaml", "dev/NodePool.gpu-inference.k8s.yaml",
-        f"dev/{main.FEATURE_GATES_FILE}",
-        "prod/EC2NodeClass.gpu-inference.k8s.yaml", "prod/EC2NodeClass.gpu-reserved.k8s.yaml",
-        "prod/EC2NodeClass.gpu-training.k8s.yaml",
-        "prod/NodeOverlay.discourage-multi-gpu.k8s.yaml",
-        "prod/NodePool.gpu-inference.k8s.yaml", "prod/NodePool.gpu-training-reserved.k8s.yaml",
-        "prod/NodePool.gpu-training.k8s.yaml",
-        "prod/NodePool.gpu-warm-static-ap-northeast-2a.k8s.yaml",
-        "prod/NodePool.gpu-warm-static-ap-northeast-2c.k8s.yaml",
-        f"prod/{main.FEATURE_GATES_FILE}",
-        "staging/EC2NodeClass.gpu-inference.k8s.yaml", "staging/EC2NodeClass.gpu-training.k8s.yaml",
-        "staging/NodePool.gpu-batch-a10g-on-demand.k8s.yaml", "staging/NodePool.gpu-batch-a10g-spot.k8s.yaml",
-        "staging/NodePool.gpu-batch-t4-spot.k8s.yaml",
-        "staging/NodePool.gpu-inference.k8s.yaml", "staging/NodePool.gpu-training.k8s.yaml",
-        f"staging/{main.FEATURE_GATES_FILE}",
-    ]
+    files = sorted(tree(fresh))
+    assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod"}
+    for env in ("dev", "staging", "prod"):
+        assert f"{env}/{main.HELM_DIR}/gpu-operator.values.yaml" in files
+        assert f"{env}/{main.HELM_DIR}/karpenter.values.yaml" in files
+        manifests = [f for f in files if f.startswith(f"{env}/") and f"/{main.HELM_DIR}/" not in f]
+        kinds = sorted({f.split("/")[1].split(".")[0] for f in manifests})
+        assert kinds == (["Deployment", "EC2NodeClass", "NodeOverlay", "NodePool", "PrometheusRule",
+                          "ServiceMonitor"] if env != "staging" else
+                         ["Deployment", "EC2NodeClass", "NodePool", "PrometheusRule", "ServiceMonitor"])
+        for name in manifests:  # <Kind>.<metadata.name>.k8s.yaml, one object per file
+            assert name.endswith(".k8s.yaml") and len(list(yaml.safe_load_all((fresh / name).read_text()))) == 1
+    assert "prod/NodePool.gpu-warm-static-ap-northeast-2a.k8s.yaml" in files
 
 
-def test_feature_gate_file_lists_what_the_environment_needs(fresh):
-    import yaml
-    gates = {env: yaml.safe_load((fresh / env / main.FEATURE_GATES_FILE).read_text())["settings"]["featureGates"]
-             for env in ("dev", "staging", "prod")}
-    assert gates == {"dev": {}, "staging": {},
-                     "prod": {"nodeOverlay": True, "reservedCapacity": True, "staticCapacity": True}}
+def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
+    gates = {env: yaml.safe_load((fresh / env / main.HELM_DIR / "karpenter.values.yaml").read_text())
+             ["settings"]["featureGates"] for env in ("dev", "staging", "prod")}
+    on = {env: sorted(g for g, enabled in values.items() if enabled) for env, values in gates.items()}
+    assert on == {"dev": ["nodeOverlay", "reservedCapacity"],  # time-slicing overlays
+                  "staging": ["reservedCapacity"],
+                  "prod": ["nodeOverlay", "reservedCapacity", "staticCapacity"]}
+    assert all(len(values) == 6 for values in gates.values())  # the chart renders all six
 
 
 def test_synth_is_byte_identical_across_runs(fresh, tmp_path):

@@ -6,8 +6,9 @@ import cdk8s
 import pytest
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError
-from karpenter_gpu.conformance import check
-from stacks import ENVIRONMENTS, prod, staging
+from karpenter_gpu.conformance import validate_manifest
+from karpenter_gpu.findings import Severity
+from stacks import ENVIRONMENTS, dev, prod, staging
 
 
 def synth(config) -> list[dict]:
@@ -21,8 +22,9 @@ def test_environment_snapshot(config, snapshot):
 
 @pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
 def test_environment_matches_crd_schemas(config, crds):
-    for manifest in synth(config):
-        assert check(manifest, crds) == [], manifest["metadata"]["name"]
+    for manifest in synth(config):  # Deployments are not CRD kinds: only errors count
+        errors = [f.line() for f in validate_manifest(manifest, crds) if f.severity == Severity.ERROR]
+        assert errors == [], manifest["metadata"]["name"]
 
 
 def by_name(manifests: list[dict], kind: str) -> dict:
@@ -127,3 +129,41 @@ def test_fails_when_reserved_pool_has_no_reservations():
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), config=data)
     assert exc.value.code == "KG191"
+
+
+def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
+    platform = GpuPlatform(cdk8s.Testing.app(), config=dev.CONFIG)
+    overlays = {m["metadata"]["name"]: m["spec"] for m in cdk8s.Testing.synth(platform) if m["kind"] == "NodeOverlay"}
+    for count in (1, 2, 4, 8):  # GPUs per instance × 4 time-slicing replicas
+        assert overlays[f"gpu-time-slicing-{count}gpu"]["capacity"] == {"nvidia.com/gpu": str(count * 4)}
+    assert "replicas: 4" in platform.gpu_operator.values["devicePlugin"]["config"]["data"]["any"]
+    assert platform.karpenter.feature_gates["nodeOverlay"] is True
+
+
+def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_pools():
+    from karpenter_gpu.rules import check_rules
+    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    tolerated = {(t["key"], t.get("value"), t["effect"]) for t in platform.gpu_operator.values["daemonsets"]["tolerations"]}
+    for pool in platform.pools:
+        for taint in pool.taints:
+            assert any(k == taint.key and e == str(taint.effect) for k, _, e in tolerated), taint
+    manifests = cdk8s.Testing.synth(platform)
+    smoke = {m["metadata"]["name"] for m in manifests if m["kind"] == "Deployment"}
+    assert smoke == {f"{p.name}-smoke" for p in platform.pools}
+    assert not [f for f in check_rules([("", m) for m in manifests]) if f.code == "KG417"]
+
+
+def test_one_near_limit_alert_per_dynamic_pool_with_its_own_limit():
+    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    rules = platform.monitoring.rule_group["rules"]
+    near = {r["labels"]["nodepool"]: r["expr"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"}
+    assert set(near) == {"gpu-inference", "gpu-training", "gpu-training-reserved"}  # static pools have no GPU limit
+    assert "/ 64 >" in near["gpu-inference"] and "/ 32 >" in near["gpu-training"]
+
+
+def test_fails_when_spot_pools_have_no_interruption_queue():
+    data = {k: getattr(staging.CONFIG, k) for k in staging.CONFIG.model_fields_set}
+    data["karpenter"] = {"cluster_name": "ml-staging"}
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config=data)
+    assert exc.value.code == "KG523" and "gpu-batch-a10g-spot" in exc.value.allowed

@@ -18,6 +18,11 @@ from .capacity_reservation import CapacityReservationTerm
 from .errors import KarpenterGpuError
 from .feature_gates import GateNeed, feature_gate_summary, required_feature_gates
 from .gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
+from .gpu_monitoring import GpuMonitoring, GpuMonitoringProps
+from .gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps
+from .gpu_workload import GpuWorkload
+from .helm_values import HelmValues, helm_values_in
+from .karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
@@ -48,6 +53,15 @@ class PlatformConfig(Props):
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...] = ()
     #: NodeOverlays giving zero-GPU families (g6f, gr6f) GPU capacity. Default: - none.
     gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...] = ()
+    #: Karpenter controller settings (cluster name, interruption queue, gate overrides); the feature
+    #: gates themselves are derived from the constructs.
+    karpenter: KarpenterControllerValuesProps
+    #: GPU Operator chart options (MIG, time slicing, operands). Default: EKS-optimized-AMI defaults.
+    gpu_operator: GpuOperatorValuesProps = GpuOperatorValuesProps()
+    #: ServiceMonitors and alerts. Default: on, with the defaults of GpuMonitoringProps.
+    monitoring: GpuMonitoringProps | None = GpuMonitoringProps()
+    #: A replicas-0 pause Deployment per NodePool whose pod spec would land there. Default: True.
+    smoke_workloads: bool = True
     #: Override the inference / training root volumes. Default: the presets.
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
@@ -111,11 +125,23 @@ class GpuPlatform(cdk8s.Chart):
         if duplicates:
             raise KarpenterGpuError("KG171", prop="name", value=duplicates, allowed="distinct NodePool names",
                                     fix="rename the pools so every NodePool name is used once", path=self.node.path)
-
+        # Derived from the pools and overlays above, so they come last (in this order: the GPU Operator
+        # may add time-slicing overlays, whose feature gate the controller values must see).
+        self.workloads = tuple(GpuWorkload(self, f"Smoke-{pool.name}", pool=pool) for pool in self.pools
+                               ) if cfg.smoke_workloads else ()
+        self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator)
+        self.monitoring = (GpuMonitoring(self, "Monitoring", **_fields(cfg.monitoring))
+                           if cfg.monitoring is not None else None)
+        self.karpenter = KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
     @property
     def pools(self) -> list[NodePoolConstruct]:
         """Every NodePool construct of the environment."""
         return [c for c in self.node.find_all() if isinstance(c, NodePoolConstruct)]
+
+    @property
+    def helm_values(self) -> list[HelmValues]:
+        """The Helm values files of this environment (GPU Operator, Karpenter controller)."""
+        return helm_values_in(self)
 
     @property
     def required_feature_gates(self) -> tuple[GateNeed, ...]:

@@ -205,6 +205,9 @@ class KarpenterControllerValues(HelmValues):
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME,
                          values={"settings": settings})
 
+    def notes(self) -> list[str]:
+        return [f"featureGates.{n.gate} is needed by {n.path}: {n.reason}" for n in self.gate_needs]
+
     @staticmethod
     def _resolve_gates(p: KarpenterControllerValuesProps, needs: tuple[GateNeed, ...], path: str) -> dict[str, bool]:
         forced = {FeatureGate(g): on for g, on in p.feature_gates.items()}
