@@ -36,6 +36,8 @@ CONFIG = PlatformConfig(
     discourage_overlays=(NodeOverlayDiscourageProps(
         name="discourage-multi-gpu", weight=10, price_adjustment=PriceAdjustment.percent(30),
         instance_types=("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")),),
+    # The reservation is for H100s only; its pool is narrow on purpose.
+    acknowledgements=(("gpu-training-reserved", "KG418", "the ODCRs are H100 (p5) only, with on-demand H100 as the fallback"),),
     training=GpuTrainingPoolProps(
         name="gpu-training", gpu_limit=32, zones=ZONES, gpu_names=("a100", "h100", "h200"),
         expire_after=Duration.never(), termination_grace_period=Duration.hours(2),

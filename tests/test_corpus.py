@@ -62,6 +62,8 @@ EXPECTED: dict[str, dict[tuple, str]] = {
             "tainted workload=training only: GPU DaemonSets tolerate nvidia.com/gpu, not this",
         (P42, NP, "gpu-training", "spec.template.spec.expireAfter", "KG405", W): "training pool on the default expiry",
         (P42, NP, "gpu-training", f"{REQS}[1]", "KG414", I): "spot allowed (comment 'Spot Instance 허용')",
+        (P42, NP, "gpu-training", REQS, "KG418", W):
+            "a100/h100 only: two instance types in the catalog (p4d.24xlarge, p5.48xlarge)",
     },
 }
 
@@ -168,8 +170,8 @@ def test_host_alone_is_clean():
 FRAGMENTS = [
     ("000_s07_fragment_disruption.yaml", 0, {("spec.disruption.budgets[1].schedule", "KG413", I)},
      "'0 9 * * MON-FRI' + 10h commented 업무 시간 (business hours) is 18:00-04:00 KST"),
-    ("000_s14_fragment_requirements.yaml", 0, {(f"{REQS}[2]", "KG414", I)},
-     "the 'too narrow' example: spot only (narrowness itself is not a rule)"),
+    ("000_s14_fragment_requirements.yaml", 0, {(f"{REQS}[2]", "KG414", I), (REQS, "KG418", W)},
+     "the 'too narrow' example: a10g + xlarge admits exactly one instance type (g5.xlarge), spot only"),
     ("000_s14_fragment_requirements.yaml", 1, {(f"{REQS}[1]", "KG406", W), (f"{REQS}[2]", "KG414", I)},
      "instance-gpu-memory Gt 16000: decimal, still admits 16 GiB T4/V100 (16384 MiB)"),
     ("000_s15_fragment_budgets.yaml", 0, set(),

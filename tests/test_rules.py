@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 18)]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -120,7 +120,7 @@ def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
 def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
     assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
-                                                                             "KG417"}
+                                                                             "KG417", "KG419", "KG421"}
     assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
 
 
@@ -572,3 +572,43 @@ def test_kg417_malformed_workloads_do_not_crash():
               workload(tolerations=[None, {"key": 3, "operator": None}])]  # type: ignore[list-item]
     findings = check_rules([("w.yaml", m) for m in [gpu_pool(), *broken]])
     assert [f.code for f in findings] == ["KG417", "KG417"]
+
+
+# ------------------------------------------------------------ catalog rules (KG418–KG421)
+def _requirements(pool: dict, *reqs: dict) -> dict:
+    tspec(pool)["requirements"] = list(reqs)
+    return pool
+
+
+GPU = {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]}
+
+
+def test_kg418_narrow_pool_lists_its_few_candidates():
+    pool = _requirements(gpu_pool(), GPU, {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                           "values": ["g5.xlarge", "g5.2xlarge"]})
+    finding = only(run(pool), "KG418")
+    assert finding.severity is Severity.WARNING and "g5.xlarge, g5.2xlarge" in finding.message
+
+
+def test_kg419_pool_that_admits_nothing():
+    pool = _requirements(gpu_pool(), GPU, {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In",
+                                           "values": ["a10g"]},
+                         {"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["nano"]})
+    finding = only(run(pool), "KG419")
+    assert finding.severity is Severity.ERROR and "Pending" in finding.message
+
+
+def test_kg420_training_pool_on_spot_only():
+    pool = _requirements(gpu_pool(name="gpu-training"), GPU,
+                         {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]})
+    assert only(run(pool), "KG420").severity is Severity.WARNING
+
+
+def test_kg421_workload_too_big_for_every_instance_of_its_pool():
+    pool = _requirements(gpu_pool(), GPU, {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In",
+                                           "values": ["t4", "a10g", "l4"]})
+    big = workload()
+    big["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "16"
+    finding = only(run(pool, big), "KG421")
+    assert finding.severity is Severity.ERROR and "gpu-inference" in finding.message
+    assert [f for f in run(pool, workload()) if f.code == "KG421"] == []  # one GPU fits

@@ -1,4 +1,4 @@
-"""Command line: ``karpenter-gpu validate [DIST] [--crds DIR] [--strict]``."""
+"""Command line: ``karpenter-gpu validate | explain | diff``."""
 
 from __future__ import annotations
 
@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     validate.add_argument("--strict", action="store_true", help="warnings fail the run too")
     validate.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     validate.set_defaults(run=_validate)
+    # Imported here: each subcommand module pulls in only what it needs (none starts Node.js).
+    from . import diff, explain
+    explain.register(commands)
+    diff.register(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -208,8 +208,8 @@ def _zone_names() -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
-def _zone_offsets(name: str) -> tuple[int, ...]:
-    """Sorted distinct UTC offsets (minutes) of a tzdata zone during REFERENCE_YEARS."""
+def load_zone(name: str) -> zoneinfo.ZoneInfo:
+    """A zone from the pinned tzdata package (never the machine's database), or KG151."""
     if name not in _zone_names():
         close = difflib.get_close_matches(name, sorted(_zone_names()), n=1)
         raise KarpenterGpuError(
@@ -219,7 +219,13 @@ def _zone_offsets(name: str) -> tuple[int, ...]:
             fix=f"did you mean {close[0]!r}?" if close else "check the spelling (names are case-sensitive)",
         )
     with importlib.resources.files("tzdata").joinpath("zoneinfo", *name.split("/")).open("rb") as f:
-        zone = zoneinfo.ZoneInfo.from_file(f, key=name)
+        return zoneinfo.ZoneInfo.from_file(f, key=name)
+
+
+@lru_cache(maxsize=None)
+def _zone_offsets(name: str) -> tuple[int, ...]:
+    """Sorted distinct UTC offsets (minutes) of a tzdata zone during REFERENCE_YEARS."""
+    zone = load_zone(name)
     # Samples every 12 hours catch every offset in force for half a day or more; real offsets
     # (standard and daylight time) last months. Hourly sampling cost ~0.1 s per zone for nothing.
     step = timedelta(hours=12)

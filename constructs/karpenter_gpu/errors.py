@@ -71,6 +71,10 @@ CODES: dict[str, str] = {
     "KG416": "static pool without limits.nodes at or above replicas",
     "KG417": "workload cannot land on the pool it targets",
     # GpuOperatorValues / TimeSlicingOverlay (NVIDIA GPU Operator chart v26.7.0 values).
+    "KG418": "dynamic GPU pool admitting fewer than 3 instance types of the catalog",
+    "KG419": "pool that can launch no instance type of the catalog",
+    "KG420": "training pool whose only capacity type is spot",
+    "KG421": "workload pod shape fits no instance type of the pool it targets",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",
@@ -95,6 +99,14 @@ CODES: dict[str, str] = {
     "KG560": "workload GPU count below 1 or above the pool's GPU limit",
     "KG561": "PodDisruptionBudget on a training workload",
     "KG562": "PodDisruptionBudget minAvailable below 1 or at or above replicas",
+    # karpenter-gpu diff (karpenter_gpu.diff): reading the two sides of a manifest review.
+    "KG600": "diff side is neither a folder nor a git revision of the repository",
+    "KG601": "diff side holds the same object twice in one environment",
+    # Instance-type catalog (karpenter_gpu.catalog) and pool simulator (karpenter_gpu.simulator).
+    "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
+    "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
+    "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
+    "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
 }
 
 

@@ -14,6 +14,7 @@ from pydantic import model_validator
 
 from ._node_pool import NodePoolConstruct
 from ._props import DnsLabel, Props, build
+from .acknowledge import acknowledge
 from .capacity_reservation import CapacityReservationTerm
 from .errors import KarpenterGpuError
 from .feature_gates import GateNeed, feature_gate_summary, required_feature_gates
@@ -62,6 +63,8 @@ class PlatformConfig(Props):
     monitoring: GpuMonitoringProps | None = GpuMonitoringProps()
     #: A replicas-0 pause Deployment per NodePool whose pod spec would land there. Default: True.
     smoke_workloads: bool = True
+    #: Validation warnings acknowledged on NodePools: (pool name, code, reason). Default: - none.
+    acknowledgements: tuple[tuple[str, str, str], ...] = ()
     #: Override the inference / training root volumes. Default: the presets.
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
@@ -125,6 +128,13 @@ class GpuPlatform(cdk8s.Chart):
         if duplicates:
             raise KarpenterGpuError("KG171", prop="name", value=duplicates, allowed="distinct NodePool names",
                                     fix="rename the pools so every NodePool name is used once", path=self.node.path)
+        by_name = {p.name: p for p in self.pools}
+        for pool_name, code, reason in cfg.acknowledgements:
+            if pool_name not in by_name:
+                raise KarpenterGpuError("KG100", prop="acknowledgements", value=pool_name,
+                                        allowed=f"a NodePool of this environment: {sorted(by_name)}",
+                                        fix="use the NodePool's metadata.name", path=self.node.path)
+            acknowledge(by_name[pool_name], code, reason)
         # Derived from the pools and overlays above, so they come last (in this order: the GPU Operator
         # may add time-slicing overlays, whose feature gate the controller values must see).
         self.workloads = tuple(GpuWorkload(self, f"Smoke-{pool.name}", pool=pool) for pool in self.pools

@@ -15,12 +15,14 @@ Errors cannot be acknowledged.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from dataclasses import replace
 from typing import Any, NamedTuple, Sequence
 
 from .errors import KarpenterGpuError
 from .findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
 from .requirements import Label, check_label_key, check_overlay_key
+from .simulator import PodShape, pod_fit, simulate_pools
 from .units import REPORTED_GPU_MEMORY_MIB, Quantity
 
 __all__ = ["RULES", "Rule", "check_rules"]
@@ -54,7 +56,14 @@ RULES: dict[str, Rule] = {
     "KG415": Rule(_W, "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)"),
     "KG416": Rule(_E, "static pool without limits.nodes at or above replicas"),
     "KG417": Rule(_E, "workload cannot land on the pool it targets"),
+    "KG418": Rule(_W, "dynamic GPU pool admitting fewer than 3 instance types of the catalog"),
+    "KG419": Rule(_E, "pool that can launch no instance type of the catalog"),
+    "KG420": Rule(_W, "training pool whose only capacity type is spot"),
+    "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
 }
+#: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
+#: ("no instance type met the scheduling requirements or had a required offering").
+MIN_CANDIDATES = 3
 
 #: The environment name in which KG411 (``@latest`` AMI alias) is an error.
 PROD_ENVIRONMENT = "prod"
@@ -662,7 +671,6 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
             objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
     pools = [o for o in objects if isinstance(o, _Pool)]
-    findings: list[Finding] = []
     for obj in objects:
         if isinstance(obj, _Pool):
             _check_pool(obj, pools)
@@ -672,5 +680,56 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _check_node_class(obj, environment)
         else:
             _check_overlay(obj)
-        findings.extend(obj.reported())
-    return findings
+    # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
+    _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools,
+                   [o for o in objects if isinstance(o, _Workload)])
+    return [finding for obj in objects for finding in obj.reported()]
+
+
+def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_Workload]) -> None:
+    """KG418–KG421: what the embedded instance catalog says about the pools and the workloads on them."""
+    try:
+        reports = {r.name: r for r in simulate_pools(manifests)}
+    except KarpenterGpuError:
+        return  # objects the simulator cannot read; the schema and other rules say why
+    for pool in pools:
+        report = reports.get(pool.name)
+        if report is None or not pool.is_gpu:  # the catalog holds GPU/accelerator types only
+            continue
+        if not report.candidates or not report.launchable:
+            why = "; ".join(report.problems) or "no instance type of the catalog matches every requirement"
+            pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
+                                         "type met the scheduling requirements or had a required offering'; fix: "
+                                         "describe instances by properties (GPU count, memory) instead of listing them")
+        elif not pool.static and len(report.candidates) < MIN_CANDIDATES:
+            pool.add("KG418", pool.REQS, f"only {len(report.candidates)} instance type(s) qualify "
+                                         f"({', '.join(report.candidate_names)}); one shortage of that type in the "
+                                         "declared zones leaves pods Pending; fix: widen GPU names or sizes, or "
+                                         "acknowledge when the pool is meant to be this narrow")
+        if set(report.capacity_types) == {"spot"} and _training_reason(pool):
+            pool.add("KG420", pool.REQS, "a training pool on spot only: every reclaim (2-minute notice) kills a "
+                                         "long job since its last checkpoint; fix: add on-demand, or acknowledge "
+                                         "if the jobs checkpoint more often than every 2 minutes")
+    for workload in workloads:
+        target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
+        if target not in reports or any(f.code == "KG417" for f in workload.findings):
+            continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
+        fit = next((f for f in pod_fit(_shape(workload.pod), manifests) if f.pool == target), None)
+        if fit is not None and fit.instance is None and reports[target].kind != "static":
+            workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
+                                                     "fix: ask for fewer resources or admit bigger instance types")
+
+
+def _shape(pod: dict) -> PodShape:
+    """The pod's summed container requests (limits when no request), as the simulator's pod shape."""
+    totals: dict[str, Decimal] = {}
+    for container in pod.get("containers") or []:
+        resources = _dict(_dict(container).get("resources"))
+        wanted = {**_dict(resources.get("limits")), **_dict(resources.get("requests"))}
+        for name, value in wanted.items():
+            amount = value.get("value") if isinstance(value, dict) else value
+            totals[name] = totals.get(name, Decimal(0)) + Quantity(str(amount)).as_decimal()
+    return PodShape(gpus=int(totals.get("nvidia.com/gpu", 0)), cpu=totals.get("cpu", Decimal(0)),
+                    memory=totals.get("memory", Decimal(0)),
+                    tolerations=tuple(_dict(t) for t in pod.get("tolerations") or []),
+                    node_selector=_dict(pod.get("nodeSelector")))

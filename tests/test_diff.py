@@ -1,0 +1,597 @@
+"""`karpenter-gpu diff`: every change sorted by what Karpenter does to running GPU nodes.
+
+Each case writes a small base and head dist/ tree (objects modelled on dist/prod) to tmp_path and
+changes one thing in head.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import yaml
+
+from karpenter_gpu.diff import (
+    Category,
+    Change,
+    classify,
+    load_side,
+    register,
+    render_markdown,
+    render_text,
+    run,
+)
+from karpenter_gpu.errors import KarpenterGpuError
+from tests.conftest import ROOT
+
+INFERENCE = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "gpu-inference"},
+    "spec": {
+        "template": {
+            "metadata": {"labels": {"node-type": "gpu-inference", "workload": "inference", "gpu-operator": "enabled"}},
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu-inference"},
+                "requirements": [
+                    {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+                    {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["t4", "a10g", "l4"]},
+                    {"key": "topology.kubernetes.io/zone", "operator": "In",
+                     "values": ["ap-northeast-2a", "ap-northeast-2c"]},
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]},
+                ],
+                "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+                "expireAfter": "720h",
+            },
+        },
+        "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "10m",
+                       "budgets": [{"nodes": "1"}]},
+        "limits": {"nvidia.com/gpu": "64"},
+        "weight": 60,
+    },
+}
+STATIC = {
+    "apiVersion": "karpenter.sh/v1",
+    "kind": "NodePool",
+    "metadata": {"name": "gpu-warm-static"},
+    "spec": {
+        "template": {
+            "metadata": {"labels": {"node-type": "gpu-static", "gpu-operator": "enabled"}},
+            "spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu-inference"},
+                "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                  "values": ["g5.xlarge"]}],
+                "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+                "expireAfter": "720h",
+            },
+        },
+        "disruption": {"consolidateAfter": "Never", "budgets": [{"nodes": "1"}]},
+        "limits": {"nodes": "2"},
+        "replicas": 1,
+    },
+}
+NODE_CLASS = {
+    "apiVersion": "karpenter.k8s.aws/v1",
+    "kind": "EC2NodeClass",
+    "metadata": {"name": "gpu-inference"},
+    "spec": {
+        "amiSelectorTerms": [{"alias": "al2023@v20251103"}],
+        "role": "KarpenterNodeRole-ml-prod",
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml-prod"}}],
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "ml-prod"}}],
+        "blockDeviceMappings": [{"deviceName": "/dev/xvda", "rootVolume": True,
+                                 "ebs": {"volumeSize": "200Gi", "volumeType": "gp3", "encrypted": True}}],
+        "metadataOptions": {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled",
+                            "httpPutResponseHopLimit": 1, "httpTokens": "required"},
+        "tags": {"environment": "prod", "team": "ml-platform"},
+    },
+}
+OVERLAY = {
+    "apiVersion": "karpenter.sh/v1alpha1",
+    "kind": "NodeOverlay",
+    "metadata": {"name": "discourage-multi-gpu"},
+    "spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                               "values": ["g5.12xlarge", "g5.24xlarge"]}],
+             "priceAdjustment": "+30%", "weight": 10},
+}
+RULE = {
+    "apiVersion": "monitoring.coreos.com/v1",
+    "kind": "PrometheusRule",
+    "metadata": {"name": "karpenter-gpu-alerts", "namespace": "karpenter"},
+    "spec": {"groups": [{"name": "karpenter-gpu", "rules": [{"alert": "GpuPoolNearLimit", "for": "15m"}]}]},
+}
+GPU_OPERATOR = {"devicePlugin": {"enabled": True}, "dcgmExporter": {"enabled": True},
+                "node-feature-discovery": {"worker": {"nodeSelector": {"gpu-operator": "enabled"}}}}
+KARPENTER = {"settings": {"clusterName": "ml-prod", "interruptionQueue": "ml-prod",
+                          "featureGates": {"staticCapacity": True, "nodeOverlay": True,
+                                           "spotToSpotConsolidation": False}}}
+
+
+def objects() -> dict[str, dict]:
+    """File name → manifest (or Helm values) of one environment; deep copies, free to mutate."""
+    return copy.deepcopy({
+        "NodePool.gpu-inference.k8s.yaml": INFERENCE,
+        "NodePool.gpu-warm-static.k8s.yaml": STATIC,
+        "EC2NodeClass.gpu-inference.k8s.yaml": NODE_CLASS,
+        "NodeOverlay.discourage-multi-gpu.k8s.yaml": OVERLAY,
+        "PrometheusRule.karpenter-gpu-alerts.k8s.yaml": RULE,
+        "helm/gpu-operator.values.yaml": GPU_OPERATOR,
+        "helm/karpenter.values.yaml": KARPENTER,
+    })
+
+
+def write(root: Path, files: dict[str, dict], environment: str = "prod") -> Path:
+    for name, body in files.items():
+        path = root / environment / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(body, sort_keys=False))
+    return root
+
+
+def diff(tmp_path: Path, change) -> list[Change]:
+    """Classify base (the objects above) against head (the same, after ``change(files)``)."""
+    head = objects()
+    change(head)
+    return classify(load_side(str(write(tmp_path / "base", objects()))),
+                    load_side(str(write(tmp_path / "head", head))))
+
+
+def one(changes: list[Change]) -> Change:
+    assert len(changes) == 1, changes
+    return changes[0]
+
+
+def pool(files: dict, name: str = "gpu-inference") -> dict:
+    return files[f"NodePool.{name}.k8s.yaml"]["spec"]
+
+
+def template(files: dict, name: str = "gpu-inference") -> dict:
+    return pool(files, name)["template"]["spec"]
+
+
+# --------------------------------------------------------------------------------------------- loading
+
+
+def test_load_side_reads_environments_objects_and_helm_values(tmp_path):
+    side = load_side(str(write(tmp_path, objects())))
+    assert list(side) == ["prod"]
+    keys = set(side["prod"])
+    assert ("karpenter.sh/v1", "NodePool", "gpu-inference") in keys
+    assert ("monitoring.coreos.com/v1", "PrometheusRule", "karpenter/karpenter-gpu-alerts") in keys
+    assert side["prod"][("helm", "Values", "karpenter.values.yaml")] == KARPENTER
+    assert len(keys) == 7
+
+
+def test_load_side_of_the_bundled_dist():
+    side = load_side(str(ROOT / "dist"))
+    assert set(side) == {"dev", "prod", "staging"}
+    for objects_ in side.values():
+        assert ("helm", "Values", "gpu-operator.values.yaml") in objects_
+        assert any(kind == "NodePool" for _, kind, _ in objects_)
+    assert classify(side, side) == []
+
+
+def test_duplicate_object_is_refused(tmp_path):
+    write(tmp_path, {"a.yaml": INFERENCE, "b.yaml": INFERENCE})
+    with pytest.raises(KarpenterGpuError) as err:
+        load_side(str(tmp_path))
+    assert err.value.code == "KG601"
+
+
+# ------------------------------------------------------------------------------------ NodePool template
+
+
+def test_no_op_is_no_changes(tmp_path):
+    changes = diff(tmp_path, lambda files: None)
+    assert changes == []
+    assert render_text(changes) == "No changes.\n"
+    assert "No changes." in render_markdown(changes)
+
+
+def test_spelled_out_defaults_and_reordering_are_no_changes(tmp_path):
+    def change(files):
+        template(files)["requirements"].reverse()
+        del template(files, "gpu-warm-static")["expireAfter"]  # the CRD default is 720h
+        pool(files)["disruption"]["budgets"] = [{"nodes": "1"}]
+        del files["EC2NodeClass.gpu-inference.k8s.yaml"]["spec"]["metadataOptions"]  # CRD defaults
+
+    assert diff(tmp_path, change) == []
+
+
+def test_taint_added_replaces_every_node(tmp_path):
+    def change(files):
+        template(files)["taints"].append({"key": "workload", "value": "inference", "effect": "NoExecute"})
+
+    c = one(diff(tmp_path, change))
+    assert (c.environment, c.kind, c.name, c.category) == ("prod", "NodePool", "gpu-inference",
+                                                           Category.REPLACES_NODES)
+    assert c.reasons == ("spec.template.spec.taints changed: workload=inference:NoExecute added — every node of "
+                         "NodePool gpu-inference is replaced",)
+
+
+def test_label_changed_replaces_every_node(tmp_path):
+    def change(files):
+        pool(files)["template"]["metadata"]["labels"]["workload"] = "batch"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert "spec.template.metadata.labels changed: workload: inference → batch" in c.reasons[0]
+
+
+def test_expire_after_and_termination_grace_period_replace_nodes(tmp_path):
+    def change(files):
+        template(files)["expireAfter"] = "336h"
+        template(files)["terminationGracePeriod"] = "24h"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert any("expireAfter changed: 720h → 336h" in r for r in c.reasons)
+    assert any("terminationGracePeriod changed: unset → 24h" in r for r in c.reasons)
+
+
+def test_node_class_ref_name_replaces_nodes(tmp_path):
+    def change(files):
+        template(files)["nodeClassRef"]["name"] = "gpu-inference-v2"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert "nodeClassRef.name changed: gpu-inference → gpu-inference-v2" in c.reasons[0]
+
+
+def test_node_class_ref_kind_is_refused(tmp_path):
+    def change(files):
+        template(files)["nodeClassRef"]["kind"] = "MyNodeClass"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REFUSED
+    assert "nodeClassRef.kind is immutable" in c.reasons[0]
+
+
+# ---------------------------------------------------------------------------------------- requirements
+
+
+def narrow(files):
+    template(files)["requirements"][1]["values"] = ["a10g", "l4"]
+
+
+def test_requirements_narrowed_drift_nodes_that_no_longer_match(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", None)  # no simulator: said so
+    c = one(diff(tmp_path, narrow))
+    assert c.category is Category.REPLACES_NODES
+    assert "karpenter.k8s.aws/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
+    assert "drift is decided per node" in c.reasons[0]
+
+
+def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_path, monkeypatch):
+    def simulate_pools(manifests):
+        out = []
+        for m in manifests:
+            if m["kind"] != "NodePool":
+                continue
+            gpus = next(r["values"] for r in m["spec"]["template"]["spec"]["requirements"]
+                        if r["key"].endswith("instance-gpu-name")) if m["metadata"]["name"] == "gpu-inference" else []
+            by_gpu = {"t4": "g4dn.xlarge", "a10g": "g5.xlarge", "l4": "g6.xlarge"}
+            candidates = [types.SimpleNamespace(instance=types.SimpleNamespace(name=by_gpu[g])) for g in gpus]
+            out.append(types.SimpleNamespace(name=m["metadata"]["name"], candidates=candidates))
+        return out
+
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
+    c = one(diff(tmp_path, narrow))
+    assert c.category is Category.REPLACES_NODES
+    assert c.reasons[0].endswith("nodes whose instance type no longer matches drift; the simulator drops g4dn.xlarge")
+
+
+def test_requirements_widened_is_behavioural(tmp_path):
+    def change(files):
+        template(files)["requirements"][1]["values"].append("l40s")
+        template(files)["requirements"][0] = {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Exists"}
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.BEHAVIOURAL
+    assert "requirements widened" in c.reasons[0] and "no drift" in c.reasons[0]
+
+
+def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", None)
+
+    def change(files):
+        template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]})
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert "kubernetes.io/arch (none) → In [amd64]" in c.reasons[0]
+
+
+# ------------------------------------------------------------------------------- behavioural, replicas
+
+
+def test_weight_limits_and_budgets_are_behavioural(tmp_path):
+    def change(files):
+        pool(files)["weight"] = 80
+        pool(files)["limits"]["nvidia.com/gpu"] = "32"
+        pool(files)["disruption"]["budgets"].append({"nodes": "0", "schedule": "0 0 * * *", "duration": "8h"})
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.BEHAVIOURAL
+    assert c.reasons == (
+        "spec.weight 60 → 80: changes which pool new nodes come from first; running nodes untouched",
+        "spec.limits changed: nvidia.com/gpu: 64 → 32 — caps new launches only; running nodes are not removed",
+        "spec.disruption.budgets changed: nodes 0 at '0 0 * * *' for 8h added — paces voluntary disruption only; "
+        "no drift",
+    )
+
+
+def test_replicas_scaled_on_a_static_pool_is_behavioural(tmp_path):
+    def change(files):
+        pool(files, "gpu-warm-static")["replicas"] = 2
+
+    c = one(diff(tmp_path, change))
+    assert (c.name, c.category) == ("gpu-warm-static", Category.BEHAVIOURAL)
+    assert c.reasons[0].startswith("spec.replicas 1 → 2: scale; the static pool launches 1 node(s)")
+
+
+def test_static_to_dynamic_is_refused(tmp_path):
+    def change(files):
+        del pool(files, "gpu-warm-static")["replicas"]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REFUSED
+    assert "static → dynamic is refused" in c.reasons[0]
+
+
+def test_dynamic_to_static_is_refused(tmp_path):
+    def change(files):
+        pool(files)["replicas"] = 2
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REFUSED
+    assert c.reasons[0].startswith("spec.replicas added (2): dynamic → static is refused")
+
+
+def test_one_object_gets_one_change_per_category(tmp_path):
+    def change(files):
+        pool(files)["weight"] = 70
+        template(files)["taints"] = []
+
+    changes = diff(tmp_path, change)
+    assert [(c.name, c.category) for c in changes] == [("gpu-inference", Category.REPLACES_NODES),
+                                                       ("gpu-inference", Category.BEHAVIOURAL)]
+    assert "nvidia.com/gpu=true:NoSchedule removed" in changes[0].reasons[0]
+
+
+# ----------------------------------------------------------------------------------- removed, renamed
+
+
+def test_pool_removed_drains_it(tmp_path):
+    def change(files):
+        del files["NodePool.gpu-inference.k8s.yaml"]
+
+    c = one(diff(tmp_path, change))
+    assert (c.category, c.reasons) == (Category.DRAINS_POOL,
+                                       ("NodePool gpu-inference removed: every node of pool gpu-inference is drained",))
+
+
+def test_pool_renamed_is_one_drain(tmp_path):
+    def change(files):
+        renamed = files.pop("NodePool.gpu-inference.k8s.yaml")
+        renamed["metadata"]["name"] = "gpu-serving"
+        files["NodePool.gpu-serving.k8s.yaml"] = renamed
+
+    c = one(diff(tmp_path, change))
+    assert (c.kind, c.name, c.category) == ("NodePool", "gpu-inference → gpu-serving", Category.DRAINS_POOL)
+    assert c.reasons == ("renamed gpu-inference → gpu-serving: every node of gpu-inference is drained and replaced "
+                         "by gpu-serving",)
+
+
+def test_added_objects_are_new(tmp_path):
+    def change(files):
+        extra = copy.deepcopy(STATIC)
+        extra["metadata"]["name"] = "gpu-warm-static-2c"
+        extra["spec"]["replicas"] = 3
+        files["NodePool.gpu-warm-static-2c.k8s.yaml"] = extra
+
+    c = one(diff(tmp_path, change))
+    assert (c.category, c.reasons) == (Category.NEW, ("static NodePool added: launches 3 node(s)",))
+
+
+# -------------------------------------------------------------------------------------- EC2NodeClass
+
+
+def node_class(files: dict) -> dict:
+    return files["EC2NodeClass.gpu-inference.k8s.yaml"]["spec"]
+
+
+def test_block_device_mappings_replace_every_node_of_the_pools_using_the_class(tmp_path):
+    def change(files):
+        node_class(files)["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "300Gi"
+
+    c = one(diff(tmp_path, change))
+    assert (c.kind, c.category) == ("EC2NodeClass", Category.REPLACES_NODES)
+    assert "/dev/xvda 300Gi gp3 {encrypted: true} added; /dev/xvda 200Gi gp3 {encrypted: true} removed" in c.reasons[0]
+    assert c.reasons[0].endswith("every node of NodePools using EC2NodeClass gpu-inference: gpu-inference, "
+                                 "gpu-warm-static is replaced")
+
+
+def test_alias_version_bump_resolves_to_new_amis(tmp_path):
+    def change(files):
+        node_class(files)["amiSelectorTerms"] = [{"alias": "al2023@v20251201"}]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert c.reasons[0].startswith("spec.amiSelectorTerms alias al2023@v20251103 → al2023@v20251201: resolves to "
+                                   "new AMIs")
+
+
+def test_subnet_selector_change_may_replace_nodes(tmp_path):
+    def change(files):
+        node_class(files)["subnetSelectorTerms"] = [{"id": "subnet-0abc"}, {"id": "subnet-0def"}]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.MAY_REPLACE_NODES
+    assert c.reasons[0].startswith("spec.subnetSelectorTerms changed: {id: subnet-0abc} added; {id: subnet-0def} "
+                                   "added; {tags: {karpenter.sh/discovery: ml-prod}} removed")
+
+
+def test_ami_selector_without_alias_may_replace_nodes(tmp_path):
+    def change(files):
+        node_class(files)["amiSelectorTerms"] = [{"id": "ami-0123456789abcdef0"}]
+        node_class(files)["amiFamily"] = "AL2023"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.MAY_REPLACE_NODES
+    assert len(c.reasons) == 2
+
+
+def test_node_class_change_without_pools_is_info(tmp_path):
+    def change(files):
+        node_class(files)["tags"]["team"] = "research"
+
+    head = objects()
+    change(head)
+    base = {k: v for k, v in objects().items() if not k.startswith("NodePool.")}
+    head = {k: v for k, v in head.items() if not k.startswith("NodePool.")}
+    c = one(classify(load_side(str(write(tmp_path / "b", base))), load_side(str(write(tmp_path / "h", head)))))
+    assert c.category is Category.INFO
+    assert "no NodePool uses EC2NodeClass gpu-inference" in c.reasons[0]
+
+
+# ----------------------------------------------------------------------------- overlays, helm, others
+
+
+def test_overlay_change_is_behavioural(tmp_path):
+    def change(files):
+        files["NodeOverlay.discourage-multi-gpu.k8s.yaml"]["spec"]["priceAdjustment"] = "+50%"
+
+    c = one(diff(tmp_path, change))
+    assert (c.kind, c.category) == ("NodeOverlay", Category.BEHAVIOURAL)
+    assert c.reasons[0].startswith("spec.priceAdjustment: +30% → +50%")
+
+
+def test_gpu_operator_values_restart_daemonsets(tmp_path):
+    def change(files):
+        files["helm/gpu-operator.values.yaml"]["devicePlugin"]["config"] = {"name": "time-slicing-config"}
+
+    c = one(diff(tmp_path, change))
+    assert (c.kind, c.name, c.category) == ("Values", "gpu-operator.values.yaml", Category.RESTARTS)
+    assert c.reasons == ("devicePlugin.config added: {name: time-slicing-config} — GPU Operator DaemonSets roll: "
+                         "device plugin restarts on every GPU node",)
+
+
+def test_karpenter_values_restart_the_controller_and_list_feature_gates(tmp_path):
+    def change(files):
+        files["helm/karpenter.values.yaml"]["settings"]["featureGates"]["spotToSpotConsolidation"] = True
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.RESTARTS
+    assert c.reasons == ("Karpenter controller restarts; feature gates: spotToSpotConsolidation: false → true",)
+
+
+def test_other_objects_are_info(tmp_path):
+    def change(files):
+        files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"]["spec"]["groups"][0]["rules"][0]["for"] = "30m"
+
+    c = one(diff(tmp_path, change))
+    assert (c.kind, c.name, c.category) == ("PrometheusRule", "karpenter/karpenter-gpu-alerts", Category.INFO)
+
+
+# ----------------------------------------------------------------------------------- render and CLI
+
+
+def everything(files):
+    template(files)["taints"].append({"key": "workload", "value": "inference", "effect": "NoExecute"})
+    pool(files)["weight"] = 80
+    del pool(files, "gpu-warm-static")["replicas"]
+    node_class(files)["amiSelectorTerms"] = [{"alias": "al2023@v20251201"}]
+    node_class(files)["securityGroupSelectorTerms"].append({"id": "sg-0abc"})
+    files["NodeOverlay.discourage-multi-gpu.k8s.yaml"]["spec"]["weight"] = 20
+    files["helm/karpenter.values.yaml"]["settings"]["featureGates"]["nodeOverlay"] = False
+
+
+def test_markdown_pr_comment(tmp_path, snapshot):
+    changes = diff(tmp_path, everything)
+    text = render_markdown(changes)
+    assert text.startswith("**karpenter-gpu diff**: 7 changes: 1 refused by the API server, 2 replaces nodes (drift)")
+    assert "| Object | Category | Reasons |" in text
+    assert text == snapshot
+
+
+def test_text_is_deterministic_and_ordered_by_severity(tmp_path):
+    changes = diff(tmp_path, everything)
+    assert [c.category for c in changes] == sorted((c.category for c in changes), key=lambda c: c.rank)
+    text = render_text(changes)
+    assert text == render_text(list(reversed(changes)))
+    assert text.splitlines()[2] == "prod:"
+
+
+def cli(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="karpenter-gpu")
+    register(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(argv)
+
+
+def test_fail_on_exit_codes(tmp_path, capsys):
+    base = str(write(tmp_path / "base", objects()))
+    scaled = objects()
+    pool(scaled)["weight"] = 80
+    behavioural = str(write(tmp_path / "behavioural", scaled))
+    refused = objects()
+    pool(refused)["replicas"] = 1
+    refused_dir = str(write(tmp_path / "refused", refused))
+    drained = objects()
+    del drained["NodePool.gpu-inference.k8s.yaml"]
+    drained_dir = str(write(tmp_path / "drained", drained))
+
+    assert run(cli(["diff", base, behavioural, "--fail-on", "drift", "refused"])) == 0
+    assert run(cli(["diff", base, refused_dir, "--fail-on", "drift"])) == 0
+    assert run(cli(["diff", base, refused_dir, "--fail-on", "refused"])) == 1
+    assert run(cli(["diff", base, drained_dir, "--fail-on", "refused", "--fail-on", "drift"])) == 1
+    assert run(cli(["diff", base, drained_dir])) == 0
+    assert run(cli(["diff", base, base, "--format", "markdown", "--fail-on", "drift"])) == 0
+    assert capsys.readouterr().out.endswith("**karpenter-gpu diff**: No changes.\n")
+
+
+# -------------------------------------------------------------------------------------- git revisions
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.com",
+                           "-c", "commit.gpgsign=false", *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo / "dist", objects())
+    git(repo, "add", "dist")
+    git(repo, "commit", "-q", "-m", "v1")
+    v2 = objects()
+    template(v2)["taints"].append({"key": "workload", "value": "inference", "effect": "NoExecute"})
+    write(repo / "dist", v2)
+    git(repo, "commit", "-q", "-am", "v2")
+    (repo / "dist" / "prod" / "NodePool.gpu-inference.k8s.yaml").unlink()  # uncommitted: not seen by revisions
+
+    base, head = load_side("HEAD~1", repo=repo), load_side("HEAD", repo=repo)
+    assert set(base["prod"]) == set(load_side(str(write(tmp_path / "plain", objects())))["prod"])
+    c = one(classify(base, head))
+    assert (c.name, c.category) == ("gpu-inference", Category.REPLACES_NODES)
+    assert git(repo, "status", "--porcelain").strip() == "D dist/prod/NodePool.gpu-inference.k8s.yaml"
+
+    # Default repository: the one around the current folder; --repo on the command line.
+    monkeypatch.chdir(repo / "dist" / "prod")
+    assert classify(load_side("HEAD~1"), load_side("HEAD")) == [c]
+    monkeypatch.chdir(tmp_path)
+    assert run(cli(["diff", "HEAD~1", "HEAD", "--repo", str(repo), "--fail-on", "drift"])) == 1
+    assert "workload=inference:NoExecute added" in capsys.readouterr().out
+
+    with pytest.raises(KarpenterGpuError) as err:
+        load_side("no-such-revision", repo=repo)
+    assert err.value.code == "KG600"
+    assert run(cli(["diff", "no-such-revision", "HEAD", "--repo", str(repo)])) == 2

@@ -1,0 +1,46 @@
+"""Weekly timeline of blocked disruption, in local time, from the NodePools' UTC budgets."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import yaml
+
+from karpenter_gpu.timeline import Block, always_blocked, blocks, svg
+from tests.conftest import ROOT
+
+MON, DAY = 0, 1440
+
+
+def pool(name: str, env: str) -> dict:
+    return yaml.safe_load((ROOT / f"dist/{env}/NodePool.{name}.k8s.yaml").read_text())
+
+
+def test_seoul_training_hours_are_mon_fri_0900_1900_local():
+    got = blocks(pool("gpu-training", "prod"), "Asia/Seoul")
+    assert got == [Block(d * DAY + 540, d * DAY + 1140, ()) for d in range(5)]
+
+
+def test_same_budget_in_utc_is_mon_fri_0000_1000():
+    got = blocks(pool("gpu-training", "prod"), "UTC")
+    assert got == [Block(d * DAY, d * DAY + 600, ()) for d in range(5)]
+
+
+def test_new_york_window_is_widened_by_the_dst_hour():
+    # staging: 08:00-18:00 America/New_York compiled to '0 12 * * MON-FRI' for 11h; in January (EST) that is
+    # 07:00-18:00 local: the extra hour sits before the window.
+    got = blocks(pool("gpu-inference", "staging"), "America/New_York")
+    assert got[0] == Block(420, 1080, ())
+
+
+def test_unscheduled_zero_budget_blocks_always():
+    manifest = {"spec": {"disruption": {"budgets": [{"nodes": "0"}]}}}
+    assert always_blocked(manifest) and blocks(manifest) == []
+
+
+def test_svg_is_well_formed_with_one_shaded_span_per_blocked_day():
+    drawing = svg([pool("gpu-training", "prod"), pool("gpu-inference", "prod")], "Asia/Seoul", "prod")
+    root = ET.fromstring(drawing)
+    shaded = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") == "#c0392b"]
+    assert len(shaded) == 5 + 1  # training blocks Mon-Fri; inference has nodes 1, not 0 (plus the legend swatch)
+    assert "Asia/Seoul" in drawing
