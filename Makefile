@@ -10,7 +10,7 @@ CRDS ?= ../shared/upstream/crds
 # Validation reads the v1.14.1 CRDs from here instead of downloading them.
 export KARPENTER_GPU_CRDS ?= $(abspath $(CRDS))
 
-.PHONY: deps synth test snapshots imports clean
+.PHONY: deps synth test snapshots imports clean bench
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv .venv
@@ -35,6 +35,9 @@ snapshots: deps  ## accept snapshot changes after reviewing them
 
 imports: deps  ## regenerate imports/ offline from a local CRD folder
 	$(BIN)/python tools/regen_imports.py $(CRDS)
+
+bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
+	$(BIN)/python tools/bench.py
 
 clean:
 	rm -rf .venv node_modules build *.egg-info

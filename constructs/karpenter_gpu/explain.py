@@ -20,7 +20,7 @@ import yaml
 from . import timeline
 from .catalog import Catalog, default_catalog, load_catalog
 from .simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
-from .validate import _environments
+from .validate import environments
 
 _WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
@@ -155,7 +155,7 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
 
 def _load(dist: Path) -> list[tuple[str, list[dict]]]:
     envs = []
-    for name, paths in _environments(dist):
+    for name, paths in environments(dist):
         docs = [d for path in paths for d in yaml.safe_load_all(path.read_text())
                 if isinstance(d, dict) and "apiVersion" in d and "kind" in d]
         envs.append((name or dist.name, docs))

@@ -40,7 +40,8 @@ class Report:
                 f"in {self.objects} objects ({self.files} files)")
 
 
-def _environments(root: Path) -> list[tuple[str | None, list[Path]]]:
+def environments(root: Path) -> list[tuple[str | None, list[Path]]]:
+    """(environment name, manifest files): one per sub-folder, plus the folder itself when it holds files."""
     if root.is_file():
         return [(None, [root])]
     direct = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in _SUFFIXES)
@@ -65,7 +66,7 @@ def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
     base = root if root.is_dir() else root.parent
     findings: list[Finding] = []
     objects = files = 0
-    for environment, paths in _environments(root):
+    for environment, paths in environments(root):
         documents: list[tuple[str, dict]] = []
         for path in paths:
             files += 1

@@ -1,0 +1,327 @@
+"""Benchmarks: synth, validate and simulator cost, side by side with their floors.
+
+A script, not a test: it never fails on a target (exit 0). One run measures, for stacks of 10, 100
+and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as main.py does):
+
+- project   props -> validation -> cdk8s synth -> files, constructs built inside the timed region;
+- bindings  the same manifests built directly as cdk8s.ApiObject + JsonPatch with the generated
+            binding GVKs (karpenter_gpu._api_object.create) and synthesized: the floor of the design;
+- yaml      the same dicts written with yaml.safe_dump: the physical floor;
+- validate  karpenter_gpu.validate.validate_dir on the project output (CRD schema + CEL + rules);
+- simulate  karpenter_gpu.simulator.simulate_pools on the manifests, default catalog;
+- pod_fit   one karpenter_gpu.simulator.pod_fit query on the manifests;
+- cdk8s-cli `cdk8s synth` end to end for the bundled stacks (CLI + Node + Python start-up);
+- pytest    the test suite once (without the property tests).
+
+Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+_NODE = ROOT / "node_modules" / ".bin" / "node"
+if _NODE.exists():  # jsii on the project's Node 22 LTS
+    os.environ.setdefault("JSII_NODE", str(_NODE))
+_CRDS = ROOT.parent / "shared" / "upstream" / "crds"
+if _CRDS.is_dir():
+    os.environ.setdefault("KARPENTER_GPU_CRDS", str(_CRDS))
+
+import cdk8s  # noqa: E402
+import yaml  # noqa: E402
+from constructs import Construct  # noqa: E402
+
+from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePool, GpuNodeClass,  # noqa: E402
+                           GpuTrainingPool, NodeOverlayDiscourage, PriceAdjustment, RootVolume)
+from karpenter_gpu import _api_object  # noqa: E402
+from karpenter_gpu.catalog import default_catalog  # noqa: E402
+from karpenter_gpu.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass  # noqa: E402
+from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay  # noqa: E402
+from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool  # noqa: E402
+from karpenter_gpu.simulator import PodShape, pod_fit, simulate_pools  # noqa: E402
+from karpenter_gpu.validate import validate_dir  # noqa: E402
+
+POOLS_PER_ENV = 10
+#: A repetition slower than this stops the series early (the 2-core time box).
+SLOW_REP_S = 60.0
+ZONES = ("Asia/Seoul", "UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo")
+BIG_TYPES = ("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")
+GVKS = {"EC2NodeClass": Ec2NodeClass.GVK, "NodePool": NodePool.GVK, "NodeOverlay": NodeOverlay.GVK}
+POD = "gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu"
+
+# figure -> the figure it is compared with (its floor)
+FLOORS = {"project": "bindings", "bindings": "yaml"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The stacks
+
+
+def _environments(pools: int) -> list[tuple[int, int]]:
+    """(environment index, pools in it) for ``pools`` pools, 10 per environment."""
+    envs, left, i = [], pools, 0
+    while left > 0:
+        envs.append((i, min(POOLS_PER_ENV, left)))
+        left -= POOLS_PER_ENV
+        i += 1
+    return envs
+
+
+def _build_env(app: cdk8s.App, env: int, pools: int) -> None:
+    """GpuPlatform-like content from the public constructs: 2 node classes, pools, one overlay."""
+    chart = cdk8s.Chart(app, f"env-{env:03d}")
+    base = dict(ami=AmiAlias.al2023("v20251103"), role=f"KarpenterNodeRole-ml-{env}", cluster_name=f"ml-{env}",
+                tags={"environment": f"env-{env}", "team": "ml-platform"})
+    inference = GpuNodeClass(chart, "InferenceClass", name="gpu-inference", root_volume=RootVolume.inference(), **base)
+    training = GpuNodeClass(chart, "TrainingClass", name="gpu-training", root_volume=RootVolume.training(), **base)
+    for j in range(pools):
+        window = DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone=ZONES[(env + j) % len(ZONES)],
+                                  nodes=0)
+        if j % 2 == 0:
+            GpuInferencePool(chart, f"Inference{j}", node_class=inference, name=f"gpu-inference-{j}",
+                             gpu_limit=8 + j, weight=60 - j, disruption_windows=(window,))
+        else:
+            GpuTrainingPool(chart, f"Training{j}", node_class=training, name=f"gpu-training-{j}",
+                            gpu_limit=16 + j, weight=90 - j, expire_after=Duration.never(),
+                            disruption_windows=(window,))
+        if (j + 1) % 10 == 0:  # one overlay every 10 pools, weights unique over the whole stack
+            NodeOverlayDiscourage(chart, f"Discourage{j}", name=f"discourage-big-gpu-{env}-{j}",
+                                  weight=env * 10 + j // 10 + 1, instance_types=BIG_TYPES,
+                                  price_adjustment=PriceAdjustment.percent(30))
+
+
+def project_path(pools: int, outdir: Path) -> None:
+    for env, n in _environments(pools):
+        app = cdk8s.App(outdir=str(outdir / f"env-{env:03d}"), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
+        _build_env(app, env, n)
+        app.synth()
+
+
+def read_manifests(outdir: Path) -> dict[str, list[dict]]:
+    """environment -> manifest dicts, in file order."""
+    out: dict[str, list[dict]] = {}
+    for sub in sorted(p for p in outdir.iterdir() if p.is_dir()):
+        docs = []
+        for path in sorted(sub.glob("*.yaml")):
+            docs.extend(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict))
+        out[sub.name] = docs
+    return out
+
+
+def bindings_floor(manifests: dict[str, list[dict]], outdir: Path) -> None:
+    for env, docs in manifests.items():
+        app = cdk8s.App(outdir=str(outdir / env), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
+        chart = cdk8s.Chart(app, env)
+        for i, doc in enumerate(docs):
+            meta = doc["metadata"]
+            _api_object.create(Construct(chart, f"R{i}"), gvk=GVKS[doc["kind"]], name=meta["name"], spec=doc["spec"],
+                               annotations=meta.get("annotations"), labels=meta.get("labels"),
+                               namespace=meta.get("namespace"))
+        app.synth()
+
+
+def yaml_floor(manifests: dict[str, list[dict]], outdir: Path) -> None:
+    for env, docs in manifests.items():
+        folder = outdir / env
+        folder.mkdir(parents=True)
+        for doc in docs:
+            with open(folder / f"{doc['kind']}.{doc['metadata']['name']}.k8s.yaml", "w") as f:
+                yaml.safe_dump(doc, f, sort_keys=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+def measure(fn, reps: int, fresh_dir: bool = False) -> dict:
+    """Median/min/max of ``reps`` calls (fewer if one takes longer than SLOW_REP_S)."""
+    times: list[float] = []
+    note = ""
+    for _ in range(reps):
+        tmp = Path(tempfile.mkdtemp(prefix="kg-bench-")) if fresh_dir else None
+        try:
+            t0 = time.perf_counter()
+            last = fn(tmp) if fresh_dir else fn()
+            times.append(time.perf_counter() - t0)
+        finally:
+            if tmp is not None:
+                shutil.rmtree(tmp, ignore_errors=True)
+        if times[-1] > SLOW_REP_S and len(times) < reps:
+            note = f"stopped after {len(times)} of {reps} repetitions (> {SLOW_REP_S:.0f} s each)"
+            break
+    return {"n": len(times), "median": statistics.median(times), "min": min(times), "max": max(times),
+            "times": times, "note": note, "_last": last}
+
+
+def _fmt(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def cdk8s_cli(reps: int) -> dict:
+    env = dict(os.environ, PATH=f"{ROOT / 'node_modules' / '.bin'}:{os.environ.get('PATH', '')}",
+               CDK8S_CHECK_UPGRADE="false")
+    cli = str(ROOT / "node_modules" / ".bin" / "cdk8s")
+
+    def run(tmp: Path) -> None:
+        subprocess.run([cli, "synth", "-o", str(tmp / "dist"), "--no-check-upgrade"], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    return measure(run, reps, fresh_dir=True)
+
+
+def test_suite(timeout: float) -> dict:
+    cmd = [str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-x", "-p", "no:randomly",
+           "--ignore=tests/test_properties.py"]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"n": 0, "median": None, "note": f"not measured: timed out after {timeout:.0f} s"}
+    elapsed = time.perf_counter() - t0
+    last = (proc.stdout.strip().splitlines() or [""])[-1]
+    return {"n": 1, "median": elapsed, "min": elapsed, "max": elapsed, "times": [elapsed],
+            "note": f"exit {proc.returncode}: {last}"}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10,100,1000", help="pool counts, comma-separated (default 10,100,1000)")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions below 1,000 pools (default 5)")
+    ap.add_argument("--reps-large", type=int, default=3, help="repetitions at 1,000 pools and more (default 3)")
+    ap.add_argument("--reps-cli", type=int, default=2, help="repetitions of `cdk8s synth` (default 2; 0 skips)")
+    ap.add_argument("--figures", default="project,bindings,yaml,validate,simulate,pod_fit",
+                    help="figures to measure per size (default: all)")
+    ap.add_argument("--no-tests", action="store_true", help="do not time the test suite")
+    ap.add_argument("--tests-timeout", type=float, default=600, help="give up on the test suite after this (s)")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    wanted = set(args.figures.split(","))
+    crd_dir = resolve_crd_dir()
+    catalog = default_catalog()
+    shape = PodShape.parse(POD)
+
+    # Warm-up outside every timed region: the jsii runtime (Node start-up) and lazy imports.
+    with tempfile.TemporaryDirectory() as tmp:
+        project_path(2, Path(tmp))
+        validate_dir(Path(tmp), crd_dir)
+        simulate_pools(sum(read_manifests(Path(tmp)).values(), []), catalog)
+
+    results: list[dict] = []
+
+    def record(figure: str, size: int | str, m: dict) -> None:
+        m.pop("_last", None)
+        results.append({"figure": figure, "size": size, **m})
+        print(f"  {figure:<10} {size!s:>6}  median {_fmt(m.get('median')):>10}  (n={m.get('n')}) {m.get('note', '')}",
+              file=sys.stderr, flush=True)
+
+    for size in sizes:
+        reps = args.reps if size < 1000 else args.reps_large
+        keep = Path(tempfile.mkdtemp(prefix=f"kg-bench-{size}-"))
+        try:
+            # Once, untimed: the project's output, whose dicts feed the floors, validate and the simulator.
+            project_path(size, keep)
+            manifests = read_manifests(keep)
+            flat = [d for docs in manifests.values() for d in docs]
+            if "project" in wanted:
+                record("project", size, measure(lambda tmp: project_path(size, tmp), reps, fresh_dir=True))
+            if "bindings" in wanted:
+                record("bindings", size, measure(lambda tmp: bindings_floor(manifests, tmp), reps, fresh_dir=True))
+            if "yaml" in wanted:
+                record("yaml", size, measure(lambda tmp: yaml_floor(manifests, tmp), reps, fresh_dir=True))
+            if "validate" in wanted:
+                m = measure(lambda: validate_dir(keep, crd_dir), reps)
+                m["note"] = (m["note"] + "; " if m["note"] else "") + m["_last"].summary()
+                record("validate", size, m)
+            if "simulate" in wanted:
+                record("simulate", size, measure(lambda: simulate_pools(flat, catalog), reps))
+            if "pod_fit" in wanted:
+                record("pod_fit", size, measure(lambda: pod_fit(shape, flat, catalog), reps))
+        finally:
+            shutil.rmtree(keep, ignore_errors=True)
+
+    if args.reps_cli > 0:
+        record("cdk8s-cli", "stacks", cdk8s_cli(args.reps_cli))
+    if args.no_tests:
+        record("pytest", "suite", {"n": 0, "median": None, "note": "not measured"})
+    else:
+        record("pytest", "suite", test_suite(args.tests_timeout))
+
+    # Ratios to the floor (same size) and scaling time(1000)/time(100).
+    by = {(r["figure"], r["size"]): r for r in results}
+    for r in results:
+        floor = by.get((FLOORS.get(r["figure"]), r["size"]))
+        r["floor"] = FLOORS.get(r["figure"])
+        r["ratio_to_floor"] = (r["median"] / floor["median"]) if floor and r.get("median") and floor.get("median") else None
+    scaling = {}
+    for fig in dict.fromkeys(r["figure"] for r in results):
+        a, b = by.get((fig, 100)), by.get((fig, 1000))
+        if a and b and a.get("median") and b.get("median"):
+            scaling[fig] = b["median"] / a["median"]
+
+    # Targets.
+    targets = []
+
+    def target(name: str, value: float | None, limit: float, unit: str) -> None:
+        if value is None:
+            targets.append({"target": name, "value": None, "limit": limit, "status": "NOT MEASURED"})
+        else:
+            targets.append({"target": name, "value": value, "limit": limit,
+                            "status": "PASS" if value <= limit else "FAIL", "unit": unit})
+
+    p = by.get(("project", 1000))
+    target("project path <= 1.25x bindings floor at 1,000 pools", p and p["ratio_to_floor"], 1.25, "x")
+    for fig in ("project", "bindings", "yaml", "validate", "simulate", "pod_fit"):
+        if (fig, 100) in by or (fig, 1000) in by:
+            target(f"time(1000)/time(100) <= 11: {fig}", scaling.get(fig), 11, "x")
+    v = by.get(("validate", 1000))
+    target("validate 1,000 pools <= 1.5 s", v and v["median"], 1.5, "s")
+    s = by.get(("simulate", 100))
+    target("simulator 100 pools <= 50 ms", s and s["median"], 0.050, "s")
+    t = by.get(("pytest", "suite"))
+    target("test suite <= 60 s", t and t.get("median"), 60, "s")
+
+    # Report.
+    head = f"{'figure':<10} {'size':>6} {'n':>2} {'median':>10} {'min':>10} {'max':>10}  {'ratio to floor':<22}"
+    lines = [head, "-" * len(head)]
+    for r in results:
+        ratio = f"{r['ratio_to_floor']:.2f}x {r['figure']}/{r['floor']}" if r.get("ratio_to_floor") else ""
+        lines.append(f"{r['figure']:<10} {r['size']!s:>6} {r.get('n', 0):>2} {_fmt(r.get('median')):>10} "
+                     f"{_fmt(r.get('min')):>10} {_fmt(r.get('max')):>10}  {ratio:<22}"
+                     + (f"  [{r['note']}]" if r.get("note") else ""))
+    lines += ["", "scaling time(1000)/time(100):"]
+    lines += [f"  {fig:<10} {ratio:.2f}x" for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
+    lines += ["", "targets:"]
+    for t in targets:
+        value = "-" if t["value"] is None else (_fmt(t["value"]) if t.get("unit") == "s" else f"{t['value']:.2f}x")
+        lines.append(f"  {t['status']:<12} {t['target']}  (measured {value})")
+    print("\n".join(lines))
+
+    if args.json:
+        machine = {"python": platform.python_version(), "platform": platform.platform(), "nproc": os.cpu_count()}
+        Path(args.json).write_text(json.dumps({"machine": machine, "results": results, "scaling": scaling,
+                                               "targets": targets}, indent=2, default=str) + "\n")
+    return 0  # never fail on a target
+
+
+if __name__ == "__main__":
+    sys.exit(main())
