@@ -44,3 +44,11 @@ def test_svg_is_well_formed_with_one_shaded_span_per_blocked_day():
     shaded = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") == "#c0392b"]
     assert len(shaded) == 5 + 1  # training blocks Mon-Fri; inference has nodes 1, not 0 (plus the legend swatch)
     assert "Asia/Seoul" in drawing
+
+
+def test_scheduled_non_zero_budgets_are_drawn_as_capped():
+    inference = pool("gpu-inference", "prod")  # at most 1 node Mon-Fri 09:00-19:00 Seoul
+    assert blocks(inference, "Asia/Seoul") == []
+    assert blocks(inference, "Asia/Seoul", limited=True)[0] == Block(540, 1140, ())
+    root = ET.fromstring(svg([inference], "Asia/Seoul"))
+    assert len([r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") == "#f0b429"]) == 5 + 1

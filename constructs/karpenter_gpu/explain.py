@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             for (name, docs), env in zip(loaded, envs):
                 svg_names[name] = f"disruption-{name}.svg"
                 pools = [d for d in docs if d.get("kind") == "NodePool"]
-                (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: no voluntary disruption"))
+                (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: disruption windows"))
             (out / "explain.md").write_text(render_markdown(envs, svg_names))
         print(render_markdown(envs, svg_names))
     else:

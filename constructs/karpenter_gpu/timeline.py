@@ -20,6 +20,7 @@ _WEEK = 7 * 24 * 60
 _DESCRIPTORS = {"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
                 "@hourly": "0 * * * *"}
 _DOW = {d: i for i, d in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
+_BLOCKED, _CAPPED = "#c0392b", "#f0b429"
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:0s)?$")
 
 
@@ -59,8 +60,11 @@ def _minutes(duration: str) -> int:
     return int(m.group(1) or 0) * 60 + int(m.group(2) or 0) if m else 0
 
 
-def blocks(nodepool: dict, zone: str = "UTC") -> list[Block]:
-    """Intervals (local time, Monday-first, may wrap past Sunday) in which ``nodes: "0"`` budgets are active."""
+def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[Block]:
+    """Intervals (local time, Monday-first, may wrap past Sunday) in which ``nodes: "0"`` budgets are active.
+
+    ``limited=True`` returns the scheduled budgets that cap disruption at a non-zero number instead.
+    """
     tz = load_zone(zone)
     # Minutes from local Monday 00:00 to the UTC Sunday 00:00 the cron week is counted from.
     local_monday = REFERENCE_MONDAY.replace(tzinfo=None)
@@ -68,7 +72,7 @@ def blocks(nodepool: dict, zone: str = "UTC") -> list[Block]:
     out = []
     budgets = (((nodepool.get("spec") or {}).get("disruption") or {}).get("budgets")) or []
     for budget in budgets:
-        if str(budget.get("nodes")) != "0" or "schedule" not in budget:
+        if "schedule" not in budget or (str(budget.get("nodes")) == "0") == limited:
             continue
         length = _minutes(str(budget.get("duration", "")))
         for start in _starts(str(budget["schedule"])):
@@ -91,10 +95,13 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'font-family="sans-serif" font-size="12">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="8" y="18" font-weight="bold">{escape(title or "Voluntary disruption blocked")} '
+             f'<text x="8" y="18" font-weight="bold">{escape(title or "Disruption windows")} '
              f'({escape(zone)}, week of {REFERENCE_MONDAY:%Y-%m-%d})</text>']
     for i, day in enumerate(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")):
         x = label_w + i * day_w
+        for hour in (6, 12, 18):  # faint hour ticks so a reader can tell 09:00 from 11:00
+            parts.append(f'<line x1="{x + hour * day_w / 24:.1f}" y1="{top - 2}" x2="{x + hour * day_w / 24:.1f}" '
+                         f'y2="{height - 26}" stroke="#eee"/>')
         parts.append(f'<text x="{x + day_w // 2}" y="{top - 8}" text-anchor="middle">{day}</text>')
         parts.append(f'<line x1="{x}" y1="{top - 4}" x2="{x}" y2="{height - 26}" stroke="#ccc"/>')
     for row, pool in enumerate(nodepools):
@@ -102,17 +109,21 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
         name = (pool.get("metadata") or {}).get("name", "?")
         parts.append(f'<text x="8" y="{y + 15}">{escape(name)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{7 * day_w}" height="{row_h - 6}" fill="#eef5ee"/>')
-        spans = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]
-        for start, end in spans:
-            for a, b in ((start, min(end, _WEEK)), (0, end - _WEEK) if end > _WEEK else (0, 0)):
-                if b > a:
-                    x = label_w + a * day_w / 1440
-                    parts.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{(b - a) * day_w / 1440:.1f}" '
-                                 f'height="{row_h - 6}" fill="#c0392b"/>')
+        blocked = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]
+        capped = [(b.start, b.end) for b in blocks(pool, zone, limited=True)]
+        for spans, colour in ((capped, _CAPPED), (blocked, _BLOCKED)):
+            for start, end in spans:
+                for a, b in ((start, min(end, _WEEK)), (0, end - _WEEK) if end > _WEEK else (0, 0)):
+                    if b > a:
+                        x = label_w + a * day_w / 1440
+                        parts.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{(b - a) * day_w / 1440:.1f}" '
+                                     f'height="{row_h - 6}" fill="{colour}"/>')
     legend_y = height - 10
-    parts.append(f'<rect x="8" y="{legend_y - 10}" width="12" height="10" fill="#c0392b"/>'
-                 f'<text x="26" y="{legend_y}">no voluntary disruption (budget nodes: 0)</text>'
-                 f'<rect x="300" y="{legend_y - 10}" width="12" height="10" fill="#eef5ee"/>'
-                 f'<text x="318" y="{legend_y}">disruption allowed within the other budgets</text>')
+    parts.append(f'<rect x="8" y="{legend_y - 10}" width="12" height="10" fill="{_BLOCKED}"/>'
+                 f'<text x="26" y="{legend_y}">no voluntary disruption (nodes: 0)</text>'
+                 f'<rect x="250" y="{legend_y - 10}" width="12" height="10" fill="{_CAPPED}"/>'
+                 f'<text x="268" y="{legend_y}">capped by a scheduled budget (nodes &gt; 0)</text>'
+                 f'<rect x="540" y="{legend_y - 10}" width="12" height="10" fill="#eef5ee"/>'
+                 f'<text x="558" y="{legend_y}">the pool\'s other budgets apply</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
