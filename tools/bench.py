@@ -58,7 +58,7 @@ POOLS_PER_ENV = 10
 SLOW_REP_S = 60.0
 ZONES = ("Asia/Seoul", "UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo")
 BIG_TYPES = ("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")
-GVKS = {"EC2NodeClass": Ec2NodeClass.GVK, "NodePool": NodePool.GVK, "NodeOverlay": NodeOverlay.GVK}
+BINDINGS = {"EC2NodeClass": Ec2NodeClass, "NodePool": NodePool, "NodeOverlay": NodeOverlay}
 POD = "gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu"
 
 # figure -> the figure it is compared with (its floor)
@@ -126,7 +126,7 @@ def bindings_floor(manifests: dict[str, list[dict]], outdir: Path) -> None:
         chart = cdk8s.Chart(app, env)
         for i, doc in enumerate(docs):
             meta = doc["metadata"]
-            _api_object.create(Construct(chart, f"R{i}"), gvk=GVKS[doc["kind"]], name=meta["name"], spec=doc["spec"],
+            _api_object.create(Construct(chart, f"R{i}"), binding=BINDINGS[doc["kind"]], name=meta["name"], spec=doc["spec"],
                                annotations=meta.get("annotations"), labels=meta.get("labels"),
                                namespace=meta.get("namespace"))
         app.synth()

@@ -16,7 +16,7 @@ from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
 
 from . import _api_object
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .crds.nodeoverlay.sh.karpenter import NodeOverlay
 from .errors import KarpenterGpuError
 from .feature_gates import FeatureGate, require_feature_gate
@@ -116,13 +116,13 @@ class _Overlay(Construct):
     props_type: ClassVar[type[OverlayProps]] = OverlayProps
 
     def __init__(self, scope: Construct, id: str, /, **values: Any) -> None:
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         props = build(self.props_type, path, None, **values)
         _check_unique(scope, props, path)  # before super().__init__: nothing is added on error
         self.props = props
         super().__init__(scope, id)
         require_feature_gate(self, FeatureGate.NODE_OVERLAY, props.gate_reason())
-        self.resource = _api_object.create(self, gvk=NodeOverlay.GVK, name=props.name, spec=props.render())
+        self.resource = _api_object.create(self, binding=NodeOverlay, name=props.name, spec=props.render())
 
     @property
     def name(self) -> str:

@@ -12,7 +12,7 @@ from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
 
 from . import _api_object
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .crds.nodepool.sh.karpenter import NodePool
 from .disruption_window import Budget, DisruptionWindow, compile_budgets
 from .errors import KarpenterGpuError
@@ -185,7 +185,7 @@ class NodePoolConstruct(Construct):
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
                  props: NodePoolProps | None = None, **values: Any) -> None:
         """Pass the props as keywords, or ``props=`` an already-validated props object."""
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         if not isinstance(node_class, GpuNodeClass):
             raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,
                                     allowed="a GpuNodeClass construct (referenced by object, not by name)",
@@ -196,7 +196,7 @@ class NodePoolConstruct(Construct):
         super().__init__(scope, id)
         notes = [f"budgets[{i}]: {b.note}" for i, b in enumerate(self.budgets) if b.note]
         self.resource = _api_object.create(
-            self, gvk=NodePool.GVK, name=self.props.name, spec=self._spec(),
+            self, binding=NodePool, name=self.props.name, spec=self._spec(),
             annotations={WINDOWS_ANNOTATION: "\n".join(notes)} if notes else None,
         )
 

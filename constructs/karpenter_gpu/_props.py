@@ -60,6 +60,11 @@ def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
+def path_of(scope: Any, id: str) -> str:
+    """The construct path a child ``id`` of ``scope`` will have: errors name it before the child exists."""
+    return f"{scope.node.path}/{id}".lstrip("/")
+
+
 def build(model: type[P], path: str | None = None, instance: P | None = None, /, **values: Any) -> P:
     """Validate props once; raise a coded error located at ``path`` on failure.
 

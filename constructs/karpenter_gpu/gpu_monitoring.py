@@ -55,7 +55,7 @@ from pydantic import BeforeValidator, StrictBool, field_validator
 
 from . import _api_object
 from ._node_pool import NodePoolConstruct
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from .crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
 from .errors import KarpenterGpuError
@@ -202,7 +202,7 @@ class GpuMonitoring(Construct):
                  low_utilization_percent: float = 20, low_utilization_for: str | Duration = "30m",
                  consistent_state_grace: str | Duration = "15m",
                  labels: Mapping[str, str] | None = None) -> None:
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         values: dict[str, Any] = dict(
             namespace=namespace, karpenter_service_monitor=karpenter_service_monitor,
             dcgm_service_monitor=dcgm_service_monitor, dcgm_namespace=dcgm_namespace,
@@ -218,7 +218,7 @@ class GpuMonitoring(Construct):
         self.karpenter_service_monitor: cdk8s.ApiObject | None = None
         if p.karpenter_service_monitor:
             self.karpenter_service_monitor = _api_object.create(
-                Construct(self, "KarpenterServiceMonitor"), gvk=ServiceMonitor.GVK, name=KARPENTER_SERVICE_MONITOR,
+                Construct(self, "KarpenterServiceMonitor"), binding=ServiceMonitor, name=KARPENTER_SERVICE_MONITOR,
                 namespace=p.namespace, labels=obj_labels, spec={
                     "selector": {"matchLabels": {"app.kubernetes.io/name": "karpenter"}},
                     "endpoints": [{"port": "http-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
@@ -227,7 +227,7 @@ class GpuMonitoring(Construct):
         self.dcgm_service_monitor: cdk8s.ApiObject | None = None
         if p.dcgm_service_monitor:
             self.dcgm_service_monitor = _api_object.create(
-                Construct(self, "DcgmServiceMonitor"), gvk=ServiceMonitor.GVK, name=DCGM_SERVICE_MONITOR,
+                Construct(self, "DcgmServiceMonitor"), binding=ServiceMonitor, name=DCGM_SERVICE_MONITOR,
                 namespace=p.dcgm_namespace, labels=obj_labels, spec={
                     "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
                     "endpoints": [{"port": "gpu-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
@@ -235,7 +235,7 @@ class GpuMonitoring(Construct):
 
         self.rule_group: dict[str, Any] = {"name": RULE_GROUP, "rules": self._rules()}
         self.prometheus_rule: cdk8s.ApiObject = _api_object.create(
-            Construct(self, "Rules"), gvk=PrometheusRule.GVK, name=RULE_NAME, namespace=p.namespace,
+            Construct(self, "Rules"), binding=PrometheusRule, name=RULE_NAME, namespace=p.namespace,
             labels=obj_labels, spec={"groups": [self.rule_group]})
 
     def _rules(self) -> list[dict[str, Any]]:

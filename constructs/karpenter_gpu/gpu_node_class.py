@@ -9,7 +9,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from . import _api_object
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass
 from .capacity_reservation import CapacityReservationTerm
 from .errors import KarpenterGpuError
@@ -256,9 +256,9 @@ class GpuNodeClass(Construct):
     """
 
     def __init__(self, scope: Construct, id: str, **props: Any) -> None:
-        self.props: GpuNodeClassProps = build(GpuNodeClassProps, f"{scope.node.path}/{id}".lstrip("/"), **props)
+        self.props: GpuNodeClassProps = build(GpuNodeClassProps, path_of(scope, id), **props)
         super().__init__(scope, id)
-        self.resource = _api_object.create(self, gvk=Ec2NodeClass.GVK, name=self.props.name, spec=self._render())
+        self.resource = _api_object.create(self, binding=Ec2NodeClass, name=self.props.name, spec=self._render())
 
     @classmethod
     def inference(cls, scope: Construct, id: str, **props: Any) -> "GpuNodeClass":
@@ -277,7 +277,8 @@ class GpuNodeClass(Construct):
     @property
     def ref(self) -> dict:
         """The NodePool ``nodeClassRef`` for this class."""
-        return {"group": Ec2NodeClass.GVK.api_version.split("/")[0], "kind": Ec2NodeClass.GVK.kind,
+        api_version, kind = _api_object.gvk_of(Ec2NodeClass)
+        return {"group": api_version.split("/")[0], "kind": kind,
                 "name": self.props.name}
 
     def _selector(self, ids: tuple[str, ...]) -> list[dict]:

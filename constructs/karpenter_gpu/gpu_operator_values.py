@@ -33,7 +33,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from ._node_pool import NodePoolConstruct
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .errors import KarpenterGpuError
 from .helm_values import HelmValues
 from .requirements import LABEL_VALUE, check_label_key
@@ -237,7 +237,7 @@ class GpuOperatorValues(HelmValues):
 
     def __init__(self, scope: Construct, id: str, *, props: GpuOperatorValuesProps | None = None,
                  **values: Any) -> None:
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         p = build(GpuOperatorValuesProps, path, props, **values)
         pools = _pools_under(scope)
         if not pools:

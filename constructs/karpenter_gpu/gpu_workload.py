@@ -28,7 +28,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from ._node_pool import NodePoolConstruct
-from ._props import DnsLabel, Props, build, check_dns1123
+from ._props import DnsLabel, Props, build, check_dns1123, path_of
 from .errors import KarpenterGpuError
 from .gpu_training_pool import GpuTrainingPool
 from .requirements import Label
@@ -229,7 +229,7 @@ class GpuWorkload(Construct):
 
     def __init__(self, scope: Construct, id: str, *, props: GpuWorkloadProps | None = None, **values: Any) -> None:
         """Pass the props as keywords (``pool=`` … see :class:`GpuWorkloadProps`) or ``props=``."""
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         self.props = build(GpuWorkloadProps, path, props, **values)
         super().__init__(scope, id)
         p = self.props

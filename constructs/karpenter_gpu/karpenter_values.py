@@ -22,7 +22,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from ._node_pool import NodePoolConstruct
-from ._props import Props, build
+from ._props import Props, build, path_of
 from .errors import KarpenterGpuError
 from .feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from .helm_values import HelmValues
@@ -179,7 +179,7 @@ class KarpenterControllerValues(HelmValues):
     def __init__(self, scope: Construct, id: str, *, props: KarpenterControllerValuesProps | None = None,
                  **values: Any) -> None:
         """Pass the props as keywords, or ``props=`` an already-validated props object."""
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         self.props = p = build(KarpenterControllerValuesProps, path, props, **values)
         self.gate_needs: tuple[GateNeed, ...] = required_feature_gates(scope)
         self.feature_gates: dict[str, bool] = self._resolve_gates(p, self.gate_needs, path)

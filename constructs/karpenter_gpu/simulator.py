@@ -222,6 +222,7 @@ def _parse_overlay(manifest: Mapping[str, Any]) -> _Overlay:
                                 allowed="'+10%', '-15%', '+1.2' or '-0.5'", fix="write a signed amount or percentage")
     capacity = {str(k): _quantity(v, f"{where}.spec.capacity.{k}") for k, v in (spec.get("capacity") or {}).items()}
     weight = _int(spec.get("weight")) or 0
+    reqs = tuple(sorted(reqs, key=lambda r: r["key"] != NODEPOOL))  # pool filters first: they reject fastest
     return _Overlay(name, weight, reqs, price, None if adjustment is None else str(adjustment), capacity)
 
 
@@ -341,8 +342,7 @@ class PoolReport:
 
 def _overlay_matches(overlay: _Overlay, instance: InstanceType, pool: _Pool,
                      capacity_types: tuple[str, ...], zones: tuple[str, ...]) -> bool:
-    labels = {**instance.labels, **pool.labels, NODEPOOL: pool.name}
-    for req in overlay.requirements:
+    for req in overlay.requirements:  # nodepool requirements first (see _parse_overlay): cheapest rejection
         key = req["key"]
         if key == CAPACITY_TYPE:
             if not any(requirement_admits({key: ct}, req) for ct in capacity_types):
@@ -353,8 +353,10 @@ def _overlay_matches(overlay: _Overlay, instance: InstanceType, pool: _Pool,
                     return False
             elif req["operator"] == "DoesNotExist":  # every node has a zone
                 return False
-        elif not requirement_admits(labels, req):
-            return False
+        else:  # one key at a time: merging the label dicts per call cost more than the matching
+            value = pool.name if key == NODEPOOL else pool.labels.get(key, instance.labels.get(key))
+            if not requirement_admits({} if value is None else {key: value}, req):
+                return False
     return True
 
 

@@ -8,7 +8,7 @@ from constructs import Construct
 from pydantic import StrictInt, model_validator
 
 from ._node_pool import NodePoolConstruct, NodePoolProps
-from ._props import build
+from ._props import build, path_of
 from .errors import KarpenterGpuError
 from .feature_gates import FeatureGate, require_feature_gate
 from .gpu_node_class import GpuNodeClass
@@ -111,7 +111,7 @@ class StaticCapacityPool(Construct):
 
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
                  props: StaticCapacityPoolProps | None = None, **values: Any) -> None:
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         self.props = build(StaticCapacityPoolProps, path, props, **values)
         p = self.props
         base = f"{p.name}-{SUFFIX}"

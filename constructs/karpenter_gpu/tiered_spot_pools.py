@@ -7,7 +7,7 @@ from typing import Any, Mapping
 from constructs import Construct
 from pydantic import model_validator
 
-from ._props import DnsLabel, Props, build
+from ._props import DnsLabel, Props, build, path_of
 from .disruption_window import Budget, DisruptionWindow
 from .errors import KarpenterGpuError
 from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
@@ -119,7 +119,7 @@ class TieredSpotPools(Construct):
 
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
                  props: TieredSpotPoolsProps | None = None, **values: Any) -> None:
-        path = f"{scope.node.path}/{id}".lstrip("/")
+        path = path_of(scope, id)
         self.props = build(TieredSpotPoolsProps, path, props, **values)
         p = self.props
         shared = {k: getattr(p, k) for k in ("labels", "taints", "zones", "architectures", "consolidate_after",
