@@ -24,9 +24,9 @@ if _SHARED_CRDS.is_dir():  # this repository validates against the CRDs beside i
 import cdk8s  # noqa: E402
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, PlatformConfig  # noqa: E402
-from karpenter_gpu.crd_source import resolve_crd_dir  # noqa: E402
-from karpenter_gpu.findings import Severity  # noqa: E402
-from karpenter_gpu.validate import validate_dir  # noqa: E402
+from karpenter_gpu.check.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.check.findings import Severity  # noqa: E402
+from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 
 
 class SynthFailed(Exception):

@@ -13,7 +13,7 @@ if _NODE.exists():  # jsii on the project's Node 22 LTS (no end-of-life banner)
 import cdk8s  # noqa: E402
 import pytest  # noqa: E402
 
-from karpenter_gpu.conformance import load_crds  # noqa: E402
+from karpenter_gpu.check.conformance import load_crds  # noqa: E402
 
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import GpuNodeClass, KarpenterGpuError
-from karpenter_gpu.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
-from karpenter_gpu.conformance import check
+from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
+from karpenter_gpu.check.conformance import check
 from tests.conftest import only
 
 OWNER = "123456789012"

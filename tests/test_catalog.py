@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.catalog import (
+from karpenter_gpu.analysis.catalog import (
     INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog, load_catalog,
 )
 from karpenter_gpu.errors import CODES, KarpenterGpuError

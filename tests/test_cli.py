@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from karpenter_gpu.cli import main
+from karpenter_gpu.cli.main import main
 from tests.conftest import ROOT, find_crds_dir
 
 CORPUS = ROOT / "tests" / "fixtures" / "seeds"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.findings import Severity
-from karpenter_gpu.rules import check_rules
+from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.check.rules import check_rules
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 REQS = "spec.template.spec.requirements"

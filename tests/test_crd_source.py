@@ -1,4 +1,4 @@
-"""karpenter_gpu.crd_source: --crds / $KARPENTER_GPU_CRDS / verified user cache. Never touches the network."""
+"""karpenter_gpu.check.crd_source: --crds / $KARPENTER_GPU_CRDS / verified user cache. Never touches the network."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from karpenter_gpu import crd_source
-from karpenter_gpu.conformance import load_crds
-from karpenter_gpu.crd_source import PINNED_CRDS, CrdSourceError, cache_dir, resolve_crd_dir
+from karpenter_gpu.check import crd_source
+from karpenter_gpu.check.conformance import load_crds
+from karpenter_gpu.check.crd_source import PINNED_CRDS, CrdSourceError, cache_dir, resolve_crd_dir
 from tests.conftest import find_crds_dir
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.diff import (
+from karpenter_gpu.analysis.diff import (
     Category,
     Change,
     classify,
@@ -261,7 +261,7 @@ def narrow(files):
 
 
 def test_requirements_narrowed_drift_nodes_that_no_longer_match(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", None)  # no simulator: said so
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)  # no simulator: said so
     c = one(diff(tmp_path, narrow))
     assert c.category is Category.REPLACES_NODES
     assert "karpenter.k8s.aws/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
@@ -281,7 +281,7 @@ def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_
             out.append(types.SimpleNamespace(name=m["metadata"]["name"], candidates=candidates))
         return out
 
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
     c = one(diff(tmp_path, narrow))
     assert c.category is Category.REPLACES_NODES
     assert c.reasons[0].endswith("nodes whose instance type no longer matches drift; the simulator drops g4dn.xlarge")
@@ -298,7 +298,7 @@ def test_requirements_widened_is_behavioural(tmp_path):
 
 
 def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.simulator", None)
+    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)
 
     def change(files):
         template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]})

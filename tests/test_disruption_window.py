@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from karpenter_gpu._props import build
-from karpenter_gpu.disruption_window import (
+from karpenter_gpu.pools.disruption_window import (
     REFERENCE_YEARS,
     Budget,
     DisruptionReason,
@@ -20,7 +20,7 @@ from karpenter_gpu.disruption_window import (
     compile_budgets,
 )
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.units import Duration
+from karpenter_gpu.k8s.units import Duration
 
 
 def window(**kw: Any) -> DisruptionWindow:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from karpenter_gpu.cli import main
+from karpenter_gpu.cli.main import main
 from tests.conftest import ROOT
 
 

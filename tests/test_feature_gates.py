@@ -6,11 +6,11 @@ import pytest
 import yaml
 
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass
-from karpenter_gpu.capacity_reservation import CapacityReservationTerm
-from karpenter_gpu.feature_gates import (DEFAULT_ON, FeatureGate, feature_gate_summary, require_feature_gate,
+from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
+from karpenter_gpu.addons.feature_gates import (DEFAULT_ON, FeatureGate, feature_gate_summary, require_feature_gate,
                                          required_feature_gates)
-from karpenter_gpu.reserved_capacity_pool import Fallback, ReservedCapacityPool
-from karpenter_gpu.static_capacity_pool import StaticCapacityPool
+from karpenter_gpu.pools.reserved_capacity_pool import Fallback, ReservedCapacityPool
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu.conformance import check
+from karpenter_gpu.check.conformance import check
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
-from karpenter_gpu.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
-from karpenter_gpu.node_overlay_discourage import NodeOverlayDiscourage
-from karpenter_gpu.overlay_price import PriceAdjustment
-from karpenter_gpu.units import Quantity
+from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
+from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
+from karpenter_gpu.overlays.overlay_price import PriceAdjustment
+from karpenter_gpu.k8s.units import Quantity
 from tests.conftest import manifests, only
 
 BASE = dict(name="fractional-gpu-capacity", weight=20)

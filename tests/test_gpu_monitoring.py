@@ -8,11 +8,11 @@ import cdk8s
 import pytest
 
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError
-from karpenter_gpu.conformance import check
-from karpenter_gpu.gpu_monitoring import (INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR, GpuMonitoring,
+from karpenter_gpu.check.conformance import check
+from karpenter_gpu.addons.gpu_monitoring import (INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR, GpuMonitoring,
                                           GpuMonitoringProps, gpu_pools)
-from karpenter_gpu.static_capacity_pool import StaticCapacityPool
-from karpenter_gpu.tiered_spot_pools import SpotTier, TieredSpotPools
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
+from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools
 from tests.conftest import manifests, only
 
 MONITORING = "monitoring.coreos.com/v1"

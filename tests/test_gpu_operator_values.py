@@ -7,10 +7,10 @@ import yaml
 
 from karpenter_gpu import (Duration, GpuCapacityOverlay, GpuInferencePool, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, Taint, TaintEffect)
-from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
-from karpenter_gpu.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL_OPERANDS, VERSION, GpuOperatorValues,
+from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.addons.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL_OPERANDS, VERSION, GpuOperatorValues,
                                                GpuOperatorValuesProps, check_chart_validations, time_slicing_config)
-from karpenter_gpu.helm_values import helm_values_in
+from karpenter_gpu.addons.helm_values import helm_values_in
 from tests.conftest import manifests
 
 LABELS = {"gpu-operator": "enabled", "workload": "inference"}

@@ -6,8 +6,8 @@ import cdk8s
 import pytest
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError
-from karpenter_gpu.conformance import validate_manifest
-from karpenter_gpu.findings import Severity
+from karpenter_gpu.check.conformance import validate_manifest
+from karpenter_gpu.check.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
 
 
@@ -141,7 +141,7 @@ def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
 
 
 def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_pools():
-    from karpenter_gpu.rules import check_rules
+    from karpenter_gpu.check.rules import check_rules
     platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
     tolerated = {(t["key"], t.get("value"), t["effect"]) for t in platform.gpu_operator.values["daemonsets"]["tolerations"]}
     for pool in platform.pools:

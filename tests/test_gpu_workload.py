@@ -9,9 +9,9 @@ import pytest
 
 from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError,
                            StaticCapacityPool, Taint, TaintEffect)
-from karpenter_gpu.findings import Severity
-from karpenter_gpu.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
-from karpenter_gpu.rules import check_rules
+from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.addons.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
+from karpenter_gpu.check.rules import check_rules
 from tests.conftest import manifests
 
 TEAM = Taint("example.com/team", "ml", TaintEffect.NO_EXECUTE)

@@ -8,17 +8,17 @@ import yaml
 from pydantic import ValidationError
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.feature_gates import FeatureGate
-from karpenter_gpu.gpu_inference_pool import GpuInferencePool
-from karpenter_gpu.gpu_node_class import GpuNodeClass
-from karpenter_gpu.gpu_training_pool import GpuTrainingPool
-from karpenter_gpu.helm_values import HelmValues, helm_values_in
-from karpenter_gpu.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
-from karpenter_gpu.node_overlay_discourage import NodeOverlayDiscourage
-from karpenter_gpu.overlay_price import PriceAdjustment
-from karpenter_gpu.requirements import CapacityType
-from karpenter_gpu.static_capacity_pool import StaticCapacityPool
-from karpenter_gpu.units import Duration
+from karpenter_gpu.addons.feature_gates import FeatureGate
+from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
+from karpenter_gpu.addons.helm_values import HelmValues, helm_values_in
+from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
+from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
+from karpenter_gpu.overlays.overlay_price import PriceAdjustment
+from karpenter_gpu.k8s.requirements import CapacityType
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
+from karpenter_gpu.k8s.units import Duration
 
 ALL_GATES = ["reservedCapacity", "spotToSpotConsolidation", "nodeOverlay", "staticCapacity", "nodeRepair",
              "capacityBuffer"]

@@ -7,13 +7,13 @@ import re
 import cdk8s
 import pytest
 
-from karpenter_gpu.requirements import OVERLAY_AWS_KEYS, check_overlay_key
-from karpenter_gpu.conformance import check
+from karpenter_gpu.k8s.requirements import OVERLAY_AWS_KEYS, check_overlay_key
+from karpenter_gpu.check.conformance import check
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.feature_gates import FeatureGate, feature_gate_summary, required_feature_gates
-from karpenter_gpu.gpu_capacity_overlay import GpuCapacityOverlay
-from karpenter_gpu.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
-from karpenter_gpu.overlay_price import Price, PriceAdjustment
+from karpenter_gpu.addons.feature_gates import FeatureGate, feature_gate_summary, required_feature_gates
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay
+from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
+from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from tests.conftest import manifests, only
 
 BIG = ("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")

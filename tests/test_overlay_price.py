@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.overlay_price import PRICE_ADJUSTMENT_PATTERN, PRICE_PATTERN, Price, PriceAdjustment
+from karpenter_gpu.overlays.overlay_price import PRICE_ADJUSTMENT_PATTERN, PRICE_PATTERN, Price, PriceAdjustment
 
 OVERLAY = ("karpenter.sh/v1alpha1", "NodeOverlay")
 

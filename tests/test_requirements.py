@@ -7,7 +7,7 @@ from typing import Any, Callable
 import pytest
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.requirements import (
+from karpenter_gpu.k8s.requirements import (
     AWS_ALLOWED_KEYS,
     CapacityType,
     Label,
@@ -15,7 +15,7 @@ from karpenter_gpu.requirements import (
     Requirement,
     check_label_key,
 )
-from karpenter_gpu.units import GpuMemory
+from karpenter_gpu.k8s.units import GpuMemory
 
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"

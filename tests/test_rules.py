@@ -8,8 +8,8 @@ from typing import Any, Callable
 import pytest
 
 from karpenter_gpu.errors import CODES
-from karpenter_gpu.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
-from karpenter_gpu.rules import RULES, check_rules
+from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
+from karpenter_gpu.check.rules import RULES, check_rules
 
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"

@@ -13,9 +13,9 @@ from decimal import Decimal
 
 import pytest
 
-from karpenter_gpu.catalog import default_catalog
+from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.simulator import (
+from karpenter_gpu.analysis.simulator import (
     Candidate, Fit, PodShape, PoolReport, admits, first_choice, pod_fit, requirement_admits, simulate_pools,
 )
 from tests.conftest import ROOT
@@ -453,7 +453,7 @@ def test_only_karpenter_v1_nodepools_are_simulated():
 
 
 def test_simulator_does_not_start_jsii():
-    code = ("import sys, karpenter_gpu.simulator as s; s.simulate_pools([]); "
+    code = ("import sys, karpenter_gpu.analysis.simulator as s; s.simulate_pools([]); "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('cdk8s', 'jsii', 'constructs')]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

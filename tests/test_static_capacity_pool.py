@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, Label, Quantity
-from karpenter_gpu.conformance import check
-from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
-from karpenter_gpu.static_capacity_pool import StaticCapacityPool
+from karpenter_gpu.check.conformance import check
+from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
 from tests.conftest import manifests, only
 
 ZONES = ("us-east-1a", "us-east-1b")

@@ -8,7 +8,7 @@ import pytest
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu._props import check_dns1123
-from karpenter_gpu.taint import Taint, TaintEffect
+from karpenter_gpu.k8s.taint import Taint, TaintEffect
 
 
 def test_gpu_taint_is_the_nvidia_convention() -> None:

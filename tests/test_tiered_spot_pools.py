@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import CapacityType, GpuNodeClass, KarpenterGpuError, Label, Taint, TaintEffect
-from karpenter_gpu.conformance import check
-from karpenter_gpu.tiered_spot_pools import SpotTier, TieredSpotPools, derived_weights
+from karpenter_gpu.check.conformance import check
+from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools, derived_weights
 from tests.conftest import manifests
 
 A10G_SPOT = SpotTier(suffix="a10g-spot", gpu_names=("a10g",), gpu_limit=20)

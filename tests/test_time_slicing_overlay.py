@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import GpuCapacityOverlay, KarpenterGpuError
-from karpenter_gpu.conformance import check
-from karpenter_gpu.feature_gates import FeatureGate, required_feature_gates
-from karpenter_gpu.time_slicing_overlay import TimeSlicingOverlay, TimeSlicingOverlayProps
+from karpenter_gpu.check.conformance import check
+from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay, TimeSlicingOverlayProps
 from tests.conftest import manifests
 
 BASE = dict(name="gpu-time-slicing", replicas=4, node_pools=("gpu-inference", "gpu-training"), weight=100)

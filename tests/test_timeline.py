@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from karpenter_gpu.timeline import Block, always_blocked, blocks, svg
+from karpenter_gpu.analysis.timeline import Block, always_blocked, blocks, svg
 from tests.conftest import ROOT
 
 MON, DAY = 0, 1440

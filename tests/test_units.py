@@ -9,7 +9,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory, Quantity
+from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory, Quantity
 
 # --------------------------------------------------------------------------- Duration
 

@@ -7,9 +7,9 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 - bindings  the same manifests built directly as cdk8s.ApiObject + JsonPatch with the generated
             binding GVKs (karpenter_gpu._api_object.create) and synthesized: the floor of the design;
 - yaml      the same dicts written with yaml.safe_dump: the physical floor;
-- validate  karpenter_gpu.validate.validate_dir on the project output (CRD schema + CEL + rules);
-- simulate  karpenter_gpu.simulator.simulate_pools on the manifests, default catalog;
-- pod_fit   one karpenter_gpu.simulator.pod_fit query on the manifests;
+- validate  karpenter_gpu.check.validate.validate_dir on the project output (CRD schema + CEL + rules);
+- simulate  karpenter_gpu.analysis.simulator.simulate_pools on the manifests, default catalog;
+- pod_fit   one karpenter_gpu.analysis.simulator.pod_fit query on the manifests;
 - cdk8s-cli `cdk8s synth` end to end for the bundled stacks (CLI + Node + Python start-up);
 - pytest    the test suite once (without the property tests).
 
@@ -45,13 +45,13 @@ from constructs import Construct  # noqa: E402
 from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePool, GpuNodeClass,  # noqa: E402
                            GpuTrainingPool, NodeOverlayDiscourage, PriceAdjustment, RootVolume)
 from karpenter_gpu import _api_object  # noqa: E402
-from karpenter_gpu.catalog import default_catalog  # noqa: E402
-from karpenter_gpu.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.analysis.catalog import default_catalog  # noqa: E402
+from karpenter_gpu.check.crd_source import resolve_crd_dir  # noqa: E402
 from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass  # noqa: E402
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay  # noqa: E402
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool  # noqa: E402
-from karpenter_gpu.simulator import PodShape, pod_fit, simulate_pools  # noqa: E402
-from karpenter_gpu.validate import validate_dir  # noqa: E402
+from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools  # noqa: E402
+from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 
 POOLS_PER_ENV = 10
 #: A repetition slower than this stops the series early (the 2-core time box).

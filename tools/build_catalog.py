@@ -2,7 +2,7 @@
 
 Reads ``gpu-instance-types.tsv`` (columns described in shared/upstream/FACTS.md §9) and writes
 ``constructs/karpenter_gpu/data/gpu-instance-types.json``: the project's own catalog format, the
-one ``karpenter_gpu.catalog.load_catalog`` reads (see its docstring). The output is
+one ``karpenter_gpu.analysis.catalog.load_catalog`` reads (see its docstring). The output is
 deterministic (types sorted by name, keys sorted, indent 1), so a regeneration from the same TSV
 is byte-identical and a test can compare the committed file with a fresh build.
 

@@ -4,49 +4,82 @@ Every construct validates its props once, at construction, and raises
 :class:`KarpenterGpuError` (with a stable ``code``) for input it will not render.
 
 Names are imported on first use (PEP 562), so ``karpenter-gpu validate`` and other pure-Python
-parts never start the jsii (Node.js) runtime that the constructs need.
+parts never start the jsii (Node.js) runtime that the constructs need. Type checkers read the
+``TYPE_CHECKING`` block below, so every exported name has its real type statically.
+
+Layout, by concern:
+``k8s/`` pure-Python Kubernetes and Karpenter semantics (units, requirements, taints);
+``pools/`` node classes and NodePool constructs; ``overlays/`` NodeOverlay constructs;
+``addons/`` Helm values, monitoring, workloads, feature gates; ``gpu_platform`` one environment;
+``check/`` CRD schema + CEL conformance and the pitfall rules; ``analysis/`` catalog, simulator,
+explain, diff; ``cli/`` the command line.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    name: module
-    for module, names in {
-        "_gpu_pool": "ConsolidationPolicy GpuPool GpuPoolProps",
-        "acknowledge": "acknowledge",
-        "capacity_reservation": "CapacityReservationTerm InstanceMatchCriteria ReservationType "
-                                "prefer_reserved_capacity",
-        "disruption_window": "Budget DisruptionReason DisruptionWindow compile_budgets",
-        "errors": "CODES KarpenterGpuError",
-        "feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
-        "findings": "Finding Severity",
-        "gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayProps",
-        "gpu_inference_pool": "GpuInferencePool GpuInferencePoolProps",
-        "gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassProps NodeClassConfig RootVolume",
-        "gpu_monitoring": "GpuMonitoring GpuMonitoringProps",
-        "gpu_operator_values": "GpuOperatorValues GpuOperatorValuesProps",
-        "gpu_platform": "GpuPlatform PlatformConfig",
-        "gpu_workload": "GpuWorkload GpuWorkloadProps pod_placement",
-        "helm_values": "HelmValues helm_values_in",
-        "karpenter_values": "KarpenterControllerValues KarpenterControllerValuesProps",
-        "time_slicing_overlay": "TimeSlicingOverlay",
-        "gpu_training_pool": "GpuTrainingPool GpuTrainingPoolProps",
-        "node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageProps",
-        "overlay_price": "Price PriceAdjustment",
-        "requirements": "CapacityType Label Operator Requirement",
-        "reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolProps",
-        "static_capacity_pool": "StaticCapacityPool StaticCapacityPoolProps",
-        "taint": "Taint TaintEffect",
-        "tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsProps",
-        "units": "Duration GpuMemory Quantity",
-        "validate": "Report validate_dir",
-    }.items()
-    for name in names.split()
+if TYPE_CHECKING:
+    from karpenter_gpu.addons.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
+    from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringProps as GpuMonitoringProps
+    from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesProps as GpuOperatorValuesProps
+    from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
+    from karpenter_gpu.addons.helm_values import HelmValues as HelmValues, helm_values_in as helm_values_in
+    from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesProps as KarpenterControllerValuesProps
+    from karpenter_gpu.check.acknowledge import acknowledge as acknowledge
+    from karpenter_gpu.check.findings import Finding as Finding, Severity as Severity
+    from karpenter_gpu.check.validate import Report as Report, validate_dir as validate_dir
+    from karpenter_gpu.errors import CODES as CODES, KarpenterGpuError as KarpenterGpuError
+    from karpenter_gpu.gpu_platform import GpuPlatform as GpuPlatform, PlatformConfig as PlatformConfig
+    from karpenter_gpu.k8s.requirements import CapacityType as CapacityType, Label as Label, Operator as Operator, Requirement as Requirement
+    from karpenter_gpu.k8s.taint import Taint as Taint, TaintEffect as TaintEffect
+    from karpenter_gpu.k8s.units import Duration as Duration, GpuMemory as GpuMemory, Quantity as Quantity
+    from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay as GpuCapacityOverlay, GpuCapacityOverlayProps as GpuCapacityOverlayProps
+    from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage as NodeOverlayDiscourage, NodeOverlayDiscourageProps as NodeOverlayDiscourageProps
+    from karpenter_gpu.overlays.overlay_price import Price as Price, PriceAdjustment as PriceAdjustment
+    from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay as TimeSlicingOverlay
+    from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy as ConsolidationPolicy, GpuPool as GpuPool, GpuPoolProps as GpuPoolProps
+    from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm as CapacityReservationTerm, InstanceMatchCriteria as InstanceMatchCriteria, ReservationType as ReservationType, prefer_reserved_capacity as prefer_reserved_capacity
+    from karpenter_gpu.pools.disruption_window import Budget as Budget, DisruptionReason as DisruptionReason, DisruptionWindow as DisruptionWindow, compile_budgets as compile_budgets
+    from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool as GpuInferencePool, GpuInferencePoolProps as GpuInferencePoolProps
+    from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, RootVolume as RootVolume
+    from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolProps as GpuTrainingPoolProps
+    from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolProps as ReservedCapacityPoolProps
+    from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolProps as StaticCapacityPoolProps
+    from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsProps as TieredSpotPoolsProps
+
+# module (relative to this package) -> the public names it defines
+_MODULES: dict[str, str] = {
+    "addons.feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
+    "addons.gpu_monitoring": "GpuMonitoring GpuMonitoringProps",
+    "addons.gpu_operator_values": "GpuOperatorValues GpuOperatorValuesProps",
+    "addons.gpu_workload": "GpuWorkload GpuWorkloadProps pod_placement",
+    "addons.helm_values": "HelmValues helm_values_in",
+    "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesProps",
+    "check.acknowledge": "acknowledge",
+    "check.findings": "Finding Severity",
+    "check.validate": "Report validate_dir",
+    "errors": "CODES KarpenterGpuError",
+    "gpu_platform": "GpuPlatform PlatformConfig",
+    "k8s.requirements": "CapacityType Label Operator Requirement",
+    "k8s.taint": "Taint TaintEffect",
+    "k8s.units": "Duration GpuMemory Quantity",
+    "overlays.gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayProps",
+    "overlays.node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageProps",
+    "overlays.overlay_price": "Price PriceAdjustment",
+    "overlays.time_slicing_overlay": "TimeSlicingOverlay",
+    "pools._gpu_pool": "ConsolidationPolicy GpuPool GpuPoolProps",
+    "pools.capacity_reservation": "CapacityReservationTerm InstanceMatchCriteria ReservationType prefer_reserved_capacity",
+    "pools.disruption_window": "Budget DisruptionReason DisruptionWindow compile_budgets",
+    "pools.gpu_inference_pool": "GpuInferencePool GpuInferencePoolProps",
+    "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassProps NodeClassConfig RootVolume",
+    "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolProps",
+    "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolProps",
+    "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolProps",
+    "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsProps",
 }
+_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names.split()}
 
 __all__ = sorted(_EXPORTS)
 
@@ -61,4 +94,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(__all__))

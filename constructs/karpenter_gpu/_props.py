@@ -7,7 +7,7 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
-from .errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError
 
 P = TypeVar("P", bound=BaseModel)
 

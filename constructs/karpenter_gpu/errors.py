@@ -45,14 +45,14 @@ CODES: dict[str, str] = {
     "KG192": "invalid reserved-capacity fallback",
     "KG195": "static pool with weight or limits other than nodes",
     "KG196": "static pool node limit below replicas",
-    # Findings of `karpenter-gpu validate` (karpenter_gpu.conformance): CRD schema + CEL.
+    # Findings of `karpenter-gpu validate` (karpenter_gpu.check.conformance): CRD schema + CEL.
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",
     "KG302": "CEL validation rule (x-kubernetes-validations) violated",
     "KG303": "invalid object metadata (name, namespace on a cluster-scoped kind, labels)",
     "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
     "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
-    # Findings of `karpenter-gpu validate` (karpenter_gpu.rules): the project's own rules beyond the CRDs.
+    # Findings of `karpenter-gpu validate` (karpenter_gpu.check.rules): the project's own rules beyond the CRDs.
     "KG401": "dynamic GPU pool without a limit on nvidia.com/gpu",
     "KG402": "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu",
     "KG403": "GPU pool without a disruption block (defaults consolidate at once)",
@@ -83,26 +83,26 @@ CODES: dict[str, str] = {
     "KG505": "time-sliced pools unknown or not selected by the device-plugin config label",
     "KG506": "unknown GPU Operator operand",
     "KG507": "time slicing without the operator's device plugin (Bottlerocket)",
-    # KarpenterControllerValues (karpenter_gpu.karpenter_values): Karpenter chart settings.
+    # KarpenterControllerValues (karpenter_gpu.addons.karpenter_values): Karpenter chart settings.
     "KG520": "Karpenter cluster name missing or invalid",
     "KG521": "interruption queue not an SQS queue name (URL or ARN given)",
     "KG522": "feature gate forced off while constructs need it",
     "KG523": "spot pools without an interruption queue",
     "KG524": "unknown or invalid feature gate override",
     "KG525": "spot_to_spot_consolidation contradicts feature_gates",
-    # GpuMonitoring (karpenter_gpu.gpu_monitoring): ServiceMonitors and the GPU PrometheusRule.
+    # GpuMonitoring (karpenter_gpu.addons.gpu_monitoring): ServiceMonitors and the GPU PrometheusRule.
     "KG540": "GpuMonitoring without a dynamic GPU pool (gpu_limit) under its scope",
     "KG541": "alert threshold out of range (near-limit ratio not in (0, 1], utilization percent not in (0, 100])",
     "KG542": "invalid Prometheus duration (e.g. 30m, 1h)",
     "KG543": "GPU pools under one scope share a name but not a GPU limit",
-    # GpuWorkload (karpenter_gpu.gpu_workload).
+    # GpuWorkload (karpenter_gpu.addons.gpu_workload).
     "KG560": "workload GPU count below 1 or above the pool's GPU limit",
     "KG561": "PodDisruptionBudget on a training workload",
     "KG562": "PodDisruptionBudget minAvailable below 1 or at or above replicas",
-    # karpenter-gpu diff (karpenter_gpu.diff): reading the two sides of a manifest review.
+    # karpenter-gpu diff (karpenter_gpu.analysis.diff): reading the two sides of a manifest review.
     "KG600": "diff side is neither a folder nor a git revision of the repository",
     "KG601": "diff side holds the same object twice in one environment",
-    # Instance-type catalog (karpenter_gpu.catalog) and pool simulator (karpenter_gpu.simulator).
+    # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",

@@ -12,25 +12,25 @@ import cdk8s
 from constructs import Construct
 from pydantic import model_validator
 
-from ._node_pool import NodePoolConstruct
-from ._props import DnsLabel, Props, build
-from .acknowledge import acknowledge
-from .capacity_reservation import CapacityReservationTerm
-from .errors import KarpenterGpuError
-from .feature_gates import GateNeed, feature_gate_summary, required_feature_gates
-from .gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
-from .gpu_monitoring import GpuMonitoring, GpuMonitoringProps
-from .gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps
-from .gpu_workload import GpuWorkload
-from .helm_values import HelmValues, helm_values_in
-from .karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
-from .gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from .gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
-from .gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
-from .node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
-from .reserved_capacity_pool import ReservedCapacityPool, ReservedCapacityPoolProps
-from .static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
-from .tiered_spot_pools import TieredSpotPools, TieredSpotPoolsProps
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu._props import DnsLabel, Props, build
+from karpenter_gpu.check.acknowledge import acknowledge
+from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
+from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
+from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps
+from karpenter_gpu.addons.gpu_workload import GpuWorkload
+from karpenter_gpu.addons.helm_values import HelmValues, helm_values_in
+from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
+from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
+from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
+from karpenter_gpu.pools.reserved_capacity_pool import ReservedCapacityPool, ReservedCapacityPoolProps
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
+from karpenter_gpu.pools.tiered_spot_pools import TieredSpotPools, TieredSpotPoolsProps
 
 
 class PlatformConfig(Props):

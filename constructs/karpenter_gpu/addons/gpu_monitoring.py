@@ -1,0 +1,334 @@
+"""GpuMonitoring → prometheus-operator ``ServiceMonitor`` s and one ``PrometheusRule`` for the GPU pools.
+
+Seed 000 §9 (collect Karpenter and DCGM metrics, alert on GPU pools) and §17 (watch
+``ConsistentStateFound``), rendered with the typed bindings of the prometheus-operator v0.93.0
+CRDs (``monitoring.coreos.com/v1``)::
+
+    GpuMonitoring(chart, "Monitoring")   # after the pools: it reads them from the tree
+
+Renders, all with ``labels`` (default ``release: kube-prometheus-stack``, what that chart's Prometheus
+selects ServiceMonitors and PrometheusRules by):
+
+- ``ServiceMonitor/karpenter`` in ``namespace``: Services labelled ``app.kubernetes.io/name: karpenter``,
+  port ``http-metrics``, path ``/metrics``, every 15s. A ServiceMonitor without a namespaceSelector
+  only sees Services in its own namespace, so ``namespace`` must be the namespace the Karpenter chart
+  is installed in (the upstream getting-started uses ``kube-system``; the seed uses ``karpenter``).
+  Turn it off (``karpenter_service_monitor=False``) when the chart's ``serviceMonitor.enabled`` is on.
+- ``ServiceMonitor/dcgm-exporter`` in ``dcgm_namespace``, **only** with ``dcgm_service_monitor=True``:
+  the GPU Operator chart creates its own (``dcgmExporter.serviceMonitor.enabled``), and two monitors
+  on one Service scrape every GPU twice (duplicate series, doubled averages' inputs). Port
+  ``gpu-metrics``: the name the GPU Operator gives the exporter's Service port (the seed's ``metrics``
+  matches no port of that Service, and a ServiceMonitor with no matching port scrapes nothing).
+- ``PrometheusRule/karpenter-gpu-alerts`` in ``namespace``, group ``karpenter-gpu``:
+
+  - ``GPUNodePoolNearLimit``, **one per dynamic GPU pool** under ``scope`` (every NodePool construct
+    with a ``gpu_limit``; static pools have no GPU limit). The expression divides the pool's
+    ``karpenter_nodepools_usage{resource_type="nvidia.com/gpu"}`` by the pool's own limit as a literal
+    (not by ``karpenter_nodepools_limit``), so the alert cannot drift from the construct; the rule
+    carries a ``nodepool`` label. Metric name as Karpenter v1 exports it (the seed's
+    ``karpenter_nodepool_usage`` is the pre-v1 name); the ``resource_type`` value is the resource name
+    lower-cased with '-' → '_', i.e. ``nvidia.com/gpu``.
+  - ``LowGPUUtilization``: a node's GPUs (DCGM exporter, ``Hostname`` label) averaged below
+    ``low_utilization_percent`` over ``low_utilization_for``, sustained for ``low_utilization_for``.
+  - ``KarpenterProvisioningFailed``: NodeClaims Karpenter gave up on in the last 15 minutes — see
+    :data:`PROVISIONING_FAILED_EXPR` for why this is not the seed's expression.
+  - ``KarpenterNodeClaimInconsistentState``: ``operator_status_condition_count{type="ConsistentStateFound",
+    kind="NodeClaim",status="False"} > 0`` for ``consistent_state_grace``. On a fresh GPU node the value
+    is 1 for a few minutes as a matter of course (the GPU Operator installs the driver and device plugin
+    after the node is Ready; until then ``nvidia.com/gpu`` is missing from allocatable); only a value
+    that persists points at the GPU Operator or the instance.
+
+Every alert has a ``severity`` label and ``summary``/``description`` annotations.
+
+Reads the tree once, at construction: create it **after** the pools, in a scope that holds them (the
+chart). No GPU pool under ``scope`` is an error (KG540): the rule would watch nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Mapping
+
+import cdk8s
+from constructs import Construct
+from pydantic import BeforeValidator, StrictBool, field_validator
+
+from karpenter_gpu import _api_object
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
+from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.units import Duration
+
+KARPENTER_SERVICE_MONITOR = "karpenter"
+DCGM_SERVICE_MONITOR = "dcgm-exporter"
+RULE_NAME = "karpenter-gpu-alerts"
+RULE_GROUP = "karpenter-gpu"
+#: Scrape interval of both ServiceMonitors (seed 000 §9).
+SCRAPE_INTERVAL = "15s"
+#: How long a pool must stay above the ratio before GPUNodePoolNearLimit fires (seed 000 §9).
+NEAR_LIMIT_FOR = "5m"
+#: ``resource_type`` label of Karpenter's nodepool metrics for GPUs: the resource name, lower-cased,
+#: '-' replaced by '_' (which leaves ``nvidia.com/gpu`` as it is).
+GPU_RESOURCE_TYPE = "nvidia.com/gpu"
+#: DCGM exporter's label naming the node a GPU sits in.
+DCGM_NODE_LABEL = "Hostname"
+#: NodeClaims deleted because a launch or registration failed: ICE (``insufficient_capacity``), no
+#: launch within 5m (``launch_timeout``), no node registered within 15m (``registration_timeout``).
+#: The seed's ``increase(karpenter_nodeclaims_terminated_total{reason="ProvisioningFailed"}[15m]) > 0``
+#: can never fire on Karpenter v1: that counter is labelled only by nodepool, capacity_type and zone,
+#: so the ``reason`` matcher selects no series.
+PROVISIONING_FAILED_EXPR = (
+    'sum by (nodepool, reason) (increase(karpenter_nodeclaims_disrupted_total'
+    '{reason=~"insufficient_capacity|launch_timeout|registration_timeout"}[15m])) > 0'
+)
+#: Seed 000 §17 / the Karpenter v1.14 troubleshooting guide. Karpenter also exports it as
+#: ``operator_nodeclaim_status_condition_count`` (no ``kind`` label).
+INCONSISTENT_STATE_SERIES = 'operator_status_condition_count{type="ConsistentStateFound",kind="NodeClaim",status="False"}'
+
+# Prometheus durations, as the PrometheusRule CRD's pattern for `for` (units in this order, no spaces).
+_PROM_DURATION = re.compile(r"^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$")
+# Label keys: optional DNS-subdomain prefix and '/', then a name; values ≤63 chars.
+_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
+
+
+def _prom_duration(value: Any) -> str:
+    """A non-zero Prometheus duration such as ``30m``, ``1h30m`` or ``2d`` (KG542)."""
+    text = str(value) if isinstance(value, Duration) and not value.is_never else value
+    m = _PROM_DURATION.match(text) if isinstance(text, str) and text else None
+    if m is None or not any(int(g) for g in m.groups() if g):
+        raise KarpenterGpuError(
+            "KG542", prop="duration", value=value if isinstance(value, (str, int, float)) else repr(value),
+            allowed="a non-zero Prometheus duration: digits with units y, w, d, h, m, s, ms in that order, "
+                    "e.g. '30m', '1h30m', '2d' (no spaces, no fractions, no ISO 8601 'PT30M')",
+            fix="e.g. '30m' or Duration.minutes(30)")
+    return text
+
+
+#: A props field holding a Prometheus duration (a str, or a :class:`~karpenter_gpu.k8s.units.Duration`).
+PromDuration = Annotated[str, BeforeValidator(_prom_duration)]
+
+
+def _number(value: Any, prop: str, low: float, high: float, what: str, example: str) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= high:
+        raise KarpenterGpuError("KG541", prop=prop, value=value, allowed=f"{what}: a number > {low:g} and ≤ {high:g}",
+                                fix=f"e.g. {prop}={example}")
+    return value
+
+
+def _num(value: float | int) -> str:
+    """0.9 → '0.9', 20 → '20', 20.0 → '20' (PromQL literals, no trailing zeros)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class GpuMonitoringProps(Props):
+    """Props of :class:`GpuMonitoring`."""
+
+    #: Namespace of the Karpenter ServiceMonitor and the PrometheusRule: where the Karpenter chart runs.
+    #: Default: "karpenter".
+    namespace: DnsLabel = "karpenter"
+    #: Render ``ServiceMonitor/karpenter``. Off when the Karpenter chart's own serviceMonitor is on.
+    #: Default: True.
+    karpenter_service_monitor: StrictBool = True
+    #: Render ``ServiceMonitor/dcgm-exporter``. Default: False — the GPU Operator chart can create its own
+    #: (``dcgmExporter.serviceMonitor.enabled``); both together scrape every GPU twice.
+    dcgm_service_monitor: StrictBool = False
+    #: Namespace of the GPU Operator (its DCGM exporter Service). Default: "gpu-operator".
+    dcgm_namespace: DnsLabel = "gpu-operator"
+    #: GPUNodePoolNearLimit fires above this share of a pool's GPU limit, 0 < r ≤ 1. Default: 0.9.
+    near_limit_ratio: float = 0.9
+    #: LowGPUUtilization fires below this average GPU utilization (percent, 0 < p ≤ 100). Default: 20.
+    low_utilization_percent: float = 20
+    #: Averaging window and ``for`` of LowGPUUtilization. Default: "30m".
+    low_utilization_for: PromDuration = "30m"
+    #: ``for`` of KarpenterNodeClaimInconsistentState: longer than the device plugin takes to arrive
+    #: on a new GPU node. Default: "15m".
+    consistent_state_grace: PromDuration = "15m"
+    #: Labels of every object (Prometheus selects rules and monitors by them).
+    #: Default: {"release": "kube-prometheus-stack"}.
+    labels: Mapping[str, str] = {"release": "kube-prometheus-stack"}
+
+    @field_validator("near_limit_ratio", mode="before")
+    @classmethod
+    def _ratio(cls, v: Any) -> float | int:
+        return _number(v, "near_limit_ratio", 0, 1, "a share of the pool's GPU limit", "0.9")
+
+    @field_validator("low_utilization_percent", mode="before")
+    @classmethod
+    def _percent(cls, v: Any) -> float | int:
+        return _number(v, "low_utilization_percent", 0, 100, "a GPU utilization in percent (DCGM_FI_DEV_GPU_UTIL)",
+                       "20")
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _labels(cls, v: Any) -> dict[str, str]:
+        if not isinstance(v, Mapping):
+            raise KarpenterGpuError("KG121", prop="labels", value=repr(v), allowed="a mapping of label keys to values",
+                                    fix="e.g. labels={'release': 'kube-prometheus-stack'}")
+        for key, value in v.items():
+            prefix, _, name = key.rpartition("/") if isinstance(key, str) else ("", "", None)
+            if (not isinstance(name, str) or not _LABEL_NAME.match(name)
+                    or (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix)))):
+                raise KarpenterGpuError("KG121", prop="labels", value=key,
+                                        allowed="a label key: [prefix/]name, name ≤63 alphanumerics, '-', '_', '.'",
+                                        fix="e.g. 'release'")
+            if not isinstance(value, str) or not _LABEL_VALUE.match(value):
+                raise KarpenterGpuError("KG121", prop=f"labels[{key}]", value=value,
+                                        allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
+                                        fix="e.g. 'kube-prometheus-stack'")
+        return dict(v)
+
+
+def gpu_pools(scope: Construct) -> tuple[NodePoolConstruct, ...]:
+    """The dynamic GPU pools under ``scope`` (NodePool constructs with a ``gpu_limit``), in tree order."""
+    return tuple(c for c in scope.node.find_all()
+                 if isinstance(c, NodePoolConstruct) and getattr(c.props, "gpu_limit", None) is not None)
+
+
+class GpuMonitoring(Construct):
+    """ServiceMonitors for Karpenter (and optionally DCGM) plus the GPU alert rules; see the module doc.
+
+    Attributes: ``karpenter_service_monitor`` / ``dcgm_service_monitor`` (the ApiObjects, or None when
+    not rendered), ``prometheus_rule`` (ApiObject), ``rule_group`` (the rendered group, a dict) and
+    ``pools`` (the GPU pools the near-limit alerts were generated from).
+    """
+
+    def __init__(self, scope: Construct, id: str, *, namespace: str = "karpenter",
+                 karpenter_service_monitor: bool = True, dcgm_service_monitor: bool = False,
+                 dcgm_namespace: str = "gpu-operator", near_limit_ratio: float = 0.9,
+                 low_utilization_percent: float = 20, low_utilization_for: str | Duration = "30m",
+                 consistent_state_grace: str | Duration = "15m",
+                 labels: Mapping[str, str] | None = None) -> None:
+        path = path_of(scope, id)
+        values: dict[str, Any] = dict(
+            namespace=namespace, karpenter_service_monitor=karpenter_service_monitor,
+            dcgm_service_monitor=dcgm_service_monitor, dcgm_namespace=dcgm_namespace,
+            near_limit_ratio=near_limit_ratio, low_utilization_percent=low_utilization_percent,
+            low_utilization_for=low_utilization_for, consistent_state_grace=consistent_state_grace)
+        if labels is not None:
+            values["labels"] = labels
+        self.props = p = build(GpuMonitoringProps, path, None, **values)
+        self.pools = _check_pools(scope, path)  # before super().__init__: nothing is added on error
+        super().__init__(scope, id)
+        obj_labels = dict(p.labels)
+
+        self.karpenter_service_monitor: cdk8s.ApiObject | None = None
+        if p.karpenter_service_monitor:
+            self.karpenter_service_monitor = _api_object.create(
+                Construct(self, "KarpenterServiceMonitor"), binding=ServiceMonitor, name=KARPENTER_SERVICE_MONITOR,
+                namespace=p.namespace, labels=obj_labels, spec={
+                    "selector": {"matchLabels": {"app.kubernetes.io/name": "karpenter"}},
+                    "endpoints": [{"port": "http-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
+                })
+
+        self.dcgm_service_monitor: cdk8s.ApiObject | None = None
+        if p.dcgm_service_monitor:
+            self.dcgm_service_monitor = _api_object.create(
+                Construct(self, "DcgmServiceMonitor"), binding=ServiceMonitor, name=DCGM_SERVICE_MONITOR,
+                namespace=p.dcgm_namespace, labels=obj_labels, spec={
+                    "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
+                    "endpoints": [{"port": "gpu-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
+                })
+
+        self.rule_group: dict[str, Any] = {"name": RULE_GROUP, "rules": self._rules()}
+        self.prometheus_rule: cdk8s.ApiObject = _api_object.create(
+            Construct(self, "Rules"), binding=PrometheusRule, name=RULE_NAME, namespace=p.namespace,
+            labels=obj_labels, spec={"groups": [self.rule_group]})
+
+    def _rules(self) -> list[dict[str, Any]]:
+        p = self.props
+        ratio, percent = _num(p.near_limit_ratio), _num(p.low_utilization_percent)
+        rules: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for pool in self.pools:
+            name, limit = pool.props.name, pool.props.gpu_limit
+            if name in seen:
+                continue  # the same pool reached twice (same name and limit; see _check_pools)
+            seen.add(name)
+            rules.append({
+                "alert": "GPUNodePoolNearLimit",
+                "expr": (f'max by (nodepool) (karpenter_nodepools_usage{{nodepool="{name}", '
+                         f'resource_type="{GPU_RESOURCE_TYPE}"}}) / {limit} > {ratio}'),
+                "for": NEAR_LIMIT_FOR,
+                "labels": {"severity": "warning", "nodepool": name},
+                "annotations": {
+                    "summary": f"GPU NodePool {name} is above {_pct(p.near_limit_ratio)} of its GPU limit ({limit})",
+                    "description": (f"NodePool {name} runs {{{{ $value | humanizePercentage }}}} of its limit of "
+                                    f"{limit} nvidia.com/gpu. At the limit Karpenter launches no more nodes for it "
+                                    "and GPU pods stay Pending; limits are checked eventually, so a fast scale-out "
+                                    "can overrun it briefly. Raise gpu_limit or move load to another pool."),
+                },
+            })
+        rules.append({
+            "alert": "LowGPUUtilization",
+            "expr": (f"avg by ({DCGM_NODE_LABEL}) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[{p.low_utilization_for}])) "
+                     f"< {percent}"),
+            "for": p.low_utilization_for,
+            "labels": {"severity": "info"},
+            "annotations": {
+                "summary": f"GPU utilization below {percent}% for {p.low_utilization_for}",
+                "description": (f"The GPUs of node {{{{ $labels.{DCGM_NODE_LABEL} }}}} averaged "
+                                f"{{{{ $value | humanize }}}}% utilization (DCGM_FI_DEV_GPU_UTIL) over "
+                                f"{p.low_utilization_for}. Pods that hold GPUs without using them keep the node "
+                                "from being consolidated; check requests, batch sizes or a smaller GPU type."),
+            },
+        })
+        rules.append({
+            "alert": "KarpenterProvisioningFailed",
+            "expr": PROVISIONING_FAILED_EXPR,
+            "labels": {"severity": "critical"},
+            "annotations": {
+                "summary": "Karpenter failed to provision GPU node",
+                "description": ("NodePool {{ $labels.nodepool }}: {{ $value | humanize }} NodeClaim(s) deleted in "
+                                "15m for {{ $labels.reason }} (insufficient_capacity: EC2 had no capacity for "
+                                "the offering; launch_timeout / registration_timeout: no instance or no node "
+                                "within 5m / 15m). Check `kubectl get nodeclaims`, the NodeClaim events and the "
+                                "Karpenter controller logs."),
+            },
+        })
+        rules.append({
+            "alert": "KarpenterNodeClaimInconsistentState",
+            "expr": f"{INCONSISTENT_STATE_SERIES} > 0",
+            "for": p.consistent_state_grace,
+            "labels": {"severity": "warning"},
+            "annotations": {
+                "summary": (f"NodeClaim {{{{ $labels.name }}}} has lacked its expected resources for "
+                            f"{p.consistent_state_grace}"),
+                "description": ("ConsistentStateFound=False: the node does not have the resources Karpenter "
+                                "expected (on GPU nodes usually nvidia.com/gpu). Normal for a few minutes on a "
+                                "new GPU node: the GPU Operator installs the driver, container toolkit and device "
+                                "plugin only after the node is Ready, and nvidia.com/gpu appears in allocatable "
+                                "when the device plugin starts. Firing means the state persisted for "
+                                f"{p.consistent_state_grace}: check the GPU Operator pods on that node "
+                                "(driver, device plugin) and `kubectl get node -o json | jq .status.allocatable`."),
+            },
+        })
+        return rules
+
+
+def _pct(ratio: float) -> str:
+    return f"{ratio * 100:g}%"
+
+
+def _check_pools(scope: Construct, path: str) -> tuple[NodePoolConstruct, ...]:
+    pools = gpu_pools(scope)
+    if not pools:
+        raise KarpenterGpuError(
+            "KG540", prop="scope", value=scope.node.path or "<root>",
+            allowed="a scope holding at least one dynamic GPU pool (a NodePool construct with gpu_limit, e.g. "
+                    "GpuInferencePool, GpuTrainingPool, TieredSpotPools); static pools have no GPU limit to watch",
+            fix="create GpuMonitoring after the pools, in the chart that holds them", path=path)
+    limits: dict[str, NodePoolConstruct] = {}
+    for pool in pools:
+        other = limits.setdefault(pool.props.name, pool)
+        if other.props.gpu_limit != pool.props.gpu_limit:
+            raise KarpenterGpuError(
+                "KG543", prop="scope", value=pool.props.name,
+                allowed=f"one GPU limit per NodePool name; {other.node.path} has gpu_limit={other.props.gpu_limit} "
+                        f"and {pool.node.path} has gpu_limit={pool.props.gpu_limit}, and the alert selects the "
+                        "pool by name",
+                fix="give GpuMonitoring the scope of one cluster (its chart), not an app holding several", path=path)
+    return pools

@@ -1,0 +1,358 @@
+"""GpuOperatorValues → Helm values for the NVIDIA GPU Operator chart v26.7.0, derived from the NodePools.
+
+The GPU Operator only works on the nodes it tolerates and finds: its operands tolerate just
+``nvidia.com/gpu`` by default, and a pool with another taint (``workload=training:NoSchedule``)
+gets no device plugin, so its GPUs never appear. Whether the operator must install the driver,
+the container toolkit and the device plugin depends on the node classes' AMIs. This construct
+reads every NodePool under ``scope`` and renders values that cannot disagree with them::
+
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4)
+
+Create it **after** the pools: it reads the tree once, at construction.
+``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia`` then
+``helm upgrade --install gpu-operator nvidia/gpu-operator --version v26.7.0 -n gpu-operator
+-f gpu-operator.values.yaml``.
+
+Placement (seed 003 §4-6): operands must run on the Karpenter GPU nodes labelled
+``gpu-operator: enabled`` and never on EKS Auto Mode nodes (read-only root, AWS-managed driver and
+device plugin: a second device plugin conflicts). The chart has no ``daemonsets.nodeSelector`` or
+affinity: operands follow the ``nvidia.com/gpu.present`` label the operator sets from the
+Node Feature Discovery labels. So the values pin the **NFD worker** to ``gpu-operator: enabled`` nodes
+outside Auto Mode (``eks.amazonaws.com/compute-type NotIn [auto]``): nodes it does not run on never get
+``pci-10de`` labels, hence no operands. The operator Deployment (a controller, not a node agent) gets
+the same NotIn-auto affinity but **not** the ``gpu-operator`` selector: pinned to GPU nodes it would
+either stay Pending (it does not tolerate ``nvidia.com/gpu``) or, tolerating it, keep a GPU node
+running for ever so that pools never scale to zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from constructs import Construct
+from pydantic import field_validator, model_validator
+
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.helm_values import HelmValues
+from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
+from karpenter_gpu.overlays.time_slicing_overlay import DEFAULT_GPU_COUNTS, TimeSlicingOverlay, check_replicas, plan
+
+#: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
+CHART = "nvidia/gpu-operator"
+VERSION = "v26.7.0"
+FILE_NAME = "gpu-operator.values.yaml"
+
+#: Operands EKS GPU nodes do not use (vGPU, VFIO/KubeVirt/Kata sandboxes, confidential computing,
+#: GPUDirect Storage / RDMA copy). Rendered ``enabled: false`` unless named in ``extra_operands``.
+#: kataSandboxDevicePlugin (new in 26.3) and ccManager (26.x) default to enabled in the chart.
+OPTIONAL_OPERANDS: tuple[str, ...] = ("vgpuManager", "vgpuDeviceManager", "vfioManager", "kataManager",
+                                      "sandboxDevicePlugin", "kataSandboxDevicePlugin", "ccManager", "gds",
+                                      "gdrcopy")
+
+#: AMI alias families that ship the NVIDIA driver and container toolkit on GPU instances.
+EKS_OPTIMIZED_FAMILIES = frozenset({"al2023", "bottlerocket"})
+#: ...and of those, the ones whose NVIDIA variant also runs its own device plugin.
+SHIPS_DEVICE_PLUGIN = frozenset({"bottlerocket"})
+
+#: Label the device plugin reads to pick a key of ``devicePlugin.config.data`` (else ``default``).
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+#: ``devicePlugin.config`` keys: the time-sliced configuration, and (when only some pools are
+#: time-sliced) the unshared one the other pools get by default.
+TIME_SLICED_KEY = "any"
+EXCLUSIVE_KEY = "exclusive"
+TIME_SLICING_CONFIG_NAME = "time-slicing-config"
+
+#: EKS sets ``eks.amazonaws.com/compute-type: auto`` on Auto Mode nodes.
+COMPUTE_TYPE_LABEL = "eks.amazonaws.com/compute-type"
+#: Every GPU operand tolerates at least this (the chart default).
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def time_slicing_config(replicas: int) -> str:
+    """The device plugin's config for ``replicas`` time slices per GPU (keeps the name nvidia.com/gpu)."""
+    return ("version: v1\n"
+            "sharing:\n"
+            "  timeSlicing:\n"
+            "    renameByDefault: false\n"
+            "    resources:\n"
+            "    - name: nvidia.com/gpu\n"
+            f"      replicas: {replicas}\n")
+
+
+class GpuOperatorValuesProps(Props):
+    """Props of :class:`GpuOperatorValues`. Everything about the nodes is read from the pools."""
+
+    #: ``mig.strategy``: how MIG devices are advertised (``single``: as nvidia.com/gpu; ``mixed``: per profile).
+    mig_strategy: Literal["single", "mixed"] = "single"
+    #: ``migManager.enabled`` (the chart enables it; it only acts on MIG-capable GPUs with a mig.config label).
+    #: Default: False.
+    mig_manager: bool = False
+    #: Time-slicing replicas per GPU (≥ 2): renders ``devicePlugin.config`` and a :class:`TimeSlicingOverlay`.
+    #: Default: - no time slicing.
+    time_slicing_replicas: int | None = None
+    #: NodePool names to time-slice. Default: - every pool, when ``time_slicing_replicas`` is set. A subset
+    #: needs the pools' template label ``nvidia.com/device-plugin.config: any`` (the others get an unshared
+    #: default).
+    time_sliced_pools: tuple[str, ...] = ()
+    #: ``dcgmExporter.serviceMonitor.enabled`` (needs the Prometheus Operator CRDs). Default: True.
+    dcgm_service_monitor: bool = True
+    #: Optional operands to turn on (all are rendered off otherwise): see :data:`OPTIONAL_OPERANDS`.
+    extra_operands: frozenset[str] = frozenset()
+    #: Node label (key, value) every GPU NodePool's template must carry; the NFD worker, hence every
+    #: operand, only runs on nodes with it. Default: ("gpu-operator", "enabled").
+    node_label: tuple[str, str] = ("gpu-operator", "enabled")
+    #: Weight of the first time-slicing NodeOverlay (one per GPU count, consecutive). Default: 100.
+    overlay_weight: int = 100
+    #: Name prefix of the time-slicing NodeOverlays. Default: "gpu-time-slicing".
+    overlay_name: DnsLabel = "gpu-time-slicing"
+
+    @field_validator("time_slicing_replicas", mode="before")
+    @classmethod
+    def _replicas(cls, v: Any) -> int | None:
+        return None if v is None else check_replicas(v, "time_slicing_replicas")
+
+    @field_validator("time_sliced_pools", mode="before")
+    @classmethod
+    def _pools(cls, v: Any) -> tuple[str, ...]:
+        if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)) or not all(isinstance(p, str) for p in v) \
+                or len(set(v)) != len(v):
+            raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=v,
+                                    allowed="a tuple of distinct NodePool names",
+                                    fix="e.g. time_sliced_pools=('gpu-inference',)")
+        return tuple(v)
+
+    @field_validator("extra_operands", mode="before")
+    @classmethod
+    def _operands(cls, v: Any) -> frozenset[str]:
+        if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple, set, frozenset)):
+            raise KarpenterGpuError("KG506", prop="extra_operands", value=v, allowed="a set of operand names",
+                                    fix="e.g. extra_operands={'gdrcopy'}")
+        unknown = sorted(str(o) for o in v if o not in OPTIONAL_OPERANDS)
+        if unknown:
+            raise KarpenterGpuError("KG506", prop="extra_operands", value=unknown,
+                                    allowed=f"names among {list(OPTIONAL_OPERANDS)} (the chart's value keys; the "
+                                            "core operands are derived, not optional)",
+                                    fix="use the chart's key spelling, e.g. extra_operands={'gdrcopy'}")
+        return frozenset(v)
+
+    @field_validator("node_label", mode="before")
+    @classmethod
+    def _node_label(cls, v: Any) -> tuple[str, str]:
+        if not isinstance(v, (list, tuple)) or len(v) != 2 or not all(isinstance(x, str) for x in v):
+            raise KarpenterGpuError("KG121", prop="node_label", value=v, allowed="a (key, value) pair of strings",
+                                    fix="e.g. node_label=('gpu-operator', 'enabled')")
+        key, value = v
+        check_label_key(key, prop="node_label")
+        if not value or len(value) > 63 or not LABEL_VALUE.match(value):
+            raise KarpenterGpuError("KG121", prop="node_label", value=value,
+                                    allowed="a non-empty label value (≤63 chars, alphanumerics, '-', '_', '.')",
+                                    fix="e.g. 'enabled'")
+        return key, value
+
+    @model_validator(mode="after")
+    def _pools_need_replicas(self) -> "GpuOperatorValuesProps":
+        if self.time_sliced_pools and self.time_slicing_replicas is None:
+            raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=list(self.time_sliced_pools),
+                                    allowed="only with time_slicing_replicas",
+                                    fix="set time_slicing_replicas, or drop time_sliced_pools")
+        return self
+
+
+def check_chart_validations(values: dict, path: str | None = None) -> None:
+    """The chart's ``templates/validations.yaml`` rules these values can trip, as KG503 at construction.
+
+    ``helm install`` would ``fail`` on them; a ``default`` that is not a key of ``data`` passes Helm and
+    then fails in the device plugin's config manager.
+    """
+    def fail(prop: str, value: Any, allowed: str, fix: str) -> None:
+        raise KarpenterGpuError("KG503", prop=prop, value=value, allowed=allowed, fix=fix, path=path)
+
+    config = values.get("devicePlugin", {}).get("config", {})
+    if config.get("create"):
+        if not config.get("data"):
+            fail("devicePlugin.config.data", config.get("data"), "non-empty when config.create is true "
+                 "(chart validation)", "give the ConfigMap data, or set create: false")
+        if not config.get("name"):
+            fail("devicePlugin.config.name", config.get("name"), "non-empty when config.create is true "
+                 "(chart validation)", "name the ConfigMap")
+    if config.get("default") and config.get("data") and config["default"] not in config["data"]:
+        fail("devicePlugin.config.default", config["default"], f"a key of config.data ({sorted(config['data'])})",
+             "name one of the data keys")
+    cdi = values.get("cdi", {})
+    toolkit = values.get("toolkit", {}).get("enabled", True)
+    if cdi.get("nriPluginEnabled") and (not cdi.get("enabled", True) or not toolkit):
+        fail("cdi.nriPluginEnabled", True, "only with cdi.enabled and toolkit.enabled (chart validation)",
+             "drop cdi.nriPluginEnabled")
+    if values.get("clusterPolicy", {}).get("deployCR", True) and values.get("gpuCluster", {}).get("deployCR", False):
+        fail("gpuCluster.deployCR", True, "not together with clusterPolicy.deployCR (chart validation)",
+             "deploy one of them")
+
+
+def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
+    return [c for c in scope.node.find_all() if isinstance(c, NodePoolConstruct)]
+
+
+def _tolerations(pools: list[NodePoolConstruct]) -> list[dict]:
+    """Every taint and startup taint of the pools, tolerated; an ``Exists`` covers ``Equal`` on its key/effect."""
+    found = {("nvidia.com/gpu", "NoSchedule", "Exists", "")}
+    for pool in pools:
+        for taint in (*pool.props.taints, *pool.props.startup_taints):
+            effect = str(taint.effect.value)
+            found.add((taint.key, effect, "Exists", "") if taint.value is None
+                      else (taint.key, effect, "Equal", taint.value))
+    out = []
+    for key, effect, operator, value in sorted(found):
+        if operator == "Equal" and (key, effect, "Exists", "") in found:
+            continue
+        out.append({"key": key, "operator": operator, **({"value": value} if operator == "Equal" else {}),
+                    "effect": effect})
+    return out
+
+
+def _not_auto_mode() -> dict:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
+
+
+class GpuOperatorValues(HelmValues):
+    """Values for the NVIDIA GPU Operator v26.7.0 on the Karpenter GPU pools under ``scope``.
+
+    Derived from the pools (never re-typed):
+
+    - ``daemonsets.tolerations`` and ``node-feature-discovery.worker.tolerations``: every pool taint and
+      startup taint (``Equal`` with its value, ``Exists`` without), plus ``nvidia.com/gpu`` Exists NoSchedule.
+    - ``driver`` / ``toolkit`` off when every node class uses an EKS-optimized alias (al2023, bottlerocket
+      ship both). ``devicePlugin`` off when every node class is Bottlerocket (its NVIDIA variant runs one),
+      on when none is; a mix is KG501.
+    - NFD worker ``nodeSelector`` = the ``node_label`` and affinity ``eks.amazonaws.com/compute-type NotIn
+      [auto]``; operator affinity NotIn [auto] (see the module docstring). A pool without the label is KG502.
+    - ``devicePlugin.config`` for time slicing, and a :class:`TimeSlicingOverlay` child ("TimeSlicing") so
+      Karpenter's simulation counts GPUs × replicas on the time-sliced pools. Pool GPU limits then count
+      replicas too.
+
+    Only keys set here are emitted; everything else stays at the chart default.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, props: GpuOperatorValuesProps | None = None,
+                 **values: Any) -> None:
+        path = path_of(scope, id)
+        p = build(GpuOperatorValuesProps, path, props, **values)
+        pools = _pools_under(scope)
+        if not pools:
+            raise KarpenterGpuError("KG500", prop="scope", value=scope.node.path or "<root>",
+                                    allowed="a scope with at least one GPU NodePool construct under it",
+                                    fix="create the pools first and pass their chart (or a parent) as scope",
+                                    path=path)
+        self._check_labels(pools, p, path)
+        sliced = self._sliced_pools(pools, p, path)
+        rendered = self._render(pools, p, sliced, path)
+        check_chart_validations(rendered, path)
+        overlay = None
+        if p.time_slicing_replicas is not None:
+            overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas, node_pools=sliced,
+                           weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
+            plan(scope.node.root, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
+        self.props = p
+        self.pools: tuple[NodePoolConstruct, ...] = tuple(pools)
+        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME, values=rendered)
+        self.time_slicing: TimeSlicingOverlay | None = (
+            TimeSlicingOverlay(self, "TimeSlicing", **overlay) if overlay is not None else None)
+
+    # -- checks ------------------------------------------------------------------------------
+    @staticmethod
+    def _check_labels(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:
+        key, value = p.node_label
+        for pool in pools:
+            if pool.props.node_labels.get(key) != value:
+                raise KarpenterGpuError(
+                    "KG502", prop=f"NodePool {pool.props.name} labels[{key}]", value=pool.props.node_labels.get(key),
+                    allowed=f"{value!r} on every GPU NodePool: the GPU Operator only runs on nodes labelled "
+                            f"{key}={value}, so this pool's nodes would get no device plugin and their GPUs "
+                            "would never appear",
+                    fix=f"add labels={{..., {key!r}: {value!r}}} to {pool.node.path}", path=path)
+
+    @staticmethod
+    def _sliced_pools(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, ...]:
+        if p.time_slicing_replicas is None:
+            return ()
+        names = list(dict.fromkeys(pool.props.name for pool in pools))
+        unknown = [n for n in p.time_sliced_pools if n not in names]
+        if unknown:
+            raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=unknown,
+                                    allowed=f"names of NodePools under the scope ({names})",
+                                    fix="fix the spelling, or create the pool before the values", path=path)
+        chosen = set(p.time_sliced_pools or names)
+        sliced = tuple(n for n in names if n in chosen)
+        default = TIME_SLICED_KEY if len(sliced) == len(names) else EXCLUSIVE_KEY
+        for pool in pools:
+            label = pool.props.node_labels.get(DEVICE_PLUGIN_CONFIG_LABEL)
+            effective = label or default
+            wants = pool.props.name in chosen
+            if effective not in (TIME_SLICED_KEY, EXCLUSIVE_KEY) or (effective == TIME_SLICED_KEY) != wants:
+                need = TIME_SLICED_KEY if wants else (EXCLUSIVE_KEY if default == TIME_SLICED_KEY else None)
+                fix = (f"set labels[{DEVICE_PLUGIN_CONFIG_LABEL!r}] = {need!r} on {pool.node.path}" if need
+                       else f"drop the {DEVICE_PLUGIN_CONFIG_LABEL} label from {pool.node.path}")
+                raise KarpenterGpuError(
+                    "KG505", prop=f"NodePool {pool.props.name} labels[{DEVICE_PLUGIN_CONFIG_LABEL}]", value=label,
+                    allowed=f"a device-plugin config that matches time_sliced_pools: nodes without the label get "
+                            f"{default!r}; {TIME_SLICED_KEY!r} is time-sliced"
+                            + (f", {EXCLUSIVE_KEY!r} is not" if default == EXCLUSIVE_KEY else "")
+                            + " (Karpenter's overlay must describe what the device plugin advertises)",
+                    fix=fix, path=path)
+        return sliced
+
+    # -- rendering ---------------------------------------------------------------------------
+    @staticmethod
+    def _render(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, sliced: tuple[str, ...],
+                path: str) -> dict:
+        families = {pool.node_class.props.ami.family for pool in pools}
+        own_plugin = families & SHIPS_DEVICE_PLUGIN
+        if own_plugin and families - SHIPS_DEVICE_PLUGIN:
+            by_family = {f: sorted({pool.node_class.node.path for pool in pools
+                                    if pool.node_class.props.ami.family == f}) for f in sorted(families)}
+            raise KarpenterGpuError(
+                "KG501", prop="node classes", value=by_family,
+                allowed="node classes that agree on the device plugin: Bottlerocket's NVIDIA variant runs its own "
+                        "(the operator's would be a second one on the same GPUs), the others need the operator's; "
+                        "one values file cannot do both",
+                fix="use one AMI family for the pools under this scope, or split them into separate charts "
+                    "(clusters) with a GpuOperatorValues each", path=path)
+        eks_optimized = families <= EKS_OPTIMIZED_FAMILIES
+        device_plugin = not own_plugin
+        if p.time_slicing_replicas is not None and not device_plugin:
+            raise KarpenterGpuError(
+                "KG507", prop="time_slicing_replicas", value=p.time_slicing_replicas,
+                allowed="only with the operator's device plugin; on Bottlerocket the host's device plugin is "
+                        "configured through the node settings, not devicePlugin.config",
+                fix="drop time_slicing_replicas (configure Bottlerocket's settings.kubelet-device-plugins.nvidia "
+                    "time-slicing in the node class user data), or use al2023 node classes", path=path)
+        tolerations = _tolerations(pools)
+        key, value = p.node_label
+        plugin: dict = {"enabled": device_plugin}
+        if p.time_slicing_replicas is not None:
+            every = len(sliced) == len({pool.props.name for pool in pools})
+            data = {TIME_SLICED_KEY: time_slicing_config(p.time_slicing_replicas)}
+            if not every:
+                data[EXCLUSIVE_KEY] = "version: v1\n"
+            plugin["config"] = {"create": True, "name": TIME_SLICING_CONFIG_NAME,
+                                "default": TIME_SLICED_KEY if every else EXCLUSIVE_KEY, "data": data}
+        out: dict = {
+            "daemonsets": {"tolerations": tolerations},
+            "operator": {"affinity": _not_auto_mode()},
+            "mig": {"strategy": p.mig_strategy},
+            "driver": {"enabled": not eks_optimized},
+            "toolkit": {"enabled": not eks_optimized},
+            "devicePlugin": plugin,
+            "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": p.dcgm_service_monitor}},
+            "migManager": {"enabled": p.mig_manager},
+        }
+        for operand in OPTIONAL_OPERANDS:
+            out[operand] = {"enabled": operand in p.extra_operands}
+        out["node-feature-discovery"] = {"worker": {
+            "nodeSelector": {key: value},
+            "affinity": _not_auto_mode(),
+            "tolerations": [dict(t) for t in tolerations],
+        }}
+        return out

@@ -1,0 +1,229 @@
+"""KarpenterControllerValues → Helm values for the Karpenter v1.14.1 controller chart, read from the tree.
+
+The manifests rely on controller settings that the API server never checks: a static NodePool
+with ``staticCapacity`` off, or a NodeOverlay with ``nodeOverlay`` off, is accepted and then
+silently does nothing; a spot pool without ``settings.interruptionQueue`` loses the 2-minute
+reclaim notice. This construct reads what the constructs under ``scope`` need and renders the
+chart's ``settings`` so that the values and the manifests cannot disagree::
+
+    KarpenterControllerValues(chart, "Karpenter", cluster_name="prod", interruption_queue="prod")
+
+Create it **after** the pools and overlays: it reads the tree once, at construction.
+``helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1
+-n kube-system -f karpenter.values.yaml``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from constructs import Construct
+from pydantic import field_validator, model_validator
+
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu._props import Props, build, path_of
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
+from karpenter_gpu.addons.helm_values import HelmValues
+from karpenter_gpu.k8s.requirements import CapacityType
+
+CHART = "oci://public.ecr.aws/karpenter/karpenter"
+VERSION = "1.14.1"
+FILE_NAME = "karpenter.values.yaml"
+
+#: What goes wrong when a gate a construct needs is off (the API server accepts the objects anyway).
+GATE_OFF_EFFECT: dict[FeatureGate, str] = {
+    FeatureGate.STATIC_CAPACITY: "a static NodePool with staticCapacity off silently launches nothing",
+    FeatureGate.NODE_OVERLAY: "a NodeOverlay with nodeOverlay off is accepted and silently ignored "
+                              "(prices and capacity stay as if it did not exist)",
+    FeatureGate.RESERVED_CAPACITY: "with reservedCapacity off Karpenter offers no reserved capacity: a pool "
+                                   "relying on a capacity reservation never launches into it",
+    FeatureGate.SPOT_TO_SPOT_CONSOLIDATION: "with spotToSpotConsolidation off spot nodes are never replaced "
+                                            "by cheaper spot nodes",
+    FeatureGate.NODE_REPAIR: "with nodeRepair off unhealthy nodes are not repaired",
+    FeatureGate.CAPACITY_BUFFER: "with capacityBuffer off capacity buffers are ignored",
+}
+
+# EKS cluster names: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
+_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+# SQS queue names: 1-80 characters, alphanumerics, '-' and '_' (FIFO queues end in '.fifo').
+_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
+
+
+def _gate(key: Any) -> FeatureGate:
+    try:
+        return FeatureGate(key)
+    except ValueError:
+        names = [str(g) for g in FeatureGate]
+        hint = next((n for n in names if n.lower() == str(key).lower()), None)
+        raise KarpenterGpuError(
+            "KG524", prop="feature_gates", value=key,
+            allowed=f"a Helm settings.featureGates key of the v1.14.1 chart: {names}",
+            fix=f"use {hint!r} (the Helm key, not the binary's FEATURE_GATES name)" if hint
+                else "use a FeatureGate member, e.g. FeatureGate.NODE_OVERLAY") from None
+
+
+class KarpenterControllerValuesProps(Props):
+    """Props of :class:`KarpenterControllerValues`."""
+
+    #: ``settings.clusterName`` (required): the EKS cluster name, not its ARN.
+    cluster_name: str
+    #: ``settings.interruptionQueue``: the SQS queue **name** (not its URL or ARN). The getting-started
+    #: CloudFormation names it after the cluster. Default: - none: interruption handling is off,
+    #: which is an error while any pool offers spot (see ``allow_spot_without_interruption_queue``).
+    interruption_queue: str | None = None
+    #: Explicit ``settings.featureGates`` overrides. ``True`` forces a gate on; ``False`` forces it off
+    #: and is an error (KG522) when a construct under the scope needs it.
+    #: Default: - gates follow the constructs, else the chart defaults.
+    feature_gates: Mapping[FeatureGate | str, bool] = {}
+    #: ``settings.featureGates.spotToSpotConsolidation`` (alpha): let consolidation replace spot
+    #: nodes with cheaper spot nodes. Default: False.
+    spot_to_spot_consolidation: bool = False
+    #: Accept spot pools without an interruption queue. Only for throw-away dev/test clusters without
+    #: the SQS queue and EventBridge rules, where a reclaimed node vanishing without a drain is acceptable.
+    #: Default: False (KG523).
+    allow_spot_without_interruption_queue: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cluster_name_given(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("cluster_name") is None:
+            raise KarpenterGpuError("KG520", prop="cluster_name", value=None,
+                                    allowed="the EKS cluster name (settings.clusterName is required by the chart)",
+                                    fix="pass cluster_name='<cluster-name>'")
+        return data
+
+    @field_validator("cluster_name", mode="before")
+    @classmethod
+    def _cluster_name(cls, v: Any) -> str:
+        if not isinstance(v, str) or not _CLUSTER_NAME.match(v):
+            arn = isinstance(v, str) and v.startswith("arn:")
+            raise KarpenterGpuError(
+                "KG520", prop="cluster_name", value=v,
+                allowed="a non-empty EKS cluster name: 1-100 alphanumerics, '-' or '_', starting alphanumeric"
+                        + (" (the name, not the cluster ARN)" if arn else ""),
+                fix=f"pass cluster_name={v.rsplit('/', 1)[-1]!r}" if arn else "pass cluster_name='<cluster-name>'")
+        return v
+
+    @field_validator("interruption_queue", mode="before")
+    @classmethod
+    def _queue(cls, v: Any) -> Any:
+        if v is None:
+            return v
+        if not isinstance(v, str) or v.startswith(("https://", "http://", "arn:")) or not _QUEUE_NAME.match(v):
+            name = v.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1] if isinstance(v, str) else ""
+            kind = ("a queue URL" if isinstance(v, str) and v.startswith(("https://", "http://"))
+                    else "a queue ARN" if isinstance(v, str) and v.startswith("arn:") else "not a queue name")
+            fix = (f"pass the name only: interruption_queue={name!r}" if name and _QUEUE_NAME.match(name)
+                   else "pass interruption_queue='<cluster-name>' (the getting-started CloudFormation names the "
+                        "queue after the cluster), or omit it (None) to leave interruption handling off")
+            raise KarpenterGpuError(
+                "KG521", prop="interruption_queue", value=v,
+                allowed=f"the SQS queue name Karpenter reads as settings.interruptionQueue ({kind}): 1-80 "
+                        "alphanumerics, '-' or '_', optionally ending in '.fifo'",
+                fix=fix)
+        return v
+
+    @field_validator("feature_gates", mode="before")
+    @classmethod
+    def _gates(cls, v: Any) -> dict[FeatureGate, bool]:
+        if not isinstance(v, Mapping):
+            raise KarpenterGpuError("KG524", prop="feature_gates", value=v,
+                                    allowed="a mapping of feature gate to True/False",
+                                    fix="e.g. feature_gates={FeatureGate.NODE_REPAIR: True}")
+        out: dict[FeatureGate, bool] = {}
+        for key, on in v.items():
+            gate = _gate(key)
+            if not isinstance(on, bool):
+                raise KarpenterGpuError("KG524", prop=f"feature_gates[{gate}]", value=on,
+                                        allowed="True or False", fix=f"pass feature_gates={{'{gate}': True}}")
+            if gate in out:
+                raise KarpenterGpuError("KG524", prop="feature_gates", value=str(gate),
+                                        allowed="each gate once", fix="drop the duplicate key")
+            out[gate] = on
+        return out
+
+    @model_validator(mode="after")
+    def _spot_to_spot(self) -> "KarpenterControllerValuesProps":
+        forced = self.feature_gates.get(FeatureGate.SPOT_TO_SPOT_CONSOLIDATION)
+        if (forced is not None and "spot_to_spot_consolidation" in self.model_fields_set
+                and forced != self.spot_to_spot_consolidation):
+            raise KarpenterGpuError(
+                "KG525", prop="feature_gates[spotToSpotConsolidation]", value=forced,
+                allowed=f"the same value as spot_to_spot_consolidation ({self.spot_to_spot_consolidation})",
+                fix="set it in one place: spot_to_spot_consolidation=...")
+        return self
+
+    @property
+    def spot_to_spot(self) -> bool:
+        """The effective spotToSpotConsolidation: the prop, or a ``feature_gates`` override."""
+        return self.feature_gates.get(FeatureGate.SPOT_TO_SPOT_CONSOLIDATION, self.spot_to_spot_consolidation)
+
+
+class KarpenterControllerValues(HelmValues):
+    """``settings`` for the Karpenter v1.14.1 Helm chart, derived from the constructs under ``scope``.
+
+    - ``settings.clusterName`` and ``settings.interruptionQueue`` (omitted when None).
+    - ``settings.featureGates`` with all six gates, as the chart renders them: a gate is on when a
+      construct under ``scope`` needs it (:func:`required_feature_gates`) or ``feature_gates``
+      forces it on, else the chart default (only ``reservedCapacity`` on). Forcing off a gate
+      that a construct needs is an error (KG522).
+    - A NodePool offering spot without ``interruption_queue`` is an error (KG523) unless
+      ``allow_spot_without_interruption_queue=True``.
+
+    Reads the tree once, at construction: create it after the pools and overlays, in a scope
+    that holds them (the chart, or the App for several charts).
+    """
+
+    def __init__(self, scope: Construct, id: str, *, props: KarpenterControllerValuesProps | None = None,
+                 **values: Any) -> None:
+        """Pass the props as keywords, or ``props=`` an already-validated props object."""
+        path = path_of(scope, id)
+        self.props = p = build(KarpenterControllerValuesProps, path, props, **values)
+        self.gate_needs: tuple[GateNeed, ...] = required_feature_gates(scope)
+        self.feature_gates: dict[str, bool] = self._resolve_gates(p, self.gate_needs, path)
+        self.spot_pools: tuple[NodePoolConstruct, ...] = tuple(
+            c for c in scope.node.find_all()
+            if isinstance(c, NodePoolConstruct) and CapacityType.SPOT in c.props.capacity_types)
+        if self.spot_pools and p.interruption_queue is None and not p.allow_spot_without_interruption_queue:
+            pools = ", ".join(f"{c.props.name} ({c.node.path})" for c in self.spot_pools)
+            raise KarpenterGpuError(
+                "KG523", prop="interruption_queue", value=None,
+                allowed=f"an SQS queue name while NodePools offer spot ({pools}): without "
+                        "settings.interruptionQueue spot reclaim notices never reach Karpenter, the 2-minute "
+                        "warning is lost and reclaimed GPU nodes vanish without a drain (pods lose everything "
+                        "since their last checkpoint)",
+                fix=f"pass interruption_queue={p.cluster_name!r} (the getting-started CloudFormation names the "
+                    "queue after the cluster; it must exist with its EventBridge rules), drop spot from those "
+                    "pools, or, for a throw-away dev cluster only, allow_spot_without_interruption_queue=True",
+                path=path)
+        settings: dict[str, Any] = {"clusterName": p.cluster_name}
+        if p.interruption_queue is not None:
+            settings["interruptionQueue"] = p.interruption_queue
+        settings["featureGates"] = dict(self.feature_gates)
+        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME,
+                         values={"settings": settings})
+
+    def notes(self) -> list[str]:
+        return [f"featureGates.{n.gate} is needed by {n.path}: {n.reason}" for n in self.gate_needs]
+
+    @staticmethod
+    def _resolve_gates(p: KarpenterControllerValuesProps, needs: tuple[GateNeed, ...], path: str) -> dict[str, bool]:
+        forced = {FeatureGate(g): on for g, on in p.feature_gates.items()}
+        if "spot_to_spot_consolidation" in p.model_fields_set:
+            forced[FeatureGate.SPOT_TO_SPOT_CONSOLIDATION] = p.spot_to_spot_consolidation
+        needed = {n.gate for n in needs}
+        for gate in FeatureGate:
+            if gate in needed and forced.get(gate) is False:
+                users = [n for n in needs if n.gate == gate]
+                who = "; ".join(f"{n.path} ({n.reason})" for n in users)
+                raise KarpenterGpuError(
+                    "KG522", prop=f"feature_gates[{gate}]", value=False,
+                    allowed=f"True: {who} need{'s' if len(users) == 1 else ''} it, and "
+                            f"{GATE_OFF_EFFECT[gate]} (the API server accepts the objects anyway)",
+                    fix=f"drop '{gate}' from feature_gates (it is then rendered true), or remove the constructs "
+                        "that need it",
+                    path=path)
+        # Chart order (FACTS §7); every gate rendered explicitly, as the chart does.
+        return {str(g): bool(g in needed or forced.get(g, g in DEFAULT_ON)) for g in FeatureGate}

@@ -1,0 +1,820 @@
+"""``karpenter-gpu diff BASE HEAD``: review a manifest change by what Karpenter will do to running GPU nodes.
+
+Each side is a dist/ folder or a git revision whose committed dist/ is read with ``git ls-tree`` and
+``git show`` (nothing is checked out). Objects are matched per environment by kind and name, and every
+difference is sorted into a :class:`Category` following Karpenter v1.14.1:
+
+- NodePool: ``spec.template`` is hashed (labels, annotations, taints, startupTaints, expireAfter,
+  terminationGracePeriod, nodeClassRef) and a change drifts every node of the pool; requirements are
+  compared semantically (only nodes that no longer match drift); weight, limits and disruption are
+  behavioural; static ↔ dynamic and nodeClassRef group/kind changes are refused by the transition rules.
+- EC2NodeClass: the whole spec is hashed except the selector terms, ipPrefixCount and amiFamily, which
+  drift through their resolved values (an AMI alias version bump resolves to new AMIs).
+- NodeOverlay: the scheduling simulation only. Helm values: pods restart, nodes stay.
+
+The hash comparison follows Karpenter's (hashstructure with slices as sets, unset == empty), and the
+CRD defaults that the API server fills in (``expireAfter: 720h``, the disruption block, metadataOptions)
+are applied to both sides, so a change that only spells out a default is not reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path, PurePosixPath
+from typing import Any, Callable, Iterable
+
+import yaml
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+Key = tuple[str, str, str]  # (apiVersion, kind, name)
+Side = dict[str, dict[Key, dict]]
+
+_SUFFIXES = (".yaml", ".yml")
+_VALUES_SUFFIX = ".values.yaml"
+
+
+class Category(Enum):
+    """What applying the change does; members are declared from the most to the least severe."""
+
+    REFUSED = "refused by the API server"
+    DRAINS_POOL = "drains a pool"
+    REPLACES_NODES = "replaces nodes (drift)"
+    MAY_REPLACE_NODES = "may replace nodes"
+    RESTARTS = "restarts pods"
+    BEHAVIOURAL = "behavioural only"
+    NEW = "new object"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return list(Category).index(self)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: ``--fail-on`` groups.
+FAIL_ON: dict[str, frozenset[Category]] = {
+    "drift": frozenset({Category.REPLACES_NODES, Category.DRAINS_POOL}),
+    "refused": frozenset({Category.REFUSED}),
+}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One object's changes of one category. ``name`` is ``"old → new"`` for a renamed NodePool."""
+
+    environment: str
+    kind: str
+    name: str
+    category: Category
+    reasons: tuple[str, ...]
+
+    def sort_key(self) -> tuple:
+        return (self.environment, self.category.rank, self.kind, self.name, self.reasons)
+
+
+# ----------------------------------------------------------------------------------------------- loading
+
+
+def load_side(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Side:
+    """Environment → {(apiVersion, kind, name): manifest} for a dist/ folder or a git revision.
+
+    A folder is read like ``karpenter-gpu validate`` reads it: every sub-folder is an environment, files
+    directly inside belong to an environment named after the folder. Helm values files
+    (``helm/*.values.yaml``) become pseudo-objects keyed ``("helm", "Values", "<file name>")``.
+    Anything else is taken as a git revision of ``repo`` (default: the repository of the current
+    directory), whose ``dist`` folder is read without a checkout. Namespaced objects are named
+    ``"<namespace>/<name>"``.
+    """
+    path = Path(spec)
+    if path.is_dir():
+        files = [(p.relative_to(path).as_posix(), p.read_text())
+                 for p in sorted(path.rglob("*")) if p.is_file() and p.suffix in _SUFFIXES
+                 and not any(part.startswith(".") for part in p.relative_to(path).parts)]
+        return _group(files, path.resolve().name, spec)
+    return _group(_git_files(spec, repo, dist), PurePosixPath(dist).name, spec)
+
+
+def _git(top: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(top), *args], capture_output=True, text=True, check=False)
+
+
+def _git_files(rev: str, repo: Path | None, dist: str) -> list[tuple[str, str]]:
+    def refuse(why: str) -> KarpenterGpuError:
+        return KarpenterGpuError(
+            "KG600", prop="diff side", value=rev,
+            allowed=f"an existing folder or a git revision ({why})",
+            fix="pass a dist/ folder, or a commit, branch or tag of the repository (--repo DIR picks the repository)")
+
+    start = Path(repo) if repo is not None else Path.cwd()
+    top = _git(start, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise refuse(f"{start} is not inside a git repository")
+    root = Path(top.stdout.strip())
+    if rev.startswith("-") or _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+        raise refuse(f"not a folder, and not a commit of {root}")
+    listing = _git(root, "ls-tree", "-r", "--name-only", rev, "--", dist)
+    if listing.returncode != 0:
+        raise refuse(listing.stderr.strip() or "git ls-tree failed")
+    prefix = dist.rstrip("/") + "/"
+    files = []
+    for name in sorted(listing.stdout.splitlines()):
+        if not name.startswith(prefix) or PurePosixPath(name).suffix not in _SUFFIXES:
+            continue
+        shown = _git(root, "show", f"{rev}:{name}")
+        if shown.returncode != 0:
+            raise refuse(shown.stderr.strip() or f"git show {rev}:{name} failed")
+        files.append((name[len(prefix):], shown.stdout))
+    return files
+
+
+def _group(files: Iterable[tuple[str, str]], root_name: str, spec: str) -> Side:
+    side: Side = {}
+    for rel, text in files:
+        parts = PurePosixPath(rel).parts
+        nested = len(parts) > 1 and parts[0] != "helm"
+        environment = parts[0] if nested else root_name
+        inner = parts[1:] if nested else parts
+        objects = side.setdefault(environment, {})
+        if len(inner) >= 2 and inner[-2] == "helm" and inner[-1].endswith(_VALUES_SUFFIX):
+            values = yaml.safe_load(text)
+            _put(objects, ("helm", "Values", inner[-1]), values if isinstance(values, dict) else {}, spec, rel)
+            continue
+        for doc in yaml.safe_load_all(text):
+            if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
+                meta = doc.get("metadata") or {}
+                name = str(meta.get("name", ""))
+                if meta.get("namespace"):
+                    name = f"{meta['namespace']}/{name}"
+                _put(objects, (str(doc["apiVersion"]), str(doc["kind"]), name), doc, spec, rel)
+    return {env: objects for env, objects in sorted(side.items()) if objects}
+
+
+def _put(objects: dict[Key, dict], key: Key, manifest: dict, spec: str, rel: str) -> None:
+    if key in objects:
+        raise KarpenterGpuError(
+            "KG601", prop="diff side", value=f"{spec}: {rel}: {key[1]} {key[2]}",
+            allowed="each apiVersion/kind/name once per environment",
+            fix="remove the duplicate manifest (re-synthesize dist/)")
+    objects[key] = manifest
+
+
+# ------------------------------------------------------------------------------------------- formatting
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return "unset"
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, (int, float, str)):
+        text = str(value).replace("\n", "\\n")
+    elif isinstance(value, list):
+        text = "[" + ", ".join(_short(v, limit) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k}: {_short(v, limit)}" for k, v in value.items()) + "}"
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _norm(value: Any) -> Any:
+    """Karpenter's hash view: unset == empty, list order ignored (hashstructure SlicesAsSets, ZeroNil)."""
+    if isinstance(value, dict):
+        out = {k: _norm(v) for k, v in value.items()}
+        return {k: v for k, v in out.items() if v not in (None, "", [], {})}
+    if isinstance(value, list):
+        return sorted((_norm(v) for v in value), key=_canon)
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _canon(_norm(a)) == _canon(_norm(b))
+
+
+def _leaves(old: Any, new: Any, path: str) -> list[str]:
+    """Every differing leaf as ``path: old → new`` (lists compared whole, order ignored)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in new:
+                out.append(f"{sub} removed (was {_short(old[key], 40)})")
+            elif key not in old:
+                out.append(f"{sub} added: {_short(new[key], 40)}")
+            else:
+                out.extend(_leaves(old[key], new[key], sub))
+        return out
+    if _same(old, new):
+        return []
+    return [f"{path}: {_short(old, 40)} → {_short(new, 40)}"]
+
+
+def _few(items: list[str], limit: int = 4) -> str:
+    return "; ".join(items[:limit]) + (f"; and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _map_diff(old: dict | None, new: dict | None) -> list[str]:
+    old, new = old or {}, new or {}
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key not in old:
+            out.append(f"{key}={_short(new[key], 40)} added")
+        elif key not in new:
+            out.append(f"{key} removed")
+        elif not _same(old[key], new[key]):
+            out.append(f"{key}: {_short(old[key], 40)} → {_short(new[key], 40)}")
+    return out
+
+
+def _list_diff(old: list | None, new: list | None, fmt: Callable[[Any], str]) -> list[str]:
+    """Items added and removed, as multisets (order is not part of the hash)."""
+    a = Counter(_canon(_norm(x)) for x in old or [])
+    b = Counter(_canon(_norm(x)) for x in new or [])
+    show = {_canon(_norm(x)): fmt(x) for x in [*(old or []), *(new or [])]}
+    added = [f"{show[k]} added" for k in sorted((b - a).elements(), key=show.get)]
+    removed = [f"{show[k]} removed" for k in sorted((a - b).elements(), key=show.get)]
+    return added + removed
+
+
+def _taint(t: Any) -> str:
+    if not isinstance(t, dict):
+        return _short(t)
+    value = f"={t['value']}" if t.get("value") not in (None, "") else ""
+    return f"{t.get('key', '?')}{value}:{t.get('effect', '?')}"
+
+
+def _budget(b: Any) -> str:
+    if not isinstance(b, dict):
+        return _short(b)
+    text = f"nodes {b.get('nodes', '?')}"
+    if b.get("schedule"):
+        text += f" at '{b['schedule']}' for {b.get('duration', '?')}"
+    if b.get("reasons"):
+        text += " (" + ",".join(map(str, b["reasons"])) + ")"
+    return text
+
+
+def _device(d: Any) -> str:
+    if not isinstance(d, dict):
+        return _short(d)
+    ebs = d.get("ebs") or {}
+    bits = [str(d.get("deviceName", "?"))] + [str(ebs[k]) for k in ("volumeSize", "volumeType") if k in ebs]
+    extra = {k: v for k, v in ebs.items() if k not in ("volumeSize", "volumeType")}
+    if extra:
+        bits.append(_short(extra, 50))
+    return " ".join(bits)
+
+
+def _term(t: Any) -> str:
+    return _short(t, 50)
+
+
+def _requirement(r: dict) -> str:
+    op = r.get("operator", "?")
+    values = r.get("values") or []
+    text = f"{op} [{', '.join(map(str, values))}]" if values or op in ("In", "NotIn") else str(op)
+    if r.get("minValues") is not None:
+        text += f" minValues {r['minValues']}"
+    return text
+
+
+# ------------------------------------------------------------------------------------------ requirements
+
+
+def _by_key(requirements: list | None) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in requirements or []:
+        if isinstance(r, dict):
+            out.setdefault(str(r.get("key")), []).append(r)
+    return out
+
+
+def _ints(values: list) -> list[int] | None:
+    try:
+        return [int(v) for v in values]
+    except (TypeError, ValueError):
+        return None
+
+
+def _implies(old: list[dict], req: dict) -> bool:
+    """Every value the old constraints on this key admit is admitted by ``req`` (conservative: False when unsure)."""
+    op, values = req.get("operator"), [str(v) for v in req.get("values") or []]
+    for o in old:
+        oop, ovalues = o.get("operator"), [str(v) for v in o.get("values") or []]
+        if oop == "DoesNotExist":
+            if op in ("DoesNotExist", "NotIn"):
+                return True
+            continue
+        if op == "Exists" and oop in ("Exists", "In", "Gt", "Lt", "Gte", "Lte") and (oop != "In" or ovalues):
+            return True
+        if oop == "In" and ovalues:
+            if op == "In" and set(ovalues) <= set(values):
+                return True
+            if op == "NotIn" and not set(ovalues) & set(values):
+                return True
+            ints, bound = _ints(ovalues), _ints(values)
+            if ints is not None and bound and len(bound) == 1:
+                x = bound[0]
+                checks = {"Gt": lambda v: v > x, "Gte": lambda v: v >= x, "Lt": lambda v: v < x, "Lte": lambda v: v <= x}
+                if op in checks and all(checks[op](v) for v in ints):
+                    return True
+        if oop == "NotIn" and op == "NotIn" and set(values) <= set(ovalues):
+            return True
+        ob, nb = _ints(ovalues), _ints(values)
+        if ob and nb and len(ob) == 1 and len(nb) == 1:
+            y, x = ob[0], nb[0]
+            if op in ("Gt", "Gte") and oop in ("Gt", "Gte"):
+                low_old = y + 1 if oop == "Gt" else y  # smallest admitted integer
+                low_new = x + 1 if op == "Gt" else x
+                if low_old >= low_new:
+                    return True
+            if op in ("Lt", "Lte") and oop in ("Lt", "Lte"):
+                high_old = y - 1 if oop == "Lt" else y
+                high_new = x - 1 if op == "Lt" else x
+                if high_old <= high_new:
+                    return True
+    return False
+
+
+def _widened(old: list | None, new: list | None) -> bool:
+    """True when every node the old requirements admit is still admitted by the new ones."""
+    old_keys = _by_key(old)
+    for key, reqs in _by_key(new).items():
+        for req in reqs:
+            if not _implies(old_keys.get(key, []), req):
+                return False
+    return True
+
+
+def _requirements_text(old: list | None, new: list | None) -> str:
+    a, b = _by_key(old), _by_key(new)
+    parts = []
+    for key in sorted(set(a) | set(b)):
+        if _same(a.get(key), b.get(key)):
+            continue
+        before = " + ".join(_requirement(r) for r in a.get(key, [])) or "(none)"
+        after = " + ".join(_requirement(r) for r in b.get(key, [])) or "(none)"
+        parts.append(f"{key} {before} → {after}")
+    return _few(parts)
+
+
+def _without_min_values(requirements: list | None) -> list:
+    return [{k: v for k, v in r.items() if k != "minValues"} if isinstance(r, dict) else r for r in requirements or []]
+
+
+def _simulated_removed(pool: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[str] | None:
+    """Instance types the pool could use before and cannot now, from karpenter_gpu.analysis.simulator if present."""
+    try:
+        module = importlib.import_module(f"{__package__}.simulator")
+    except ImportError:
+        return None
+    simulate = getattr(module, "simulate_pools", None)
+    if not callable(simulate):
+        return None
+
+    def types(env: dict[Key, dict]) -> set[str] | None:
+        manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
+        for result in simulate(manifests):
+            if getattr(result, "name", None) == pool:
+                return {str(c.instance.name) for c in result.candidates}
+        return None
+
+    try:
+        before, after = types(base_env), types(head_env)
+    except Exception:  # noqa: BLE001 - the simulator is optional; the diff never fails because of it
+        return None
+    if before is None or after is None:
+        return None
+    return sorted(before - after)
+
+
+# --------------------------------------------------------------------------------------------- NodePool
+
+_DISRUPTION_DEFAULTS = {"consolidationPolicy": "WhenEmptyOrUnderutilized", "budgets": [{"nodes": "10%"}]}
+_TEMPLATE_SPEC_KNOWN = {"nodeClassRef", "requirements", "taints", "startupTaints", "expireAfter",
+                        "terminationGracePeriod"}
+
+
+def _disruption(spec: dict) -> dict:
+    block = dict(spec.get("disruption") or {"consolidateAfter": "0s"})
+    for key, value in _DISRUPTION_DEFAULTS.items():
+        block.setdefault(key, value)
+    return block
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.reasons: dict[Category, list[str]] = {}
+
+    def add(self, category: Category, reason: str) -> None:
+        self.reasons.setdefault(category, []).append(reason)
+
+    def changes(self, environment: str, kind: str, name: str) -> list[Change]:
+        return [Change(environment, kind, name, c, tuple(r)) for c, r in self.reasons.items() if r]
+
+
+def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_env: dict[Key, dict],
+               out: _Collector) -> None:
+    so, sn = old.get("spec") or {}, new.get("spec") or {}
+    to, tn = so.get("template") or {}, sn.get("template") or {}
+    mo, mn = to.get("metadata") or {}, tn.get("metadata") or {}
+    po, pn = to.get("spec") or {}, tn.get("spec") or {}
+    drift = f"every node of NodePool {name} is replaced"
+
+    # Transition rules: the API server refuses the whole update.
+    if ("replicas" in so) != ("replicas" in sn):
+        direction = "dynamic → static" if "replicas" in sn else "static → dynamic"
+        verb = f"added ({sn['replicas']})" if "replicas" in sn else f"removed (was {so['replicas']})"
+        out.add(Category.REFUSED,
+                f"spec.replicas {verb}: {direction} is refused (\"Cannot transition NodePool between static and "
+                f"dynamic provisioning modes\"); create a new NodePool instead (deleting {name} drains its nodes)")
+    elif "replicas" in sn and so["replicas"] != sn["replicas"]:
+        try:
+            delta = int(sn["replicas"]) - int(so["replicas"])
+            effect = (f"launches {delta} node(s)" if delta > 0 else
+                      f"removes {-delta} node(s) (forceful, respecting PDBs)")
+        except (TypeError, ValueError):
+            effect = "changes the node count"
+        out.add(Category.BEHAVIOURAL, f"spec.replicas {so['replicas']} → {sn['replicas']}: scale; the static pool {effect}")
+    ro, rn = po.get("nodeClassRef") or {}, pn.get("nodeClassRef") or {}
+    for field in ("group", "kind"):
+        if ro.get(field) != rn.get(field):
+            out.add(Category.REFUSED,
+                    f"spec.template.spec.nodeClassRef.{field} changed: {_short(ro.get(field))} → "
+                    f"{_short(rn.get(field))}: nodeClassRef.{field} is immutable, the update is refused")
+
+    # spec.template: hashed, every node drifts.
+    if ro.get("name") != rn.get("name"):
+        out.add(Category.REPLACES_NODES, f"spec.template.spec.nodeClassRef.name changed: {_short(ro.get('name'))} → "
+                                         f"{_short(rn.get('name'))} — {drift}")
+    for field in ("labels", "annotations"):
+        if not _same(mo.get(field), mn.get(field)):
+            out.add(Category.REPLACES_NODES, f"spec.template.metadata.{field} changed: "
+                                             f"{_few(_map_diff(mo.get(field), mn.get(field)))} — {drift}")
+    for field in ("taints", "startupTaints"):
+        if not _same(po.get(field), pn.get(field)):
+            out.add(Category.REPLACES_NODES, f"spec.template.spec.{field} changed: "
+                                             f"{_few(_list_diff(po.get(field), pn.get(field), _taint))} — {drift}")
+    if po.get("expireAfter", "720h") != pn.get("expireAfter", "720h"):
+        out.add(Category.REPLACES_NODES, f"spec.template.spec.expireAfter changed: {po.get('expireAfter', '720h')} → "
+                                         f"{pn.get('expireAfter', '720h')} — {drift}")
+    if po.get("terminationGracePeriod") != pn.get("terminationGracePeriod"):
+        out.add(Category.REPLACES_NODES,
+                f"spec.template.spec.terminationGracePeriod changed: {_short(po.get('terminationGracePeriod'))} → "
+                f"{_short(pn.get('terminationGracePeriod'))} — {drift}")
+    for field in sorted((set(po) | set(pn)) - _TEMPLATE_SPEC_KNOWN):
+        if _same(po.get(field), pn.get(field)):
+            continue
+        if field == "kubelet":
+            out.add(Category.INFO, "spec.template.spec.kubelet changed: not a v1 NodePool field, the API server prunes "
+                                   "it (kubelet settings live in EC2NodeClass spec.kubelet); no effect")
+        else:
+            out.add(Category.REPLACES_NODES, f"spec.template.spec.{field} changed: "
+                                             f"{_few(_leaves(po.get(field), pn.get(field), field))} — {drift}")
+    for field in sorted((set(to) | set(tn)) - {"metadata", "spec"}):
+        if not _same(to.get(field), tn.get(field)):
+            out.add(Category.REPLACES_NODES, f"spec.template.{field} changed — {drift}")
+
+    # Requirements: not hashed, compared semantically per node.
+    qo, qn = po.get("requirements"), pn.get("requirements")
+    if not _same(qo, qn):
+        what = _requirements_text(qo, qn)
+        if _same(_without_min_values(qo), _without_min_values(qn)):
+            out.add(Category.BEHAVIOURAL, f"spec.template.spec.requirements minValues changed: {what} — new launches "
+                                          "only; running nodes still match")
+        elif _widened(qo, qn):
+            out.add(Category.BEHAVIOURAL, f"spec.template.spec.requirements widened: {what} — running nodes still "
+                                          "match (no drift); new launches may use the added options")
+        else:
+            removed = _simulated_removed(name, base_env, head_env)
+            if removed is None:
+                tail = ("nodes whose labels (instance type, zone, capacity type, ...) no longer match drift; drift is "
+                        "decided per node — the simulator (karpenter_gpu.analysis.simulator) is not available to list which "
+                        "instance types are dropped")
+            elif removed:
+                tail = (f"nodes whose instance type no longer matches drift; the simulator drops "
+                        f"{', '.join(removed)}")
+            else:
+                tail = ("nodes whose labels no longer match drift; the simulator drops no instance type, so only "
+                        "nodes outside the new zones / capacity types / other keys are replaced")
+            out.add(Category.REPLACES_NODES, f"spec.template.spec.requirements narrowed or changed: {what} — {tail}")
+
+    # Behavioural: never drift.
+    if so.get("weight", 0) != sn.get("weight", 0):
+        out.add(Category.BEHAVIOURAL, f"spec.weight {_short(so.get('weight'))} → {_short(sn.get('weight'))}: changes "
+                                      "which pool new nodes come from first; running nodes untouched")
+    if not _same(so.get("limits"), sn.get("limits")):
+        out.add(Category.BEHAVIOURAL, f"spec.limits changed: {_few(_map_diff(so.get('limits'), sn.get('limits')))} — "
+                                      "caps new launches only; running nodes are not removed")
+    do, dn = _disruption(so), _disruption(sn)
+    for field in sorted(set(do) | set(dn)):
+        if _same(do.get(field), dn.get(field)):
+            continue
+        if field == "budgets":
+            what = _few(_list_diff(do.get(field), dn.get(field), _budget))
+        else:
+            what = f"{_short(do.get(field))} → {_short(dn.get(field))}"
+        out.add(Category.BEHAVIOURAL, f"spec.disruption.{field} changed: {what} — paces voluntary disruption "
+                                      "only; no drift")
+    for field in sorted((set(so) | set(sn)) - {"template", "replicas", "weight", "limits", "disruption"}):
+        if not _same(so.get(field), sn.get(field)):
+            out.add(Category.INFO, f"spec.{field} changed: {_few(_leaves(so.get(field), sn.get(field), field))}")
+
+
+# ----------------------------------------------------------------------------------------- EC2NodeClass
+
+_SELECTORS = {
+    "subnetSelectorTerms": "nodes in a subnet that is no longer selected drift; the others stay",
+    "securityGroupSelectorTerms": "nodes drift when the resolved security groups differ from the ones they have",
+    "capacityReservationSelectorTerms": "nodes in a capacity reservation that is no longer selected may be replaced",
+}
+_NOT_HASHED = {*_SELECTORS, "amiSelectorTerms", "amiFamily", "ipPrefixCount"}
+_METADATA_DEFAULTS = {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1,
+                      "httpTokens": "required"}
+
+
+def _pools_using(node_class: str, env: dict[Key, dict]) -> list[str]:
+    return sorted(m.get("metadata", {}).get("name", "") for (_, kind, _), m in env.items() if kind == "NodePool"
+                  and (((m.get("spec") or {}).get("template") or {}).get("spec") or {})
+                  .get("nodeClassRef", {}).get("name") == node_class)
+
+
+def _alias(terms: Any) -> str | None:
+    if isinstance(terms, list) and len(terms) == 1 and isinstance(terms[0], dict) and "alias" in terms[0]:
+        return str(terms[0]["alias"])
+    return None
+
+
+def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out: _Collector) -> None:
+    so, sn = old.get("spec") or {}, new.get("spec") or {}
+    pools = _pools_using(name, base_env)
+    drift_cat = Category.REPLACES_NODES if pools else Category.INFO
+    who = (f"every node of NodePools using EC2NodeClass {name}: {', '.join(pools)} is replaced" if pools else
+           f"no NodePool uses EC2NodeClass {name}, so no node is replaced")
+    for field in sorted((set(so) | set(sn)) - _NOT_HASHED):
+        a, b = so.get(field), sn.get(field)
+        if field == "metadataOptions":
+            a, b = {**_METADATA_DEFAULTS, **(a or {})}, {**_METADATA_DEFAULTS, **(b or {})}
+        if _same(a, b):
+            continue
+        if field == "blockDeviceMappings":
+            what = _few(_list_diff(a, b, _device))
+        elif field == "tags":
+            what = _few(_map_diff(a, b))
+        elif field == "userData":
+            what = "userData differs"
+        else:
+            what = _few(_leaves(a, b, f"spec.{field}")) if isinstance(a, dict) and isinstance(b, dict) \
+                else f"{_short(a)} → {_short(b)}"
+        out.add(drift_cat, f"spec.{field} changed: {what} — {who}")
+
+    ao, an = so.get("amiSelectorTerms"), sn.get("amiSelectorTerms")
+    if not _same(ao, an):
+        if _alias(ao) and _alias(an):
+            out.add(drift_cat, f"spec.amiSelectorTerms alias {_alias(ao)} → {_alias(an)}: resolves to new AMIs — {who}")
+        else:
+            what = _few(_list_diff(ao, an, _term))
+            out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
+                    f"spec.amiSelectorTerms changed: {what} — nodes drift if the resolved AMIs differ from the AMI "
+                    f"they run (NodePools: {', '.join(pools) or 'none'})")
+    if so.get("amiFamily") != sn.get("amiFamily"):
+        out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
+                f"spec.amiFamily {_short(so.get('amiFamily'))} → {_short(sn.get('amiFamily'))}: not hashed; nodes "
+                f"drift through the resolved AMIs (NodePools: {', '.join(pools) or 'none'})")
+    for field, effect in _SELECTORS.items():
+        if not _same(so.get(field), sn.get(field)):
+            out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
+                    f"spec.{field} changed: {_few(_list_diff(so.get(field), sn.get(field), _term))} — {effect} "
+                    f"(NodePools: {', '.join(pools) or 'none'})")
+    if so.get("ipPrefixCount") != sn.get("ipPrefixCount"):
+        out.add(Category.BEHAVIOURAL, f"spec.ipPrefixCount {_short(so.get('ipPrefixCount'))} → "
+                                      f"{_short(sn.get('ipPrefixCount'))}: not hashed; applies to new nodes only")
+
+
+# ------------------------------------------------------------------------------------------------ Helm
+
+
+def _helm(file_name: str, old: dict, new: dict, out: _Collector) -> None:
+    leaves = _leaves(old, new, "")
+    if not leaves:
+        return
+    if file_name.startswith("gpu-operator"):
+        out.add(Category.RESTARTS, f"{_few(leaves)} — GPU Operator DaemonSets roll: device plugin restarts on "
+                                   "every GPU node")
+    elif file_name.startswith("karpenter"):
+        gates = [x for x in leaves if x.startswith("settings.featureGates")]
+        others = [x for x in leaves if not x.startswith("settings.featureGates")]
+        text = "Karpenter controller restarts"
+        if gates:
+            text += "; feature gates: " + "; ".join(g.removeprefix("settings.featureGates.") for g in gates)
+        if others:
+            text += "; " + _few(others)
+        out.add(Category.RESTARTS, text)
+    else:
+        out.add(Category.RESTARTS, f"{_few(leaves)} — the Helm release upgrades and its pods restart")
+
+
+# ---------------------------------------------------------------------------------------------- classify
+
+
+def _index(env: dict[Key, dict]) -> dict[tuple[str, str], tuple[str, dict]]:
+    return {(kind, name): (api, manifest) for (api, kind, name), manifest in env.items()}
+
+
+def _added(kind: str, name: str, manifest: dict) -> str:
+    spec = (manifest.get("spec") or {}) if kind != "Values" else {}
+    if kind == "NodePool" and "replicas" in spec:
+        return f"static NodePool added: launches {spec['replicas']} node(s)"
+    if kind == "NodePool":
+        return "NodePool added: Karpenter may launch nodes for pending pods that fit it"
+    if kind == "Values":
+        return f"Helm values {name} added"
+    return f"{kind} added"
+
+
+def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector) -> None:
+    if kind == "NodePool":
+        out.add(Category.DRAINS_POOL, f"NodePool {name} removed: every node of pool {name} is drained")
+    elif kind == "EC2NodeClass":
+        still = _pools_using(name, head_env)
+        text = f"EC2NodeClass {name} removed: deletion waits until no NodeClaim uses it"
+        if still:
+            text += f"; NodePools {', '.join(still)} still reference it and cannot launch nodes"
+        out.add(Category.INFO, text)
+    elif kind == "NodeOverlay":
+        out.add(Category.BEHAVIOURAL, f"NodeOverlay {name} removed: scheduling simulation only")
+    elif kind == "Values":
+        out.add(Category.INFO, f"Helm values {name} removed: the release is not uninstalled by this")
+    else:
+        out.add(Category.INFO, f"{kind} {name} removed")
+
+
+def _spec_key(manifest: dict) -> str:
+    return _canon(_norm(manifest.get("spec")))
+
+
+def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[Change]:
+    base, head = _index(base_env), _index(head_env)
+    changes: list[Change] = []
+    removed = sorted(set(base) - set(head))
+    added = sorted(set(head) - set(base))
+
+    # Rename: a removed NodePool and an added one with the same spec.
+    for kind, old_name in [k for k in removed if k[0] == "NodePool"]:
+        match = next((k for k in added if k[0] == "NodePool"
+                      and _spec_key(head[k][1]) == _spec_key(base[("NodePool", old_name)][1])), None)
+        if match is None:
+            continue
+        new_name = match[1]
+        removed.remove((kind, old_name))
+        added.remove(match)
+        changes.append(Change(environment, kind, f"{old_name} → {new_name}", Category.DRAINS_POOL,
+                              (f"renamed {old_name} → {new_name}: every node of {old_name} is drained and replaced "
+                               f"by {new_name}",)))
+
+    for kind, name in removed:
+        out = _Collector()
+        _removed(kind, name, head_env, out)
+        changes.extend(out.changes(environment, kind, name))
+    for kind, name in added:
+        changes.append(Change(environment, kind, name, Category.NEW, (_added(kind, name, head[(kind, name)][1]),)))
+
+    for kind, name in sorted(set(base) & set(head)):
+        (api_old, old), (api_new, new) = base[(kind, name)], head[(kind, name)]
+        out = _Collector()
+        if api_old != api_new:
+            out.add(Category.INFO, f"apiVersion {api_old} → {api_new}")
+        if kind == "Values":
+            _helm(name, old, new, out)
+        elif kind == "NodePool":
+            _node_pool(name, old, new, base_env, head_env, out)
+        elif kind == "EC2NodeClass":
+            _node_class(name, old, new, base_env, out)
+        elif kind == "NodeOverlay":
+            leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
+            if leaves:
+                out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched")
+        else:
+            leaves = _leaves({k: v for k, v in old.items() if k not in ("status", "apiVersion")},
+                             {k: v for k, v in new.items() if k not in ("status", "apiVersion")}, "")
+            if leaves:
+                out.add(Category.INFO, f"changed: {_few(leaves)}")
+        if kind in ("NodePool", "EC2NodeClass", "NodeOverlay"):
+            mo, mn = old.get("metadata") or {}, new.get("metadata") or {}
+            for field in ("labels", "annotations"):
+                if not _same(mo.get(field), mn.get(field)):
+                    out.add(Category.INFO, f"metadata.{field} changed: {_few(_map_diff(mo.get(field), mn.get(field)))}"
+                                           " (object metadata; no effect on nodes)")
+        changes.extend(out.changes(environment, kind, name))
+    return changes
+
+
+def classify(base: Side, head: Side) -> list[Change]:
+    """Every difference between two sides, one :class:`Change` per object and category, deterministic order."""
+    changes: list[Change] = []
+    for environment in sorted(set(base) | set(head)):
+        changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {})))
+    return sorted(changes, key=Change.sort_key)
+
+
+# ----------------------------------------------------------------------------------------------- render
+
+
+def summary(changes: list[Change]) -> str:
+    if not changes:
+        return "No changes."
+    counts = Counter(c.category for c in changes)
+    parts = [f"{counts[c]} {c.value}" for c in Category if counts[c]]
+    return f"{len(changes)} change{'s' if len(changes) != 1 else ''}: " + ", ".join(parts)
+
+
+def _environments(changes: list[Change]) -> dict[str, list[Change]]:
+    grouped: dict[str, list[Change]] = {}
+    for change in sorted(changes, key=Change.sort_key):
+        grouped.setdefault(change.environment, []).append(change)
+    return grouped
+
+
+def _object(change: Change) -> str:
+    return f"helm {change.name}" if change.kind == "Values" else f"{change.kind} {change.name}"
+
+
+def render_text(changes: list[Change]) -> str:
+    if not changes:
+        return "No changes.\n"
+    lines = [summary(changes)]
+    for environment, items in _environments(changes).items():
+        lines += ["", f"{environment}:"]
+        for change in items:
+            lines.append(f"  {_object(change)}: {change.category.value}")
+            lines += [f"    - {reason}" for reason in change.reasons]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(changes: list[Change]) -> str:
+    if not changes:
+        return "**karpenter-gpu diff**: No changes.\n"
+    lines = [f"**karpenter-gpu diff**: {summary(changes)}"]
+    for environment, items in _environments(changes).items():
+        lines += ["", f"### {environment}", "", "| Object | Category | Reasons |", "|---|---|---|"]
+        for change in items:
+            obj = f"helm `{change.name}`" if change.kind == "Values" else f"{change.kind} `{change.name}`"
+            reasons = "<br>".join(_cell(r) for r in change.reasons)
+            lines.append(f"| {obj} | {change.category.value} | {reasons} |")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------- CLI
+
+
+def failed(changes: list[Change], fail_on: Iterable[str]) -> bool:
+    watched = frozenset().union(*(FAIL_ON[f] for f in fail_on))
+    return any(c.category in watched for c in changes)
+
+
+def run(args: argparse.Namespace) -> int:
+    repo = Path(args.repo) if getattr(args, "repo", None) else None
+    try:
+        changes = classify(load_side(args.base, repo), load_side(args.head, repo))
+    except KarpenterGpuError as err:
+        print(f"error: {err}")
+        return 2
+    render = render_markdown if getattr(args, "format", "text") == "markdown" else render_text
+    print(render(changes), end="")
+    return 1 if failed(changes, getattr(args, "fail_on", None) or []) else 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Add ``diff BASE HEAD [--format text|markdown] [--fail-on drift|refused ...] [--repo DIR]``."""
+    parser = subparsers.add_parser(
+        "diff", help="review a manifest change by what Karpenter will do to running GPU nodes",
+        description="Compare two dist/ trees (folders or git revisions) and sort every change by its effect: "
+                    "refused by the API server, drains a pool, replaces nodes (drift), may replace nodes, "
+                    "restarts pods, behavioural only, new object, info.")
+    parser.add_argument("base", help="dist/ folder or git revision (its committed dist/ is read without checkout)")
+    parser.add_argument("head", help="dist/ folder or git revision")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text",
+                        help="markdown renders a PR comment (default: text)")
+    parser.add_argument("--fail-on", dest="fail_on", choices=sorted(FAIL_ON), nargs="+", action="extend",
+                        default=[], help="exit 1 when a change of this kind exists: drift (replaces nodes or drains "
+                                         "a pool), refused (by the API server)")
+    parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
+    parser.set_defaults(run=run)
+    return parser

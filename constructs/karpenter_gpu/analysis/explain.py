@@ -1,0 +1,199 @@
+"""``karpenter-gpu explain``: what each NodePool admits, costs and blocks, before anything is applied.
+
+Per environment: a table of pools (kind, weight, capacity types, candidate instance types, GPU types,
+$/h range, worst-case $/h at the GPU limit, feature gates needed), the disruption windows in local time
+and UTC, an optional pod-fit answer, and a weekly SVG timeline of blocked disruption. Formats: text
+table, markdown (pull-request comments, with the SVG written beside it) and JSON (stable, for machines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from karpenter_gpu.analysis import timeline
+from karpenter_gpu.analysis.catalog import Catalog, default_catalog, load_catalog
+from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.check.validate import environments
+
+_WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
+ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
+
+
+def _money(value: Decimal | None) -> str:
+    return "-" if value is None else f"${value:.2f}"
+
+
+def _gates(pool: dict, report: PoolReport) -> list[str]:
+    """Controller feature gates this pool relies on (the Karpenter values file turns them on)."""
+    spec = pool.get("spec") or {}
+    gates = []
+    if "reserved" in report.capacity_types:
+        gates.append("reservedCapacity")
+    if "replicas" in spec:
+        gates.append("staticCapacity")
+    if any(c.overlays for c in report.candidates):  # an overlay changes what Karpenter sees of its candidates
+        gates.append("nodeOverlay")
+    return gates
+
+
+def _windows(pool: dict) -> list[dict]:
+    annotation = ((pool.get("metadata") or {}).get("annotations") or {}).get("karpenter-gpu.io/disruption-windows", "")
+    local = {int(m.group(1)): m.group(2) for m in re.finditer(r"budgets\[(\d+)\]: (.*)", annotation)}
+    out = []
+    for i, budget in enumerate(((pool.get("spec") or {}).get("disruption") or {}).get("budgets") or []):
+        if "schedule" in budget:
+            out.append({"nodes": str(budget.get("nodes")), "utc": f"{budget['schedule']} for {budget.get('duration')}",
+                        "reasons": list(budget.get("reasons") or []), "local": local.get(i, "")})
+    return out
+
+
+def _zone(pools: list[dict]) -> str:
+    for pool in pools:
+        for window in _windows(pool):
+            m = _WINDOW_ZONE.search(window["local"])
+            if m:
+                return m.group(1)
+    return "UTC"
+
+
+def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
+                        zone: str | None = None) -> dict[str, Any]:
+    """Everything the report shows for one environment, as plain data (the JSON format)."""
+    pools = [m for m in manifests if m.get("apiVersion") == "karpenter.sh/v1" and m.get("kind") == "NodePool"]
+    by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
+    reports: list[PoolReport] = simulate_pools(manifests, catalog)
+    out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "notes": [ZONE_NOTE], "pools": []}
+    for r in reports:
+        manifest = by_name.get(r.name, {})
+        low_high = r.price_range
+        out["pools"].append({
+            "name": r.name, "kind": r.kind, "weight": r.weight, "capacity_types": list(r.capacity_types),
+            "zones": list(r.zones), "candidates": [c.instance.name for c in r.candidates],
+            "gpu_names": list(r.gpu_names), "price_range": [str(v) for v in low_high] if low_high else None,
+            "gpu_limit": r.gpu_limit,
+            "worst_case_hourly": None if r.worst_case_hourly is None else str(r.worst_case_hourly),
+            "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(manifest, r),
+            "windows": _windows(manifest),
+        })
+    if pod is not None:
+        fits = pod_fit(pod, manifests, catalog)
+        choice = first_choice(fits)
+        out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance,
+                                                  "price": None if f.price is None else str(f.price),
+                                                  "reason": f.reason} for f in fits],
+                      "first_choice": None if choice is None else {"pool": choice.pool, "instance": choice.instance}}
+    return out
+
+
+def _rows(env: dict) -> list[list[str]]:
+    rows = []
+    for p in env["pools"]:
+        price = p["price_range"]
+        rows.append([p["name"], p["kind"], "-" if p["weight"] is None else str(p["weight"]),
+                     ",".join(p["capacity_types"]), str(len(p["candidates"])), ",".join(p["gpu_names"]) or "-",
+                     "-" if not price else f"{_money(Decimal(price[0]))}-{_money(Decimal(price[1]))}",
+                     _money(None if p["worst_case_hourly"] is None else Decimal(p["worst_case_hourly"])),
+                     ",".join(p["feature_gates"]) or "-"])
+    return rows
+
+
+HEADER = ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst $/h", "gates"]
+
+
+def render_text(envs: list[dict]) -> str:
+    out = []
+    for env in envs:
+        rows = [HEADER] + _rows(env)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
+        out.append(f"== {env['environment']} ==")
+        out.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+        out.extend(_details(env, markdown=False))
+        out.append("")
+    return "\n".join(out)
+
+
+def render_markdown(envs: list[dict], svg_names: dict[str, str] | None = None) -> str:
+    out = []
+    for env in envs:
+        out.append(f"### {env['environment']}\n")
+        out.append("| " + " | ".join(HEADER) + " |")
+        out.append("|" + "---|" * len(HEADER))
+        out.extend("| " + " | ".join(r) + " |" for r in _rows(env))
+        out.append("")
+        out.extend(_details(env, markdown=True))
+        if svg_names and env["environment"] in svg_names:
+            out.append(f"\n![disruption timeline]({svg_names[env['environment']]})")
+        out.append("")
+    return "\n".join(out)
+
+
+def _details(env: dict, *, markdown: bool) -> list[str]:
+    bullet = "- " if markdown else "  "
+    lines = []
+    for p in env["pools"]:
+        for note in p["notes"]:
+            lines.append(f"{bullet}{p['name']}: {note}")
+        for w in p["windows"]:
+            lines.append(f"{bullet}{p['name']} window: {w['local'] or w['utc']} (UTC: {w['utc']})")
+    for note in env["notes"]:
+        lines.append(f"{bullet}note: {note}")
+    pod = env.get("pod")
+    if pod:
+        choice = pod["first_choice"]
+        lines.append(f"{bullet}pod {pod['shape']}: " + (f"lands on {choice['pool']} as {choice['instance']}"
+                                                        if choice else "fits no pool"))
+        lines.extend(f"{bullet}  {f['pool']}: {f['instance'] or f['reason']}" for f in pod["fits"])
+    return lines
+
+
+def _load(dist: Path) -> list[tuple[str, list[dict]]]:
+    envs = []
+    for name, paths in environments(dist):
+        docs = [d for path in paths for d in yaml.safe_load_all(path.read_text())
+                if isinstance(d, dict) and "apiVersion" in d and "kind" in d]
+        envs.append((name or dist.name, docs))
+    return envs
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.catalog) if args.catalog else default_catalog()
+    pod = PodShape.parse(args.pod) if args.pod else None
+    loaded = [(name, docs) for name, docs in _load(Path(args.dist)) if not args.env or name in args.env]
+    envs = [explain_environment(name, docs, catalog, pod, args.zone) for name, docs in loaded]
+    if args.format == "json":
+        print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
+                          "environments": envs}, indent=1, sort_keys=True))
+    elif args.format == "markdown":
+        svg_names: dict[str, str] = {}
+        if args.out:
+            out = Path(args.out)
+            out.mkdir(parents=True, exist_ok=True)
+            for (name, docs), env in zip(loaded, envs):
+                svg_names[name] = f"disruption-{name}.svg"
+                pools = [d for d in docs if d.get("kind") == "NodePool"]
+                (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: disruption windows"))
+            (out / "explain.md").write_text(render_markdown(envs, svg_names))
+        print(render_markdown(envs, svg_names))
+    else:
+        print(render_text(envs))
+    return 0
+
+
+def register(commands: Any) -> None:
+    cmd = commands.add_parser("explain", help="candidate instance types, costs and disruption windows per pool")
+    cmd.add_argument("dist", nargs="?", default="dist", help="a dist/ folder (default: dist)")
+    cmd.add_argument("--env", action="append", help="only this environment (repeatable)")
+    cmd.add_argument("--pod", help="a pod shape, e.g. 'gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu'")
+    cmd.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    cmd.add_argument("--out", help="with --format markdown: write explain.md and one SVG timeline per environment here")
+    cmd.add_argument("--zone", help="time zone of the timeline (default: the zone of the pools' windows, else UTC)")
+    cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
+    cmd.set_defaults(run=run)
+

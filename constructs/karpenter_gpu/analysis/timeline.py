@@ -1,0 +1,129 @@
+"""When each NodePool blocks voluntary disruption, over one week, as intervals and as an SVG picture.
+
+Budgets are read from the manifests (UTC cron ``schedule`` + ``duration``); a budget with
+``nodes: "0"`` blocks every voluntary disruption of its reasons while active. The week is shown
+in a chosen IANA zone for a fixed reference week (DST zones differ by an hour in summer).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from html import escape
+
+from karpenter_gpu.pools.disruption_window import load_zone
+
+#: Monday of the reference week, in January (northern-hemisphere standard time).
+REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=timezone.utc)
+_WEEK = 7 * 24 * 60
+_DESCRIPTORS = {"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
+                "@hourly": "0 * * * *"}
+_DOW = {d: i for i, d in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
+_BLOCKED, _CAPPED = "#c0392b", "#f0b429"
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:0s)?$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A blocking interval in minutes from Monday 00:00 of the reference week (local time)."""
+
+    start: int
+    end: int
+    reasons: tuple[str, ...]
+
+
+def _field(text: str, low: int, high: int, names: dict[str, int] | None = None) -> list[int]:
+    values: set[int] = set()
+    for part in text.split(","):
+        part, _, step_text = part.partition("/")
+        step = int(step_text) if step_text else 1
+        if part == "*":
+            lo, hi = low, high
+        else:
+            a, _, b = part.partition("-")
+            lo = names[a.upper()] if names and a.upper() in names else int(a)
+            hi = (names[b.upper()] if names and b.upper() in names else int(b)) if b else lo
+        values.update(range(lo, hi + 1, step))
+    return sorted(v % 7 if names else v for v in values)
+
+
+def _starts(schedule: str) -> list[int]:
+    """UTC start minutes within a Sunday-first week for a 5-field cron (month/day-of-month ignored)."""
+    fields = _DESCRIPTORS.get(schedule, schedule).split()
+    minutes, hours, dows = _field(fields[0], 0, 59), _field(fields[1], 0, 23), _field(fields[4], 0, 6, _DOW)
+    return [d * 1440 + h * 60 + m for d in dows for h in hours for m in minutes]
+
+
+def _minutes(duration: str) -> int:
+    m = _DURATION.match(duration)
+    return int(m.group(1) or 0) * 60 + int(m.group(2) or 0) if m else 0
+
+
+def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[Block]:
+    """Intervals (local time, Monday-first, may wrap past Sunday) in which ``nodes: "0"`` budgets are active.
+
+    ``limited=True`` returns the scheduled budgets that cap disruption at a non-zero number instead.
+    """
+    tz = load_zone(zone)
+    # Minutes from local Monday 00:00 to the UTC Sunday 00:00 the cron week is counted from.
+    local_monday = REFERENCE_MONDAY.replace(tzinfo=None)
+    utc_sunday = REFERENCE_MONDAY - timedelta(days=1)
+    out = []
+    budgets = (((nodepool.get("spec") or {}).get("disruption") or {}).get("budgets")) or []
+    for budget in budgets:
+        if "schedule" not in budget or (str(budget.get("nodes")) == "0") == limited:
+            continue
+        length = _minutes(str(budget.get("duration", "")))
+        for start in _starts(str(budget["schedule"])):
+            when = (utc_sunday + timedelta(minutes=start)).astimezone(tz).replace(tzinfo=None)
+            offset = int((when - local_monday).total_seconds() // 60) % _WEEK
+            out.append(Block(offset, offset + length, tuple(budget.get("reasons") or ())))
+    return sorted(out, key=lambda b: (b.start, b.end))
+
+
+def always_blocked(nodepool: dict) -> bool:
+    """A ``nodes: "0"`` budget without a schedule blocks all voluntary disruption, always."""
+    budgets = (((nodepool.get("spec") or {}).get("disruption") or {}).get("budgets")) or []
+    return any(str(b.get("nodes")) == "0" and "schedule" not in b and not b.get("reasons") for b in budgets)
+
+
+def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
+    """A weekly timeline: one row per NodePool, shaded where voluntary disruption is blocked."""
+    label_w, day_w, row_h, top = 230, 96, 22, 46
+    width, height = label_w + 7 * day_w + 10, top + row_h * max(len(nodepools), 1) + 30
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'font-family="sans-serif" font-size="12">',
+             f'<rect width="{width}" height="{height}" fill="white"/>',
+             f'<text x="8" y="18" font-weight="bold">{escape(title or "Disruption windows")} '
+             f'({escape(zone)}, week of {REFERENCE_MONDAY:%Y-%m-%d})</text>']
+    for i, day in enumerate(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")):
+        x = label_w + i * day_w
+        for hour in (6, 12, 18):  # faint hour ticks so a reader can tell 09:00 from 11:00
+            parts.append(f'<line x1="{x + hour * day_w / 24:.1f}" y1="{top - 2}" x2="{x + hour * day_w / 24:.1f}" '
+                         f'y2="{height - 26}" stroke="#eee"/>')
+        parts.append(f'<text x="{x + day_w // 2}" y="{top - 8}" text-anchor="middle">{day}</text>')
+        parts.append(f'<line x1="{x}" y1="{top - 4}" x2="{x}" y2="{height - 26}" stroke="#ccc"/>')
+    for row, pool in enumerate(nodepools):
+        y = top + row * row_h
+        name = (pool.get("metadata") or {}).get("name", "?")
+        parts.append(f'<text x="8" y="{y + 15}">{escape(name)}</text>')
+        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{7 * day_w}" height="{row_h - 6}" fill="#eef5ee"/>')
+        blocked = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]
+        capped = [(b.start, b.end) for b in blocks(pool, zone, limited=True)]
+        for spans, colour in ((capped, _CAPPED), (blocked, _BLOCKED)):
+            for start, end in spans:
+                for a, b in ((start, min(end, _WEEK)), (0, end - _WEEK) if end > _WEEK else (0, 0)):
+                    if b > a:
+                        x = label_w + a * day_w / 1440
+                        parts.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{(b - a) * day_w / 1440:.1f}" '
+                                     f'height="{row_h - 6}" fill="{colour}"/>')
+    legend_y = height - 10
+    parts.append(f'<rect x="8" y="{legend_y - 10}" width="12" height="10" fill="{_BLOCKED}"/>'
+                 f'<text x="26" y="{legend_y}">no voluntary disruption (nodes: 0)</text>'
+                 f'<rect x="250" y="{legend_y - 10}" width="12" height="10" fill="{_CAPPED}"/>'
+                 f'<text x="268" y="{legend_y}">capped by a scheduled budget (nodes &gt; 0)</text>'
+                 f'<rect x="540" y="{legend_y - 10}" width="12" height="10" fill="#eef5ee"/>'
+                 f'<text x="558" y="{legend_y}">the pool\'s other budgets apply</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"

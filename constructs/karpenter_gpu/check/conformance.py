@@ -1,0 +1,462 @@
+"""CRD conformance of a manifest: what kube-apiserver would reject, or silently change, on create.
+
+Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
+structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
+CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module with cel-python.
+
+:func:`validate_manifest` reports :class:`~karpenter_gpu.check.findings.Finding` objects with stable
+codes (KG300-KG305); :func:`check` reports the same problems as "path: message" strings.
+
+CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
+value at its schema node and only where that value is present; they are not run at all when the
+structural step found a "blocking" error (wrong type, enum, required, maxLength/maxItems/
+maxProperties), which the server reports as "some validation rules were not checked" -- here the
+manifest already has problems, and the skip is noted in `skipped`. A CEL failure is reported as
+"path: <message> (rule: <rule>)"; a rule that does not compile or errors is a problem too.
+Transition rules (those using `oldSelf`) are not evaluated on create; pass `skipped=[]` to
+`check` to collect them. Pass `cel=False` for the structural checks alone.
+
+Not covered: allOf/oneOf/not, x-kubernetes-embedded-resource, int32/int64 `format` ranges
+(the server does not enforce them either), formats other than date-time, annotation total size;
+for CEL: transition rules (oldSelf, incl. optionalOldSelf, which is reported as a problem), the
+CEL cost budget and cost limits, compile-time type checking, and date-time/duration strings as
+CEL timestamps/durations. messageExpression is evaluated (falling back to `message`).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from karpenter_gpu.check.findings import Finding, Severity
+
+Schema = dict[str, Any]
+Crds = dict[tuple[str, str], dict[str, Any]]
+
+#: Finding codes (see :data:`karpenter_gpu.errors.CODES`).
+SCHEMA_VIOLATION = "KG300"
+UNKNOWN_FIELD = "KG301"
+CEL_VIOLATION = "KG302"
+METADATA_PROBLEM = "KG303"
+UNKNOWN_KIND = "KG304"
+CEL_SKIPPED = "KG305"
+
+SEVERITIES: dict[str, Severity] = {
+    SCHEMA_VIOLATION: Severity.ERROR,
+    UNKNOWN_FIELD: Severity.ERROR,
+    CEL_VIOLATION: Severity.ERROR,
+    METADATA_PROBLEM: Severity.ERROR,
+    UNKNOWN_KIND: Severity.INFO,  # not a kind the loaded CRDs define, e.g. a ConfigMap
+    CEL_SKIPPED: Severity.INFO,
+}
+
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+# Lenient RFC 3339, like go-openapi's strfmt (which also accepts a missing zone).
+_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# ObjectMeta fields; the server drops anything else under metadata.
+_META_FIELDS = frozenset(
+    "name generateName namespace labels annotations finalizers ownerReferences uid resourceVersion"
+    " generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds managedFields"
+    " selfLink".split()
+)
+_PYTHON_TYPES: dict[str, type] = {"string": str, "boolean": bool, "array": list, "object": dict}
+_JSON_TYPE_NAMES: tuple[tuple[type, str], ...] = (  # bool before int: bool subclasses int
+    (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
+    (str, "string"), (list, "array"), (dict, "object"),
+)
+_BLOCKED = ("<root>: no CEL rule evaluated: the object has blocking schema errors "
+            "(the API server skips CEL then too)")
+
+
+def load_crds(directory: str | Path) -> Crds:
+    """Map (apiVersion, kind) -> {"schema", "scope"} for every served version of every CRD file.
+
+    Parsed once per process per directory (again only if its files change); the mapping is shared
+    between callers, so treat it as read-only.
+    """
+    root = Path(directory).resolve()
+    files = sorted(root.glob("*.y*ml"))
+    stamp = tuple((p.name, st.st_mtime_ns, st.st_size) for p in files for st in (p.stat(),))
+    return _load_crds(root, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the CRD files are large
+    crds: Crds = {}
+    for name, _, _ in stamp:
+        for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=loader):
+            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            spec = doc["spec"]
+            for version in spec["versions"]:
+                if version.get("served"):
+                    key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
+                    crds[key] = {"schema": version["schema"]["openAPIV3Schema"], "scope": spec["scope"]}
+    return crds
+
+
+def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
+    """Return a deep copy of `manifest` with the CRD's structural defaults filled in."""
+    crd = _lookup(manifest, crds)
+    if crd is None:
+        raise KeyError(f"no served CRD for {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}")
+    result = copy.deepcopy(manifest)
+    _default(result, crd["schema"])
+    return result
+
+
+def check(
+    manifest: dict[str, Any], crds: Crds, *, cel: bool = True, skipped: list[str] | None = None
+) -> list[str]:
+    """Return human-readable problems ("path: message"); an empty list means valid.
+
+    With `cel` (the default) the CRD's x-kubernetes-validations rules are evaluated as well. Rules
+    that were not evaluated (transition rules, or all of them after a blocking schema error) are
+    appended to `skipped`, if given, as "path: why (rule: ...)".
+    """
+    problems, transitions = _run(manifest, crds, cel=cel)
+    if skipped is not None:
+        skipped.extend([_BLOCKED] if problems.cel_blocked else transitions)
+    return [str(issue) for issue in problems]
+
+
+def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> list[Finding]:
+    """The problems :func:`check` reports, as findings with codes KG300-KG304, in the order found.
+
+    At most one KG305 (info) finding is added per manifest, summarising the CEL rules not evaluated.
+    """
+    problems, transitions = _run(manifest, crds, cel=True)
+    kind, name = _identity(manifest)
+    findings = [
+        Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
+        for issue in problems
+    ]
+    if problems.cel_blocked:
+        findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
+                                "no CEL rule evaluated: the object has blocking schema errors "
+                                "(the API server skips CEL then too); fix them and validate again"))
+    elif transitions:
+        count = len(transitions)
+        findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
+                                f"{count} transition rule{'s' * (count != 1)} (oldSelf) not evaluated: "
+                                "they only apply on update"))
+    return findings
+
+
+def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]:
+    """Every problem, plus the transition rules skipped on create."""
+    problems = _Problems()
+    transitions: list[str] = []
+    if not isinstance(manifest, dict):
+        problems.add(SCHEMA_VIOLATION, "<root>", f"expected object, got {_type_name(manifest)}")
+        return problems, transitions
+    crd = _lookup(manifest, crds)
+    if crd is None:
+        api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
+        group = str(api_version).rsplit("/", 1)[0]
+        served = sorted(f"{v}/{k}" for v, k in crds if v.rsplit("/", 1)[0] == group)
+        if served:  # a group these CRDs own, at a version/kind they do not serve (e.g. v1beta1): rejected
+            problems.add(SCHEMA_VIOLATION, "<root>",
+                         f"{api_version}/{kind} is not served by the loaded CRDs (they serve {', '.join(served)}); "
+                         "v1beta1 objects must be migrated to v1")
+        else:
+            problems.add(UNKNOWN_KIND, "<root>", f"unknown apiVersion/kind {api_version!r}/{kind!r}")
+        return problems, transitions
+    _check_metadata(manifest.get("metadata"), crd["scope"], problems)
+    meta = manifest.get("metadata")
+    if not isinstance(meta, dict) or (meta.get("name") is None and not meta.get("generateName")):
+        problems.blocking = True  # a missing name is a Required error
+    # The server validates root metadata as ObjectMeta (above); its CRD schema is only `type: object`.
+    schema = dict(crd["schema"])
+    schema["properties"] = {
+        **schema.get("properties", {}),
+        "metadata": {"x-kubernetes-preserve-unknown-fields": True},
+    }
+    defaulted = apply_defaults(manifest, crds)
+    _validate(defaulted, schema, "", problems)
+    if cel:
+        if problems.blocking:
+            problems.cel_blocked = True
+        else:
+            from . import _cel  # late: _cel imports this module
+
+            _cel.validate(defaulted, schema, "", problems, transitions)
+    return problems, transitions
+
+
+@dataclass(frozen=True)
+class _Issue:
+    code: str
+    path: str
+    message: str
+    rule: str | None = None  # the CEL rule, cited after the message
+    violated: bool = False  # the rule evaluated to false, so `message` is the rule's own
+
+    def __str__(self) -> str:
+        cite = f" (rule: {self.rule})" if self.rule is not None else ""
+        return f"{self.path}: {self.message}{cite}"
+
+    def finding_message(self) -> str:
+        if self.rule is None or self.violated:
+            return self.message
+        return f"{self.message} (rule: {self.rule})"  # a broken rule: its text is the only clue
+
+
+class _Problems(list):  # type: ignore[type-arg]
+    """The issues of one check, remembering whether any would block CEL on the server."""
+
+    blocking = False
+    cel_blocked = False  # CEL was requested but skipped because of `blocking`
+
+    def add(self, code: str, path: str, message: str, *, rule: str | None = None, violated: bool = False,
+            block: bool = False) -> None:
+        self.append(_Issue(code, path, message, rule, violated))
+        if block:  # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid
+            self.blocking = True
+
+
+def _identity(manifest: Any) -> tuple[str, str]:
+    if not isinstance(manifest, dict):
+        return "", ""
+    kind, meta = manifest.get("kind"), manifest.get("metadata")
+    name = None
+    if isinstance(meta, dict):
+        name = meta.get("name") if meta.get("name") is not None else meta.get("generateName")
+    return (kind if isinstance(kind, str) else "", name if isinstance(name, str) else "")
+
+
+def _lookup(manifest: dict[str, Any], crds: Crds) -> dict[str, Any] | None:
+    api_version, kind = manifest.get("apiVersion"), manifest.get("kind")
+    if not (isinstance(api_version, str) and isinstance(kind, str)):
+        return None
+    return crds.get((api_version, kind))
+
+
+def _default(value: Any, schema: Schema) -> None:
+    # Same algorithm as apiextensions-apiserver's structural defaulting: fill absent properties
+    # (and nulls in non-nullable ones, which the server prunes first), then recurse -- including
+    # into freshly defaulted values, so nested defaults apply too.
+    if isinstance(value, dict):
+        props: dict[str, Schema] = schema.get("properties", {})
+        for key, prop in props.items():
+            absent = key not in value or (value[key] is None and not prop.get("nullable"))
+            if absent and prop.get("default") is not None:
+                value[key] = copy.deepcopy(prop["default"])
+        extra = schema.get("additionalProperties")
+        for key, child in value.items():
+            sub = props.get(key, extra if isinstance(extra, dict) else None)
+            if sub:
+                _default(child, sub)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            _default(item, schema["items"])
+
+
+def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
+    if not isinstance(meta, dict):
+        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}")
+        return
+    for key in meta:
+        if key not in _META_FIELDS:
+            problems.add(UNKNOWN_FIELD, _join("metadata", key), "unknown field (the API server would drop it)")
+    name, namespace = meta.get("name"), meta.get("namespace")
+    if name is None and not meta.get("generateName"):
+        problems.add(METADATA_PROBLEM, "metadata.name", "required field missing")
+    elif name is not None and not _is_dns_subdomain(name):
+        problems.add(METADATA_PROBLEM, "metadata.name",
+                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)")
+    if namespace is not None and scope == "Cluster":
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
+    elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} is not a DNS-1123 label")
+    for field in ("labels", "annotations"):
+        mapping = meta.get(field, {})
+        if not isinstance(mapping, dict):
+            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}")
+            continue
+        for key, val in mapping.items():
+            path = _join(f"metadata.{field}", key)
+            if not _is_qualified_name(key):
+                problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
+            if not isinstance(val, str):
+                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}")
+            elif field == "labels" and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
+                problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
+
+
+def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
+    here = path or "<root>"
+    if value is None:
+        # Non-nullable nulls are pruned (object fields) or rejected (list items): flag both.
+        if not schema.get("nullable") and (schema.get("type") or schema.get("x-kubernetes-int-or-string")):
+            problems.add(SCHEMA_VIOLATION, here, "null is not allowed (field is not nullable)", block=True)
+        return
+    if schema.get("x-kubernetes-int-or-string"):
+        if not (isinstance(value, str) or _is_type(value, "integer")):
+            problems.add(SCHEMA_VIOLATION, here, f"expected integer or string, got {_type_name(value)}", block=True)
+            return
+    elif "type" in schema and not _is_type(value, schema["type"]):
+        problems.add(SCHEMA_VIOLATION, here, f"expected {schema['type']}, got {_type_name(value)}", block=True)
+        return  # nothing below is meaningful for the wrong type
+
+    if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
+        problems.add(SCHEMA_VIOLATION, here, f"{value!r} not in enum {schema['enum']}", block=True)
+    # As in kube-openapi, string/number/array/object keywords only apply to values of that kind
+    # (e.g. the int branch of an int-or-string quantity skips `pattern`).
+    if isinstance(value, str):
+        if "pattern" in schema and not _regex(schema["pattern"]).search(value):
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} does not match pattern {schema['pattern']!r}")
+        _bounds(len(value), schema, ("minLength", "maxLength"), here, "length", problems)
+        if schema.get("format") == "date-time" and not _is_date_time(value):
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is not an RFC 3339 date-time")
+    elif _is_type(value, "number"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        ex_low, ex_high = bool(schema.get("exclusiveMinimum")), bool(schema.get("exclusiveMaximum"))
+        if low is not None and (value < low or (ex_low and value == low)):
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is below the {'exclusive ' * ex_low}minimum {low}")
+        if high is not None and (value > high or (ex_high and value == high)):
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is above the {'exclusive ' * ex_high}maximum {high}")
+    elif isinstance(value, list):
+        _bounds(len(value), schema, ("minItems", "maxItems"), here, "item count", problems)
+        _check_list_type(value, schema, here, problems)
+        if isinstance(schema.get("items"), dict):
+            for index, item in enumerate(value):
+                _validate(item, schema["items"], f"{path}[{index}]", problems)
+    elif isinstance(value, dict):
+        _bounds(len(value), schema, ("minProperties", "maxProperties"), here, "property count", problems)
+        for key in schema.get("required", []):
+            if key not in value:
+                problems.add(SCHEMA_VIOLATION, _join(path, key), "required field missing", block=True)
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        for key, child in value.items():
+            if key in props:
+                _validate(child, props[key], _join(path, key), problems)
+            elif isinstance(extra, dict):
+                _validate(child, extra, _join(path, key), problems)
+            elif not (schema.get("x-kubernetes-preserve-unknown-fields") or extra is True):
+                # Structural pruning drops it on the server, so the manifest would not mean what it says.
+                problems.add(UNKNOWN_FIELD, _join(path, key), "unknown field (the API server would silently prune it)")
+
+    # Only anyOf occurs in these CRDs (the int-or-string quantity idiom); allOf/oneOf/not are unused.
+    if "anyOf" in schema and all(_errors(value, sub, path) for sub in schema["anyOf"]):
+        problems.add(SCHEMA_VIOLATION, here, f"{value!r} matches none of the anyOf alternatives")
+
+
+def _errors(value: Any, schema: Schema, path: str) -> _Problems:
+    problems = _Problems()  # its own blocking flag: a failed anyOf branch blocks nothing
+    _validate(value, schema, path, problems)
+    return problems
+
+
+def _bounds(size: int, schema: Schema, keys: tuple[str, str], here: str, what: str, problems: _Problems) -> None:
+    low_key, high_key = keys
+    if low_key in schema and size < schema[low_key]:
+        problems.add(SCHEMA_VIOLATION, here, f"{what} {size} is below {low_key} {schema[low_key]}")
+    if high_key in schema and size > schema[high_key]:
+        # maxLength/maxItems/maxProperties are TooLong/TooMany: blocking
+        problems.add(SCHEMA_VIOLATION, here, f"{what} {size} is above {high_key} {schema[high_key]}", block=True)
+
+
+def _check_list_type(value: list[Any], schema: Schema, here: str, problems: _Problems) -> None:
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type == "set":  # whole items must be unique
+        keys = [json.dumps(item, sort_keys=True, default=str) for item in value]
+    elif list_type == "map":  # the x-kubernetes-list-map-keys tuple must be unique
+        map_keys = schema.get("x-kubernetes-list-map-keys", [])
+        tuples = [[item.get(k) for k in map_keys] if isinstance(item, dict) else item for item in value]
+        keys = [json.dumps(key, sort_keys=True, default=str) for key in tuples]
+    else:
+        return
+    seen: set[str] = set()
+    for index, key in enumerate(keys):
+        if key in seen:
+            problems.add(SCHEMA_VIOLATION, f"{here}[{index}]",
+                         f"duplicate entry in x-kubernetes-list-type={list_type} list")
+        seen.add(key)
+
+
+@functools.lru_cache(maxsize=None)
+def _regex(pattern: str) -> re.Pattern[str]:
+    # Kubernetes uses Go RE2. Python differs in two ways that matter here: `$` also matches before
+    # a trailing "\n" (so rewrite unescaped `$` outside classes to `\Z`; RE2's `\z` likewise), and
+    # \d/\s/\w are Unicode-aware (re.ASCII restores RE2's ASCII classes). Python also insists on
+    # global flags coming first, so hoist the `^(?i)` idiom (used by prometheus-operator's CRDs).
+    pattern = re.sub(r"^\^\(\?([ims]+)\)", r"(?\1)^", pattern)
+    out, escaped, in_class = [], False, False
+    for ch in pattern:
+        if escaped:
+            escaped, ch = False, ("Z" if ch == "z" else ch)
+        elif ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            ch = r"\Z"
+        out.append(ch)
+    return re.compile("".join(out), re.ASCII)
+
+
+def _is_type(value: Any, type_name: str) -> bool:
+    if type_name == "integer":  # bool is an int in Python but not in JSON; 2.0 counts, as in Go
+        if isinstance(value, float):
+            return value.is_integer()
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _PYTHON_TYPES.get(type_name, object))
+
+
+def _type_name(value: Any) -> str:
+    return next((name for kind, name in _JSON_TYPE_NAMES if isinstance(value, kind)), type(value).__name__)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and isinstance(a, bool) == isinstance(b, bool)  # True == 1 in Python
+
+
+def _is_dns_label(name: str) -> bool:
+    return len(name) <= 63 and _DNS_LABEL.fullmatch(name) is not None
+
+
+def _is_dns_subdomain(name: Any) -> bool:
+    return isinstance(name, str) and len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
+
+
+def _is_qualified_name(key: Any) -> bool:
+    if not isinstance(key, str):
+        return False
+    prefix, slash, name = key.rpartition("/")
+    if slash and not _is_dns_subdomain(prefix):
+        return False
+    return len(name) <= 63 and _LABEL_NAME.fullmatch(name) is not None
+
+
+def _is_date_time(value: str) -> bool:
+    if not _DATE_TIME.fullmatch(value):
+        return False
+    try:  # the regex checks shape; strptime checks ranges (month 13, hour 25, ...)
+        dt.datetime.strptime(value[:10] + "T" + value[11:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
+
+
+def _join(path: str, key: Any) -> str:
+    if isinstance(key, str) and _IDENT.fullmatch(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key!r}]"

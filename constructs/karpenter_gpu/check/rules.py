@@ -1,0 +1,735 @@
+"""The project's own rules beyond the CRDs (``karpenter-gpu validate``, scope 2).
+
+The CRD schema says what the API server accepts; these rules say what costs money or kills jobs
+once it is accepted. They run on plain manifest dicts, so they check any ``dist/`` folder or
+hand-written YAML, not only this library's output. One call sees one environment (one folder):
+cross-object rules (pool weights) compare the objects of that set.
+
+Each finding has a stable code (``KG4xx``, listed in :data:`RULES` and in ``errors.CODES``), a
+severity, a field path such as ``spec.template.spec.requirements[2]`` and a message saying what
+happens in production and how to fix it. A WARNING whose code is acknowledged on the object
+(annotation ``karpenter-gpu.io/acknowledge``) is reported as INFO, prefixed ``acknowledged: ``.
+Errors cannot be acknowledged.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from dataclasses import replace
+from typing import Any, NamedTuple, Sequence
+
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
+from karpenter_gpu.k8s.requirements import Label, check_label_key, check_overlay_key
+from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools
+from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
+
+__all__ = ["RULES", "Rule", "check_rules"]
+
+
+class Rule(NamedTuple):
+    """One row of :data:`RULES`: the default severity and a one-line title."""
+
+    severity: Severity
+    title: str
+
+
+_E, _W, _I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+#: Every rule, code → (default severity, title). KG411 is escalated to ERROR for environment "prod".
+RULES: dict[str, Rule] = {
+    "KG401": Rule(_E, "dynamic GPU pool without a limit on nvidia.com/gpu"),
+    "KG402": Rule(_W, "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu"),
+    "KG403": Rule(_W, "GPU pool without a disruption block (defaults consolidate at once)"),
+    "KG404": Rule(_W, "unweighted dynamic pool beside weighted pools (weight 0, last resort)"),
+    "KG405": Rule(_W, "training pool relying on the default expireAfter (720h, forceful)"),
+    "KG406": Rule(_W, "instance-gpu-memory threshold that looks like GB or decimal, not MiB per GPU"),
+    "KG407": Rule(_E, "instance-gpu-memory threshold excludes every named GPU"),
+    "KG408": Rule(_W, "instance-gpu-count Exists admits g6f/gr6f (0 GPUs)"),
+    "KG409": Rule(_E, "requirement operator and values disagree (Exists/DoesNotExist with values, NotIn without)"),
+    "KG410": Rule(_E, "requirement key or template label outside the Karpenter allow-lists"),
+    "KG411": Rule(_W, "@latest AMI alias (error in prod)"),
+    "KG412": Rule(_W, "unscheduled zero budget blocks consolidation that is set to run"),
+    "KG413": Rule(_I, "budget schedule in UTC that looks like local business hours"),
+    "KG414": Rule(_I, "spot capacity needs the controller's interruption queue"),
+    "KG415": Rule(_W, "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)"),
+    "KG416": Rule(_E, "static pool without limits.nodes at or above replicas"),
+    "KG417": Rule(_E, "workload cannot land on the pool it targets"),
+    "KG418": Rule(_W, "dynamic GPU pool admitting fewer than 3 instance types of the catalog"),
+    "KG419": Rule(_E, "pool that can launch no instance type of the catalog"),
+    "KG420": Rule(_W, "training pool whose only capacity type is spot"),
+    "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
+}
+#: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
+#: ("no instance type met the scheduling requirements or had a required offering").
+MIN_CANDIDATES = 3
+
+#: The environment name in which KG411 (``@latest`` AMI alias) is an error.
+PROD_ENVIRONMENT = "prod"
+
+_NODEPOOL = ("karpenter.sh/v1", "NodePool")
+_NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")
+_OVERLAY = ("karpenter.sh/v1alpha1", "NodeOverlay")
+#: Workload kinds KG417 reads, and where their pod spec is.
+_WORKLOADS = {("v1", "Pod"): "spec", ("apps/v1", "Deployment"): "spec.template.spec",
+              ("apps/v1", "StatefulSet"): "spec.template.spec", ("apps/v1", "ReplicaSet"): "spec.template.spec",
+              ("apps/v1", "DaemonSet"): "spec.template.spec", ("batch/v1", "Job"): "spec.template.spec",
+              ("batch/v1", "CronJob"): "spec.jobTemplate.spec.template.spec"}
+
+_GPU_KEY_PREFIX = "karpenter.k8s.aws/instance-gpu-"
+_GPU_FAMILY = re.compile(r"^(g|gr|p)[0-9]")  # g4dn, g5g, g6e, gr6, p4d, p5en, p6-b200 …
+_GPU_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
+_ISOLATING_EFFECTS = ("NoSchedule", "NoExecute")
+_COMPARISONS = ("Gt", "Gte", "Lt", "Lte")
+_INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
+_CONSOLIDATION_REASONS = {"WhenEmpty": {"Empty"}, "WhenEmptyOrUnderutilized": {"Empty", "Underutilized"},
+                          "Balanced": {"Empty", "Underutilized"}}
+_BUSINESS_START_HOURS = range(8, 11)  # a UTC start hour that reads like a local 08:00-10:00 start
+_KST_OFFSET = 9
+
+
+# --------------------------------------------------------------------------- tolerant accessors
+# Hand-written YAML can hold anything: a rule never crashes on a wrong type, it just sees nothing.
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _values(req: dict) -> list[str] | None:
+    """A requirement's values as strings; None when the field is absent."""
+    raw = req.get("values")
+    if raw is None:
+        return None
+    return [str(v) for v in raw] if isinstance(raw, list) else [str(raw)]
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+class _Req(NamedTuple):
+    path: str
+    key: str
+    op: str
+    values: list[str] | None
+
+
+def _requirements(items: Any, base: str) -> list[_Req]:
+    out = []
+    for i, raw in enumerate(_list(items)):
+        req = _dict(raw)
+        key, op = req.get("key"), req.get("operator")
+        if isinstance(key, str) and isinstance(op, str):
+            out.append(_Req(f"{base}[{i}]", key, op, _values(req)))
+    return out
+
+
+def _label_reqs(labels: dict, base: str) -> list[_Req]:
+    """Template labels act as ``In [value]`` requirements on the NodeClaim."""
+    return [_Req(f"{base}[{k}]", k, "In", [str(v)]) for k, v in labels.items() if isinstance(k, str)]
+
+
+def _in_values(reqs: list[_Req], key: str) -> tuple[set[str] | None, _Req | None]:
+    """The values ``In`` requirements on ``key`` allow (intersected), or None when unconstrained."""
+    allowed: set[str] | None = None
+    first = None
+    for r in reqs:
+        if r.key == key and r.op == "In" and r.values is not None:
+            allowed = set(r.values) if allowed is None else allowed & set(r.values)
+            first = first or r
+    return allowed, first
+
+
+def _gpu_groups(names: Any) -> str:
+    """'t4, t4g, v100 (16384), a10g, l4 (22888)': GPU names grouped by reported MiB."""
+    by_mib: dict[int, list[str]] = {}
+    for name in names:
+        by_mib.setdefault(REPORTED_GPU_MEMORY_MIB[name], []).append(name)
+    return ", ".join(f"{', '.join(sorted(n))} ({mib})" for mib, n in sorted(by_mib.items()))
+
+
+def _passes(mib: int, op: str, threshold: int) -> bool:
+    return {"Gt": mib > threshold, "Gte": mib >= threshold, "Lt": mib < threshold, "Lte": mib <= threshold}[op]
+
+
+# --------------------------------------------------------------------------- per object
+
+
+class _Object:
+    """One manifest and the findings raised on it."""
+
+    def __init__(self, file: str, manifest: dict) -> None:
+        self.file, self.manifest = file, manifest
+        self.kind = str(manifest.get("kind") or "")
+        self.metadata = _dict(manifest.get("metadata"))
+        self.name = str(self.metadata.get("name") or "")
+        self.spec = _dict(manifest.get("spec"))
+        self.findings: list[Finding] = []
+
+    def add(self, code: str, path: str, message: str, severity: Severity | None = None) -> None:
+        self.findings.append(Finding(self.file, self.kind, self.name, path, code,
+                                     severity or RULES[code].severity, message))
+
+    def reported(self) -> list[Finding]:
+        """Findings after acknowledgement: acknowledged WARNINGs become INFO, errors stay."""
+        try:
+            acked = acknowledged_codes(self.manifest)
+        except (AttributeError, TypeError):  # a non-string annotation in hand-written YAML
+            acked = frozenset()
+        return [replace(f, severity=Severity.INFO, message=f"acknowledged: {f.message}")
+                if f.code in acked and f.severity is Severity.WARNING else f
+                for f in self.findings]
+
+
+class _Pool(_Object):
+    """A karpenter.sh/v1 NodePool, with what several rules need precomputed."""
+
+    REQS = "spec.template.spec.requirements"
+    LABELS = "spec.template.metadata.labels"
+
+    def __init__(self, file: str, manifest: dict) -> None:
+        super().__init__(file, manifest)
+        self.template = _dict(self.spec.get("template"))
+        self.tspec = _dict(self.template.get("spec"))
+        self.labels = _dict(_dict(self.template.get("metadata")).get("labels"))
+        self.reqs = _requirements(self.tspec.get("requirements"), self.REQS)
+        self.selection = self.reqs + _label_reqs(self.labels, self.LABELS)
+        self.static = self.spec.get("replicas") is not None
+        self.disruption = self.spec.get("disruption")
+        self.weight = self.spec.get("weight")
+        self.is_gpu = any(self._selects_gpus(r) for r in self.selection)
+
+    @staticmethod
+    def _selects_gpus(r: _Req) -> bool:
+        if r.key.startswith(_GPU_KEY_PREFIX):
+            return r.op not in ("NotIn", "DoesNotExist")  # every other operator needs the GPU label
+        if r.op != "In" or not r.values:
+            return False
+        if r.key == Label.INSTANCE_CATEGORY:
+            return bool({"g", "p"} & set(r.values))
+        if r.key == Label.INSTANCE_FAMILY:
+            return any(_GPU_FAMILY.match(v) for v in r.values)
+        if r.key == Label.INSTANCE_TYPE:
+            return any(_GPU_FAMILY.match(v.split(".", 1)[0]) for v in r.values)
+        return False
+
+    @property
+    def policy(self) -> str:
+        return str(_dict(self.disruption).get("consolidationPolicy") or "WhenEmptyOrUnderutilized")
+
+    def capacity_types(self) -> tuple[set[str] | None, _Req | None]:
+        return _in_values(self.selection, Label.CAPACITY_TYPE)
+
+    def gpu_resource(self) -> str:
+        makers, _ = _in_values(self.selection, Label.GPU_MANUFACTURER)
+        return "amd.com/gpu" if makers and makers <= {"amd"} else "nvidia.com/gpu"
+
+
+def _check_pool(pool: _Pool, pools: list[_Pool]) -> None:
+    if pool.is_gpu and not pool.static:
+        _kg401_gpu_limit(pool)
+    if pool.is_gpu:
+        _kg402_gpu_taint(pool)
+    if pool.is_gpu and not pool.static and pool.disruption is None:
+        pool.add("KG403", "spec.disruption",
+                 "GPU pool without spec.disruption: Karpenter then uses consolidationPolicy "
+                 "WhenEmptyOrUnderutilized with consolidateAfter 0s and a 10% budget, so a GPU node whose pods "
+                 "request little CPU/memory looks underutilized and is consolidated (its pods evicted, running "
+                 "jobs killed) as soon as the cluster shifts; fix: add spec.disruption with consolidationPolicy "
+                 "WhenEmpty and consolidateAfter e.g. 10m (plus budgets)")
+    if not pool.static:
+        _kg404_weight(pool, pools)
+    _kg405_expiry(pool)
+    _check_requirements(pool, pool.reqs, overlay=False)
+    _kg410_labels(pool)
+    if not pool.static:
+        _kg412_zero_budget(pool)
+    _kg413_utc_schedules(pool)
+    _kg414_spot(pool)
+    _kg415_kubelet(pool)
+    if pool.static:
+        _kg416_static_limit(pool)
+
+
+def _kg401_gpu_limit(pool: _Pool) -> None:
+    resource = pool.gpu_resource()
+    limits = _dict(pool.spec.get("limits"))
+    if resource in limits:
+        return
+    others = sorted(k for k in limits if isinstance(k, str))
+    indirect = f" (the {', '.join(others)} limits bound GPUs only indirectly)" if others else ""
+    pool.add("KG401", "spec.limits",
+             f"GPU pool without spec.limits['{resource}']: nothing caps how many GPU nodes it launches, so a "
+             f"pending-pod storm (a bad HPA, a job retry loop) buys $30+/h GPU instances without bound{indirect}; "
+             f"fix: add spec.limits {resource}: '<max GPUs>' (e.g. '16'), sized to the spend you accept")
+
+
+def _kg402_gpu_taint(pool: _Pool) -> None:
+    taints = [_dict(t) for t in _list(pool.tspec.get("taints"))]
+    isolating = [t for t in taints if t.get("effect") in _ISOLATING_EFFECTS]
+    if any(t.get("key") in _GPU_TAINT_KEYS for t in isolating):
+        return
+    resource = pool.gpu_resource()
+    if not isolating:
+        pool.add("KG402", "spec.template.spec.taints",
+                 "GPU pool without a NoSchedule/NoExecute taint: any pod that fits (batch, web or system pods "
+                 "without GPU requests) can land on $30+/h GPU nodes, get them launched for CPU work and keep them from "
+                 f"consolidating; fix: add taint {resource}=true:NoSchedule to spec.template.spec.taints and "
+                 "tolerate it in GPU pods")
+        return
+    names = ", ".join(f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in isolating)
+    pool.add("KG402", "spec.template.spec.taints",
+             f"GPU pool tainted only with {names}, not {resource}: the NVIDIA device plugin and GPU Operator "
+             f"DaemonSets tolerate {resource} by default, not this taint, so unless each gets an extra "
+             f"toleration they stay off the node, {resource} never appears in allocatable and GPU pods stay "
+             f"Pending; fix: add taint {resource}=true:NoSchedule (keep the other taint if you need it)")
+
+
+def _kg404_weight(pool: _Pool, pools: list[_Pool]) -> None:
+    if pool.weight is not None:
+        return
+    weighted = [p for p in pools if p is not pool and not p.static and p.weight is not None]
+    if not weighted:
+        return
+    shown = ", ".join(f"{p.name} ({p.weight})" for p in weighted[:3]) + (", …" if len(weighted) > 3 else "")
+    pool.add("KG404", "spec.weight",
+             f"dynamic pool without spec.weight while {shown} have one: no weight means weight 0, so Karpenter "
+             "tries this pool only after every weighted pool and it becomes the last resort; fix: set "
+             "spec.weight (1..100) to rank it, or acknowledge KG404 if last resort is intended")
+
+
+def _training_reason(pool: _Pool) -> str | None:
+    words = [pool.name] + [f"{k}={v}" for k, v in {**_dict(pool.metadata.get("labels")), **pool.labels}.items()]
+    for word in words:
+        if "train" in str(word).lower():
+            return f"'{word}' says training"
+    caps, _ = pool.capacity_types()
+    caps = caps if caps is not None else {"on-demand"}  # Karpenter's default capacity type
+    if pool.disruption is not None and pool.policy == "WhenEmpty" and caps and "spot" not in caps:
+        return "WhenEmpty consolidation on non-spot capacity"
+    return None
+
+
+def _kg405_expiry(pool: _Pool) -> None:
+    if "expireAfter" in pool.tspec:
+        return
+    why = _training_reason(pool)
+    if why is None:
+        return
+    pool.add("KG405", "spec.template.spec.expireAfter",
+             f"training-looking pool ({why}) without expireAfter: the default 720h applies and expiry is "
+             "forceful, so every 30 days each node is drained even mid-run, and neither "
+             "karpenter.sh/do-not-disrupt nor budgets stop it; fix: set spec.template.spec.expireAfter "
+             "explicitly (longer than your longest job, or 'Never' with a patching plan) and "
+             "terminationGracePeriod to give checkpoints time")
+
+
+def _check_requirements(obj: _Object, reqs: list[_Req], *, overlay: bool) -> None:
+    names, _ = _in_values(reqs, Label.GPU_NAME)
+    for r in reqs:
+        _kg409_operator_values(obj, r)
+        _kg410_key(obj, r, overlay=overlay)
+        if r.key == Label.GPU_MEMORY:
+            _kg406_gpu_memory(obj, r)
+        if r.key == Label.GPU_COUNT and r.op == "Exists" and not overlay:
+            obj.add("KG408", r.path,
+                    "instance-gpu-count Exists also admits g6f/gr6f (fractional L4), which report 0 GPUs: "
+                    "Karpenter models them with no nvidia.com/gpu, so GPU pods never fit them while the pool may "
+                    "still launch them for other pods that tolerate its taints; fix: use operator Gt with values "
+                    "['0'] (and a NodeOverlay if you want g6f)")
+    if not overlay and names:
+        _kg407_no_gpu_left(obj, reqs, names)
+
+
+def _kg406_gpu_memory(obj: _Object, r: _Req) -> None:
+    if r.op not in _COMPARISONS or not r.values or len(r.values) != 1:
+        return
+    value = _int(r.values[0])
+    if value is None or value == 0 or not (value % 1000 == 0 or value < 1024):
+        return
+    kept = [n for n, mib in REPORTED_GPU_MEMORY_MIB.items() if _passes(mib, r.op, value)]
+    dropped = [n for n in REPORTED_GPU_MEMORY_MIB if n not in kept]
+    if r.op in ("Gt", "Gte"):
+        smallest = min((REPORTED_GPU_MEMORY_MIB[n] for n in kept), default=None)
+        effect = (f"it admits {_gpu_groups(n for n in kept if REPORTED_GPU_MEMORY_MIB[n] == smallest)} as its "
+                  "smallest GPUs" if kept else "it admits no known GPU")
+        if dropped:
+            effect += f" and excludes {_gpu_groups(dropped)}"
+    else:
+        effect = f"it admits {_gpu_groups(kept)}" if kept else "it admits no known GPU"
+    looks = "GB" if value < 1024 else "decimal GB/MB"
+    obj.add("KG406", r.path,
+            f"instance-gpu-memory {r.op} {value} looks like {looks}, but the label is MiB per GPU as EC2 reports "
+            f"it: {effect}; note A10G and L4 report 22888, so '24 GiB' = 24576 excludes them; fix: write the "
+            "threshold in reported MiB per GPU (t4 16384, a10g/l4 22888, a100 40960, l40s 45776, h100 81920), "
+            "e.g. Gt 16384 for 'more than 16 GiB' or Gte 22888 for A10G/L4 and up")
+
+
+def _kg407_no_gpu_left(obj: _Object, reqs: list[_Req], names: set[str]) -> None:
+    if not names or not names <= REPORTED_GPU_MEMORY_MIB.keys():
+        return  # an unknown name may report anything
+    memory = [(r, _int(r.values[0])) for r in reqs
+              if r.key == Label.GPU_MEMORY and r.op in _COMPARISONS and r.values and len(r.values) == 1]
+    memory = [(r, v) for r, v in memory if v is not None]
+    if not memory:
+        return
+    if any(all(_passes(REPORTED_GPU_MEMORY_MIB[n], r.op, v) for r, v in memory) for n in names):
+        return
+    cond = " and ".join(f"{r.op} {v}" for r, v in memory)
+    obj.add("KG407", memory[0][0].path,
+            f"no instance type can match: instance-gpu-name In {sorted(names)} (reported MiB per GPU: "
+            f"{_gpu_groups(names)}) and instance-gpu-memory {cond} exclude every one of them, so pods for this "
+            "pool stay Pending ('no instance type met the scheduling requirements'); fix: move the threshold so "
+            "the named GPUs pass (A10G/L4 report 22888, not 24 GiB = 24576) or drop the memory requirement")
+
+
+def _kg409_operator_values(obj: _Object, r: _Req) -> None:
+    if r.op in ("Exists", "DoesNotExist") and r.values:
+        obj.add("KG409", r.path,
+                f"operator {r.op} with values {r.values}: Karpenter ignores the values, so this means "
+                f"'{r.key} {r.op}' for any value, not the listed ones (the CRD does not reject it); fix: use "
+                f"In (or NotIn) to select those values, or drop values")
+    elif r.op == "NotIn" and not r.values:
+        obj.add("KG409", r.path,
+                f"operator NotIn on {r.key} without values excludes nothing (the NodePool CRD accepts it), so "
+                "the instances meant to be excluded are still launched; fix: list the values to exclude, or "
+                "remove the requirement")
+
+
+def _key_problem(key: str, *, overlay: bool, prop: str) -> KarpenterGpuError | None:
+    try:
+        (check_overlay_key if overlay else check_label_key)(key, prop)
+    except KarpenterGpuError as error:
+        return error
+    return None
+
+
+def _kg410_message(key: str, where: str, error: KarpenterGpuError, kind: str) -> str:
+    if key == _INSTANCE_PODS:
+        return (f"{where} {key} appears in the Karpenter well-known label docs, but Karpenter never sets it and "
+                f"the v1.14.1 {kind} CRD allow-list rejects it, so the apply fails; fix: drop it and cap pods "
+                "per node with EC2NodeClass spec.kubelet.maxPods (or select instance sizes)")
+    return (f"{where} {key!r} is rejected by the v1.14.1 {kind} CRD (allowed: {error.allowed}), so the apply "
+            f"(kubectl, Argo CD, Flux) fails for the whole object; fix: {error.fix}")
+
+
+def _kg410_key(obj: _Object, r: _Req, *, overlay: bool) -> None:
+    error = _key_problem(r.key, overlay=overlay, prop="requirements")
+    if error is not None:
+        obj.add("KG410", r.path, _kg410_message(r.key, "requirement key", error, obj.kind))
+
+
+def _kg410_labels(pool: _Pool) -> None:
+    for key in pool.labels:
+        error = _key_problem(str(key), overlay=False, prop="labels")
+        if error is not None:
+            pool.add("KG410", f"{pool.LABELS}[{key}]", _kg410_message(str(key), "template label", error, pool.kind))
+
+
+def _is_zero(nodes: Any) -> bool:
+    return re.fullmatch(r"0+%?", str(nodes).strip()) is not None
+
+
+def _kg412_zero_budget(pool: _Pool) -> None:
+    disruption = _dict(pool.disruption)
+    if pool.disruption is None or str(disruption.get("consolidateAfter")) == "Never":
+        return
+    consolidating = _CONSOLIDATION_REASONS.get(pool.policy, {"Empty", "Underutilized"})
+    for i, raw in enumerate(_list(disruption.get("budgets"))):
+        budget = _dict(raw)
+        if "nodes" not in budget or not _is_zero(budget["nodes"]) or budget.get("schedule"):
+            continue
+        reasons = budget.get("reasons")
+        if reasons is not None and not consolidating & {str(x) for x in _list(reasons)}:
+            continue  # only blocks e.g. Drifted
+        scope = "all voluntary disruption (consolidation and drift)" if reasons is None else \
+            f"{', '.join(str(x) for x in _list(reasons))} disruption"
+        pool.add("KG412", f"spec.disruption.budgets[{i}]",
+                 f"budget nodes '{budget['nodes']}' has no schedule, so it blocks {scope} at all times: "
+                 f"consolidationPolicy {pool.policy} with consolidateAfter {disruption.get('consolidateAfter')} "
+                 "never runs, empty GPU nodes keep billing, and drifted nodes (a new AMI) are never replaced; "
+                 "fix: say so with consolidateAfter: Never, or give the budget a schedule and duration (a "
+                 "window), or narrow it with reasons")
+
+
+def _kg413_utc_schedules(pool: _Pool) -> None:
+    if WINDOWS_ANNOTATION in _dict(pool.metadata.get("annotations")):
+        return  # the library compiled these windows from local time
+    for i, raw in enumerate(_list(_dict(pool.disruption).get("budgets"))):
+        schedule = _dict(raw).get("schedule")
+        fields = schedule.split() if isinstance(schedule, str) else []
+        start = re.match(r"^([0-9]{1,2})", fields[1]) if len(fields) == 5 else None
+        if start is None or int(start.group(1)) not in _BUSINESS_START_HOURS:
+            continue
+        hour = int(start.group(1))
+        local_utc = (hour - _KST_OFFSET) % 24
+        pool.add("KG413", f"spec.disruption.budgets[{i}].schedule",
+                 f"budget schedules are UTC (Karpenter has no time zones): {schedule!r} starts at {hour:02d}:00 "
+                 f"UTC = {(hour + _KST_OFFSET) % 24:02d}:00 KST, not {hour:02d}:00 local time; if local business "
+                 f"hours were meant the window is off by your UTC offset; fix: convert to UTC ({hour:02d}:00 KST "
+                 f"is hour {local_utc} UTC{', the day before' if hour < _KST_OFFSET else ''}) or build it with "
+                 f"DisruptionWindow and a time zone (recorded in the {WINDOWS_ANNOTATION} annotation)")
+
+
+def _kg414_spot(pool: _Pool) -> None:
+    for r in pool.selection:
+        if r.key == Label.CAPACITY_TYPE and r.op == "In" and r.values and "spot" in r.values:
+            pool.add("KG414", r.path,
+                     "spot capacity: Karpenter drains a spot node on its 2-minute interruption notice only if the "
+                     "controller has settings.interruptionQueue (an SQS queue fed by EventBridge); without it "
+                     "reclaimed GPU nodes vanish without a drain and jobs lose everything since their last "
+                     "checkpoint; fix: set settings.interruptionQueue in the Karpenter Helm values")
+            return
+
+
+def _kg415_kubelet(pool: _Pool) -> None:
+    where = [("spec.kubelet", pool.spec), ("spec.template.kubelet", pool.template),
+             ("spec.template.spec.kubelet", pool.tspec)]
+    node_class = _dict(pool.tspec.get("nodeClassRef")).get("name") or "its EC2NodeClass"
+    for path, holder in where:
+        if "kubelet" not in holder:
+            continue
+        keys = ", ".join(sorted(str(k) for k in _dict(holder["kubelet"]))) or "its settings"
+        pool.add("KG415", path,
+                 f"{path} is not a NodePool field in karpenter.sh/v1: kubelet settings moved to the EC2NodeClass "
+                 f"and the API server prunes this field silently, so {keys} never reach the nodes; fix: move them "
+                 f"to spec.kubelet of the EC2NodeClass named in nodeClassRef ({node_class})")
+
+
+def _nodes_limit(value: Any) -> float | None:
+    try:
+        return float(Quantity.parse(value).as_decimal())
+    except (KarpenterGpuError, ValueError, ArithmeticError):
+        return None
+
+
+def _kg416_static_limit(pool: _Pool) -> None:
+    replicas = _int(pool.spec.get("replicas"))
+    if replicas is None:
+        return
+    limits = _dict(pool.spec.get("limits"))
+    if "nodes" not in limits:
+        pool.add("KG416", "spec.limits",
+                 f"static pool (replicas {replicas}) without limits.nodes: during drift or expiry Karpenter "
+                 "launches replacements before removing nodes, with nothing capping how many GPU nodes exist at "
+                 f"once; fix: set spec.limits.nodes to at least replicas ({replicas}) plus the surge you accept, "
+                 f"e.g. '{replicas + 1}'")
+        return
+    cap = _nodes_limit(limits["nodes"])
+    if cap is not None and cap < replicas:
+        pool.add("KG416", "spec.limits.nodes",
+                 f"limits.nodes {limits['nodes']} is below replicas {replicas}: the static pool can never reach "
+                 "its replica count and has no room to surge for drift or expiry replacement; fix: raise "
+                 f"spec.limits.nodes to at least {replicas} (e.g. '{replicas + 1}') or lower replicas")
+
+
+def _check_node_class(obj: _Object, environment: str | None) -> None:
+    for i, raw in enumerate(_list(obj.spec.get("amiSelectorTerms"))):
+        alias = _dict(raw).get("alias")
+        if not isinstance(alias, str) or not alias.endswith("@latest"):
+            continue
+        family = alias.split("@", 1)[0]
+        prod = environment == PROD_ENVIRONMENT
+        pin = ("Windows aliases accept only 'latest': pin with an id or ssmParameter term and amiFamily"
+               if family.startswith("windows") else
+               "pin a version, e.g. bottlerocket@v1.x.y" if family == "bottlerocket" else
+               f"pin a version, e.g. {family}@vYYYYMMDD such as {family}@v20251103")
+        obj.add("KG411", f"spec.amiSelectorTerms[{i}].alias",
+                f"alias {alias!r} follows the newest EKS AMI: every AMI release drifts and replaces every node of "
+                "this class (running GPU jobs included) and changes the NVIDIA driver without review"
+                f"{' — not acceptable in prod' if prod else ''}; fix: {pin}, and roll it forward deliberately",
+                severity=Severity.ERROR if prod else None)
+
+
+def _check_overlay(obj: _Object) -> None:
+    _check_requirements(obj, _requirements(obj.spec.get("requirements"), "spec.requirements"), overlay=True)
+
+
+# --------------------------------------------------------------------------- workloads (KG417)
+
+
+class _Workload(_Object):
+    """A pod or pod-template workload; ``pod`` is its pod spec, found at ``pod_path``."""
+
+    def __init__(self, file: str, manifest: dict, pod_path: str) -> None:
+        super().__init__(file, manifest)
+        pod: Any = manifest
+        for part in pod_path.split("."):
+            pod = _dict(pod).get(part)
+        self.pod_path, self.pod = pod_path, _dict(pod)
+
+
+def _tolerates(toleration: dict, taint: dict) -> bool:
+    """Kubernetes' ``Toleration.ToleratesTaint``: an empty effect or key matches any; Exists matches any value."""
+    effect, key = toleration.get("effect") or "", toleration.get("key") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    if key and key != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Exists":
+        return True
+    return operator == "Equal" and str(toleration.get("value") or "") == str(taint.get("value") or "")
+
+
+def _admits(r: _Req, value: str) -> bool:
+    """Whether a node labelled ``r.key=value`` can satisfy the pool's requirement ``r``."""
+    if r.op == "In":
+        return r.values is not None and value in r.values
+    if r.op == "NotIn":
+        return value not in (r.values or [])
+    if r.op == "DoesNotExist":
+        return False
+    if r.op in _COMPARISONS:
+        bound = _int(r.values[0]) if r.values and len(r.values) == 1 else None
+        if bound is None:
+            return True  # a malformed comparison is KG409's or the CRD's business
+        number = _int(value)
+        return number is not None and _passes(number, r.op, bound)
+    return True  # Exists, or an operator the CRD would reject anyway
+
+
+def _taint_text(taint: dict) -> str:
+    value = taint.get("value")
+    return f"{taint.get('key')}{'=' + str(value) if value not in (None, '') else ''}:{taint.get('effect')}"
+
+
+def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
+    selector = _dict(work.pod.get("nodeSelector"))
+    if Label.NODEPOOL not in selector:
+        return
+    target = str(selector[Label.NODEPOOL])
+    base = f"{work.pod_path}.nodeSelector"
+    pool = next((p for p in pools if p.name == target), None)
+    if pool is None:
+        known = ", ".join(sorted(p.name for p in pools)) or "none"
+        work.add("KG417", f"{base}[{Label.NODEPOOL}]",
+                 f"nodeSelector {Label.NODEPOOL}: {target} names no NodePool of this environment (NodePools here: "
+                 f"{known}): Karpenter launches nodes only for NodePools that exist and labels them with their own "
+                 "name, so the pod stays Pending for good; fix: select one of the NodePools above, or add NodePool "
+                 f"{target} to this environment")
+        return
+    tolerations = [_dict(t) for t in _list(work.pod.get("tolerations"))]
+    for i, raw in enumerate(_list(pool.tspec.get("taints"))):
+        taint = _dict(raw)
+        if taint.get("effect") not in _ISOLATING_EFFECTS or any(_tolerates(t, taint) for t in tolerations):
+            continue
+        value = taint.get("value")
+        wanted = (f"{{key: {taint.get('key')}, operator: Equal, value: '{value}', effect: {taint.get('effect')}}}"
+                  if value not in (None, "") else
+                  f"{{key: {taint.get('key')}, operator: Exists, effect: {taint.get('effect')}}}")
+        work.add("KG417", f"{work.pod_path}.tolerations",
+                 f"NodePool {target} taints its nodes {_taint_text(taint)} (spec.template.spec.taints[{i}]) and the "
+                 "pod does not tolerate it: Karpenter launches no node for a pod that does not tolerate the pool's "
+                 "taints and the scheduler would not place it there, so the pod stays Pending while the nodeSelector "
+                 f"rules out every other pool; fix: add the toleration {wanted} (pod_placement(pool) renders them all)")
+    for key, raw in selector.items():
+        if key == Label.NODEPOOL:
+            continue
+        value = str(raw)
+        conflict = next((r for r in pool.selection if r.key == key and not _admits(r, value)), None)
+        if conflict is None:
+            continue
+        where = (f"template label {key}: {pool.labels.get(key)}" if conflict.path.startswith(pool.LABELS) else
+                 f"requirement {key} {conflict.op}{' ' + str(conflict.values) if conflict.values else ''}")
+        work.add("KG417", f"{base}[{key}]",
+                 f"nodeSelector {key}: {value} conflicts with NodePool {target}'s {where} ({conflict.path}): no node "
+                 "of that pool can carry both, so Karpenter launches nothing and the pod stays Pending; fix: drop "
+                 f"the {key} selector (karpenter.sh/nodepool already picks the pool) or make it match the pool")
+
+
+def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None) -> list[Finding]:
+    """Run every rule on one environment's manifests, given as ``(file, manifest)`` pairs.
+
+    Only NodePools (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1), NodeOverlays
+    (karpenter.sh/v1alpha1) and, for KG417, workloads (Pod, Deployment, StatefulSet, ReplicaSet,
+    DaemonSet, Job, CronJob) are looked at; anything else is ignored. ``environment`` "prod" makes
+    KG411 an error. Findings come back in manifest order.
+    """
+    objects: list[_Object] = []
+    for file, manifest in manifests:
+        if not isinstance(manifest, dict):
+            continue
+        gvk = (manifest.get("apiVersion"), manifest.get("kind"))
+        if gvk == _NODEPOOL:
+            objects.append(_Pool(file, manifest))
+        elif gvk in (_NODE_CLASS, _OVERLAY):
+            objects.append(_Object(file, manifest))
+        elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
+            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
+    pools = [o for o in objects if isinstance(o, _Pool)]
+    for obj in objects:
+        if isinstance(obj, _Pool):
+            _check_pool(obj, pools)
+        elif isinstance(obj, _Workload):
+            _kg417_placement(obj, pools)
+        elif obj.kind == _NODE_CLASS[1]:
+            _check_node_class(obj, environment)
+        else:
+            _check_overlay(obj)
+    # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
+    _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools,
+                   [o for o in objects if isinstance(o, _Workload)])
+    return [finding for obj in objects for finding in obj.reported()]
+
+
+def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_Workload]) -> None:
+    """KG418–KG421: what the embedded instance catalog says about the pools and the workloads on them."""
+    try:
+        reports = {r.name: r for r in simulate_pools(manifests)}
+    except KarpenterGpuError:
+        return  # objects the simulator cannot read; the schema and other rules say why
+    for pool in pools:
+        report = reports.get(pool.name)
+        if report is None or not pool.is_gpu:  # the catalog holds GPU/accelerator types only
+            continue
+        if not report.candidates or not report.launchable:
+            why = "; ".join(report.problems) or "no instance type of the catalog matches every requirement"
+            pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
+                                         "type met the scheduling requirements or had a required offering'; fix: "
+                                         "describe instances by properties (GPU count, memory) instead of listing them")
+        elif not pool.static and len(report.candidates) < MIN_CANDIDATES:
+            pool.add("KG418", pool.REQS, f"only {len(report.candidates)} instance type(s) qualify "
+                                         f"({', '.join(report.candidate_names)}); one shortage of that type in the "
+                                         "declared zones leaves pods Pending; fix: widen GPU names or sizes, or "
+                                         "acknowledge when the pool is meant to be this narrow")
+        if set(report.capacity_types) == {"spot"} and _training_reason(pool):
+            pool.add("KG420", pool.REQS, "a training pool on spot only: every reclaim (2-minute notice) kills a "
+                                         "long job since its last checkpoint; fix: add on-demand, or acknowledge "
+                                         "if the jobs checkpoint more often than every 2 minutes")
+    for workload in workloads:
+        target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
+        if target not in reports or any(f.code == "KG417" for f in workload.findings):
+            continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
+        fit = next((f for f in pod_fit(_shape(workload.pod), manifests) if f.pool == target), None)
+        if fit is not None and fit.instance is None and reports[target].kind != "static":
+            workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
+                                                     "fix: ask for fewer resources or admit bigger instance types")
+
+
+def _shape(pod: dict) -> PodShape:
+    """The pod's summed container requests (limits when no request), as the simulator's pod shape."""
+    totals: dict[str, Decimal] = {}
+    for container in pod.get("containers") or []:
+        resources = _dict(_dict(container).get("resources"))
+        wanted = {**_dict(resources.get("limits")), **_dict(resources.get("requests"))}
+        for name, value in wanted.items():
+            amount = value.get("value") if isinstance(value, dict) else value
+            totals[name] = totals.get(name, Decimal(0)) + Quantity(str(amount)).as_decimal()
+    return PodShape(gpus=int(totals.get("nvidia.com/gpu", 0)), cpu=totals.get("cpu", Decimal(0)),
+                    memory=totals.get("memory", Decimal(0)),
+                    tolerations=tuple(_dict(t) for t in pod.get("tolerations") or []),
+                    node_selector=_dict(pod.get("nodeSelector")))

@@ -1,0 +1,272 @@
+"""Value objects for units, so that no prop is a bare int or string of unknown unit.
+
+- :class:`Duration` renders Go durations the way Karpenter parses them (``30m``, ``720h``,
+  ``1h30m``, ``Never``). pydantic's timedelta would render ISO 8601 (``PT30M``), which
+  Karpenter rejects.
+- :class:`Quantity` is a Kubernetes resource quantity (``200Gi``, ``16``).
+- :class:`GpuMemory` is memory **per GPU in MiB**, the unit of the
+  ``karpenter.k8s.aws/instance-gpu-memory`` label.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from functools import total_ordering
+from typing import Any, ClassVar
+
+from pydantic_core import core_schema
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+
+class _ValueObject:
+    """Pydantic accepts an instance or whatever ``parse`` accepts."""
+
+    @classmethod
+    def parse(cls, value: Any) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @classmethod
+    def _coerce(cls, value: Any) -> Any:
+        return value if isinstance(value, cls) else cls.parse(value)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            cls._coerce, serialization=core_schema.plain_serializer_function_ser_schema(str)
+        )
+
+
+_GO_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+
+
+@total_ordering
+class Duration(_ValueObject):
+    """A whole number of seconds, or ``Never``.
+
+    Build with ``Duration.minutes(30)``, ``Duration.hours(720)``, ``Duration.days(14)``
+    (rendered as ``336h``: Go durations have no day unit) or ``Duration.never()``;
+    strings like ``"30m"`` and ``"1h30m"`` are parsed.
+    """
+
+    __slots__ = ("_seconds",)
+    NEVER_TEXT: ClassVar[str] = "Never"
+
+    def __init__(self, seconds: int | None) -> None:
+        if seconds is not None and (not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0):
+            raise KarpenterGpuError(
+                "KG101", prop="duration", value=seconds,
+                allowed="a whole, non-negative number of seconds", fix="use Duration.seconds/minutes/hours/days",
+            )
+        self._seconds = seconds
+
+    @classmethod
+    def seconds(cls, n: int) -> "Duration":
+        return cls(n)
+
+    @classmethod
+    def minutes(cls, n: int) -> "Duration":
+        return cls(n * 60)
+
+    @classmethod
+    def hours(cls, n: int) -> "Duration":
+        return cls(n * 3600)
+
+    @classmethod
+    def days(cls, n: int) -> "Duration":
+        return cls(n * 86400)
+
+    @classmethod
+    def never(cls) -> "Duration":
+        return cls(None)
+
+    @classmethod
+    def parse(cls, value: Any) -> "Duration":
+        if isinstance(value, str):
+            if value == cls.NEVER_TEXT:
+                return cls.never()
+            m = _GO_DURATION.match(value)
+            if value and m and any(m.groups()):
+                h, mi, s = (int(g or 0) for g in m.groups())
+                return cls(h * 3600 + mi * 60 + s)
+        raise KarpenterGpuError(
+            "KG101", prop="duration", value=value,
+            allowed="a Go duration of hours/minutes/seconds such as '30m', '720h', '1h30m', or 'Never' "
+                    "(no days, no ISO 8601 'PT30M')",
+            fix="pass Duration.minutes(30), Duration.days(14) or Duration.never()",
+        )
+
+    @property
+    def is_never(self) -> bool:
+        return self._seconds is None
+
+    @property
+    def total_seconds(self) -> int:
+        if self._seconds is None:
+            raise ValueError("Duration.never() has no length")
+        return self._seconds
+
+    def __str__(self) -> str:
+        if self._seconds is None:
+            return self.NEVER_TEXT
+        if self._seconds == 0:
+            return "0s"
+        h, rest = divmod(self._seconds, 3600)
+        m, s = divmod(rest, 60)
+        return "".join(f"{v}{u}" for v, u in ((h, "h"), (m, "m"), (s, "s")) if v)
+
+    def __repr__(self) -> str:
+        return f"Duration({str(self)!r})"
+
+    def _key(self) -> float:
+        return float("inf") if self._seconds is None else self._seconds
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Duration) and self._seconds == other._seconds
+
+    def __lt__(self, other: "Duration") -> bool:
+        return self._key() < other._key()
+
+    def __hash__(self) -> int:
+        return hash(("Duration", self._seconds))
+
+
+# Kubernetes resource.Quantity: sign, number, optional suffix (binary, decimal SI or exponent).
+_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$")
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1),
+            "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
+            "P": Decimal("1e15"), "E": Decimal("1e18")}
+
+
+class Quantity(_ValueObject):
+    """A Kubernetes quantity kept in the form the user wrote (``200Gi``, ``16``, ``500m``)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str) or not _QUANTITY.match(text):
+            raise KarpenterGpuError(
+                "KG102", prop="quantity", value=text,
+                allowed="a Kubernetes quantity such as '200Gi', '16', '500m'",
+                fix="pass Quantity.gi(200) or an integer count",
+            )
+        self._text = text
+
+    @classmethod
+    def gi(cls, n: int) -> "Quantity":
+        return cls(f"{n}Gi")
+
+    @classmethod
+    def of(cls, n: int) -> "Quantity":
+        return cls(str(n))
+
+    @classmethod
+    def parse(cls, value: Any) -> "Quantity":
+        if isinstance(value, bool):
+            return cls(repr(value))  # rejected with a clear message
+        if isinstance(value, int):
+            return cls(str(value))
+        return cls(value)
+
+    def as_decimal(self) -> Decimal:
+        """The value in base units (bytes for memory, cores for cpu)."""
+        m = _QUANTITY.match(self._text)
+        assert m
+        suffix = m.group(3) or ""
+        number = Decimal(self._text[: len(self._text) - len(suffix)] if suffix else self._text)
+        if suffix in _BINARY:
+            return number * _BINARY[suffix]
+        if suffix and suffix[0] in "eE":
+            return number * (Decimal(10) ** int(suffix[1:]))
+        return number * _DECIMAL[suffix]
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Quantity({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and self.as_decimal() == other.as_decimal()
+
+    def __hash__(self) -> int:
+        return hash(("Quantity", self.as_decimal()))
+
+
+#: Per-GPU memory (MiB) that EC2 reports, and Karpenter puts in the instance-gpu-memory label,
+#: for whole GPUs. Marketing sizes differ: A10G and L4 are sold as "24 GB" but report 22888 MiB,
+#: so "at least 24 GiB" (24576) silently excludes them. Source: the v1.14.1 instance-type
+#: reference (g6f/gr6f fractional GPUs, which report gpu-count 0, are left out).
+REPORTED_GPU_MEMORY_MIB: dict[str, int] = {
+    "t4": 16384, "t4g": 16384, "v100": 16384, "radeon-pro-v520": 8192,
+    "a10g": 22888, "l4": 22888, "rtx-pro-4500": 32768, "a100": 40960, "l40s": 45776,
+    "h100": 81920, "rtx-pro-server-6000": 98304, "h200": 144384, "b200": 183359, "b300": 275040,
+}
+
+
+@total_ordering
+class GpuMemory(_ValueObject):
+    """Memory per GPU, in MiB — the unit of ``karpenter.k8s.aws/instance-gpu-memory``.
+
+    ``GpuMemory.gib(16)`` is 16384 MiB. Prefer ``GpuMemory.of_gpu("a10g")`` (22888 MiB) over a
+    marketing size: an "A10G 24 GB" reports 22888 MiB, so ``GpuMemory.gib(24)`` excludes it.
+    """
+
+    __slots__ = ("_mib",)
+
+    def __init__(self, mib: int) -> None:
+        if not isinstance(mib, int) or isinstance(mib, bool) or mib < 0:
+            raise KarpenterGpuError(
+                "KG103", prop="gpu_memory", value=mib,
+                allowed="a whole, non-negative number of MiB per GPU",
+                fix="use GpuMemory.gib(16), GpuMemory.mib(22888) or GpuMemory.of_gpu('a10g')",
+            )
+        self._mib = mib
+
+    @classmethod
+    def mib(cls, n: int) -> "GpuMemory":
+        return cls(n)
+
+    @classmethod
+    def gib(cls, n: int) -> "GpuMemory":
+        return cls(n * 1024)
+
+    @classmethod
+    def of_gpu(cls, name: str) -> "GpuMemory":
+        """The per-GPU memory EC2 reports for a GPU name (lower-kebab, as in the label)."""
+        if name not in REPORTED_GPU_MEMORY_MIB:
+            raise KarpenterGpuError(
+                "KG103", prop="gpu_name", value=name,
+                allowed=f"one of {sorted(REPORTED_GPU_MEMORY_MIB)}",
+                fix="use a known GPU name or GpuMemory.mib(...)",
+            )
+        return cls(REPORTED_GPU_MEMORY_MIB[name])
+
+    @classmethod
+    def parse(cls, value: Any) -> "GpuMemory":
+        raise KarpenterGpuError(
+            "KG103", prop="gpu_memory", value=value,
+            allowed="a GpuMemory value (a bare number has no unit: MiB? GB? per GPU or total?)",
+            fix="pass GpuMemory.gib(16) or GpuMemory.of_gpu('a10g')",
+        )
+
+    @property
+    def in_mib(self) -> int:
+        return self._mib
+
+    def __str__(self) -> str:
+        return str(self._mib)
+
+    def __repr__(self) -> str:
+        return f"GpuMemory.mib({self._mib})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GpuMemory) and self._mib == other._mib
+
+    def __lt__(self, other: "GpuMemory") -> bool:
+        return self._mib < other._mib
+
+    def __hash__(self) -> int:
+        return hash(("GpuMemory", self._mib))

@@ -1,0 +1,78 @@
+"""What GpuInferencePool and GpuTrainingPool share: a dynamic, GPU-bounded, weighted NodePool."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from pydantic import field_validator
+
+from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
+from karpenter_gpu.k8s.requirements import CapacityType
+from karpenter_gpu.k8s.units import Duration, Quantity
+
+
+class ConsolidationPolicy(StrEnum):
+    WHEN_EMPTY = "WhenEmpty"
+    WHEN_EMPTY_OR_UNDERUTILIZED = "WhenEmptyOrUnderutilized"
+    BALANCED = "Balanced"
+
+
+class GpuPoolProps(NodePoolProps):
+    """Props common to the dynamic GPU pools. Subclasses set the defaults of their workload."""
+
+    #: Most GPUs the pool may run (``limits.nvidia.com/gpu``). Required: no unbounded GPU pool.
+    #: Limits are eventually consistent and can overrun briefly during fast scale-out.
+    gpu_limit: int
+    #: Also cap vCPUs / memory. Default: - none.
+    cpu_limit: Quantity | None = None
+    memory_limit: Quantity | None = None
+    #: Pool priority, 1..100 (higher first). An unset weight is 0: the last resort.
+    weight: int
+    consolidation_policy: ConsolidationPolicy
+    #: Always rendered: the timer resets whenever a pod lands on or leaves the node.
+    consolidate_after: Duration
+
+    # mode="before": pydantic's lax mode would turn True into 1 before an after-validator sees it.
+    @field_validator("gpu_limit", mode="before")
+    @classmethod
+    def _gpu_limit(cls, v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise KarpenterGpuError("KG130", prop="gpu_limit", value=v,
+                                    allowed="an integer ≥ 1 (limits.nvidia.com/gpu); a GPU pool must be bounded",
+                                    fix="set gpu_limit to the most GPUs this pool may run, e.g. gpu_limit=16")
+        return v
+
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _weight(cls, v: Any) -> int:
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 100:
+            raise KarpenterGpuError("KG131", prop="weight", value=v,
+                                    allowed="1..100 (the CRD maximum; 0 or unset makes the pool the last resort)",
+                                    fix="pick 1..100, higher is tried first")
+        return v
+
+
+class GpuPool(NodePoolConstruct):
+    """Base construct for dynamic GPU NodePools. Use :class:`GpuInferencePool` or :class:`GpuTrainingPool`."""
+
+    props_type: ClassVar[type[GpuPoolProps]] = GpuPoolProps
+
+    def _spec(self) -> dict:
+        p = self.props
+        if CapacityType.RESERVED in p.capacity_types:
+            require_feature_gate(self, FeatureGate.RESERVED_CAPACITY, f"NodePool {p.name} offers reserved capacity")
+        limits = {"nvidia.com/gpu": str(p.gpu_limit)}
+        if p.cpu_limit is not None:
+            limits["cpu"] = str(p.cpu_limit)
+        if p.memory_limit is not None:
+            limits["memory"] = str(p.memory_limit)
+        return {
+            "template": p.render_template(self.node_class),
+            "disruption": self._disruption(consolidationPolicy=str(p.consolidation_policy),
+                                           consolidateAfter=str(p.consolidate_after)),
+            "limits": limits,
+            "weight": p.weight,
+        }

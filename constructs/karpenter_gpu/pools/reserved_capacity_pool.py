@@ -1,0 +1,99 @@
+"""ReservedCapacityPool → NodePool that launches into ODCRs or Capacity Blocks first."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from pydantic import model_validator
+
+from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.k8s.requirements import CapacityType, Requirement
+
+_RESERVATION_TYPE = "karpenter.k8s.aws/capacity-reservation-type"
+
+
+class Fallback(StrEnum):
+    """What the pool may launch when the reservations are full or gone."""
+
+    NONE = "none"
+    SPOT = "spot"
+    ON_DEMAND = "on-demand"
+    SPOT_AND_ON_DEMAND = "spot-and-on-demand"
+
+
+_FALLBACK_TYPES = {
+    Fallback.NONE: (),
+    Fallback.SPOT: (CapacityType.SPOT,),
+    Fallback.ON_DEMAND: (CapacityType.ON_DEMAND,),
+    Fallback.SPOT_AND_ON_DEMAND: (CapacityType.SPOT, CapacityType.ON_DEMAND),
+}
+
+
+class ReservedCapacityPoolProps(GpuTrainingPoolProps):
+    """Training-pool props whose capacity types are derived: ``reserved`` plus the fallback."""
+
+    #: Required: an explicit choice of what happens when reservations are exhausted or expire.
+    fallback: Fallback
+    #: Restrict to ODCRs (``default``) or Capacity Blocks. Default: - either.
+    reservation_type: ReservationType | None = None
+    #: Derived from ``fallback``; do not set.
+    capacity_types: tuple[CapacityType, ...] = (CapacityType.RESERVED,)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_capacity(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            if "capacity_types" in data:
+                raise KarpenterGpuError("KG192", prop="capacity_types", value=data["capacity_types"],
+                                        allowed="derived: reserved plus the fallback",
+                                        fix="drop capacity_types and choose fallback=Fallback.ON_DEMAND (or NONE, "
+                                            "SPOT, SPOT_AND_ON_DEMAND)")
+            if data.get("fallback") is None:
+                raise KarpenterGpuError("KG192", prop="fallback", value=None,
+                                        allowed=f"one of {[f.value for f in Fallback]}",
+                                        fix="choose what runs when the reservation is full or has ended, "
+                                            "e.g. fallback=Fallback.ON_DEMAND")
+            data = {**data, "capacity_types": (CapacityType.RESERVED,) + _FALLBACK_TYPES[Fallback(data["fallback"])]}
+        return data
+
+    def _derive_requirements(self) -> tuple[Requirement, ...]:
+        out = super()._derive_requirements()
+        if self.reservation_type is None:
+            return out
+        # The reservation labels exist only on reserved nodes. NotIn matches an absent label, so
+        # excluding the *other* type keeps fallback (spot/on-demand) instances admissible; an
+        # `In [<type>]` would silently disable the fallback.
+        other = next(t for t in ReservationType if t != self.reservation_type)
+        return out + (Requirement.not_in(_RESERVATION_TYPE, [str(other)]),)
+
+
+class ReservedCapacityPool(GpuTrainingPool):
+    """A GPU NodePool that offers ``reserved`` capacity first (Karpenter prefers reserved > spot > on-demand).
+
+    Its node class must select the reservations (``GpuNodeClass(capacity_reservations=...)``):
+    open ODCRs are never used implicitly. ``fallback`` decides what launches when they are full
+    or have ended. Pods should *prefer* reserved nodes (:meth:`pod_affinity`), not require them,
+    so they survive the end of a reservation.
+
+    Capacity Blocks end early: EC2 terminates instances 30 minutes before the block's end (60 for
+    UltraServers) and Karpenter drains 10 minutes before that. Needs the ``reservedCapacity``
+    feature gate (on by default since v1.6).
+    """
+
+    props_type: ClassVar[type[ReservedCapacityPoolProps]] = ReservedCapacityPoolProps
+
+    def _check_node_class(self, path: str) -> None:
+        if not self.node_class.props.capacity_reservations:
+            raise KarpenterGpuError(
+                "KG191", prop="node_class", value=self.node_class.name,
+                allowed="a node class with capacity_reservations: Karpenter uses no reservation implicitly, "
+                        "so this pool would never launch reserved capacity",
+                fix="GpuNodeClass(..., capacity_reservations=(CapacityReservationTerm.by_id('cr-...'),))", path=path)
+
+    @staticmethod
+    def pod_affinity(weight: int = 100) -> dict:
+        """Pod affinity preferring reserved nodes; see :func:`prefer_reserved_capacity`."""
+        return prefer_reserved_capacity(weight)

@@ -1,0 +1,135 @@
+"""TieredSpotPools → an ordered ladder of GPU NodePools with strictly decreasing weights (seed 000 §7)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from constructs import Construct
+from pydantic import model_validator
+
+from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.k8s.requirements import CapacityType
+from karpenter_gpu.k8s.taint import Taint
+from karpenter_gpu.k8s.units import Duration, GpuMemory
+
+_INFERENCE = GpuInferencePoolProps.model_fields
+
+
+class SpotTier(Props):
+    """One rung of the ladder: its own GPUs, capacity types and GPU limit."""
+
+    #: Appended to the ladder's name: the NodePool is ``<name>-<suffix>``.
+    suffix: DnsLabel
+    gpu_names: tuple[str, ...]
+    gpu_limit: int
+    #: Default: (spot,).
+    capacity_types: tuple[CapacityType, ...] = (CapacityType.SPOT,)
+    #: Default: - derived from the tier's position (see TieredSpotPools).
+    weight: int | None = None
+    #: Default: - no minimum.
+    min_gpu_memory: GpuMemory | None = None
+    #: Default: - any size.
+    instance_sizes: tuple[str, ...] = ()
+
+
+def derived_weights(count: int) -> tuple[int, ...]:
+    """100, 90, 80 … for up to 10 tiers; a smaller step beyond, down to 1 (at most 100 tiers)."""
+    step = min(10, 99 // max(count - 1, 1))
+    return tuple(100 - i * step for i in range(count))
+
+
+class TieredSpotPoolsProps(Props):
+    """A ladder of tiers sharing the node class, taints, labels and disruption settings."""
+
+    #: Prefix of every tier's NodePool name.
+    name: DnsLabel
+    #: Most preferred first. 1..100 tiers (with the floor).
+    tiers: tuple[SpotTier, ...]
+    #: A last, on-demand tier so pods never stay Pending for lack of spot. Default: - none.
+    on_demand_floor: SpotTier | None = None
+    #: Shared by every tier so one pod spec lands on any of them.
+    labels: Mapping[str, str] = _INFERENCE["labels"].default
+    taints: tuple[Taint, ...] = _INFERENCE["taints"].default
+    zones: tuple[str, ...] = ()
+    architectures: tuple[str, ...] = _INFERENCE["architectures"].default
+    consolidate_after: Duration = _INFERENCE["consolidate_after"].default
+    expire_after: Duration = _INFERENCE["expire_after"].default
+    budgets: tuple[Budget, ...] = _INFERENCE["budgets"].default
+    disruption_windows: tuple[DisruptionWindow, ...] = ()
+
+    @model_validator(mode="after")
+    def _ladder(self) -> "TieredSpotPoolsProps":
+        tiers = self.all_tiers
+        if not self.tiers or len(tiers) > 100:
+            raise KarpenterGpuError("KG185", prop="tiers", value=len(self.tiers),
+                                    allowed="1..100 tiers (each needs its own weight in 1..100)",
+                                    fix="list the tiers, most preferred first")
+        suffixes = [t.suffix for t in tiers]
+        if len(set(suffixes)) != len(suffixes):
+            raise KarpenterGpuError("KG185", prop="tiers.suffix", value=suffixes, allowed="distinct suffixes",
+                                    fix="name each tier differently, e.g. 'a10g-spot', 't4-spot'")
+        given = [t.weight for t in tiers]
+        if any(w is not None for w in given):
+            if None in given:
+                raise KarpenterGpuError("KG185", prop="tiers.weight", value=given,
+                                        allowed="weights on every tier or on none (then derived from the order)",
+                                        fix="drop the weights, or give every tier one")
+            if any(not 1 <= w <= 100 for w in given) or any(a <= b for a, b in zip(given, given[1:])):
+                raise KarpenterGpuError("KG185", prop="tiers.weight", value=given,
+                                        allowed="strictly decreasing weights within 1..100, in tier order "
+                                                "(equal weights make the order arbitrary)",
+                                        fix="e.g. 100, 50, 10")
+        if self.on_demand_floor is not None and self.on_demand_floor.capacity_types != (CapacityType.ON_DEMAND,):
+            raise KarpenterGpuError("KG185", prop="on_demand_floor.capacity_types",
+                                    value=[str(c) for c in self.on_demand_floor.capacity_types],
+                                    allowed="(on-demand,) only: the floor is what runs when spot is gone",
+                                    fix="set capacity_types=(CapacityType.ON_DEMAND,) on the floor tier")
+        return self
+
+    @property
+    def all_tiers(self) -> tuple[SpotTier, ...]:
+        return self.tiers + ((self.on_demand_floor,) if self.on_demand_floor else ())
+
+    @property
+    def weights(self) -> tuple[int, ...]:
+        tiers = self.all_tiers
+        return tuple(t.weight for t in tiers) if tiers[0].weight is not None else derived_weights(len(tiers))
+
+
+class TieredSpotPools(Construct):
+    """Weighted GPU NodePools tried in order: e.g. a10g spot → t4 spot → a10g on-demand.
+
+    Karpenter tries higher-weight pools first; a pool without weight has weight 0 and silently
+    becomes the last resort. Here every tier gets a weight: given ones must be strictly decreasing,
+    otherwise they are derived from the order (100, 90, 80 …). Each tier is a
+    :class:`GpuInferencePool` (``pools``) with the shared taints, labels and disruption settings.
+
+    Example::
+
+        TieredSpotPools(chart, "Batch", node_class=nc, name="gpu-batch", tiers=(
+            SpotTier(suffix="a10g-spot", gpu_names=("a10g",), gpu_limit=20),
+            SpotTier(suffix="t4-spot", gpu_names=("t4",), gpu_limit=20)),
+            on_demand_floor=SpotTier(suffix="a10g-on-demand", gpu_names=("a10g",), gpu_limit=10,
+                                     capacity_types=(CapacityType.ON_DEMAND,)))
+    """
+
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: TieredSpotPoolsProps | None = None, **values: Any) -> None:
+        path = path_of(scope, id)
+        self.props = build(TieredSpotPoolsProps, path, props, **values)
+        p = self.props
+        shared = {k: getattr(p, k) for k in ("labels", "taints", "zones", "architectures", "consolidate_after",
+                                             "expire_after", "budgets", "disruption_windows")}
+        # Validate every tier before adding anything to the tree.
+        tier_props = [build(GpuInferencePoolProps, f"{path}/{t.suffix}", None,
+                            name=f"{p.name}-{t.suffix}", weight=w, gpu_names=t.gpu_names, gpu_limit=t.gpu_limit,
+                            capacity_types=t.capacity_types, min_gpu_memory=t.min_gpu_memory,
+                            instance_sizes=t.instance_sizes, **shared)
+                      for t, w in zip(p.all_tiers, p.weights)]
+        super().__init__(scope, id)
+        self.pools = tuple(GpuInferencePool(self, t.suffix, node_class=node_class, props=tp)
+                           for t, tp in zip(p.all_tiers, tier_props))
