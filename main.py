@@ -25,6 +25,7 @@ import cdk8s  # noqa: E402
 
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, PlatformConfig  # noqa: E402
 from karpenter_gpu.check.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.cluster import finalize  # noqa: E402
 from karpenter_gpu.check.findings import Severity  # noqa: E402
 from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 
@@ -54,6 +55,7 @@ def synth(configs, outdir: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
     try:
         for app, platform in build(configs, staging):
+            finalize(app)  # derived objects from the final tree; a coded error here, not inside jsii
             app.synth()
             helm = Path(app.outdir) / HELM_DIR
             for values in platform.helm_values:

@@ -73,7 +73,9 @@ def prod_with(section: str, **changes) -> dict:
     config = {k: getattr(stacks.prod.CONFIG, k) for k in stacks.prod.CONFIG.model_fields_set}
     if section:
         model = config[section]
-        config[section] = {**{k: getattr(model, k) for k in model.model_fields_set}, **changes}
+        first = model[0] if isinstance(model, tuple) else model  # pool sections are tuples: change the first
+        changed = {**{k: getattr(first, k) for k in first.model_fields_set}, **changes}
+        config[section] = (changed, *model[1:]) if isinstance(model, tuple) else changed
     else:
         config.update(changes)
     return config
@@ -116,7 +118,7 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monke
 
     def build_with_bad_patch(configs, outdir):
         built = build(configs, outdir)
-        pool = built[-1][1].inference
+        pool = built[-1][1].inference[0]
         cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
         return built
 

@@ -9,6 +9,7 @@ import pytest
 
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError
 from karpenter_gpu.check.conformance import check
+from karpenter_gpu.cluster import Cluster, finalize
 from karpenter_gpu.addons.gpu_monitoring import (INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR, GpuMonitoring,
                                           GpuMonitoringProps, gpu_pools)
 from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
@@ -226,23 +227,61 @@ def error(chart, **props) -> KarpenterGpuError:
     return exc.value
 
 
+def final_error(chart) -> KarpenterGpuError:
+    """GpuMonitoring reads the pools at synth: the error comes from the synth-time pass."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    return exc.value
+
+
 def test_kg540_no_pools(chart, node_class):
-    err = error(chart)
+    GpuMonitoring(chart, "Monitoring")
+    err = final_error(chart)
     assert err.code == "KG540" and err.path == "test/Monitoring"
-    assert "after the pools" in err.fix
+    assert "same App, Cluster or GpuPlatform" in err.fix
 
 
 def test_kg540_only_static_pools(chart, node_class):
     StaticCapacityPool(chart, "Static", node_class=node_class, name="gpu-warm", replicas=2)
-    assert error(chart).code == "KG540"
-
-
-def test_kg540_when_created_before_the_pools(chart, node_class):
-    assert error(chart).code == "KG540"
-    GpuInferencePool(chart, "Inference", node_class=node_class, name="gpu-inference", gpu_limit=4)
-    # Nothing was added by the failed attempt: the id is still free.
     GpuMonitoring(chart, "Monitoring")
-    assert len(alerts(chart, "GPUNodePoolNearLimit")) == 1
+    assert final_error(chart).code == "KG540"
+
+
+def test_created_before_the_pools_sees_them(chart, node_class):
+    GpuMonitoring(chart, "Monitoring")
+    GpuInferencePool(chart, "Inference", node_class=node_class, name="gpu-inference", gpu_limit=4)
+    (near,) = alerts(chart, "GPUNodePoolNearLimit")
+    assert near["labels"]["nodepool"] == "gpu-inference"
+
+
+def test_kg197_monitoring_outside_a_chart():
+    app = cdk8s.Testing.app()
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuMonitoring(app, "Monitoring")
+    assert exc.value.code == "KG197" and exc.value.path == "Monitoring"
+    assert app.node.try_find_child("Monitoring") is None
+
+
+def test_monitoring_in_one_team_chart_watches_every_team_of_the_cluster():
+    app = cdk8s.Testing.app()
+    platform = cdk8s.Chart(app, "platform")
+    nc = GpuNodeClass(platform, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    monitoring = GpuMonitoring(platform, "Monitoring")
+    for team, limit in (("team-b", 8), ("team-a", 4)):
+        GpuInferencePool(cdk8s.Chart(app, team), "Pool", node_class=nc, name=f"{team}-serve", gpu_limit=limit)
+    assert [r["labels"]["nodepool"] for r in alerts(platform, "GPUNodePoolNearLimit")] == [
+        "team-a-serve", "team-b-serve"]
+    assert [p.name for p in monitoring.pools] == ["team-a-serve", "team-b-serve"]
+
+
+def test_second_monitoring_in_a_cluster_is_a_duplicate():
+    """Today one team's PrometheusRule silently replaced the other's; now KG171 names both."""
+    app = cdk8s.Testing.app()
+    GpuMonitoring(cdk8s.Chart(app, "team-a"), "Monitoring")
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuMonitoring(cdk8s.Chart(app, "team-b"), "Monitoring")
+    assert exc.value.code == "KG171"
+    assert "team-a/Monitoring" in exc.value.allowed and exc.value.path.startswith("team-b/Monitoring")
 
 
 @pytest.mark.parametrize("ratio", [0, 0.0, -0.1, 1.01, 2, True, "0.9", None])
@@ -287,20 +326,32 @@ def test_bad_namespace_and_labels(chart, pools):
     assert error(chart, dcgm_service_monitor="yes").code == "KG100"
 
 
-def test_kg543_same_pool_name_different_limits():
+def test_same_pool_name_in_two_clusters_each_with_its_own_limit():
     app = cdk8s.Testing.app()
     charts = []
     for env, limit in (("dev", 4), ("prod", 32)):
-        chart = cdk8s.Chart(app, env)
+        chart = cdk8s.Chart(Cluster(app, env), "platform")
         nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name=env)
         GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=limit)
+        GpuMonitoring(chart, "Monitoring")
         charts.append(chart)
-    with pytest.raises(KarpenterGpuError) as exc:
-        GpuMonitoring(app, "Monitoring")
-    assert exc.value.code == "KG543"
-    GpuMonitoring(charts[1], "Monitoring")  # per cluster: fine
-    (near,) = alerts(charts[1], "GPUNodePoolNearLimit")
-    assert near["expr"].endswith("/ 32 > 0.9")
+    for chart, limit in zip(charts, (4, 32)):
+        (near,) = alerts(chart, "GPUNodePoolNearLimit")
+        assert near["expr"].endswith(f"/ {limit} > 0.9")
+
+
+def test_same_pool_name_twice_in_one_cluster_is_a_duplicate():
+    app = cdk8s.Testing.app()
+    for env, limit in (("dev", 4), ("prod", 32)):
+        chart = cdk8s.Chart(app, env)
+        nc = GpuNodeClass(chart, "Class", name=f"gpu-{env}", ami="al2023@v20251103", role="R", cluster_name=env)
+        if env == "dev":
+            GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=limit)
+            continue
+        with pytest.raises(KarpenterGpuError) as exc:
+            GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=limit)
+        assert exc.value.code == "KG171"
+        assert "dev/Inference/Resource" in exc.value.allowed and exc.value.path == "prod/Inference/Resource"
 
 
 def test_error_messages_are_complete(chart, pools):

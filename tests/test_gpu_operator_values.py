@@ -10,7 +10,9 @@ from karpenter_gpu import (Duration, GpuCapacityOverlay, GpuInferencePool, GpuNo
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.addons.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL_OPERANDS, VERSION, GpuOperatorValues,
                                                GpuOperatorValuesProps, check_chart_validations, time_slicing_config)
+from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring
 from karpenter_gpu.addons.helm_values import helm_values_in
+from karpenter_gpu.cluster import Cluster, finalize
 from tests.conftest import manifests
 
 LABELS = {"gpu-operator": "enabled", "workload": "inference"}
@@ -133,13 +135,28 @@ def test_bottlerocket_mixed_with_al2023_is_refused(chart):
     assert helm_values_in(chart) == []
 
 
-def test_no_pools_is_refused(chart):
+def test_no_pools_is_refused_at_synth(chart):
     node_class(chart)
+    GpuOperatorValues(chart, "GpuOperator")  # pools may still come: the tree is read at synth
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuOperatorValues(chart, "GpuOperator")
+        finalize(chart)
     assert code_of(exc) == "KG500"
     assert exc.value.path == "test/GpuOperator"
-    assert helm_values_in(chart) == []
+
+
+def test_pools_in_sibling_charts_of_the_cluster_are_read():
+    """KG500 was raised when the pools lived in another chart of the same App (one chart per team)."""
+    import cdk8s
+
+    app = cdk8s.Testing.app()
+    values = GpuOperatorValues(cdk8s.Chart(app, "platform"), "GpuOperator")
+    team = cdk8s.Chart(app, "team-a")
+    inference(team, node_class(team), labels={**LABELS, "team": "a"},
+              taints=(Taint.gpu(), Taint("team", "a", TaintEffect.NO_SCHEDULE)))
+    finalize(app)
+    assert [p.name for p in values.pools] == ["gpu-inference"]
+    assert {"key": "team", "operator": "Equal", "value": "a", "effect": "NoSchedule"} in \
+        values.values["daemonsets"]["tolerations"]
 
 
 def test_pool_without_operator_label_is_refused(chart):
@@ -163,13 +180,15 @@ def test_wrong_label_value_is_refused(chart):
     assert exc.value.value == "disabled"
 
 
-def test_only_pools_under_scope_are_read(chart):
+def test_only_pools_of_its_cluster_are_read():
     import cdk8s
 
-    other = cdk8s.Chart(chart.node.scope, "other")
-    inference(other, node_class(other), labels={"workload": "inference"})  # unlabelled, elsewhere
-    inference(chart, node_class(chart))
-    assert GpuOperatorValues(chart, "GpuOperator").pools[0].props.name == "gpu-inference"
+    app = cdk8s.Testing.app()
+    other = cdk8s.Chart(Cluster(app, "other"), "platform")
+    inference(other, node_class(other), labels={"workload": "inference"})  # unlabelled, another cluster
+    mine = cdk8s.Chart(Cluster(app, "mine"), "platform")
+    inference(mine, node_class(mine))
+    assert GpuOperatorValues(mine, "GpuOperator").pools[0].node.path == "mine/platform/Inference"
 
 
 # -- MIG, DCGM, operands ----------------------------------------------------------------------------
@@ -180,6 +199,15 @@ def test_mig_and_dcgm(platform):
     assert v["mig"] == {"strategy": "mixed"}
     assert v["migManager"] == {"enabled": True}
     assert v["dcgmExporter"] == {"enabled": True, "serviceMonitor": {"enabled": False}}
+
+
+def test_dcgm_service_monitor_carries_the_monitoring_release_label(platform):
+    """Without the release label a kube-prometheus-stack Prometheus never scrapes DCGM."""
+    values = GpuOperatorValues(platform, "GpuOperator")
+    assert values.values["dcgmExporter"]["serviceMonitor"] == {
+        "enabled": True, "additionalLabels": {"release": "kube-prometheus-stack"}}
+    GpuMonitoring(platform, "Monitoring", labels={"release": "prom"})  # created later: still followed
+    assert values.values["dcgmExporter"]["serviceMonitor"]["additionalLabels"] == {"release": "prom"}
 
 
 def test_mig_strategy_is_checked(platform):
@@ -261,8 +289,9 @@ def test_time_slicing_on_bottlerocket_refused(chart):
 
 
 def test_subset_needs_the_device_plugin_config_label(platform):
+    GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inference",))
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inference",))
+        finalize(platform)
     assert code_of(exc) == "KG505"
     assert "gpu-inference" in exc.value.prop and "nvidia.com/device-plugin.config" in exc.value.fix
 
@@ -282,14 +311,16 @@ def test_subset_with_label_gets_an_unshared_default(chart):
 
 def test_pool_labelled_for_another_config_refused(chart):
     inference(chart, node_class(chart), labels={**LABELS, "nvidia.com/device-plugin.config": "a100"})
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=2)
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=2)
+        finalize(chart)
     assert code_of(exc) == "KG505"
 
 
 def test_unknown_time_sliced_pool_refused(platform):
+    GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inferense",))
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inferense",))
+        finalize(platform)
     assert code_of(exc) == "KG505" and exc.value.value == ["gpu-inferense"]
 
 

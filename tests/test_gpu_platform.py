@@ -69,17 +69,18 @@ def config_with(**changes) -> dict:
     for dotted, value in changes.items():
         head, _, tail = dotted.partition("__")
         if tail:
-            section = {k: getattr(data[head], k) for k in type(data[head]).model_fields if k in data[head].model_fields_set}
+            model = data[head][0] if isinstance(data[head], tuple) else data[head]  # pool sections: the first
+            section = {k: getattr(model, k) for k in type(model).model_fields if k in model.model_fields_set}
             section[tail] = value
-            data[head] = section
+            data[head] = (section, *data[head][1:]) if isinstance(data[head], tuple) else section
         else:
             data[head] = value
     return data
 
 
 @pytest.mark.parametrize("change, code, prop", [
-    ({"inference__gpu_limit": 0}, "KG130", "inference.gpu_limit"),
-    ({"training__weight": 500}, "KG131", "training.weight"),
+    ({"inference__gpu_limit": 0}, "KG130", "inference[0].gpu_limit"),
+    ({"training__weight": 500}, "KG131", "training[0].weight"),
     ({"environment": "Prod"}, "KG120", "environment"),
     ({"node_class__ami": "al2023@latest"}, "KG140", "node_class.ami"),
     ({"training__name": "gpu-inference"}, "KG171", "name"),

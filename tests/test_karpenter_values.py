@@ -7,6 +7,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from karpenter_gpu.cluster import Cluster
+
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
@@ -126,14 +128,23 @@ def test_spot_to_spot_conflict(chart):
     assert err.value.code == "KG525"
 
 
-def test_reads_the_whole_app(node_class):
-    app = node_class.node.scope.node.scope  # the App holding the fixture's chart
+def test_reads_every_chart_of_its_cluster_only(node_class):
+    app = node_class.node.scope.node.scope  # the App holding the fixture's chart: one cluster
     other = cdk8s.Chart(app, "other")
     StaticCapacityPool(other, "Warm", node_class=node_class, name="gpu-warm", replicas=1)
     values_chart = cdk8s.Chart(app, "values")
     v = KarpenterControllerValues(values_chart, "K", cluster_name="prod")
-    assert v.feature_gates["staticCapacity"] is False  # only its own scope is read
-    assert KarpenterControllerValues(app, "K", cluster_name="prod").feature_gates["staticCapacity"] is True
+    assert v.feature_gates["staticCapacity"] is True  # a sibling chart of the same cluster
+    elsewhere = cdk8s.Chart(Cluster(app, "staging"), "values")
+    assert KarpenterControllerValues(elsewhere, "K", cluster_name="s").feature_gates["staticCapacity"] is False
+
+
+def test_created_before_a_static_pool_still_turns_its_gate_on(chart, node_class):
+    """Built before the StaticCapacityPool, the values used to render staticCapacity: false."""
+    v = KarpenterControllerValues(chart, "K", cluster_name="prod")
+    StaticCapacityPool(chart, "Warm", node_class=node_class, name="gpu-warm", replicas=1)
+    assert v.values["settings"]["featureGates"]["staticCapacity"] is True
+    assert any("gpu-warm-static" in line for line in v.notes())
 
 
 # --- spot and the interruption queue -----------------------------------------------------------

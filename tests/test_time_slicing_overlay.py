@@ -50,7 +50,7 @@ def test_feature_gate_recorded_on_each_overlay(chart):
     needs = required_feature_gates(chart)
     assert [(n.gate, n.path) for n in needs] == [
         (FeatureGate.NODE_OVERLAY, f"test/TimeSlicing/Gpus{k}") for k in (1, 2, 4, 8)]
-    assert "nvidia.com/gpu=32" in needs[-1].reason and "gpu-inference" in needs[-1].reason
+    assert "nvidia.com/gpu=32" in needs[-1].reason and "time-sliced NodePools" in needs[-1].reason
 
 
 @pytest.mark.parametrize("replicas", [1, 0, True, None, "4"])

@@ -34,7 +34,7 @@ CODES: dict[str, str] = {
     "KG155": "invalid budget node count",
     "KG160": "invalid expiry",
     "KG170": "invalid environment configuration",
-    "KG171": "duplicate object name",
+    "KG171": "duplicate object (apiVersion, kind, namespace, name) or Helm values file in one cluster",
     "KG180": "invalid NodeOverlay price",
     "KG181": "invalid NodeOverlay capacity",
     "KG182": "invalid NodeOverlay requirement",
@@ -45,6 +45,7 @@ CODES: dict[str, str] = {
     "KG192": "invalid reserved-capacity fallback",
     "KG195": "static pool with weight or limits other than nodes",
     "KG196": "static pool node limit below replicas",
+    "KG197": "construct that renders Kubernetes objects created outside a cdk8s Chart",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.conformance): CRD schema + CEL.
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",

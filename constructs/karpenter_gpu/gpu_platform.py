@@ -6,15 +6,17 @@ dev/staging/prod stacks are three such configs.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import difflib
+from typing import Annotated, Any, Mapping
 
 import cdk8s
 from constructs import Construct
-from pydantic import model_validator
+from pydantic import BeforeValidator, model_validator
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build
 from karpenter_gpu.check.acknowledge import acknowledge
+from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, sorted_by_name
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
@@ -33,23 +35,67 @@ from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool, StaticC
 from karpenter_gpu.pools.tiered_spot_pools import TieredSpotPools, TieredSpotPoolsProps
 
 
+#: The built-in node classes of a platform and the pools that use them by default.
+INFERENCE_CLASS, TRAINING_CLASS, RESERVED_CLASS = "gpu-inference", "gpu-training", "gpu-reserved"
+
+
+class PlatformNodeClass(Props):
+    """An extra node class of a platform: the shared ``node_class`` settings under its own name and volume."""
+
+    #: metadata.name of the EC2NodeClass; pools choose it in ``PlatformConfig.pool_node_classes``.
+    name: DnsLabel
+    #: Default: RootVolume.inference().
+    root_volume: RootVolume = RootVolume.inference()
+    #: ODCRs / Capacity Blocks this class may launch into. Default: - none.
+    capacity_reservations: tuple[CapacityReservationTerm, ...] = ()
+    #: Local NVMe as RAID0. Default: False.
+    instance_store_raid0: bool = False
+
+
+def _many(kind: str, example: str) -> Any:
+    """A before-validator: a tuple of pool props, or one (the single-pool form, wrapped)."""
+
+    def wrap(v: Any) -> Any:
+        if v is None:
+            return ()
+        if isinstance(v, (Props, Mapping)):
+            return (v,)  # the single-pool form of earlier versions keeps working
+        if isinstance(v, (list, tuple)):
+            return tuple(v)
+        raise KarpenterGpuError("KG100", prop=kind, value=type(v).__name__,
+                                allowed=f"a tuple of {example} (or one of them)",
+                                fix=f"pass {kind}=({example}(...), ...)")
+    return BeforeValidator(wrap)
+
+
 class PlatformConfig(Props):
-    """One environment. ``training`` may be omitted (no training pool in that environment)."""
+    """One environment (one cluster): node classes and any number of pools of each kind.
+
+    Every pool field takes a tuple (one pool per team, say); a single props object is accepted and
+    means a tuple of one. Pools run on the built-in node class of their kind (inference pools, ladders
+    and static pools on "gpu-inference", training pools on "gpu-training", reserved pools on
+    "gpu-reserved") unless ``pool_node_classes`` chooses another.
+    """
 
     #: Environment name: the chart id and the dist/ folder (DNS-1123).
     environment: DnsLabel
     node_class: NodeClassConfig
-    inference: GpuInferencePoolProps
+    #: Default: - none (at least one pool of some kind is required).
+    inference: Annotated[tuple[GpuInferencePoolProps, ...], _many("inference", "GpuInferencePoolProps")] = ()
     #: Default: - no training pool.
-    training: GpuTrainingPoolProps | None = None
-    #: A weighted spot ladder on the inference node class. Default: - none.
-    tiers: TieredSpotPoolsProps | None = None
-    #: Warm, always-on nodes on the inference node class. Default: - none.
-    static: StaticCapacityPoolProps | None = None
-    #: Reserved capacity (ODCR / Capacity Block) on its own node class "gpu-reserved", which selects
+    training: Annotated[tuple[GpuTrainingPoolProps, ...], _many("training", "GpuTrainingPoolProps")] = ()
+    #: Weighted spot ladders. Default: - none.
+    tiers: Annotated[tuple[TieredSpotPoolsProps, ...], _many("tiers", "TieredSpotPoolsProps")] = ()
+    #: Warm, always-on nodes. Default: - none.
+    static: Annotated[tuple[StaticCapacityPoolProps, ...], _many("static", "StaticCapacityPoolProps")] = ()
+    #: Reserved capacity (ODCR / Capacity Block); by default on the node class "gpu-reserved", which selects
     #: ``reservations``. Default: - none.
-    reserved: ReservedCapacityPoolProps | None = None
+    reserved: Annotated[tuple[ReservedCapacityPoolProps, ...], _many("reserved", "ReservedCapacityPoolProps")] = ()
     reservations: tuple[CapacityReservationTerm, ...] = ()
+    #: Node classes beyond the built-in three. Default: - none.
+    node_classes: tuple[PlatformNodeClass, ...] = ()
+    #: Pool (or ladder / static pool) name → node class name. Default: - the built-in class of the pool's kind.
+    pool_node_classes: Mapping[str, str] = {}
     #: NodeOverlays raising the simulated price of oversized types. Default: - none.
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...] = ()
     #: NodeOverlays giving zero-GPU families (g6f, gr6f) GPU capacity. Default: - none.
@@ -61,7 +107,8 @@ class PlatformConfig(Props):
     gpu_operator: GpuOperatorValuesProps = GpuOperatorValuesProps()
     #: ServiceMonitors and alerts. Default: on, with the defaults of GpuMonitoringProps.
     monitoring: GpuMonitoringProps | None = GpuMonitoringProps()
-    #: A replicas-0 pause Deployment per NodePool whose pod spec would land there. Default: True.
+    #: A replicas-0 pause Deployment per NodePool of the cluster (every chart of it, read at synth) whose pod
+    #: spec would land there. Default: True.
     smoke_workloads: bool = True
     #: Validation warnings acknowledged on NodePools: (pool name, code, reason). Default: - none.
     acknowledgements: tuple[tuple[str, str, str], ...] = ()
@@ -70,13 +117,47 @@ class PlatformConfig(Props):
     training_volume: RootVolume = RootVolume.training()
 
     @model_validator(mode="after")
-    def _reserved_needs_reservations(self) -> "PlatformConfig":
-        if self.reserved is not None and not self.reservations:
+    def _check(self) -> "PlatformConfig":
+        if self.reserved and not self.reservations:
             raise KarpenterGpuError("KG191", prop="reservations", value=(),
                                     allowed="at least one selector term when a reserved pool is configured: "
                                             "Karpenter uses no reservation implicitly",
                                     fix="reservations=(CapacityReservationTerm.by_tags({...}),)")
+        classes = self.class_names()
+        extra = [c.name for c in self.node_classes]
+        clash = sorted({n for n in extra if extra.count(n) > 1 or n in (INFERENCE_CLASS, TRAINING_CLASS,
+                                                                        RESERVED_CLASS)})
+        if clash:
+            raise KarpenterGpuError("KG171", prop="node_classes", value=clash,
+                                    allowed=f"names distinct from each other and from {INFERENCE_CLASS}, "
+                                            f"{TRAINING_CLASS}, {RESERVED_CLASS}", fix="rename the node class")
+        groups = self.group_names()
+        for pool, cls in self.pool_node_classes.items():
+            if pool not in groups:
+                raise KarpenterGpuError("KG100", prop=f"pool_node_classes[{pool}]", value=pool,
+                                        allowed=f"the name of a pool of this config{_closest(pool, groups)}: "
+                                                f"{sorted(groups)}", fix="use the pool's (or ladder's) name")
+            if cls not in classes:
+                raise KarpenterGpuError("KG100", prop=f"pool_node_classes[{pool}]", value=cls,
+                                        allowed=f"a node class of this config{_closest(cls, classes)}: {sorted(classes)}",
+                                        fix="name a built-in class or add it to node_classes")
         return self
+
+    def class_names(self) -> list[str]:
+        return [INFERENCE_CLASS, TRAINING_CLASS, RESERVED_CLASS] + [c.name for c in self.node_classes]
+
+    def group_names(self) -> list[str]:
+        """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
+        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved)
+                for p in group]
+
+    def node_class_of(self, name: str, default: str) -> str:
+        return self.pool_node_classes.get(name, default)
+
+
+def _closest(word: str, choices: list[str]) -> str:
+    match = difflib.get_close_matches(word, choices, n=1)
+    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def _fields(model: Props) -> dict[str, Any]:
@@ -85,78 +166,133 @@ def _fields(model: Props) -> dict[str, Any]:
 
 
 class GpuPlatform(cdk8s.Chart):
-    """Node classes and GPU pools of one environment.
+    """Node classes and GPU pools of one environment, which is one cluster (see :mod:`karpenter_gpu.cluster`).
+
+    Charts created inside it (one per team, say) are part of the same cluster: their pools get the
+    GPU Operator tolerations, near-limit alerts, feature gates and smoke workloads too, whenever they
+    are added (all are read from the final tree at synth).
 
     Example::
 
         app = cdk8s.App()
-        GpuPlatform(app, config=PlatformConfig(environment="dev", node_class=..., inference=...))
+        prod = GpuPlatform(app, config=PlatformConfig(environment="prod", node_class=..., inference=(...,)))
+        team_a = cdk8s.Chart(prod, "team-a")
+        GpuInferencePool(team_a, "Serve", node_class=prod.inference_class, name="team-a-serve", gpu_limit=8)
     """
+
+    _kg_cluster_boundary = True
 
     def __init__(self, scope: Construct, id: str | None = None, *, config: PlatformConfig | Mapping[str, Any]) -> None:
         cfg = build(PlatformConfig, id or "GpuPlatform", config)
+        if not cfg.group_names():
+            raise KarpenterGpuError("KG170", prop="inference", value=(),
+                                    allowed="at least one pool (inference, training, tiers, static or reserved)",
+                                    fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
         self.config = cfg
         base = _fields(cfg.node_class)
-        self.inference_class = GpuNodeClass(self, "InferenceClass", name="gpu-inference",
-                                            root_volume=cfg.inference_volume, **base)
-        self.inference = GpuInferencePool(self, "Inference", node_class=self.inference_class,
-                                          props=cfg.inference)
-        self.training_class: GpuNodeClass | None = None
-        self.training: GpuTrainingPool | None = None
-        if cfg.training is not None:
-            self.training_class = GpuNodeClass(self, "TrainingClass", name="gpu-training",
-                                               root_volume=cfg.training_volume, **base)
-            self.training = GpuTrainingPool(self, "Training", node_class=self.training_class, props=cfg.training)
-        self.tiers = (TieredSpotPools(self, "Tiers", node_class=self.inference_class, props=cfg.tiers)
-                      if cfg.tiers is not None else None)
-        self.static = (StaticCapacityPool(self, "Static", node_class=self.inference_class, props=cfg.static)
-                       if cfg.static is not None else None)
-        self.reserved_class: GpuNodeClass | None = None
-        self.reserved: ReservedCapacityPool | None = None
-        if cfg.reserved is not None:
-            self.reserved_class = GpuNodeClass(self, "ReservedClass", name="gpu-reserved",
-                                               root_volume=cfg.training_volume,
-                                               capacity_reservations=cfg.reservations, **base)
-            self.reserved = ReservedCapacityPool(self, "Reserved", node_class=self.reserved_class,
-                                                 props=cfg.reserved)
+        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static) for p in g]
+                  + [(p.name, TRAINING_CLASS) for p in cfg.training] + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
+        used = {cfg.node_class_of(name, default) for name, default in wanted}
+        specs = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
+                 TRAINING_CLASS: ("TrainingClass", dict(root_volume=cfg.training_volume)),
+                 RESERVED_CLASS: ("ReservedClass", dict(root_volume=cfg.training_volume,
+                                                        capacity_reservations=cfg.reservations))}
+        for extra in cfg.node_classes:
+            specs[extra.name] = (f"Class-{extra.name}", {k: getattr(extra, k) for k in
+                                                         ("root_volume", "capacity_reservations",
+                                                          "instance_store_raid0")})
+        #: Node classes by name (only those some pool uses).
+        self.node_classes: dict[str, GpuNodeClass] = {
+            name: GpuNodeClass(self, specs[name][0], name=name, **{**base, **specs[name][1]})
+            for name in specs if name in used}
+
+        def cls(name: str, default: str) -> GpuNodeClass:
+            return self.node_classes[cfg.node_class_of(name, default)]
+
+        def cid(kind: str, group: tuple, name: str) -> str:  # ids of the single-pool form stay as they were
+            return kind if len(group) == 1 else f"{kind}-{name}"
+
+        self.inference: tuple[GpuInferencePool, ...] = tuple(
+            GpuInferencePool(self, cid("Inference", cfg.inference, p.name), node_class=cls(p.name, INFERENCE_CLASS),
+                             props=p) for p in cfg.inference)
+        self.training: tuple[GpuTrainingPool, ...] = tuple(
+            GpuTrainingPool(self, cid("Training", cfg.training, p.name), node_class=cls(p.name, TRAINING_CLASS),
+                            props=p) for p in cfg.training)
+        self.tiers: tuple[TieredSpotPools, ...] = tuple(
+            TieredSpotPools(self, cid("Tiers", cfg.tiers, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p)
+            for p in cfg.tiers)
+        self.static: tuple[StaticCapacityPool, ...] = tuple(
+            StaticCapacityPool(self, cid("Static", cfg.static, p.name), node_class=cls(p.name, INFERENCE_CLASS),
+                               props=p) for p in cfg.static)
+        self.reserved: tuple[ReservedCapacityPool, ...] = tuple(
+            ReservedCapacityPool(self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS),
+                                 props=p) for p in cfg.reserved)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
             + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])
-        names = [p.name for p in self.pools]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise KarpenterGpuError("KG171", prop="name", value=duplicates, allowed="distinct NodePool names",
-                                    fix="rename the pools so every NodePool name is used once", path=self.node.path)
         by_name = {p.name: p for p in self.pools}
         for pool_name, code, reason in cfg.acknowledgements:
             if pool_name not in by_name:
                 raise KarpenterGpuError("KG100", prop="acknowledgements", value=pool_name,
-                                        allowed=f"a NodePool of this environment: {sorted(by_name)}",
+                                        allowed=f"a NodePool of this environment{_closest(pool_name, list(by_name))}: "
+                                                f"{sorted(by_name)}",
                                         fix="use the NodePool's metadata.name", path=self.node.path)
             acknowledge(by_name[pool_name], code, reason)
-        # Derived from the pools and overlays above, so they come last (in this order: the GPU Operator
-        # may add time-slicing overlays, whose feature gate the controller values must see).
-        self.workloads = tuple(GpuWorkload(self, f"Smoke-{pool.name}", pool=pool) for pool in self.pools
-                               ) if cfg.smoke_workloads else ()
+        # Derived from every pool and overlay of the cluster, read at synth: the order does not matter.
+        self._smoke: dict[str, GpuWorkload] = {}
         self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator)
         self.monitoring = (GpuMonitoring(self, "Monitoring", **_fields(cfg.monitoring))
                            if cfg.monitoring is not None else None)
         self.karpenter = KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
+        register_derived(self)
+
+    # -- node classes by role (None when no pool uses them) ------------------------------------
+    @property
+    def inference_class(self) -> GpuNodeClass | None:
+        return self.node_classes.get(INFERENCE_CLASS)
+
+    @property
+    def training_class(self) -> GpuNodeClass | None:
+        return self.node_classes.get(TRAINING_CLASS)
+
+    @property
+    def reserved_class(self) -> GpuNodeClass | None:
+        return self.node_classes.get(RESERVED_CLASS)
+
+    # -- derived -----------------------------------------------------------------------------
+    def materialize(self) -> None:
+        """A smoke workload for every NodePool of the cluster that has none yet (pools added later too)."""
+        if not self.config.smoke_workloads:
+            return
+        for pool in sorted_by_name(members_of(self, NodePoolConstruct)):
+            if ref_of(pool) not in self._smoke:
+                self._smoke[ref_of(pool)] = GpuWorkload(self, f"Smoke-{pool.name}", pool=pool)
+
+    def check_final(self) -> None:
+        """Nothing beyond what the derived children check."""
+
+    @property
+    def workloads(self) -> tuple[GpuWorkload, ...]:
+        """The smoke workloads, one per NodePool of the cluster (created for new pools on access and at synth)."""
+        self.materialize()
+        return tuple(sorted(self._smoke.values(), key=lambda w: w.name))
+
     @property
     def pools(self) -> list[NodePoolConstruct]:
-        """Every NodePool construct of the environment."""
-        return [c for c in self.node.find_all() if isinstance(c, NodePoolConstruct)]
+        """Every NodePool construct of the environment (the cluster: team charts inside it too)."""
+        return members_of(self, NodePoolConstruct)
 
     @property
     def helm_values(self) -> list[HelmValues]:
         """The Helm values files of this environment (GPU Operator, Karpenter controller)."""
-        return helm_values_in(self)
+        return members_of(self, HelmValues)
 
     @property
     def required_feature_gates(self) -> tuple[GateNeed, ...]:
-        return required_feature_gates(self)
+        cluster = cluster_of(self)
+        return required_feature_gates(cluster, members(cluster))
 
     def feature_gate_summary(self) -> str:
         """``settings.featureGates`` for the Karpenter chart, with the constructs that need each gate."""
-        return feature_gate_summary(self)
+        return feature_gate_summary(cluster_of(self), members(cluster_of(self)))

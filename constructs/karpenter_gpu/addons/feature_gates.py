@@ -43,19 +43,19 @@ def require_feature_gate(construct: Construct, gate: FeatureGate, reason: str) -
     construct.node.add_metadata(_METADATA_TYPE, {"gate": str(gate), "reason": reason})
 
 
-def required_feature_gates(scope: Construct) -> tuple[GateNeed, ...]:
-    """Every gate need recorded at or below ``scope``, in tree order."""
+def required_feature_gates(scope: Construct, nodes: list[Construct] | None = None) -> tuple[GateNeed, ...]:
+    """Every gate need recorded at or below ``scope`` (or on ``nodes``, e.g. a cluster's members), in tree order."""
     needs = []
-    for node in scope.node.find_all():
+    for node in (scope.node.find_all() if nodes is None else nodes):
         for entry in node.node.metadata:
             if entry.type == _METADATA_TYPE:
                 needs.append(GateNeed(FeatureGate(entry.data["gate"]), node.node.path, entry.data["reason"]))
     return tuple(needs)
 
 
-def feature_gate_summary(scope: Construct) -> str:
+def feature_gate_summary(scope: Construct, nodes: list[Construct] | None = None) -> str:
     """A YAML fragment for the Karpenter chart's ``settings.featureGates`` with the reason for each."""
-    needs = required_feature_gates(scope)
+    needs = required_feature_gates(scope, nodes)
     lines = ["# Karpenter feature gates the manifests next to this file rely on (Karpenter chart v1.14.1).",
              "# Without them the API server accepts the objects and Karpenter silently ignores them.",
              "settings:", "  featureGates:"]

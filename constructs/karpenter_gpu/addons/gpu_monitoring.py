@@ -4,7 +4,7 @@ Seed 000 §9 (collect Karpenter and DCGM metrics, alert on GPU pools) and §17 (
 ``ConsistentStateFound``), rendered with the typed bindings of the prometheus-operator v0.93.0
 CRDs (``monitoring.coreos.com/v1``)::
 
-    GpuMonitoring(chart, "Monitoring")   # after the pools: it reads them from the tree
+    GpuMonitoring(chart, "Monitoring")   # reads the pools of its cluster at synth
 
 Renders, all with ``labels`` (default ``release: kube-prometheus-stack``, what that chart's Prometheus
 selects ServiceMonitors and PrometheusRules by):
@@ -14,7 +14,8 @@ selects ServiceMonitors and PrometheusRules by):
   only sees Services in its own namespace, so ``namespace`` must be the namespace the Karpenter chart
   is installed in (the upstream getting-started uses ``kube-system``; the seed uses ``karpenter``).
   Turn it off (``karpenter_service_monitor=False``) when the chart's ``serviceMonitor.enabled`` is on.
-- ``ServiceMonitor/dcgm-exporter`` in ``dcgm_namespace``, **only** with ``dcgm_service_monitor=True``:
+- ``ServiceMonitor/dcgm-exporter`` in ``dcgm_namespace``, **only** with ``dcgm_service_monitor=True``
+  (GpuOperatorValues gives the GPU Operator chart's own ServiceMonitor these ``labels`` as additionalLabels):
   the GPU Operator chart creates its own (``dcgmExporter.serviceMonitor.enabled``), and two monitors
   on one Service scrape every GPU twice (duplicate series, doubled averages' inputs). Port
   ``gpu-metrics``: the name the GPU Operator gives the exporter's Service port (the seed's ``metrics``
@@ -40,8 +41,9 @@ selects ServiceMonitors and PrometheusRules by):
 
 Every alert has a ``severity`` label and ``summary``/``description`` annotations.
 
-Reads the tree once, at construction: create it **after** the pools, in a scope that holds them (the
-chart). No GPU pool under ``scope`` is an error (KG540): the rule would watch nothing.
+The pools are those of its cluster (every chart of it; see :mod:`karpenter_gpu.cluster`), read from the
+final tree at synth: create the constructs in any order. One GpuMonitoring per cluster (a second renders
+the same objects: KG171). No GPU pool in the cluster is an error (KG540): the rule would watch nothing.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
+from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Duration
 
@@ -183,9 +186,9 @@ class GpuMonitoringProps(Props):
 
 
 def gpu_pools(scope: Construct) -> tuple[NodePoolConstruct, ...]:
-    """The dynamic GPU pools under ``scope`` (NodePool constructs with a ``gpu_limit``), in tree order."""
-    return tuple(c for c in scope.node.find_all()
-                 if isinstance(c, NodePoolConstruct) and getattr(c.props, "gpu_limit", None) is not None)
+    """The dynamic GPU pools of the cluster of ``scope`` (NodePool constructs with a ``gpu_limit``), by name."""
+    return tuple(sorted_by_name(c for c in members_of(scope, NodePoolConstruct)
+                                if getattr(c.props, "gpu_limit", None) is not None))
 
 
 class GpuMonitoring(Construct):
@@ -193,7 +196,8 @@ class GpuMonitoring(Construct):
 
     Attributes: ``karpenter_service_monitor`` / ``dcgm_service_monitor`` (the ApiObjects, or None when
     not rendered), ``prometheus_rule`` (ApiObject), ``rule_group`` (the rendered group, a dict) and
-    ``pools`` (the GPU pools the near-limit alerts were generated from).
+    ``pools`` (the GPU pools the near-limit alerts are generated from); the last two are read from
+    the tree when accessed.
     """
 
     def __init__(self, scope: Construct, id: str, *, namespace: str = "karpenter",
@@ -211,7 +215,8 @@ class GpuMonitoring(Construct):
         if labels is not None:
             values["labels"] = labels
         self.props = p = build(GpuMonitoringProps, path, None, **values)
-        self.pools = _check_pools(scope, path)  # before super().__init__: nothing is added on error
+        require_chart(scope, path, "GpuMonitoring")  # before super().__init__: nothing is added on error
+        self._path = path
         super().__init__(scope, id)
         obj_labels = dict(p.labels)
 
@@ -233,10 +238,26 @@ class GpuMonitoring(Construct):
                     "endpoints": [{"port": "gpu-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
                 })
 
-        self.rule_group: dict[str, Any] = {"name": RULE_GROUP, "rules": self._rules()}
         self.prometheus_rule: cdk8s.ApiObject = _api_object.create(
             Construct(self, "Rules"), binding=PrometheusRule, name=RULE_NAME, namespace=p.namespace,
-            labels=obj_labels, spec={"groups": [self.rule_group]})
+            labels=obj_labels, spec={}, render=lambda: {"groups": [self.rule_group]})
+        register_derived(self)
+
+    @property
+    def pools(self) -> tuple[NodePoolConstruct, ...]:
+        """The dynamic GPU pools of the cluster, by name (KG540 when there is none)."""
+        return _check_pools(self, self._path)
+
+    @property
+    def rule_group(self) -> dict[str, Any]:
+        """The rendered rule group, from the final tree."""
+        return {"name": RULE_GROUP, "rules": self._rules()}
+
+    def materialize(self) -> None:
+        """Nothing to create: the rule's spec is rendered at synth."""
+
+    def check_final(self) -> None:
+        self._rules()
 
     def _rules(self) -> list[dict[str, Any]]:
         p = self.props
@@ -246,7 +267,7 @@ class GpuMonitoring(Construct):
         for pool in self.pools:
             name, limit = pool.props.name, pool.props.gpu_limit
             if name in seen:
-                continue  # the same pool reached twice (same name and limit; see _check_pools)
+                continue  # pool names are unique in a cluster (KG171); never twice
             seen.add(name)
             rules.append({
                 "alert": "GPUNodePoolNearLimit",
@@ -317,18 +338,9 @@ def _check_pools(scope: Construct, path: str) -> tuple[NodePoolConstruct, ...]:
     pools = gpu_pools(scope)
     if not pools:
         raise KarpenterGpuError(
-            "KG540", prop="scope", value=scope.node.path or "<root>",
-            allowed="a scope holding at least one dynamic GPU pool (a NodePool construct with gpu_limit, e.g. "
-                    "GpuInferencePool, GpuTrainingPool, TieredSpotPools); static pools have no GPU limit to watch",
-            fix="create GpuMonitoring after the pools, in the chart that holds them", path=path)
-    limits: dict[str, NodePoolConstruct] = {}
-    for pool in pools:
-        other = limits.setdefault(pool.props.name, pool)
-        if other.props.gpu_limit != pool.props.gpu_limit:
-            raise KarpenterGpuError(
-                "KG543", prop="scope", value=pool.props.name,
-                allowed=f"one GPU limit per NodePool name; {other.node.path} has gpu_limit={other.props.gpu_limit} "
-                        f"and {pool.node.path} has gpu_limit={pool.props.gpu_limit}, and the alert selects the "
-                        "pool by name",
-                fix="give GpuMonitoring the scope of one cluster (its chart), not an app holding several", path=path)
+            "KG540", prop="scope", value=cluster_of(scope).node.path or "<app>",
+            allowed="a cluster holding at least one dynamic GPU pool (a NodePool construct with gpu_limit, e.g. "
+                    "GpuInferencePool, GpuTrainingPool, TieredSpotPools) in any of its charts; static pools have no "
+                    "GPU limit to watch",
+            fix="add the pools to the same App, Cluster or GpuPlatform as GpuMonitoring", path=path)
     return pools

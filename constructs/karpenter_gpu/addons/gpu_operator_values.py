@@ -8,7 +8,8 @@ reads every NodePool under ``scope`` and renders values that cannot disagree wit
 
     GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4)
 
-Create it **after** the pools: it reads the tree once, at construction.
+The pools are those of the values' cluster (every chart of it; see :mod:`karpenter_gpu.cluster`), read
+from the final tree when the values are rendered: create the constructs in any order.
 ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia`` then
 ``helm upgrade --install gpu-operator nvidia/gpu-operator --version v26.7.0 -n gpu-operator
 -f gpu-operator.values.yaml``.
@@ -36,6 +37,7 @@ from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.helm_values import HelmValues
+from karpenter_gpu.cluster import cluster_of, members_of, register_derived, sorted_by_name
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import DEFAULT_GPU_COUNTS, TimeSlicingOverlay, check_replicas, plan
 
@@ -96,7 +98,8 @@ class GpuOperatorValuesProps(Props):
     #: needs the pools' template label ``nvidia.com/device-plugin.config: any`` (the others get an unshared
     #: default).
     time_sliced_pools: tuple[str, ...] = ()
-    #: ``dcgmExporter.serviceMonitor.enabled`` (needs the Prometheus Operator CRDs). Default: True.
+    #: ``dcgmExporter.serviceMonitor.enabled`` (needs the Prometheus Operator CRDs), labelled like the cluster's
+    #: GpuMonitoring objects (``additionalLabels``; default ``release: kube-prometheus-stack``). Default: True.
     dcgm_service_monitor: bool = True
     #: Optional operands to turn on (all are rendered off otherwise): see :data:`OPTIONAL_OPERANDS`.
     extra_operands: frozenset[str] = frozenset()
@@ -190,8 +193,17 @@ def check_chart_validations(values: dict, path: str | None = None) -> None:
              "deploy one of them")
 
 
+#: Placeholder pool of the time-slicing overlays until the pools are read at synth (never rendered).
+_PENDING = "pending"
+
+
 def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
-    return [c for c in scope.node.find_all() if isinstance(c, NodePoolConstruct)]
+    """Every NodePool construct of the cluster of ``scope`` (all its charts), in tree order."""
+    return members_of(scope, NodePoolConstruct)
+
+
+def _pool_names(pools: list[NodePoolConstruct]) -> list[str]:
+    return sorted(dict.fromkeys(pool.props.name for pool in pools))
 
 
 def _tolerations(pools: list[NodePoolConstruct]) -> list[dict]:
@@ -240,25 +252,55 @@ class GpuOperatorValues(HelmValues):
         path = path_of(scope, id)
         p = build(GpuOperatorValuesProps, path, props, **values)
         pools = _pools_under(scope)
-        if not pools:
-            raise KarpenterGpuError("KG500", prop="scope", value=scope.node.path or "<root>",
-                                    allowed="a scope with at least one GPU NodePool construct under it",
-                                    fix="create the pools first and pass their chart (or a parent) as scope",
-                                    path=path)
-        self._check_labels(pools, p, path)
-        sliced = self._sliced_pools(pools, p, path)
-        rendered = self._render(pools, p, sliced, path)
-        check_chart_validations(rendered, path)
+        if pools:  # what is wrong already stays wrong in the final tree: fail early
+            self._check_labels(pools, p, path)
+            self._render(pools, p, (), path, final=False)
         overlay = None
         if p.time_slicing_replicas is not None:
-            overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas, node_pools=sliced,
+            sliced = tuple(n for n in _pool_names(pools) if not p.time_sliced_pools or n in p.time_sliced_pools)
+            # The overlays' pools are re-derived at synth; a placeholder keeps the props valid until then.
+            overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas,
+                           node_pools=sliced or p.time_sliced_pools or (_PENDING,),
                            weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
-            plan(scope.node.root, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
+            plan(scope, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
         self.props = p
-        self.pools: tuple[NodePoolConstruct, ...] = tuple(pools)
-        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME, values=rendered)
-        self.time_slicing: TimeSlicingOverlay | None = (
-            TimeSlicingOverlay(self, "TimeSlicing", **overlay) if overlay is not None else None)
+        self._path = path
+        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)
+        self.time_slicing: TimeSlicingOverlay | None = None
+        if overlay is not None:
+            self.time_slicing = TimeSlicingOverlay(self, "TimeSlicing", **overlay)
+            self.time_slicing.node_pools_of = self.sliced_pools
+        register_derived(self)
+
+    # -- derived from the final tree ---------------------------------------------------------
+    @property
+    def pools(self) -> tuple[NodePoolConstruct, ...]:
+        """Every NodePool construct of the cluster, in name order."""
+        return tuple(sorted_by_name(_pools_under(self)))
+
+    def sliced_pools(self) -> tuple[str, ...]:
+        """Names of the time-sliced NodePools of the cluster (sorted); () without time slicing."""
+        return self._sliced_pools(list(self.pools), self.props, self._path)
+
+    def monitoring_labels(self) -> dict[str, str]:
+        """Labels for the chart's DCGM ServiceMonitor: those of the cluster's GpuMonitoring (what its Prometheus
+        selects by), else GpuMonitoring's default ``release: kube-prometheus-stack``."""
+        from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
+        found = members_of(self, GpuMonitoring)
+        return dict(found[0].props.labels) if found else dict(GpuMonitoringProps.model_fields["labels"].default)
+
+    def render_values(self) -> dict:
+        pools = list(self.pools)
+        if not pools:
+            raise KarpenterGpuError("KG500", prop="scope", value=cluster_of(self).node.path or "<app>",
+                                    allowed="a cluster with at least one GPU NodePool construct (in any of its charts)",
+                                    fix="add the pools to the same App, Cluster or GpuPlatform as the values",
+                                    path=self._path)
+        self._check_labels(pools, self.props, self._path)
+        rendered = self._render(pools, self.props, self.sliced_pools(), self._path,
+                                monitor_labels=self.monitoring_labels())
+        check_chart_validations(rendered, self._path)
+        return rendered
 
     # -- checks ------------------------------------------------------------------------------
     @staticmethod
@@ -277,12 +319,12 @@ class GpuOperatorValues(HelmValues):
     def _sliced_pools(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, ...]:
         if p.time_slicing_replicas is None:
             return ()
-        names = list(dict.fromkeys(pool.props.name for pool in pools))
+        names = _pool_names(pools)
         unknown = [n for n in p.time_sliced_pools if n not in names]
         if unknown:
             raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=unknown,
                                     allowed=f"names of NodePools under the scope ({names})",
-                                    fix="fix the spelling, or create the pool before the values", path=path)
+                                    fix="fix the spelling, or add the pool to this cluster", path=path)
         chosen = set(p.time_sliced_pools or names)
         sliced = tuple(n for n in names if n in chosen)
         default = TIME_SLICED_KEY if len(sliced) == len(names) else EXCLUSIVE_KEY
@@ -306,7 +348,7 @@ class GpuOperatorValues(HelmValues):
     # -- rendering ---------------------------------------------------------------------------
     @staticmethod
     def _render(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, sliced: tuple[str, ...],
-                path: str) -> dict:
+                path: str, final: bool = True, monitor_labels: dict[str, str] | None = None) -> dict:
         families = {pool.node_class.props.ami.family for pool in pools}
         own_plugin = families & SHIPS_DEVICE_PLUGIN
         if own_plugin and families - SHIPS_DEVICE_PLUGIN:
@@ -331,7 +373,7 @@ class GpuOperatorValues(HelmValues):
         tolerations = _tolerations(pools)
         key, value = p.node_label
         plugin: dict = {"enabled": device_plugin}
-        if p.time_slicing_replicas is not None:
+        if p.time_slicing_replicas is not None and final:
             every = len(sliced) == len({pool.props.name for pool in pools})
             data = {TIME_SLICED_KEY: time_slicing_config(p.time_slicing_replicas)}
             if not every:
@@ -345,7 +387,11 @@ class GpuOperatorValues(HelmValues):
             "driver": {"enabled": not eks_optimized},
             "toolkit": {"enabled": not eks_optimized},
             "devicePlugin": plugin,
-            "dcgmExporter": {"enabled": True, "serviceMonitor": {"enabled": p.dcgm_service_monitor}},
+            # The chart's ServiceMonitor carries no release label by default: a kube-prometheus-stack
+            # Prometheus (selecting by release) would never scrape DCGM. additionalLabels adds it.
+            "dcgmExporter": {"enabled": True, "serviceMonitor": (
+                {"enabled": True, "additionalLabels": dict(monitor_labels or {})} if p.dcgm_service_monitor
+                else {"enabled": False})},
             "migManager": {"enabled": p.mig_manager},
         }
         for operand in OPTIONAL_OPERANDS:

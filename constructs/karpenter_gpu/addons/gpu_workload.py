@@ -1,7 +1,8 @@
-"""GpuWorkload → a Deployment (cdk8s-plus-29) whose pods land on one GPU NodePool, and its placement.
+"""GpuWorkload → a Deployment (cdk8s-plus-29) whose pods land on chosen GPU NodePools, and its placement.
 
 :func:`pod_placement` is the part every GPU pod needs, as plain dicts usable in any manifest: a
-``karpenter.sh/nodepool`` nodeSelector and one toleration per taint of that pool. Karpenter
+``karpenter.sh/nodepool`` nodeSelector (one pool) or required node affinity (several, e.g. warm static
+nodes plus a dynamic pool, or a whole spot ladder) and one toleration per taint of those pools. Karpenter
 launches a node for a pending pod only when the pod tolerates the pool's taints, and it labels
 every node with ``karpenter.sh/nodepool``, so these two fields are what ties a pod to a pool.
 
@@ -15,7 +16,8 @@ Example::
 
     pool = GpuInferencePool(chart, "Inference", node_class=gpu_class, name="gpu-inference", gpu_limit=16)
     GpuWorkload(chart, "Smoke", pool=pool, pdb_min_available=1)
-    # a real pod spec:  {**pod_placement(pool), "containers": [...]}
+    GpuWorkload(chart, "Serve", pools=(warm, pool), prefer_reserved=False)   # static + dynamic
+    # a real pod spec:  {**pod_placement(warm, pool), "containers": [...]}
 """
 
 from __future__ import annotations
@@ -25,18 +27,20 @@ from typing import Any
 import cdk8s
 import cdk8s_plus_29 as kplus
 from constructs import Construct
-from pydantic import field_validator, model_validator
+from pydantic import StrictBool, field_validator, model_validator
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
+from karpenter_gpu.cluster import register_object, require_chart
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 from karpenter_gpu.k8s.requirements import Label
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
 
-__all__ = ["DO_NOT_DISRUPT", "GPU_RESOURCE", "PAUSE_IMAGE", "GpuWorkload", "GpuWorkloadProps", "pod_placement",
-           "toleration"]
+__all__ = ["DO_NOT_DISRUPT", "GPU_RESOURCE", "PAUSE_IMAGE", "GpuWorkload", "GpuWorkloadProps", "expand_pools",
+           "pod_placement", "toleration"]
 
 #: The image of upstream's GPU example workloads: does nothing, runs as uid 65535.
 PAUSE_IMAGE = "public.ecr.aws/eks-distro/kubernetes/pause:3.10"
@@ -50,6 +54,8 @@ _NAME_LABEL = "app.kubernetes.io/name"
 _CDK8S_ADDR_LABEL = "cdk8s.io/metadata.addr"  # path-hash label cdk8s-plus adds to pod templates
 _CONTAINER = "main"
 _SMOKE_SUFFIX = "smoke"
+#: Deployment replicas, PDB minAvailable and runAsUser are int32 (apps/v1, policy/v1, core/v1 API types).
+_INT32_MAX = 2**31 - 1
 
 
 def _pool(pool: Any, prop: str = "pool") -> NodePoolConstruct:
@@ -61,6 +67,31 @@ def _pool(pool: Any, prop: str = "pool") -> NodePoolConstruct:
     return pool
 
 
+def expand_pools(pools: Any, prop: str = "pools") -> tuple[NodePoolConstruct, ...]:
+    """NodePool constructs from pools and groups of pools (a TieredSpotPools ladder, a StaticCapacityPool), in order.
+
+    A group is anything holding its NodePool constructs in ``pools`` (the ladder's tiers, the static pool's
+    zones). Each NodePool once; at least one.
+    """
+    if isinstance(pools, (str, bytes)) or not isinstance(pools, (list, tuple)):
+        raise KarpenterGpuError("KG100", prop=prop, value=type(pools).__name__,
+                                allowed="a tuple of pool constructs (GpuInferencePool, TieredSpotPools, "
+                                        "StaticCapacityPool, …)",
+                                fix=f"pass {prop}=(pool,) or {prop}=(warm, dynamic)")
+    out: list[NodePoolConstruct] = []
+    for i, item in enumerate(pools):
+        members = item.pools if not isinstance(item, NodePoolConstruct) and isinstance(
+            getattr(item, "pools", None), tuple) else (item,)
+        for member in members:
+            member = _pool(member, f"{prop}[{i}]")
+            if all(member is not seen for seen in out):
+                out.append(member)
+    if not out:
+        raise KarpenterGpuError("KG100", prop=prop, value=(), allowed="at least one pool",
+                                fix=f"pass {prop}=(pool,)")
+    return tuple(out)
+
+
 def toleration(taint: Taint) -> dict:
     """The toleration matching exactly ``taint``: ``Equal`` on its value, ``Exists`` when it has none."""
     if taint.value is None:
@@ -68,26 +99,60 @@ def toleration(taint: Taint) -> dict:
     return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
 
 
-def pod_placement(pool: NodePoolConstruct) -> dict:
-    """``nodeSelector`` and ``tolerations`` putting a pod on ``pool``, as plain dicts.
+def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict:
+    """``nodeSelector`` / ``affinity`` and ``tolerations`` putting a pod on exactly the given pools, as plain dicts.
 
-    Returns ``{"nodeSelector": {"karpenter.sh/nodepool": <name>}, "tolerations": [...]}`` with one
-    toleration per taint of the pool (``taints``, in order; ``PreferNoSchedule`` ones too) and no
-    other: a catch-all ``operator: Exists`` toleration would also let the pod onto every other
-    tainted node. Startup taints are not tolerated: Karpenter expects a daemon to remove them and
-    schedules as if they were gone. Merge the result into any pod spec: ``{**pod_placement(pool),
-    "containers": [...]}``.
+    ``pools`` are NodePool constructs or groups of them (a whole :class:`TieredSpotPools` ladder, a
+    :class:`StaticCapacityPool` with its per-zone pools): warm static nodes and a dynamic pool together,
+    for instance. One NodePool gives ``{"nodeSelector": {"karpenter.sh/nodepool": <name>}, ...}``; several
+    give a required node affinity ``karpenter.sh/nodepool In [<names>]`` instead (a nodeSelector holds one
+    value per key). Karpenter labels every node with its NodePool, so the pod can land on exactly the union.
+
+    ``tolerations``: one per distinct taint of the pools (``taints``, in pool order; ``PreferNoSchedule``
+    ones too) and no other: a catch-all ``operator: Exists`` toleration would also let the pod onto every
+    other tainted node. Startup taints are not tolerated: Karpenter expects a daemon to remove them and
+    schedules as if they were gone. A pod tolerating a taint a pool does not have still lands there.
+
+    ``prefer_reserved=True`` adds the preferred reserved-capacity affinity
+    (:func:`~karpenter_gpu.pools.capacity_reservation.prefer_reserved_capacity`): reserved nodes first,
+    the pools' other capacity when the reservation is full or over. Merge the result into any pod spec:
+    ``{**pod_placement(warm, pool), "containers": [...]}``.
     """
-    pool = _pool(pool)
-    return {"nodeSelector": {Label.NODEPOOL: pool.name},
-            "tolerations": [toleration(t) for t in pool.taints]}
+    found = expand_pools(pools, "pools")
+    names = list(dict.fromkeys(p.name for p in found))
+    tolerations: list[dict] = []
+    for pool in found:
+        for taint in pool.taints:
+            t = toleration(taint)
+            if t not in tolerations:
+                tolerations.append(t)
+    out: dict = {}
+    node_affinity: dict = {}
+    if len(names) == 1:
+        out["nodeSelector"] = {Label.NODEPOOL: names[0]}
+    else:
+        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": Label.NODEPOOL, "operator": "In", "values": names}]}]}
+    if prefer_reserved:
+        node_affinity.update(prefer_reserved_capacity()["nodeAffinity"])
+    if node_affinity:
+        out["affinity"] = {"nodeAffinity": node_affinity}
+    out["tolerations"] = tolerations
+    return out
 
 
 class GpuWorkloadProps(Props):
     """What :class:`GpuWorkload` renders. Validated once, at construction."""
 
     #: The NodePool construct the pods must land on (selected by ``karpenter.sh/nodepool``).
-    pool: Any
+    #: Exactly one of ``pool`` / ``pools``.
+    pool: Any = None
+    #: Several pools (or ladders, static pools) the pods may land on: see :func:`pod_placement`.
+    #: Default: - ``(pool,)``.
+    pools: tuple[Any, ...] = ()
+    #: Prefer reserved capacity (a preferred node affinity on ``karpenter.sh/capacity-type: reserved``).
+    #: Default: False.
+    prefer_reserved: StrictBool = False
     #: metadata.name of the Deployment (and PDB). Default: ``<pool name>-smoke``.
     name: DnsLabel | None = None
     #: Default: - none (the namespace of the kubectl/Argo CD context).
@@ -112,8 +177,23 @@ class GpuWorkloadProps(Props):
 
     @field_validator("pool", mode="before")
     @classmethod
-    def _pool(cls, v: Any) -> NodePoolConstruct:
-        return _pool(v)
+    def _pool(cls, v: Any) -> NodePoolConstruct | None:
+        return None if v is None else _pool(v)
+
+    @field_validator("pools", mode="before")
+    @classmethod
+    def _pools(cls, v: Any) -> tuple[NodePoolConstruct, ...]:
+        return () if isinstance(v, tuple) and not v else expand_pools(v)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_of(cls, data: Any) -> Any:
+        if isinstance(data, dict) and (data.get("pool") is None) == (not data.get("pools")):
+            raise KarpenterGpuError("KG100", prop="pool/pools", value={"pool": data.get("pool") is not None,
+                                                                       "pools": bool(data.get("pools"))},
+                                    allowed="exactly one of pool=<a pool> or pools=(<pools>, ...)",
+                                    fix="pass pool= for one NodePool, pools= for several")
+        return data
 
     @field_validator("image", mode="before")
     @classmethod
@@ -139,10 +219,12 @@ class GpuWorkloadProps(Props):
         lowest = 1 if info.field_name in ("user", "pdb_min_available") else 0
         if v is None and info.field_name == "pdb_min_available":
             return v
-        if not isinstance(v, int) or isinstance(v, bool) or v < lowest:
+        if not isinstance(v, int) or isinstance(v, bool) or not lowest <= v <= _INT32_MAX:
             raise KarpenterGpuError(
-                "KG562" if info.field_name == "pdb_min_available" else "KG100", prop=info.field_name, value=v,
-                allowed=f"an integer ≥ {lowest}" + (" (0 is root)" if info.field_name == "user" else ""),
+                "KG562" if info.field_name == "pdb_min_available" else "KG100", prop=info.field_name,
+                value=v if not isinstance(v, int) or abs(v) < 10**12 else f"{str(v)[:12]}… ({len(str(v))} digits)",
+                allowed=f"an integer {lowest}..{_INT32_MAX} (int32 in the Kubernetes API)"
+                        + (" (0 is root)" if info.field_name == "user" else ""),
                 fix={"replicas": "e.g. replicas=0 (smoke) or replicas=2", "user": f"e.g. user={PAUSE_UID}",
                      "pdb_min_available": "e.g. pdb_min_available=1"}[info.field_name])
         return v
@@ -161,13 +243,14 @@ class GpuWorkloadProps(Props):
             if q.as_decimal() <= 0:
                 raise KarpenterGpuError("KG102", prop=prop, value=str(q), allowed="a positive quantity",
                                         fix="e.g. cpu='1', memory='256Mi'")
-        limit = getattr(self.pool.props, "gpu_limit", None)
-        if limit is not None and self.gpus > limit:
+        limits = [getattr(p.props, "gpu_limit", None) for p in self.targets]
+        if None not in limits and self.gpus > max(limits):
+            biggest = max(self.targets, key=lambda p: p.props.gpu_limit)
             raise KarpenterGpuError(
                 "KG560", prop="gpus", value=self.gpus,
-                allowed=f"at most the GPU limit of NodePool {self.pool.name} ({limit}): Karpenter never launches a "
+                allowed=f"at most the GPU limit of NodePool {biggest.name} ({max(limits)}): Karpenter never launches a "
                         "node that would take the pool over its limit, so the pod stays Pending",
-                fix=f"lower gpus to ≤ {limit} or raise the pool's gpu_limit")
+                fix=f"lower gpus to ≤ {max(limits)} or raise the pool's gpu_limit")
         if self.pdb_min_available is not None and self.is_training:
             raise KarpenterGpuError(
                 "KG561", prop="pdb_min_available", value=self.pdb_min_available,
@@ -193,21 +276,27 @@ class GpuWorkloadProps(Props):
         return self
 
     @property
+    def targets(self) -> tuple[NodePoolConstruct, ...]:
+        """The NodePools the pods may land on: ``pools``, or ``(pool,)``."""
+        return self.pools or (self.pool,)
+
+    @property
     def workload_name(self) -> str:
-        """metadata.name: ``name``, or ``<pool name>-smoke``."""
-        return self.name if self.name is not None else f"{self.pool.name}-{_SMOKE_SUFFIX}"
+        """metadata.name: ``name``, or ``<first pool's name>-smoke``."""
+        return self.name if self.name is not None else f"{self.targets[0].name}-{_SMOKE_SUFFIX}"
 
     @property
     def is_training(self) -> bool:
-        """``training``, or whether the pool is a GpuTrainingPool."""
-        return self.training if self.training is not None else isinstance(self.pool, GpuTrainingPool)
+        """``training``, or whether every target pool is a GpuTrainingPool."""
+        return self.training if self.training is not None else all(
+            isinstance(p, GpuTrainingPool) for p in self.targets)
 
 
 class GpuWorkload(Construct):
-    """A Deployment of GPU pods pinned to one NodePool (child "Deployment"), plus an optional PDB ("Pdb").
+    """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
     Each pod requests and limits ``nvidia.com/gpu: <gpus>``, ``cpu`` and ``memory`` (Guaranteed
-    QoS), selects the pool with ``karpenter.sh/nodepool`` and tolerates exactly the pool's taints
+    QoS), selects the pool(s) with ``karpenter.sh/nodepool`` and tolerates exactly their taints
     (see :func:`pod_placement`). It runs as non-root (uid/gid ``user``, default 65535) with a
     read-only root filesystem, no privilege escalation, all capabilities dropped and the
     RuntimeDefault seccomp profile, and mounts no service-account token. Labels and selector are
@@ -231,9 +320,15 @@ class GpuWorkload(Construct):
         """Pass the props as keywords (``pool=`` … see :class:`GpuWorkloadProps`) or ``props=``."""
         path = path_of(scope, id)
         self.props = build(GpuWorkloadProps, path, props, **values)
-        super().__init__(scope, id)
         p = self.props
-        self.pool: NodePoolConstruct = p.pool
+        require_chart(scope, path, "GpuWorkload")  # before super().__init__: nothing is added on error
+        register_object(scope, ("apps/v1", "Deployment", p.namespace or "", p.workload_name), f"{path}/Deployment")
+        if p.pdb_min_available is not None:
+            register_object(scope, ("policy/v1", "PodDisruptionBudget", p.namespace or "", p.workload_name),
+                            f"{path}/Pdb")
+        super().__init__(scope, id)
+        self.pool: NodePoolConstruct = p.targets[0]
+        self.pools: tuple[NodePoolConstruct, ...] = p.targets
         labels = {_NAME_LABEL: p.workload_name}
         annotations = {DO_NOT_DISRUPT: "true"} if p.is_training else None
 
@@ -256,7 +351,7 @@ class GpuWorkload(Construct):
             )],
         )
         self.deployment.select(kplus.LabelSelector.of(labels=labels))
-        placement = pod_placement(self.pool)
+        placement = pod_placement(*p.targets, prefer_reserved=p.prefer_reserved)
         resources = {"cpu": str(p.cpu), "memory": str(p.memory), GPU_RESOURCE: str(p.gpus)}
         obj = cdk8s.ApiObject.of(self.deployment)
         obj.add_json_patch(
@@ -266,7 +361,8 @@ class GpuWorkload(Construct):
             cdk8s.JsonPatch.add("/spec/template/spec/containers/0/resources",
                                 {"limits": {k: {"value": v} for k, v in resources.items()},
                                  "requests": {k: {"value": v} for k, v in resources.items()}}),
-            cdk8s.JsonPatch.add("/spec/template/spec/nodeSelector", placement["nodeSelector"]),
+            *[cdk8s.JsonPatch.add(f"/spec/template/spec/{field}", placement[field])
+              for field in ("nodeSelector", "affinity") if field in placement],
             cdk8s.JsonPatch.add("/spec/template/spec/tolerations", placement["tolerations"]),
             cdk8s.JsonPatch.remove(f"/spec/template/metadata/labels/{_CDK8S_ADDR_LABEL.replace('/', '~1')}"),
         )

@@ -8,7 +8,8 @@ chart's ``settings`` so that the values and the manifests cannot disagree::
 
     KarpenterControllerValues(chart, "Karpenter", cluster_name="prod", interruption_queue="prod")
 
-Create it **after** the pools and overlays: it reads the tree once, at construction.
+It reads the constructs of its cluster (every chart of it; see :mod:`karpenter_gpu.cluster`) from the
+final tree when the values are rendered: create the constructs in any order.
 ``helm upgrade --install karpenter oci://public.ecr.aws/karpenter/karpenter --version 1.14.1
 -n kube-system -f karpenter.values.yaml``.
 """
@@ -26,6 +27,7 @@ from karpenter_gpu._props import Props, build, path_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from karpenter_gpu.addons.helm_values import HelmValues
+from karpenter_gpu.cluster import cluster_of, members, members_of, register_derived, sorted_by_name
 from karpenter_gpu.k8s.requirements import CapacityType
 
 CHART = "oci://public.ecr.aws/karpenter/karpenter"
@@ -49,6 +51,10 @@ GATE_OFF_EFFECT: dict[FeatureGate, str] = {
 _CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 # SQS queue names: 1-80 characters, alphanumerics, '-' and '_' (FIFO queues end in '.fifo').
 _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
+
+
+def _spot_pools(scope: Construct) -> list[NodePoolConstruct]:
+    return [c for c in members_of(scope, NodePoolConstruct) if CapacityType.SPOT in c.props.capacity_types]
 
 
 def _gate(key: Any) -> FeatureGate:
@@ -162,32 +168,61 @@ class KarpenterControllerValuesProps(Props):
 
 
 class KarpenterControllerValues(HelmValues):
-    """``settings`` for the Karpenter v1.14.1 Helm chart, derived from the constructs under ``scope``.
+    """``settings`` for the Karpenter v1.14.1 Helm chart, derived from the constructs of its cluster.
 
     - ``settings.clusterName`` and ``settings.interruptionQueue`` (omitted when None).
     - ``settings.featureGates`` with all six gates, as the chart renders them: a gate is on when a
-      construct under ``scope`` needs it (:func:`required_feature_gates`) or ``feature_gates``
+      construct of the cluster needs it (:func:`required_feature_gates`) or ``feature_gates``
       forces it on, else the chart default (only ``reservedCapacity`` on). Forcing off a gate
       that a construct needs is an error (KG522).
     - A NodePool offering spot without ``interruption_queue`` is an error (KG523) unless
       ``allow_spot_without_interruption_queue=True``.
 
-    Reads the tree once, at construction: create it after the pools and overlays, in a scope
-    that holds them (the chart, or the App for several charts).
+    Values are computed from the final tree of the cluster when read; what is already wrong at
+    construction (KG522, KG523) fails there too.
     """
 
     def __init__(self, scope: Construct, id: str, *, props: KarpenterControllerValuesProps | None = None,
                  **values: Any) -> None:
         """Pass the props as keywords, or ``props=`` an already-validated props object."""
         path = path_of(scope, id)
-        self.props = p = build(KarpenterControllerValuesProps, path, props, **values)
-        self.gate_needs: tuple[GateNeed, ...] = required_feature_gates(scope)
-        self.feature_gates: dict[str, bool] = self._resolve_gates(p, self.gate_needs, path)
-        self.spot_pools: tuple[NodePoolConstruct, ...] = tuple(
-            c for c in scope.node.find_all()
-            if isinstance(c, NodePoolConstruct) and CapacityType.SPOT in c.props.capacity_types)
-        if self.spot_pools and p.interruption_queue is None and not p.allow_spot_without_interruption_queue:
-            pools = ", ".join(f"{c.props.name} ({c.node.path})" for c in self.spot_pools)
+        self.props = build(KarpenterControllerValuesProps, path, props, **values)
+        self._path = path
+        self._check(required_feature_gates(cluster_of(scope), members(cluster_of(scope))), _spot_pools(scope))
+        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)
+        register_derived(self)
+
+    @property
+    def gate_needs(self) -> tuple[GateNeed, ...]:
+        """What the constructs of the cluster need, sorted by gate and path."""
+        cluster = cluster_of(self)
+        return tuple(sorted(required_feature_gates(cluster, members(cluster)), key=lambda n: (n.gate, n.path)))
+
+    @property
+    def spot_pools(self) -> tuple[NodePoolConstruct, ...]:
+        """The NodePools of the cluster offering spot, in name order."""
+        return tuple(sorted_by_name(_spot_pools(self)))
+
+    @property
+    def feature_gates(self) -> dict[str, bool]:
+        return self._resolve_gates(self.props, self.gate_needs, self._path)
+
+    def render_values(self) -> dict[str, Any]:
+        p = self.props
+        needs = self.gate_needs
+        self._check(needs, self.spot_pools)
+        settings: dict[str, Any] = {"clusterName": p.cluster_name}
+        if p.interruption_queue is not None:
+            settings["interruptionQueue"] = p.interruption_queue
+        settings["featureGates"] = self._resolve_gates(p, needs, self._path)
+        return {"settings": settings}
+
+    def _check(self, needs: tuple[GateNeed, ...], spot_pools: Any) -> None:
+        p, path = self.props, self._path
+        self._resolve_gates(p, needs, path)  # KG522
+        spot_pools = sorted_by_name(spot_pools)
+        if spot_pools and p.interruption_queue is None and not p.allow_spot_without_interruption_queue:
+            pools = ", ".join(f"{c.props.name} ({c.node.path})" for c in spot_pools)
             raise KarpenterGpuError(
                 "KG523", prop="interruption_queue", value=None,
                 allowed=f"an SQS queue name while NodePools offer spot ({pools}): without "
@@ -198,12 +233,6 @@ class KarpenterControllerValues(HelmValues):
                     "queue after the cluster; it must exist with its EventBridge rules), drop spot from those "
                     "pools, or, for a throw-away dev cluster only, allow_spot_without_interruption_queue=True",
                 path=path)
-        settings: dict[str, Any] = {"clusterName": p.cluster_name}
-        if p.interruption_queue is not None:
-            settings["interruptionQueue"] = p.interruption_queue
-        settings["featureGates"] = dict(self.feature_gates)
-        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME,
-                         values={"settings": settings})
 
     def notes(self) -> list[str]:
         return [f"featureGates.{n.gate} is needed by {n.path}: {n.reason}" for n in self.gate_needs]

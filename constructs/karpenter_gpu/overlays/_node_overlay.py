@@ -4,7 +4,8 @@ A ``NodeOverlay`` (``karpenter.sh/v1alpha1``, alpha, needs the ``nodeOverlay`` f
 what Karpenter *believes* about matching instance types — price, extra extended resources — in its
 scheduling and consolidation simulation only. Overlays are ordered by ``weight`` (1..10000, unset = 0,
 higher wins); two overlays of equal weight that conflict get ``ValidationSucceeded=False`` and are
-not applied, so this module refuses a weight another overlay of the same app already uses.
+not applied, so this module refuses a weight another overlay of the same cluster already uses
+(see :mod:`karpenter_gpu.cluster`: prod and staging in one App may both use weight 10).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import PrivateAttr, field_validator, model_validator
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu.cluster import members_of, require_chart
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
@@ -54,7 +56,7 @@ class OverlayProps(Props):
     #: metadata.name of the NodeOverlay (DNS-1123). When overlays of equal weight overlap, Karpenter
     #: merges them in alphabetical order of this name.
     name: DnsLabel
-    #: Precedence, 1..10000 (higher wins). Required and unique among the app's overlays: an unset
+    #: Precedence, 1..10000 (higher wins). Required and unique among the cluster's overlays: an unset
     #: weight is 0, and equal weights that conflict are not applied at all.
     weight: int
 
@@ -67,7 +69,7 @@ class OverlayProps(Props):
             raise KarpenterGpuError("KG183", prop="weight", value=None,
                                     allowed=f"a weight {MIN_WEIGHT}..{MAX_WEIGHT}; unset is 0, below every "
                                             "weighted overlay, and ties that conflict are not applied",
-                                    fix="pass weight=<a value no other overlay of this app uses>, e.g. weight=10")
+                                    fix="pass weight=<a value no other overlay of this cluster uses>, e.g. weight=10")
         return data
 
     @field_validator("weight", mode="before")
@@ -76,7 +78,7 @@ class OverlayProps(Props):
         if isinstance(v, bool) or not isinstance(v, int) or not MIN_WEIGHT <= v <= MAX_WEIGHT:
             raise KarpenterGpuError("KG183", prop="weight", value=v,
                                     allowed=f"an integer {MIN_WEIGHT}..{MAX_WEIGHT} (the CRD bounds; higher wins)",
-                                    fix="pick a weight in range that no other overlay of this app uses")
+                                    fix="pick a weight in range that no other overlay of this cluster uses")
         return v
 
     @model_validator(mode="after")
@@ -119,10 +121,17 @@ class _Overlay(Construct):
         path = path_of(scope, id)
         props = build(self.props_type, path, None, **values)
         _check_unique(scope, props, path)  # before super().__init__: nothing is added on error
+        require_chart(scope, path, type(self).__name__)
         self.props = props
         super().__init__(scope, id)
         require_feature_gate(self, FeatureGate.NODE_OVERLAY, props.gate_reason())
-        self.resource = _api_object.create(self, binding=NodeOverlay, name=props.name, spec=props.render())
+        self.resource = _api_object.create(self, binding=NodeOverlay, name=props.name, spec=props.render(),
+                                           render=self.render_spec if type(self).render_spec is not _Overlay.render_spec
+                                           else None)
+
+    def render_spec(self) -> dict:
+        """The spec at synth; a subclass whose spec depends on the final tree overrides it."""
+        return self.props.render()
 
     @property
     def name(self) -> str:
@@ -134,16 +143,16 @@ class _Overlay(Construct):
 
 
 def _check_unique(scope: Construct, props: OverlayProps, path: str) -> None:
-    """No other overlay of the app may share this weight (conflicting ties are dropped) or this name."""
-    for node in scope.node.root.node.find_all():
-        if not isinstance(node, _Overlay):
+    """No other overlay of the cluster may share this weight (conflicting ties are dropped) or this name."""
+    for node in members_of(scope, _Overlay):
+        if node.node.path == path:
             continue
         if node.props.weight == props.weight:
             raise KarpenterGpuError(
                 "KG183", prop="weight", value=props.weight,
                 allowed=f"a weight not used by another overlay ({node.node.path} has weight {props.weight}); "
                         "equal weights that conflict are not applied by Karpenter; weights must be unique "
-                        "among this app's overlays",
+                        "among this cluster's overlays",
                 fix="give this overlay another weight (higher wins where both match)", path=path)
         if node.props.name == props.name:
             raise KarpenterGpuError(

@@ -10,7 +10,7 @@ launches nodes for pods that would already fit on a sliced one. A single overlay
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
@@ -58,13 +58,21 @@ class TimeSlicingCountProps(OverlayProps):
         return {"capacity": {GPU_RESOURCE: str(self.gpu_count * self.replicas)}}
 
     def gate_reason(self) -> str:
+        # No pool names: the overlay's pools may be derived from the final tree (GpuOperatorValues).
         return (f"advertises {GPU_RESOURCE}={self.gpu_count * self.replicas} ({self.gpu_count} GPUs time-sliced "
-                f"x{self.replicas}) for NodePools {', '.join(self.node_pools)} in Karpenter's scheduling simulation")
+                f"x{self.replicas}) for the time-sliced NodePools in Karpenter's scheduling simulation")
 
 
 class _TimeSlicingCountOverlay(_Overlay):
     props_type = TimeSlicingCountProps
     props: TimeSlicingCountProps
+
+    def render_spec(self) -> dict:
+        # The parent TimeSlicingOverlay knows the final pools (derived ones are read at synth).
+        pools = self.node.scope.node_pools
+        if pools == self.props.node_pools:
+            return self.props.render()
+        return self.props.model_copy(update={"node_pools": pools}).render()
 
 
 class TimeSlicingOverlayProps(Props):
@@ -137,15 +145,15 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(root: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+def plan(scope: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
-    Checks the props and that no overlay of the app (``root``) has one of its weights or names, so a
+    Checks the props and that no overlay of the cluster of ``scope`` has one of its weights or names, so a
     construct that creates the overlay as a child can fail before it adds itself.
     """
     props = build(TimeSlicingOverlayProps, path, None, **values)
     for child in props.overlays():
-        _check_unique(root, child, f"{path}/{_child_id(child)}")
+        _check_unique(scope, child, f"{path}/{_child_id(child)}")
     return props
 
 
@@ -172,14 +180,21 @@ class TimeSlicingOverlay(Construct):
     - **NodePool GPU limits count replicas.** A pool's ``limits.nvidia.com/gpu`` is checked against the
       advertised capacity: with ``replicas=4`` a ``gpu_limit=16`` admits 4 physical GPUs.
     - **Not with MIG.** With a MIG layout the device plugin advertises slices × replicas, not GPUs × replicas.
-    - Needs the ``nodeOverlay`` feature gate (recorded on each overlay); weights are unique app-wide (KG183).
+    - Needs the ``nodeOverlay`` feature gate (recorded on each overlay); weights are unique per cluster (KG183).
     """
 
     def __init__(self, scope: Construct, id: str, *, name: str, replicas: int, node_pools: tuple[str, ...],
                  weight: int, gpu_counts: tuple[int, ...] = DEFAULT_GPU_COUNTS) -> None:
-        self.props = plan(scope.node.root, path_of(scope, id), name=name, replicas=replicas,
+        self.props = plan(scope, path_of(scope, id), name=name, replicas=replicas,
                           node_pools=node_pools, weight=weight, gpu_counts=gpu_counts)
+        #: Set by a parent that derives the pools at synth (GpuOperatorValues); else the ``node_pools`` prop.
+        self.node_pools_of: Callable[[], tuple[str, ...]] | None = None
         super().__init__(scope, id)
         self.overlays: tuple[_Overlay, ...] = tuple(
             _TimeSlicingCountOverlay(self, _child_id(child), **child.model_dump()) for child in self.props.overlays()
         )
+
+    @property
+    def node_pools(self) -> tuple[str, ...]:
+        """The time-sliced NodePools as rendered: derived from the final tree when a parent set ``node_pools_of``."""
+        return self.node_pools_of() if self.node_pools_of is not None else self.props.node_pools

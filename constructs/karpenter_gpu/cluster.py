@@ -1,0 +1,239 @@
+"""The cluster boundary: which constructs end up in one Kubernetes cluster, and the synth-time pass over it.
+
+A cdk8s App may describe several clusters (prod and staging side by side), and one cluster may be
+spread over several charts (one chart per team). Everything that is unique in a cluster (every
+emitted ``(apiVersion, kind, namespace, name)``, NodeOverlay weights, Helm values files) and
+everything derived from "all pools" (controller feature gates, GPU Operator tolerations, alerts,
+smoke workloads) is scoped to the **cluster** of a construct:
+
+- the outermost :class:`Cluster` (or :class:`~karpenter_gpu.gpu_platform.GpuPlatform`, a chart that
+  is one) among its ancestors, or
+- the App itself when there is none: an App without boundaries is one cluster.
+
+Derived values are computed from the *final* tree: each derived construct registers itself with its
+cluster, and :func:`finalize` (run by cdk8s as a validation right before synthesis, and callable
+directly) materializes what depends on the final set of pools and checks the whole cluster. Call
+``finalize(app)`` before ``app.synth()`` to get a :class:`~karpenter_gpu.errors.KarpenterGpuError`;
+from inside ``app.synth()`` the same coded line arrives wrapped in jsii's ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Protocol
+
+import cdk8s
+import jsii
+from constructs import Construct, IValidation
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+#: Attribute marking a construct class as a cluster boundary.
+BOUNDARY_ATTR = "_kg_cluster_boundary"
+
+
+class Cluster(Construct):
+    """Marks one Kubernetes cluster: everything under it (charts, pools, addons) is one cluster.
+
+    Example (one chart per team, two clusters in one App)::
+
+        app = cdk8s.App()
+        prod = Cluster(app, "prod")
+        platform = cdk8s.Chart(prod, "platform")      # node classes, GpuOperatorValues, GpuMonitoring …
+        team_a = cdk8s.Chart(prod, "team-a")          # team A's pools
+        staging = Cluster(app, "staging")             # may reuse every name and weight prod uses
+
+    Nested boundaries join the outermost one (a GpuPlatform inside a Cluster is part of it).
+    """
+
+    _kg_cluster_boundary = True
+
+
+class Derived(Protocol):
+    """A construct whose output depends on the final tree of its cluster."""
+
+    def materialize(self) -> None:
+        """Create what the final tree needs (idempotent). Runs before :meth:`check_final`."""
+
+    def check_final(self) -> None:
+        """Raise a KarpenterGpuError when the final tree makes the output invalid."""
+
+
+def ref_of(construct: Any) -> str:
+    """A stable key for a construct: jsii hands out a new Python proxy for a JS-created object (the App of
+    ``cdk8s.Testing.app()``) on every read, so identity and attributes of proxies cannot be relied on."""
+    return construct.__jsii_ref__.ref
+
+
+#: Per-cluster state, keyed by the cluster's jsii reference.
+_STATES: dict[str, dict] = {}
+
+
+def is_boundary(construct: Any) -> bool:
+    return bool(getattr(type(construct), BOUNDARY_ATTR, False))
+
+
+def cluster_of(construct: Construct) -> Construct:
+    """The cluster ``construct`` belongs to: its outermost boundary ancestor, else the App (root)."""
+    cached = getattr(construct, "_kg_cluster", None)
+    if cached is not None:
+        return cached
+    found, node = None, construct
+    while True:
+        if is_boundary(node):
+            found = node
+        parent = node.node.scope
+        if parent is None:
+            break
+        node = parent
+    result = found if found is not None else node
+    try:
+        construct._kg_cluster = result  # the scope chain of a construct never changes
+    except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
+        pass
+    return result
+
+
+def _state(cluster: Construct) -> dict:
+    key = ref_of(cluster)
+    state = _STATES.get(key)
+    if state is None:
+        state = _STATES[key] = {"objects": {}, "derived": [], "files": {}}
+        cluster.node.add_validation(_ClusterValidation(cluster))
+    return state
+
+
+def members(cluster: Construct) -> list[Construct]:
+    """Every construct of ``cluster`` (at or below it, and for the App: not under a boundary), in tree order."""
+    everything = cluster.node.find_all()
+    if is_boundary(cluster):
+        return everything
+    inner = [c for c in everything if is_boundary(c)]
+    if not inner:
+        return everything
+    excluded: set[str] = set()
+    for boundary in inner:
+        excluded.update(ref_of(c) for c in boundary.node.find_all())
+    return [c for c in everything if ref_of(c) not in excluded]
+
+
+def members_of(construct: Construct, kind: type | tuple[type, ...]) -> list[Any]:
+    """The constructs of type ``kind`` in the cluster of ``construct``, in tree order."""
+    return [c for c in members(cluster_of(construct)) if isinstance(c, kind)]
+
+
+def register_object(scope: Construct, identity: tuple[str, str, str, str], path: str) -> None:
+    """Record an emitted object; a second one with the same identity in the cluster is KG171 (at once)."""
+    objects = _state(cluster_of(scope))["objects"]
+    other = objects.get(identity)
+    if other is not None and other != path:
+        raise duplicate_error(identity, other, path)
+    objects[identity] = path
+
+
+def register_file(scope: Construct, file_name: str, path: str) -> None:
+    """Record a Helm values file written next to the manifests; two of one name in a cluster is KG171."""
+    files = _state(cluster_of(scope))["files"]
+    other = files.get(file_name)
+    if other is not None and other != path:
+        raise KarpenterGpuError(
+            "KG171", prop="file_name", value=file_name,
+            allowed=f"one Helm values file of this name per cluster ({other} and {path} both write it; the "
+                    "second would overwrite the first)",
+            fix="keep one of them per cluster, or put them in different clusters (Cluster / GpuPlatform)",
+            path=path)
+    files[file_name] = path
+
+
+def register_derived(construct: Construct) -> None:
+    """Have :func:`finalize` call ``construct.materialize()`` and ``construct.check_final()``."""
+    _state(cluster_of(construct))["derived"].append(construct)
+
+
+def duplicate_error(identity: tuple[str, str, str, str], first: str, second: str) -> KarpenterGpuError:
+    api_version, kind, namespace, name = identity
+    where = f" in namespace {namespace}" if namespace else ""
+    return KarpenterGpuError(
+        "KG171", prop="name", value=name,
+        allowed=f"one {kind} ({api_version}) named {name!r}{where} per cluster: {first} and {second} both render "
+                "it, and the second would silently replace the first on synth and apply",
+        fix="rename one of them, or put them in different clusters (Cluster / GpuPlatform boundaries)",
+        path=second)
+
+
+def require_chart(scope: Construct, path: str, what: str) -> None:
+    """cdk8s objects need a chart above them; say so with a code instead of jsii's 'cannot find a parent chart'."""
+    node: Any = scope
+    while node is not None:
+        if isinstance(node, cdk8s.Chart):
+            return
+        node = node.node.scope
+    raise KarpenterGpuError(
+        "KG197", prop="scope", value=scope.node.path or "<app>",
+        allowed=f"a scope inside a cdk8s Chart: {what} renders Kubernetes objects, and cdk8s writes only objects "
+                "that belong to a chart",
+        fix="create it in a chart of the cluster, e.g. cdk8s.Chart(app, 'platform') or a GpuPlatform",
+        path=path)
+
+
+def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
+    known = getattr(obj, "_kg_identity", None)
+    if known is not None:
+        return known
+    meta = obj.metadata
+    return obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
+
+
+def clusters(scope: Construct) -> list[Construct]:
+    """Every cluster of the App ``scope`` belongs to: the App itself first, then each outermost boundary."""
+    root = scope.node.root
+    out = [root]
+    for c in root.node.find_all():
+        if is_boundary(c) and ref_of(cluster_of(c)) == ref_of(c):
+            out.append(c)
+    return out
+
+
+def finalize_cluster(cluster: Construct) -> None:
+    """Materialize derived constructs, then check the whole cluster (KG171 duplicates, derived checks)."""
+    state = _state(cluster)
+    for derived in list(state["derived"]):
+        derived.materialize()
+    seen: dict[tuple[str, str, str, str], str] = {}
+    for obj in members(cluster):
+        if not isinstance(obj, cdk8s.ApiObject):
+            continue
+        identity = _identity(obj)
+        path = obj.node.path
+        other = seen.get(identity)
+        if other is not None:
+            raise duplicate_error(identity, other, path)
+        seen[identity] = path
+    for derived in list(state["derived"]):
+        derived.check_final()
+
+
+def finalize(scope: Construct) -> None:
+    """Run the synth-time pass on every cluster of the App of ``scope``; raise the first coded error.
+
+    cdk8s runs it too (as a validation of each cluster) on every ``app.synth()`` / ``Testing.synth``.
+    """
+    for cluster in clusters(scope):
+        finalize_cluster(cluster)
+
+
+@jsii.implements(IValidation)
+class _ClusterValidation:
+    def __init__(self, cluster: Construct) -> None:
+        self._cluster = cluster
+
+    def validate(self) -> list[str]:
+        try:
+            finalize_cluster(self._cluster)
+        except KarpenterGpuError as err:
+            return [str(err)]
+        return []
+
+
+def sorted_by_name(pools: Iterable[Any]) -> list[Any]:
+    """Pools in name order: derived output must not depend on construction order."""
+    return sorted(pools, key=lambda p: p.name)
