@@ -342,11 +342,27 @@ def test_kg412_with_a_consolidation_reason_and_percent():
     assert only(run(pool), "KG412").severity is Severity.WARNING
 
 
-def test_kg413_says_utc_and_kst():
+def _kg413(*zones: str) -> str:
     pool = gpu_pool()
     pool["spec"]["disruption"]["budgets"] = [{"nodes": "0", "schedule": "0 9 * * MON-FRI", "duration": "10h"}]
-    message = only(run(pool), "KG413").message
-    assert "UTC" in message and "18:00 KST" in message and "hour 0 UTC" in message
+    if zones:
+        tspec(pool)["requirements"].append({"key": "topology.kubernetes.io/zone", "operator": "In",
+                                            "values": list(zones)})
+    return only(run(pool), "KG413").message
+
+
+def test_kg413_speaks_of_the_pools_own_zone():
+    seoul = _kg413("ap-northeast-2a", "ap-northeast-2c")
+    assert "18:00 Asia/Seoul (UTC+9" in seoul and "hour 0 UTC" in seoul
+    virginia = _kg413("us-east-1a")
+    assert "04:00/05:00 America/New_York (UTC-5/-4, with DST" in virginia and "hour 14/13 UTC" in virginia
+    assert "KST" not in virginia
+
+
+def test_kg413_without_zones_assumes_no_zone():
+    message = _kg413()
+    assert "UTC" in message and "KST" not in message and "Asia/Seoul" not in message
+    assert "not local time unless the cluster's zone is UTC" in message
 
 
 def test_kg413_not_with_the_windows_annotation_or_outside_business_hours():
@@ -520,6 +536,36 @@ def test_kg417_one_finding_per_untolerated_taint_and_prefer_no_schedule_is_not_n
     team = {"key": "example.com/team", "operator": "Exists", "effect": "NoExecute"}
     both = workload(tolerations=_list_of(gpu_only) + [team])
     assert kg417(pool, both) == []
+
+
+def across(*pools: str, tolerations: list[dict] | None = None, extra_term: bool = False) -> dict:
+    """A workload placed on several pools by a required node affinity (pod_placement(*pools))."""
+    work = workload(tolerations=tolerations)
+    pod = work["spec"]["template"]["spec"]
+    del pod["nodeSelector"]
+    terms = [{"matchExpressions": [{"key": NODEPOOL, "operator": "In", "values": list(pools)}]}]
+    if extra_term:
+        terms.append({"matchExpressions": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]})
+    pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    return work
+
+
+def test_kg417_affinity_across_pools_checks_every_named_pool():
+    team = {"key": "workload", "operator": "Equal", "value": "training", "effect": "NoSchedule"}
+    gpu = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
+    training = training_pool()
+    tspec(training)["taints"].append({"key": "workload", "value": "training", "effect": "NoSchedule"})
+    assert kg417(gpu_pool(), training, across("gpu-inference", "gpu-training", tolerations=[gpu, team])) == []
+    missing = kg417(gpu_pool(), training, across("gpu-inference", "gpu-training", tolerations=[gpu]))
+    assert len(missing) == 1 and "NodePool gpu-training" in missing[0].message
+    assert "node affinity" in missing[0].message
+    (unknown,) = kg417(gpu_pool(), across("gpu-inference", "gpu-inferense"))
+    assert "gpu-inferense names no NodePool" in unknown.message and "nodeSelectorTerms[0]" in unknown.path
+
+
+def test_kg417_affinity_with_a_term_not_pinning_pools_is_not_judged():
+    # Terms are ORed: the arch term admits every pool, so no pool is the workload's target.
+    assert kg417(gpu_pool(), across("gpu-inferense", extra_term=True)) == []
 
 
 def _list_of(work: dict) -> list[dict]:

@@ -15,8 +15,10 @@ Errors cannot be acknowledged.
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from dataclasses import replace
+from datetime import datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
 from typing import Any, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
@@ -86,7 +88,6 @@ _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
 _CONSOLIDATION_REASONS = {"WhenEmpty": {"Empty"}, "WhenEmptyOrUnderutilized": {"Empty", "Underutilized"},
                           "Balanced": {"Empty", "Underutilized"}}
 _BUSINESS_START_HOURS = range(8, 11)  # a UTC start hour that reads like a local 08:00-10:00 start
-_KST_OFFSET = 9
 
 
 # --------------------------------------------------------------------------- tolerant accessors
@@ -465,9 +466,47 @@ def _kg412_zero_budget(pool: _Pool) -> None:
                  "window), or narrow it with reasons")
 
 
+#: IANA time zone of each AWS region's location (the city the region is named after), for KG413's message.
+_REGION_ZONES = {
+    "us-east-1": "America/New_York", "us-east-2": "America/New_York", "us-west-1": "America/Los_Angeles",
+    "us-west-2": "America/Los_Angeles", "ca-central-1": "America/Toronto", "ca-west-1": "America/Edmonton",
+    "mx-central-1": "America/Mexico_City", "sa-east-1": "America/Sao_Paulo", "eu-west-1": "Europe/Dublin",
+    "eu-west-2": "Europe/London", "eu-west-3": "Europe/Paris", "eu-central-1": "Europe/Berlin",
+    "eu-central-2": "Europe/Zurich", "eu-north-1": "Europe/Stockholm", "eu-south-1": "Europe/Rome",
+    "eu-south-2": "Europe/Madrid", "il-central-1": "Asia/Jerusalem", "me-south-1": "Asia/Bahrain",
+    "me-central-1": "Asia/Dubai", "af-south-1": "Africa/Johannesburg", "ap-east-1": "Asia/Hong_Kong",
+    "ap-south-1": "Asia/Kolkata", "ap-south-2": "Asia/Kolkata", "ap-northeast-1": "Asia/Tokyo",
+    "ap-northeast-2": "Asia/Seoul", "ap-northeast-3": "Asia/Tokyo", "ap-southeast-1": "Asia/Singapore",
+    "ap-southeast-2": "Australia/Sydney", "ap-southeast-3": "Asia/Jakarta", "ap-southeast-4": "Australia/Melbourne",
+    "ap-southeast-5": "Asia/Kuala_Lumpur", "ap-southeast-7": "Asia/Bangkok",
+}
+_ZONE_REGION = re.compile(r"^([a-z]{2}(?:-gov)?-[a-z]+-[0-9]+)")
+
+
+def _pool_time_zone(pool: _Pool) -> str | None:
+    """The time zone of the region the pool's zones (``topology.kubernetes.io/zone In``) are in, when it is one."""
+    regions = {m.group(1) for r in pool.selection if r.key == Label.ZONE and r.op == "In"
+               for z in (r.values or []) if (m := _ZONE_REGION.match(z))}
+    zones = {_REGION_ZONES.get(region) for region in regions}
+    return zones.pop() if len(zones) == 1 and None not in zones else None
+
+
+def _utc_offsets(zone: str) -> list[int]:
+    """Whole-hour UTC offsets of ``zone`` in January and July (two when it observes DST)."""
+    tz = ZoneInfo(zone)
+    out = []
+    for month in (1, 7):
+        offset = datetime(2026, month, 15, 12, tzinfo=tz).utcoffset()
+        hours = int(offset.total_seconds() // 3600) if offset is not None else 0
+        if hours not in out:
+            out.append(hours)
+    return out
+
+
 def _kg413_utc_schedules(pool: _Pool) -> None:
     if WINDOWS_ANNOTATION in _dict(pool.metadata.get("annotations")):
         return  # the library compiled these windows from local time
+    zone = _pool_time_zone(pool)
     for i, raw in enumerate(_list(_dict(pool.disruption).get("budgets"))):
         schedule = _dict(raw).get("schedule")
         fields = schedule.split() if isinstance(schedule, str) else []
@@ -475,13 +514,24 @@ def _kg413_utc_schedules(pool: _Pool) -> None:
         if start is None or int(start.group(1)) not in _BUSINESS_START_HOURS:
             continue
         hour = int(start.group(1))
-        local_utc = (hour - _KST_OFFSET) % 24
+        if zone is None:
+            where = ("not local time unless the cluster's zone is UTC (the pool names no zones of one AWS region "
+                     "to tell its time zone)")
+            convert = f"convert to UTC (for UTC+9, {hour:02d}:00 local is hour {(hour - 9) % 24} UTC)"
+        else:
+            offsets = _utc_offsets(zone)
+            local = "/".join(f"{(hour + o) % 24:02d}:00" for o in offsets)
+            utc = "/".join(f"{o:+d}" for o in offsets)
+            where = (f"= {local} {zone} (UTC{utc}{', with DST' if len(offsets) > 1 else ''}, the time zone of the "
+                     f"pool's zones), not {hour:02d}:00 local time")
+            convert = (f"convert to UTC ({hour:02d}:00 {zone} is hour "
+                       f"{'/'.join(str((hour - o) % 24) for o in offsets)} UTC"
+                       f"{', the day before' if any(hour < o for o in offsets) else ''})")
         pool.add("KG413", f"spec.disruption.budgets[{i}].schedule",
                  f"budget schedules are UTC (Karpenter has no time zones): {schedule!r} starts at {hour:02d}:00 "
-                 f"UTC = {(hour + _KST_OFFSET) % 24:02d}:00 KST, not {hour:02d}:00 local time; if local business "
-                 f"hours were meant the window is off by your UTC offset; fix: convert to UTC ({hour:02d}:00 KST "
-                 f"is hour {local_utc} UTC{', the day before' if hour < _KST_OFFSET else ''}) or build it with "
-                 f"DisruptionWindow and a time zone (recorded in the {WINDOWS_ANNOTATION} annotation)")
+                 f"UTC {where}; if local business hours were meant the window is off by your UTC offset; fix: "
+                 f"{convert} or build it with DisruptionWindow and a time zone (recorded in the "
+                 f"{WINDOWS_ANNOTATION} annotation)")
 
 
 def _kg414_spot(pool: _Pool) -> None:
@@ -607,17 +657,45 @@ def _taint_text(taint: dict) -> str:
     return f"{taint.get('key')}{'=' + str(value) if value not in (None, '') else ''}:{taint.get('effect')}"
 
 
+def _affinity_pools(work: _Workload) -> list[tuple[str, str]]:
+    """(NodePool name, path) of a required node affinity that pins ``karpenter.sh/nodepool In [...]`` in every term.
+
+    Terms of ``nodeSelectorTerms`` are ORed (k8s.io/component-helpers scheduling/corev1/nodeaffinity
+    ``LazyErrorNodeSelector.Match``): only when each term names its pools is the pod limited to them.
+    """
+    required = _dict(_dict(_dict(work.pod.get("affinity")).get("nodeAffinity")).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = _list(required.get("nodeSelectorTerms"))
+    out: list[tuple[str, str]] = []
+    for i, term in enumerate(terms):
+        named = [(j, e) for j, e in enumerate(_list(_dict(term).get("matchExpressions")))
+                 if _dict(e).get("key") == Label.NODEPOOL and _dict(e).get("operator") == "In"]
+        if not named:
+            return []  # a term without the pool pin admits other pools: nothing to check
+        for j, e in named:
+            base = (f"{work.pod_path}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+                    f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
+            out += [(str(v), base) for v in _list(e.get("values")) if (str(v), base) not in out]
+    return out
+
+
 def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
     selector = _dict(work.pod.get("nodeSelector"))
     if Label.NODEPOOL not in selector:
+        # Several pools: a required node affinity on karpenter.sh/nodepool (pod_placement(*pools)).
+        for target, path in _affinity_pools(work):
+            _kg417_target(work, pools, target, path, f"node affinity {Label.NODEPOOL} In", {})
         return
-    target = str(selector[Label.NODEPOOL])
-    base = f"{work.pod_path}.nodeSelector"
+    _kg417_target(work, pools, str(selector[Label.NODEPOOL]), f"{work.pod_path}.nodeSelector",
+                  f"nodeSelector {Label.NODEPOOL}:", selector)
+
+
+def _kg417_target(work: _Workload, pools: list[_Pool], target: str, base: str, how: str, selector: dict) -> None:
     pool = next((p for p in pools if p.name == target), None)
     if pool is None:
         known = ", ".join(sorted(p.name for p in pools)) or "none"
-        work.add("KG417", f"{base}[{Label.NODEPOOL}]",
-                 f"nodeSelector {Label.NODEPOOL}: {target} names no NodePool of this environment (NodePools here: "
+        work.add("KG417", f"{base}[{Label.NODEPOOL}]" if selector else base,
+                 f"{how} {target} names no NodePool of this environment (NodePools here: "
                  f"{known}): Karpenter launches nodes only for NodePools that exist and labels them with their own "
                  "name, so the pod stays Pending for good; fix: select one of the NodePools above, or add NodePool "
                  f"{target} to this environment")
@@ -634,8 +712,9 @@ def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
         work.add("KG417", f"{work.pod_path}.tolerations",
                  f"NodePool {target} taints its nodes {_taint_text(taint)} (spec.template.spec.taints[{i}]) and the "
                  "pod does not tolerate it: Karpenter launches no node for a pod that does not tolerate the pool's "
-                 "taints and the scheduler would not place it there, so the pod stays Pending while the nodeSelector "
-                 f"rules out every other pool; fix: add the toleration {wanted} (pod_placement(pool) renders them all)")
+                 "taints and the scheduler would not place it there, so the pod stays Pending (or, with several pools, "
+                 f"never uses this one) while the {'nodeSelector' if selector else 'node affinity'} rules out every other pool; fix: add the "
+                 f"toleration {wanted} (pod_placement(*pools) renders them all)")
     for key, raw in selector.items():
         if key == Label.NODEPOOL:
             continue

@@ -1,0 +1,282 @@
+"""The cluster boundary: uniqueness per cluster, derivation from the final tree, a three-team platform."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import cdk8s
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from karpenter_gpu import (CapacityType, Duration, GpuInferencePool, GpuInferencePoolProps, GpuMonitoring,
+                           GpuNodeClass, GpuOperatorValues, GpuPlatform, GpuTrainingPool, GpuWorkload,
+                           KarpenterControllerValues, KarpenterControllerValuesProps, KarpenterGpuError,
+                           NodeClassConfig, NodeOverlayDiscourage, NodeOverlayDiscourageProps, PlatformConfig,
+                           PriceAdjustment, SpotTier, StaticCapacityPool, Taint, TieredSpotPools, pod_placement)
+from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.cluster import Cluster, cluster_of, finalize
+from tests.conftest import find_crds_dir
+
+AMI = "al2023@v20251103"
+TEAMS = ("team-a", "team-b", "team-c")
+
+
+def write_cluster(charts: list[cdk8s.Chart], out: Path) -> dict[str, str]:
+    """One file per object (as `cdk8s synth` writes dist/) plus helm/ values; returns {file: text}."""
+    files: dict[str, str] = {}
+    for chart in charts:
+        for m in cdk8s.Testing.synth(chart):
+            name = f"{m['kind']}.{m['metadata']['name']}.k8s.yaml"
+            assert name not in files, f"{name} written twice"
+            files[name] = yaml.safe_dump(m, sort_keys=False)
+    for values in [c for chart in charts[:1] for c in chart.node.find_all() if hasattr(c, "to_yaml")]:
+        files[f"helm/{values.file_name}"] = values.to_yaml()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "helm").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text)
+    return files
+
+
+# -- hand-composed: one Cluster, a platform chart and one chart per team, any order -------------------
+
+def team_steps(cluster: Cluster, classes: dict) -> dict:
+    """Construction steps of one cluster; each may run in any order (the node classes come first)."""
+    platform = cluster.node.find_child("platform")
+    teams = {t: cdk8s.Chart(cluster, t) for t in TEAMS}
+
+    def team_a():
+        warm = StaticCapacityPool(teams["team-a"], "Warm", node_class=classes["inference"], name="team-a-warm",
+                                  replicas=1, instance_types=("g5.xlarge",),
+                                  taints=(Taint.gpu(), Taint("team", "a")))
+        serve = GpuInferencePool(teams["team-a"], "Serve", node_class=classes["inference"], name="team-a-serve",
+                                 gpu_limit=8, taints=(Taint.gpu(), Taint("team", "a")))
+        GpuWorkload(teams["team-a"], "Serve-smoke", pools=(warm, serve), name="team-a-serve")
+
+    def team_b():
+        ladder = TieredSpotPools(teams["team-b"], "Batch", node_class=classes["inference"], name="team-b-batch",
+                                 taints=(Taint.gpu(), Taint("team", "b")),
+                                 tiers=(SpotTier(suffix="a10g", gpu_names=("a10g",), gpu_limit=8),
+                                        SpotTier(suffix="l4", gpu_names=("l4",), gpu_limit=8)),
+                                 on_demand_floor=SpotTier(suffix="floor", gpu_names=("a10g", "l4"), gpu_limit=4,
+                                                          capacity_types=(CapacityType.ON_DEMAND,)))
+        GpuWorkload(teams["team-b"], "Batch-smoke", pools=(ladder,), name="team-b-batch")
+
+    def team_c():
+        train = GpuTrainingPool(teams["team-c"], "Train", node_class=classes["training"], name="team-c-train",
+                                gpu_limit=16, gpu_names=("a100", "h100"), expire_after=Duration.never(),
+                                capacity_types=(CapacityType.ON_DEMAND,),
+                                taints=(Taint.gpu(), Taint("team", "c")))
+        GpuWorkload(teams["team-c"], "Train-smoke", pool=train, name="team-c-train")
+
+    def overlay():
+        NodeOverlayDiscourage(platform, "Discourage", name="discourage-multi-gpu", weight=10,
+                              price_adjustment=PriceAdjustment.percent(30), instance_types=("g5.12xlarge",))
+
+    return {
+        "team-a": team_a, "team-b": team_b, "team-c": team_c, "overlay": overlay,
+        "operator": lambda: GpuOperatorValues(platform, "GpuOperator"),
+        "monitoring": lambda: GpuMonitoring(platform, "Monitoring"),
+        "karpenter": lambda: KarpenterControllerValues(platform, "Karpenter", cluster_name="ml",
+                                                       interruption_queue="ml"),
+    }
+
+
+STEP_NAMES = ("team-a", "team-b", "team-c", "overlay", "operator", "monitoring", "karpenter")
+
+
+def build_hand_composed(order: tuple[str, ...], environments=("prod",)) -> tuple[cdk8s.App, dict]:
+    app = cdk8s.Testing.app()
+    clusters = {}
+    for env in environments:
+        cluster = Cluster(app, env)
+        platform = cdk8s.Chart(cluster, "platform")
+        base = dict(ami=AMI, role=f"KarpenterNodeRole-{env}", cluster_name=f"ml-{env}")
+        classes = {"inference": GpuNodeClass.inference(platform, "Inference", name="gpu-inference", **base),
+                   "training": GpuNodeClass.training(platform, "Training", name="gpu-training", **base)}
+        steps = team_steps(cluster, classes)
+        for name in order:
+            steps[name]()
+        clusters[env] = cluster
+    return app, clusters
+
+
+def charts_of(cluster) -> list[cdk8s.Chart]:
+    return [c for c in cluster.node.find_all() if isinstance(c, cdk8s.Chart)]
+
+
+def synth_files(order, tmp: Path) -> dict[str, str]:
+    app, clusters = build_hand_composed(tuple(order))
+    finalize(app)
+    return write_cluster(charts_of(clusters["prod"]), tmp)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.permutations(STEP_NAMES))
+def test_output_is_byte_identical_in_every_construction_order(order, tmp_path_factory):
+    """Values, alerts, gates and overlays built before or after the pools: the same bytes."""
+    reference = synth_files(STEP_NAMES, tmp_path_factory.mktemp("ref"))
+    assert synth_files(order, tmp_path_factory.mktemp("perm")) == reference
+
+
+def test_values_built_first_see_every_team():
+    app, clusters = build_hand_composed(("operator", "monitoring", "karpenter", "overlay", "team-c", "team-b",
+                                         "team-a"))
+    finalize(app)
+    files = write_cluster(charts_of(clusters["prod"]), Path("/tmp") / "kg-hand-composed")  # noqa: S108
+    operator = yaml.safe_load(files["helm/gpu-operator.values.yaml"])
+    tolerated = {(t["key"], t.get("value")) for t in operator["daemonsets"]["tolerations"]}
+    assert {("team", "a"), ("team", "b"), ("team", "c")} <= tolerated
+    rules = yaml.safe_load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
+    near = [r["labels"]["nodepool"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"]
+    assert near == ["team-a-serve", "team-b-batch-a10g", "team-b-batch-floor", "team-b-batch-l4", "team-c-train"]
+    gates = yaml.safe_load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
+    assert gates["staticCapacity"] is True and gates["nodeOverlay"] is True
+
+
+# -- GpuPlatform: prod and staging in one App, one chart per team inside each -----------------------
+
+def platform_config(env: str) -> PlatformConfig:
+    return PlatformConfig(
+        environment=env,
+        node_class=NodeClassConfig(ami=AMI, role=f"KarpenterNodeRole-{env}", cluster_name=f"ml-{env}"),
+        karpenter=KarpenterControllerValuesProps(cluster_name=f"ml-{env}", interruption_queue=f"ml-{env}"),
+        inference=(GpuInferencePoolProps(name="gpu-inference", gpu_limit=8),),
+        # The same overlay weight in prod and staging: weights are unique per cluster, not per App.
+        discourage_overlays=(NodeOverlayDiscourageProps(name="discourage-multi-gpu", weight=10,
+                                                        price_adjustment=PriceAdjustment.percent(30),
+                                                        instance_types=("g5.12xlarge",)),),
+    )
+
+
+def add_team(platform: GpuPlatform, team: str) -> None:
+    chart = cdk8s.Chart(platform, team)
+    taints = (Taint.gpu(), Taint("team", team.rsplit("-", 1)[-1]))
+    if team == "team-c":
+        GpuTrainingPool(chart, "Train", node_class=platform.inference_class, name=f"{team}-train", gpu_limit=16,
+                        gpu_names=("a100", "h100"), expire_after=Duration.never(), taints=taints,
+                        capacity_types=(CapacityType.ON_DEMAND,))
+        return
+    StaticCapacityPool(chart, "Warm", node_class=platform.inference_class, name=f"{team}-warm", replicas=1,
+                       instance_types=("g5.xlarge",), taints=taints)
+    GpuInferencePool(chart, "Serve", node_class=platform.inference_class, name=f"{team}-serve", gpu_limit=8,
+                     taints=taints)
+
+
+@pytest.mark.parametrize("team_order", list(itertools.permutations(TEAMS))[::2], ids="-".join)
+def test_three_team_platform_prod_and_staging_in_one_app(team_order, tmp_path):
+    app = cdk8s.Testing.app()
+    platforms = {env: GpuPlatform(app, config=platform_config(env)) for env in ("prod", "staging")}
+    for team in team_order:
+        for platform in platforms.values():
+            add_team(platform, team)
+    finalize(app)
+    crds = find_crds_dir()
+    for env, platform in platforms.items():
+        out = tmp_path / env
+        files = write_cluster(charts_of(platform), out)
+        report = validate_dir(out, crds)
+        assert not report.failed(strict=True), [f.line() for f in report.findings]
+        pools = {m["metadata"]["name"] for m in map(yaml.safe_load, files.values()) if m.get("kind") == "NodePool"}
+        assert pools == {"gpu-inference", "team-a-warm-static", "team-a-serve", "team-b-warm-static",
+                         "team-b-serve", "team-c-train"}
+        smoke = {f for f in files if f.startswith("Deployment.")}
+        assert smoke == {f"Deployment.{p}-smoke.k8s.yaml" for p in pools}
+        operator = yaml.safe_load(files["helm/gpu-operator.values.yaml"])
+        assert {("team", t) for t in "abc"} <= {(t["key"], t.get("value"))
+                                                for t in operator["daemonsets"]["tolerations"]}
+        rules = yaml.safe_load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
+        assert {r["labels"]["nodepool"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"} == {
+            "gpu-inference", "team-a-serve", "team-b-serve", "team-c-train"}
+        gates = yaml.safe_load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
+        assert gates["staticCapacity"] is True and gates["nodeOverlay"] is True
+        summary = platform.feature_gate_summary()
+        assert "team-a/Warm" in summary and "team-b/Warm" in summary
+
+
+# -- uniqueness per cluster ------------------------------------------------------------------------
+
+def test_same_overlay_weight_in_two_clusters_of_one_app():
+    """KG183 was app-wide: prod and staging sharing weight 10 failed."""
+    app = cdk8s.Testing.app()
+    for env in ("prod", "staging"):
+        NodeOverlayDiscourage(cdk8s.Chart(Cluster(app, env), "platform"), "Discourage", name="discourage",
+                              weight=10, price_adjustment=PriceAdjustment.percent(30), instance_types=("g5.12xlarge",))
+    finalize(app)
+
+
+def test_same_overlay_weight_in_one_cluster_fails():
+    app = cdk8s.Testing.app()
+    NodeOverlayDiscourage(cdk8s.Chart(app, "a"), "D", name="d1", weight=10,
+                          price_adjustment=PriceAdjustment.percent(30), instance_types=("g5.12xlarge",))
+    with pytest.raises(KarpenterGpuError) as exc:
+        NodeOverlayDiscourage(cdk8s.Chart(app, "b"), "D", name="d2", weight=10,
+                              price_adjustment=PriceAdjustment.percent(30), instance_types=("g5.12xlarge",))
+    assert exc.value.code == "KG183" and "a/D" in exc.value.allowed
+
+
+def test_two_pools_of_one_name_in_one_chart_fail_naming_both_paths(chart):
+    """Used to synthesize one file: the last pool silently won."""
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name="c")
+    GpuInferencePool(chart, "A", node_class=nc, name="gpu-inference", gpu_limit=4)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "B", node_class=nc, name="gpu-inference", gpu_limit=8)
+    assert exc.value.code == "KG171"
+    assert "test/A/Resource" in exc.value.allowed and exc.value.path == "test/B/Resource"
+
+
+def test_duplicate_written_by_hand_is_caught_at_synth(chart):
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name="c")
+    GpuInferencePool(chart, "A", node_class=nc, name="gpu-inference", gpu_limit=4)
+    cdk8s.ApiObject(chart, "Raw", api_version="karpenter.sh/v1", kind="NodePool",
+                    metadata=cdk8s.ApiObjectMetadata(name="gpu-inference"))
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert exc.value.code == "KG171" and "test/A/Resource" in exc.value.allowed and exc.value.path == "test/Raw"
+    with pytest.raises(RuntimeError, match=r"\[KG171\]"):  # inside app.synth(): the same coded line
+        cdk8s.Testing.synth(chart)
+
+
+def test_two_helm_values_files_of_one_name_in_a_cluster(chart):
+    KarpenterControllerValues(chart, "K1", cluster_name="c")
+    with pytest.raises(KarpenterGpuError) as exc:
+        KarpenterControllerValues(chart, "K2", cluster_name="c")
+    assert exc.value.code == "KG171" and exc.value.prop == "file_name"
+
+
+def test_cluster_is_the_outermost_boundary():
+    app = cdk8s.Testing.app()
+    outer = Cluster(app, "prod")
+    inner = cdk8s.Chart(Cluster(outer, "nested"), "c")
+    assert cluster_of(inner).node.path == "prod"
+    assert cluster_of(cdk8s.Chart(app, "loose")).node.path == ""
+
+
+def test_pool_outside_a_chart_is_kg197():
+    app = cdk8s.Testing.app()
+    nc_chart = cdk8s.Chart(app, "c")
+    nc = GpuNodeClass(nc_chart, "Class", name="gpu", ami=AMI, role="R", cluster_name="c")
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(Cluster(app, "x"), "Pool", node_class=nc, name="gpu-inference", gpu_limit=4)
+    assert exc.value.code == "KG197"
+
+
+def test_placement_across_a_static_pool_and_a_ladder_admits_exactly_their_union(chart):
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name="c")
+    warm = StaticCapacityPool(chart, "Warm", node_class=nc, name="warm", replicas=1, zones=("us-east-1a", "us-east-1b"))
+    ladder = TieredSpotPools(chart, "Batch", node_class=nc, name="batch", taints=(Taint.gpu(), Taint("team", "b")),
+                             tiers=(SpotTier(suffix="a10g", gpu_names=("a10g",), gpu_limit=8),
+                                    SpotTier(suffix="l4", gpu_names=("l4",), gpu_limit=8)))
+    placement = pod_placement(warm, ladder, prefer_reserved=True)
+    assert "nodeSelector" not in placement
+    (term,) = placement["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"]
+    assert term["matchExpressions"] == [{"key": "karpenter.sh/nodepool", "operator": "In", "values": [
+        "warm-static-us-east-1a", "warm-static-us-east-1b", "batch-a10g", "batch-l4"]}]
+    assert placement["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0][
+        "preference"]["matchExpressions"][0]["values"] == ["reserved"]
+    assert placement["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+        {"key": "team", "operator": "Equal", "value": "b", "effect": "NoSchedule"}]
