@@ -1,10 +1,13 @@
-"""prod: inference and on-demand training in Seoul; training hours protected in local time;
-reserved H100 capacity (ODCRs) for training and warm static inference nodes."""
+"""prod: a multi-team cluster in Seoul. The platform team's inference and on-demand training pools,
+training hours protected in local time, reserved H100 capacity (ODCRs) and warm static inference
+nodes; the search team's own inference pool (tainted for its pods only) and the research team's
+training pool on its own node class with a larger local disk."""
 
-from karpenter_gpu import (AmiAlias, CapacityReservationTerm, DisruptionWindow, Duration, Fallback,
+from karpenter_gpu import (AmiAlias, CapacityReservationTerm, CapacityType, DisruptionWindow, Duration, Fallback,
                            GpuInferencePoolProps, GpuTrainingPoolProps, KarpenterControllerValuesProps,
-                           NodeClassConfig, NodeOverlayDiscourageProps, PlatformConfig, PriceAdjustment,
-                           ReservationType, ReservedCapacityPoolProps, StaticCapacityPoolProps)
+                           NodeClassConfig, NodeOverlayDiscourageProps, PlatformConfig, PlatformNodeClass,
+                           PriceAdjustment, Quantity, ReservationType, ReservedCapacityPoolProps, RootVolume,
+                           StaticCapacityPoolProps, Taint)
 
 ZONES = ("ap-northeast-2a", "ap-northeast-2b", "ap-northeast-2c")
 
@@ -14,11 +17,20 @@ CONFIG = PlatformConfig(
                                cluster_name="ml-prod", tags={"environment": "prod", "team": "ml-platform"}),
     # Spot pools need the interruption queue (named after the cluster by the getting-started stack).
     karpenter=KarpenterControllerValuesProps(cluster_name="ml-prod", interruption_queue="ml-prod"),
-    inference=GpuInferencePoolProps(
-        name="gpu-inference", gpu_limit=64, zones=ZONES, consolidate_after=Duration.minutes(10),
-        # Seoul has no DST: 09:00-19:00 KST compiles to '0 0 * * MON-FRI' for 10h.
-        disruption_windows=(DisruptionWindow(days="MON-FRI", start="09:00", end="19:00",
-                                             time_zone="Asia/Seoul", nodes=1),),
+    inference=(
+        GpuInferencePoolProps(
+            name="gpu-inference", gpu_limit=64, zones=ZONES, consolidate_after=Duration.minutes(10),
+            # Seoul has no DST: 09:00-19:00 KST compiles to '0 0 * * MON-FRI' for 10h.
+            disruption_windows=(DisruptionWindow(days="MON-FRI", start="09:00", end="19:00",
+                                                 time_zone="Asia/Seoul", nodes=1),),
+        ),
+        # The search team's pool: its taint keeps other teams' pods off its GPUs (their tolerations
+        # and smoke workloads come from pod_placement, the GPU Operator tolerates it automatically).
+        GpuInferencePoolProps(
+            name="search-inference", gpu_limit=16, zones=ZONES, gpu_names=("l4",),
+            labels={"node-type": "gpu-inference", "workload": "inference", "team": "search"},
+            taints=(Taint.gpu(), Taint("team", "search")),
+        ),
     ),
     # Warm nodes so the first inference requests never wait for a GPU node to boot.
     static=StaticCapacityPoolProps(name="gpu-warm", replicas=1, instance_types=("g5.xlarge",),
@@ -38,12 +50,25 @@ CONFIG = PlatformConfig(
         instance_types=("g5.12xlarge", "g5.24xlarge", "g6e.12xlarge", "g6e.24xlarge")),),
     # The reservation is for H100s only; its pool is narrow on purpose.
     acknowledgements=(("gpu-training-reserved", "KG418", "the ODCRs are H100 (p5) only, with on-demand H100 as the fallback"),),
-    training=GpuTrainingPoolProps(
-        name="gpu-training", gpu_limit=32, zones=ZONES, gpu_names=("a100", "h100", "h200"),
-        expire_after=Duration.never(), termination_grace_period=Duration.hours(2),
-        disruption_windows=(
-            # Training hours: no voluntary disruption at all, drift included.
-            DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone="Asia/Seoul", nodes=0),
+    training=(
+        GpuTrainingPoolProps(
+            name="gpu-training", gpu_limit=32, zones=ZONES, gpu_names=("a100", "h100", "h200"),
+            expire_after=Duration.never(), termination_grace_period=Duration.hours(2),
+            disruption_windows=(
+                # Training hours: no voluntary disruption at all, drift included.
+                DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone="Asia/Seoul", nodes=0),
+            ),
+        ),
+        # The research team's jobs: on-demand only, on their own node class (datasets on a 1Ti disk).
+        GpuTrainingPoolProps(
+            name="research-training", gpu_limit=16, zones=ZONES, gpu_names=("a100", "h100"),
+            capacity_types=(CapacityType.ON_DEMAND,), weight=40,
+            labels={"node-type": "gpu-training", "workload": "training", "team": "research"},
+            taints=(Taint.gpu(), Taint("workload", "training"), Taint("team", "research")),
+            expire_after=Duration.never(), termination_grace_period=Duration.hours(4),
         ),
     ),
+    node_classes=(PlatformNodeClass(name="gpu-research", root_volume=RootVolume(
+        size=Quantity.gi(1024), iops=16000, throughput=1000)),),
+    pool_node_classes={"research-training": "gpu-research"},
 )

@@ -160,3 +160,37 @@ def test_fails_when_props_object_and_keywords_are_mixed(chart, node_class):
 def test_gpu_operator_label_can_be_left_off(chart, node_class):
     labels = pool(chart, node_class, gpu_operator=False)["spec"]["template"]["metadata"]["labels"]
     assert "gpu-operator" not in labels
+
+
+# -- issue 12: accepted props the cluster rejects, typos and container types ----------------------
+
+@pytest.mark.parametrize("props, code, prop", [
+    ({"termination_grace_period": Duration.never()}, "KG101", "termination_grace_period"),
+    ({"expire_after": Duration.seconds(0)}, "KG160", "expire_after"),
+    ({"cpu_limit": "-1"}, "KG102", "cpu_limit"),
+    ({"cpu_limit": "0"}, "KG102", "cpu_limit"),
+    ({"memory_limit": "0Gi"}, "KG102", "memory_limit"),
+    ({"taints": (Taint.gpu(), Taint.gpu())}, "KG121", "taints[1]"),
+    ({"startup_taints": (Taint.gpu(),)}, "KG121", "startup_taints[0]"),
+], ids=["grace-never", "expire-0s", "cpu-negative", "cpu-zero", "memory-zero", "duplicate-taint",
+        "startup-duplicates-taint"])
+def test_fails_on_values_the_cluster_rejects_or_cannot_use(chart, node_class, props, code, prop):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=16, **props)
+    assert (exc.value.code, exc.value.prop) == (code, prop)
+
+
+def test_misspelt_prop_names_the_closest_one(chart, node_class):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limt=16)
+    assert exc.value.prop == "gpu_limt" and "did you mean 'gpu_limit'" in exc.value.allowed
+
+
+def test_single_window_where_a_tuple_is_expected_says_so(chart, node_class):
+    window = DisruptionWindow(start="09:00", end="18:00", time_zone="UTC", nodes=0)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=16,
+                         disruption_windows=window)
+    assert exc.value.code == "KG100" and exc.value.prop == "disruption_windows"
+    assert "a tuple of DisruptionWindow, not a single DisruptionWindow" in exc.value.allowed
+    assert "disruption_windows=(" in exc.value.fix and len(str(exc.value)) < 400

@@ -95,3 +95,22 @@ def test_fails_when_volume_size_is_not_an_ebs_size():
     with pytest.raises(KarpenterGpuError) as exc:
         RootVolume(size=Quantity("60000Gi"))
     assert exc.value.code == "KG144" and "60000Gi" in str(exc.value)
+
+
+@pytest.mark.parametrize("change, code", [
+    ({"cluster_name": "*"}, "KG143"),
+    ({"cluster_name": "ml prod"}, "KG143"),
+    ({"tags": {"aws:team": "ml"}}, "KG100"),
+    ({"tags": {"AWS:team": "ml"}}, "KG100"),
+    ({"tags": {"k" * 129: "ml"}}, "KG100"),
+    ({"tags": {"team": "v" * 257}}, "KG100"),
+], ids=["wildcard-cluster", "space-in-cluster", "aws-prefix", "aws-prefix-upper", "long-key", "long-value"])
+def test_fails_on_discovery_and_tags_ec2_would_not_take(chart, change, code):
+    """cluster_name='*' became a wildcard karpenter.sh/discovery selector; reserved or long tag keys fail launches."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuNodeClass(chart, "Class", **{**BASE, **change})
+    assert exc.value.code == code
+
+
+def test_longest_tag_key_accepted(chart):
+    GpuNodeClass(chart, "Class", **{**BASE, "tags": {"k" * 128: "v" * 256}})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import cdk8s
 import pytest
 
-from karpenter_gpu import GpuPlatform, KarpenterGpuError
+from karpenter_gpu import (CapacityType, GpuInferencePool, GpuPlatform, KarpenterGpuError, PlatformConfig,
+                           PlatformNodeClass, Taint, finalize)
 from karpenter_gpu.check.conformance import validate_manifest
 from karpenter_gpu.check.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
@@ -38,7 +39,8 @@ def test_environments_differ_where_they_should():
     assert limits == {"dev": {"gpu-inference": "4"},
                       "staging": {"gpu-inference": "16", "gpu-training": "8", "gpu-batch-a10g-spot": "20",
                                   "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10"},
-                      "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32"}}
+                      "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32",
+                               "search-inference": "16", "research-training": "16"}}
     amis = {c.environment: {m["spec"]["amiSelectorTerms"][0]["alias"] for m in by_name(synth(c), "EC2NodeClass").values()}
             for c in ENVIRONMENTS}
     assert amis["staging"] == {"bottlerocket@v1.50.0"} and amis["prod"] == {"al2023@v20251103"}
@@ -158,7 +160,8 @@ def test_one_near_limit_alert_per_dynamic_pool_with_its_own_limit():
     platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
     rules = platform.monitoring.rule_group["rules"]
     near = {r["labels"]["nodepool"]: r["expr"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"}
-    assert set(near) == {"gpu-inference", "gpu-training", "gpu-training-reserved"}  # static pools have no GPU limit
+    assert set(near) == {"gpu-inference", "gpu-training", "gpu-training-reserved", "search-inference",
+                         "research-training"}  # static pools have no GPU limit
     assert "/ 64 >" in near["gpu-inference"] and "/ 32 >" in near["gpu-training"]
 
 
@@ -168,3 +171,59 @@ def test_fails_when_spot_pools_have_no_interruption_queue():
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), config=data)
     assert exc.value.code == "KG523" and "gpu-batch-a10g-spot" in exc.value.allowed
+
+
+# -- issue 12: many pools per kind, pools added later -------------------------------------------------
+
+def test_pool_added_after_construction_gets_tolerations_alerts_and_a_smoke_workload():
+    """It used to be missing from the GPU Operator tolerations, the alerts and the smoke workloads."""
+    platform = GpuPlatform(cdk8s.Testing.app(), config=dev.CONFIG)
+    team = cdk8s.Chart(platform, "team-x")
+    GpuInferencePool(team, "Pool", node_class=platform.inference_class, name="team-x-inference", gpu_limit=4,
+                     capacity_types=(CapacityType.SPOT,), taints=(Taint.gpu(), Taint("team", "x")))
+    finalize(platform)
+    assert {"key": "team", "operator": "Equal", "value": "x", "effect": "NoSchedule"} in \
+        platform.gpu_operator.values["daemonsets"]["tolerations"]
+    assert "team-x-inference" in {r["labels"].get("nodepool") for r in platform.monitoring.rule_group["rules"]}
+    assert "team-x-inference-smoke" in {w.name for w in platform.workloads}
+    deployments = by_name(cdk8s.Testing.synth(platform), "Deployment")
+    assert deployments["team-x-inference-smoke"]["spec"]["template"]["spec"]["nodeSelector"] == {
+        "karpenter.sh/nodepool": "team-x-inference"}
+    # The time-slicing overlays of dev follow the pool too.
+    overlays = by_name(cdk8s.Testing.synth(platform), "NodeOverlay")
+    assert all("team-x-inference" in o["spec"]["requirements"][1]["values"] for o in overlays.values())
+
+
+def test_tuples_of_pools_on_chosen_node_classes():
+    data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
+    first = dev.CONFIG.inference[0]
+    data["inference"] = (first, first.model_copy(update={"name": "team-b-inference"}))
+    data["node_classes"] = (PlatformNodeClass(name="gpu-team-b"),)
+    data["pool_node_classes"] = {"team-b-inference": "gpu-team-b"}
+    platform = GpuPlatform(cdk8s.Testing.app(), config=data)
+    pools = by_name(cdk8s.Testing.synth(platform), "NodePool")
+    assert pools["team-b-inference"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-team-b"
+    assert pools["gpu-inference"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-inference"
+    assert [p.node.path for p in platform.inference] == ["dev/Inference-gpu-inference", "dev/Inference-team-b-inference"]
+
+
+def test_single_pool_form_still_means_a_tuple_of_one():
+    data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
+    data["inference"] = dev.CONFIG.inference[0]
+    config = PlatformConfig(**data)
+    assert config.inference == dev.CONFIG.inference
+    assert GpuPlatform(cdk8s.Testing.app(), config=config).inference[0].node.path == "dev/Inference"
+
+
+@pytest.mark.parametrize("change, code, says", [
+    ({"pool_node_classes": {"gpu-inference": "gpu-trainin"}}, "KG100", "did you mean 'gpu-training'"),
+    ({"pool_node_classes": {"gpu-inferense": "gpu-training"}}, "KG100", "did you mean 'gpu-inference'"),
+    ({"node_classes": ({"name": "gpu-training"},)}, "KG171", "distinct"),
+    ({"inference": ()}, "KG170", "at least one pool"),
+    ({"inference": "gpu-inference"}, "KG100", "a tuple of GpuInferencePoolProps"),
+])
+def test_fails_on_bad_pool_layout(change, code, says):
+    data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config={**data, **change})
+    assert exc.value.code == code and says in exc.value.allowed

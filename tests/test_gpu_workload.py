@@ -291,3 +291,45 @@ def test_other_invalid_props(chart, inference, props, expected):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuWorkload(chart, "Smoke", **{"pool": inference, **props})
     assert code(exc) == expected
+
+
+# -- issue 12: several pools, int32 counts ---------------------------------------------------------
+
+def test_replicas_beyond_int32_refused(chart, inference):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=inference, replicas=10**12)
+    assert exc.value.code == "KG100" and exc.value.prop == "replicas" and "int32" in exc.value.allowed
+    GpuWorkload(chart, "Ok", pool=inference, replicas=2**31 - 1)
+
+
+def test_pools_span_static_and_dynamic_capacity_and_pass_kg417(chart, node_class, inference):
+    warm = StaticCapacityPool(chart, "Warm", node_class=node_class, name="gpu-warm", replicas=1,
+                              taints=(Taint.gpu(), TEAM))
+    GpuWorkload(chart, "Serve", pools=(warm, inference), name="serve", prefer_reserved=True)
+    spec = deployment(chart)["spec"]["template"]["spec"]
+    assert "nodeSelector" not in spec
+    term = spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchExpressions"][0]["values"] == ["gpu-warm-static", "gpu-inference"]
+    assert spec["tolerations"] == [toleration(t) for t in (Taint.gpu(), TEAM, DEDICATED)]
+    findings = check_rules([(f"{m['kind']}.yaml", m) for m in manifests(chart)])
+    assert [f for f in findings if f.code == "KG417"] == []
+
+
+def test_pool_and_pools_together_refused(chart, inference, training):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Smoke", pool=inference, pools=(training,))
+    assert exc.value.code == "KG100" and exc.value.prop == "pool/pools"
+
+
+def test_gpus_checked_against_the_largest_pool_limit(chart, inference, training):
+    GpuWorkload(chart, "Big", pools=(inference, training), gpus=32, name="big", training=True)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Huge", pools=(inference, training), gpus=33, name="huge", training=True)
+    assert exc.value.code == "KG560" and "gpu-training" in exc.value.allowed
+
+
+def test_placement_of_one_pool_keeps_the_node_selector(inference):
+    assert set(pod_placement(inference)) == {"nodeSelector", "tolerations"}
+    with pytest.raises(KarpenterGpuError) as exc:
+        pod_placement()
+    assert exc.value.code == "KG100"

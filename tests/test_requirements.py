@@ -275,3 +275,13 @@ def test_fails_when_input_would_be_rejected_by_the_api_server(build_it, code):
     with pytest.raises(KarpenterGpuError) as exc:
         build_it()
     assert exc.value.code == code
+
+
+def test_comparison_beyond_int64_is_refused():
+    """The CRD's CEL rule evaluates int(values[0]): a value beyond int64 fails it at apply time."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        Requirement.gt("karpenter.k8s.aws/instance-cpu", 2**63)
+    assert exc.value.code == "KG110"
+    assert Requirement.gt("karpenter.k8s.aws/instance-cpu", 2**63 - 1).render()["values"] == [str(2**63 - 1)]
+    with pytest.raises(KarpenterGpuError):
+        Requirement.lt("karpenter.k8s.aws/instance-cpu", -1)

@@ -250,3 +250,30 @@ def test_fails_when_pydantic_gets_a_bad_value_object(kind: type, value: Any) -> 
     with pytest.raises(ValidationError) as exc:
         TypeAdapter(kind).validate_python(value)
     assert repr(value) in str(exc.value)
+
+
+# -- issue 12: accepted values Karpenter cannot use ------------------------------------------------
+
+def test_duration_unit_constructors_refuse_strings_with_a_short_message():
+    """Duration.hours("2" * N) used to build a multi-kilobyte error by repeating the string 3600 times."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        Duration.hours("2" * 100_000)
+    assert exc.value.code == "KG101"
+    assert len(str(exc.value)) < 600 and "(100002 characters)" in str(exc.value)
+
+
+@pytest.mark.parametrize("make", [lambda: Duration.hours(10**12), lambda: Duration.seconds(2**63),
+                                  lambda: Duration.parse("2562048h")])
+def test_duration_beyond_gos_maximum_is_refused(make):
+    with pytest.raises(KarpenterGpuError) as exc:
+        make()
+    assert exc.value.code == "KG101" and "Go's maximum duration" in exc.value.allowed
+
+
+def test_longest_go_duration_is_accepted():
+    assert str(Duration.seconds(Duration.MAX_SECONDS)) == "2562047h47m16s"
+
+
+def test_error_echo_of_huge_ints_is_capped():
+    err = KarpenterGpuError("KG100", prop="x", value=10**5000, allowed="small", fix="smaller")
+    assert "bits>" in str(err) and len(str(err)) < 300

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from karpenter_gpu.check.findings import Finding as Finding, Severity as Severity
     from karpenter_gpu.check.validate import Report as Report, validate_dir as validate_dir
     from karpenter_gpu.errors import CODES as CODES, KarpenterGpuError as KarpenterGpuError
-    from karpenter_gpu.gpu_platform import GpuPlatform as GpuPlatform, PlatformConfig as PlatformConfig
+    from karpenter_gpu.cluster import Cluster as Cluster, finalize as finalize
+    from karpenter_gpu.gpu_platform import GpuPlatform as GpuPlatform, PlatformConfig as PlatformConfig, PlatformNodeClass as PlatformNodeClass
     from karpenter_gpu.k8s.requirements import CapacityType as CapacityType, Label as Label, Operator as Operator, Requirement as Requirement
     from karpenter_gpu.k8s.taint import Taint as Taint, TaintEffect as TaintEffect
     from karpenter_gpu.k8s.units import Duration as Duration, GpuMemory as GpuMemory, Quantity as Quantity
@@ -61,7 +62,8 @@ _MODULES: dict[str, str] = {
     "check.findings": "Finding Severity",
     "check.validate": "Report validate_dir",
     "errors": "CODES KarpenterGpuError",
-    "gpu_platform": "GpuPlatform PlatformConfig",
+    "cluster": "Cluster finalize",
+    "gpu_platform": "GpuPlatform PlatformConfig PlatformNodeClass",
     "k8s.requirements": "CapacityType Label Operator Requirement",
     "k8s.taint": "Taint TaintEffect",
     "k8s.units": "Duration GpuMemory Quantity",

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from typing import Annotated, Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
 from karpenter_gpu.errors import KarpenterGpuError
 
 P = TypeVar("P", bound=BaseModel)
+
+
+def _tuple_item(annotation: Any) -> str | None:
+    """The item type's name when ``annotation`` is a plain ``tuple[X, ...]`` (or ``tuple[X, ...] | None``)."""
+    if get_origin(annotation) in (Union, UnionType):
+        found = [_tuple_item(a) for a in get_args(annotation) if a is not type(None)]
+        return found[0] if len(found) == 1 else None
+    if get_origin(annotation) is tuple:
+        args = get_args(annotation)
+        item = args[0] if args else Any
+        return getattr(item, "__name__", None) or str(item)
+    return None
 
 
 class Props(BaseModel):
@@ -18,13 +32,34 @@ class Props(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True,
                               validate_default=True)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _containers(cls, data: Any) -> Any:
+        # pydantic iterates a model given where a tuple is expected (a model yields (field, value) pairs)
+        # and reports a confusing error on its items: say what is expected instead.
+        if not isinstance(data, dict):
+            return data
+        own = {f for d in cls.__pydantic_decorators__.field_validators.values()
+               if d.info.mode in ("before", "wrap", "plain") for f in d.info.fields}
+        for name, value in data.items():
+            field = cls.model_fields.get(name)
+            if field is None or value is None or isinstance(value, (list, tuple)) or field.metadata or name in own:
+                continue  # fields with their own before-validator say what they expect themselves
+            item = _tuple_item(field.annotation)
+            if item is not None:
+                given = type(value).__name__
+                raise KarpenterGpuError("KG100", prop=name, value=given,
+                                        allowed=f"a tuple of {item}, not a single {given}",
+                                        fix=f"wrap it in a tuple: {name}=(<the {given}>,)")
+        return data
+
     def __init__(self, /, **data: Any) -> None:
         # Users build value objects directly (DisruptionWindow(...)): they get the coded error too,
         # not pydantic's ValidationError.
         try:
             super().__init__(**data)
         except ValidationError as err:
-            coded = to_coded(err)
+            coded = to_coded(err, model=type(self))
             coded.relative = True  # its prop is relative to this model; an enclosing model prefixes it
             raise coded from None
 
@@ -36,9 +71,27 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError:
-    """The first pydantic error as a KarpenterGpuError (one clear error beats a wall of them)."""
-    first = err.errors(include_url=False)[0]
+#: pydantic error types of a value that is not the container the field holds, and what to say instead.
+_CONTAINERS = {"tuple_type": "a tuple", "list_type": "a list", "set_type": "a set", "frozen_set_type": "a frozenset",
+               "dict_type": "a mapping", "mapping_type": "a mapping"}
+
+
+def _first(errors: list[dict]) -> dict:
+    # A misspelt keyword shows up twice: "missing" for the real prop and "extra" for the typo. The typo is
+    # the one to report (with the closest valid prop); otherwise the first error.
+    return next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
+
+
+def _closest(name: str, model: type[BaseModel] | None) -> str:
+    if model is None:
+        return ""
+    match = difflib.get_close_matches(name, list(model.model_fields), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
+
+
+def to_coded(err: ValidationError, path: str | None = None, model: type[BaseModel] | None = None) -> KarpenterGpuError:
+    """One pydantic error as a KarpenterGpuError (one clear error beats a wall of them)."""
+    first = _first(err.errors(include_url=False))
     loc = _loc(first.get("loc", ()))
     inner = (first.get("ctx") or {}).get("error")
     if isinstance(inner, KarpenterGpuError):
@@ -52,9 +105,18 @@ def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError
     kind = first.get("type", "")
     value = first.get("input")
     if kind == "extra_forbidden":
-        allowed, fix = "unknown prop", f"remove '{loc}' or check its spelling against the construct's props"
+        name = str(first.get("loc", ("",))[-1])
+        owner = model if len(first.get("loc", ())) == 1 else None
+        allowed = f"unknown prop{_closest(name, owner)}"
+        fix = f"remove '{loc}' or check its spelling against the construct's props"
     elif kind == "missing":
         value, allowed, fix = None, "this prop is required", f"pass {loc}=..."
+    elif kind in _CONTAINERS:
+        what = _CONTAINERS[kind]
+        value = type(value).__name__
+        allowed = f"{what} of values, not a single {value}"
+        fix = (f"wrap it: {loc}=(<the {value}>,)" if what in ("a tuple", "a list")
+               else f"pass {what} for {loc}")
     else:
         allowed, fix = first.get("msg", "invalid value"), f"give {loc} a value of the documented type"
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)

@@ -111,6 +111,21 @@ CODES: dict[str, str] = {
 }
 
 
+#: Longest echo of a bad value in a message: one CI log line, not a dump of the input.
+MAX_ECHO = 120
+
+
+def echo(value: Any) -> str:
+    """``repr(value)``, cut to :data:`MAX_ECHO` characters with the full length said."""
+    try:
+        text = repr(value)
+    except ValueError:  # ints beyond sys.get_int_max_str_digits() cannot even be printed
+        return f"<an int of {value.bit_length()} bits>" if isinstance(value, int) else "<unprintable value>"
+    if len(text) <= MAX_ECHO:
+        return text
+    return f"{text[:MAX_ECHO]}… ({len(text)} characters)"
+
+
 class KarpenterGpuError(ValueError):
     """Raised at construction time for any input the library will not render.
 
@@ -142,7 +157,7 @@ class KarpenterGpuError(ValueError):
     def _render(self) -> str:
         where = f"{self.path}: " if self.path else ""
         return (
-            f"[{self.code}] {where}{self.prop}={self.value!r} is not allowed: {self.allowed}. "
+            f"[{self.code}] {where}{self.prop}={echo(self.value)} is not allowed: {self.allowed}. "
             f"Fix: {self.fix}"
         )
 

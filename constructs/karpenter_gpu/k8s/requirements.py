@@ -102,6 +102,9 @@ def check_label_key(key: str, prop: str = "requirements") -> None:
                                 fix="use an allowed key, e.g. karpenter.k8s.aws/instance-gpu-count")
 
 
+_INT64_MAX = 2**63 - 1
+
+
 class Requirement:
     """One node requirement. Build with the operator classmethods; render with :meth:`render`."""
 
@@ -168,6 +171,13 @@ class Requirement:
         if isinstance(number, bool) or not isinstance(number, int):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=value,
                                     allowed=f"an integer for operator {op}", fix="pass an int")
+        if not 0 <= number <= _INT64_MAX:
+            # The CRD's CEL rule reads int(values[0]) >= 0: CEL ints are int64, so a larger value fails the
+            # rule's evaluation and the API server rejects the NodePool.
+            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=number,
+                                    allowed=f"an integer 0..{_INT64_MAX} for operator {op} (the CRD requires a single "
+                                            "non-negative int64)",
+                                    fix="pass a smaller bound")
         return cls(key, op, (str(number),))
 
     @classmethod

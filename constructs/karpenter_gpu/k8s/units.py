@@ -52,6 +52,9 @@ class Duration(_ValueObject):
 
     __slots__ = ("_seconds",)
     NEVER_TEXT: ClassVar[str] = "Never"
+    #: Go's time.Duration is int64 nanoseconds (time.maxDuration ≈ 2562047h47m16s): Karpenter's
+    #: time.ParseDuration rejects anything longer ("invalid duration"), though the CRD pattern accepts it.
+    MAX_SECONDS: ClassVar[int] = (2**63 - 1) // 10**9
 
     def __init__(self, seconds: int | None) -> None:
         if seconds is not None and (not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0):
@@ -59,23 +62,38 @@ class Duration(_ValueObject):
                 "KG101", prop="duration", value=seconds,
                 allowed="a whole, non-negative number of seconds", fix="use Duration.seconds/minutes/hours/days",
             )
+        if seconds is not None and seconds > self.MAX_SECONDS:
+            raise KarpenterGpuError(
+                "KG101", prop="duration", value=seconds,
+                allowed=f"at most {self.MAX_SECONDS} seconds (Go's maximum duration, about 2562047h: Karpenter parses "
+                        "durations with time.ParseDuration, which rejects longer ones)",
+                fix="use a shorter duration, or Duration.never() for no limit where the field allows it")
         self._seconds = seconds
 
     @classmethod
+    def _of(cls, n: Any, unit: int, name: str) -> "Duration":
+        # Check before multiplying: "2" * 3600 is a 3600-character string, not a duration.
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise KarpenterGpuError("KG101", prop="duration", value=n,
+                                    allowed=f"a whole, non-negative number of {name} (an int)",
+                                    fix=f"e.g. Duration.{name}(2), or Duration.parse('2h') for a string")
+        return cls(n * unit)
+
+    @classmethod
     def seconds(cls, n: int) -> "Duration":
-        return cls(n)
+        return cls._of(n, 1, "seconds")
 
     @classmethod
     def minutes(cls, n: int) -> "Duration":
-        return cls(n * 60)
+        return cls._of(n, 60, "minutes")
 
     @classmethod
     def hours(cls, n: int) -> "Duration":
-        return cls(n * 3600)
+        return cls._of(n, 3600, "hours")
 
     @classmethod
     def days(cls, n: int) -> "Duration":
-        return cls(n * 86400)
+        return cls._of(n, 86400, "days")
 
     @classmethod
     def never(cls) -> "Duration":

@@ -72,7 +72,8 @@ class _TimeSlicingCountOverlay(_Overlay):
         pools = self.node.scope.node_pools
         if pools == self.props.node_pools:
             return self.props.render()
-        return self.props.model_copy(update={"node_pools": pools}).render()
+        # Re-validated, not model_copy: the rendered requirements are derived during validation.
+        return TimeSlicingCountProps(**{**dict(self.props), "node_pools": pools}).render()
 
 
 class TimeSlicingOverlayProps(Props):

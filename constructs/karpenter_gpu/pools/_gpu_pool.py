@@ -45,6 +45,16 @@ class GpuPoolProps(NodePoolProps):
                                     fix="set gpu_limit to the most GPUs this pool may run, e.g. gpu_limit=16")
         return v
 
+    @field_validator("cpu_limit", "memory_limit")
+    @classmethod
+    def _positive_limit(cls, v: Quantity | None, info: Any) -> Quantity | None:
+        if v is not None and v.as_decimal() <= 0:
+            raise KarpenterGpuError("KG102", prop=info.field_name, value=str(v),
+                                    allowed="a positive quantity: a limit of 0 (or below) lets the pool launch no node "
+                                            "at all, and the API server accepts it",
+                                    fix="e.g. cpu_limit='256', memory_limit='1Ti', or leave it unset for no limit")
+        return v
+
     @field_validator("weight", mode="before")
     @classmethod
     def _weight(cls, v: Any) -> int:

@@ -107,6 +107,43 @@ class NodePoolProps(Props):
                                     fix="drop labels")
         return dict(v)
 
+    @field_validator("termination_grace_period")
+    @classmethod
+    def _grace(cls, v: Duration | None) -> Duration | None:
+        if v is not None and v.is_never:
+            raise KarpenterGpuError("KG101", prop="termination_grace_period", value=str(v),
+                                    allowed="a duration such as '2h' (the CRD pattern ^([0-9]+(s|m|h))+$ has no "
+                                            "'Never'); leaving it unset already waits for the drain indefinitely",
+                                    fix="drop termination_grace_period, or pass Duration.hours(2)")
+        return v
+
+    @field_validator("expire_after")
+    @classmethod
+    def _expiry(cls, v: Duration) -> Duration:
+        if not v.is_never and v.total_seconds == 0:
+            raise KarpenterGpuError("KG160", prop="expire_after", value=str(v),
+                                    allowed="a positive duration or Duration.never(): 0s expires every node as soon as "
+                                            "it launches, so the pool replaces its nodes in a loop",
+                                    fix="e.g. expire_after=Duration.days(14), or Duration.never()")
+        return v
+
+    @model_validator(mode="after")
+    def _unique_taints(self) -> "NodePoolProps":
+        # kubernetes-sigs/karpenter pkg/apis/v1/nodeclaim_validation.go validateTaints: one (key, effect)
+        # across taints and startupTaints, else the NodePool is not Ready (the API server accepts it).
+        seen: dict[tuple[str, str], str] = {}
+        for prop, taints in (("taints", self.taints), ("startup_taints", self.startup_taints)):
+            for i, taint in enumerate(taints):
+                key = (taint.key, str(taint.effect))
+                if key in seen:
+                    raise KarpenterGpuError(
+                        "KG121", prop=f"{prop}[{i}]", value=f"{taint.key}:{taint.effect}",
+                        allowed=f"one taint per key and effect across taints and startup_taints ({seen[key]} has it "
+                                "already): Karpenter marks the NodePool not ready and launches nothing",
+                        fix="drop the duplicate, or give it another effect")
+                seen[key] = f"{prop}[{i}]"
+        return self
+
     @model_validator(mode="after")
     def _derive(self) -> "NodePoolProps":
         if self.min_gpu_memory is not None:

@@ -51,6 +51,43 @@ _DAY = 24 * 60  # minutes
 _NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")  # the CRD's pattern for budgets[].nodes
 _HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
 _CRON_FIELD = re.compile(r"^[0-9A-Za-z*?/,\-]+$")
+#: robfig/cron/v3 ``ParseStandard`` fields (the parser Karpenter's ``Budget.IsActive`` in
+#: kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go uses): bounds and names of each field.
+_CRON_BOUNDS = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
+                ("month", 1, 12, {m: i + 1 for i, m in enumerate(
+                    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}),
+                ("day of week", 0, 6, {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}))
+
+
+def cron_field_error(field: str, index: int) -> str | None:
+    """Why robfig/cron would reject ``field`` at ``index`` (None when it parses): ranges, steps and names."""
+    name, low, high, names = _CRON_BOUNDS[index]
+
+    def number(text: str) -> int | None:
+        if text.lower() in names:
+            return names[text.lower()]
+        return int(text) if text.isdigit() else None
+
+    for part in field.split(","):
+        body, _, step = part.partition("/")
+        if step and (not step.isdigit() or int(step) == 0):
+            return f"{name} step {step!r} is not a positive number"
+        if body in ("*", "?"):
+            if body == "?" and index not in (2, 4):
+                return f"'?' is only allowed in day of month or day of week, not {name}"
+            continue
+        start, dash, end = body.partition("-")
+        first, last = number(start), number(end) if dash else None
+        if first is None or (dash and last is None):
+            return f"{name} {body!r} is not a number or range"
+        for v in (first, last) if dash else (first,):
+            if not low <= v <= high:
+                return f"{name} {v} is outside {low}-{high}"
+        if dash and last < first:
+            return f"{name} range {body!r} runs backwards"
+    return None
+
+
 _CRON_DESCRIPTORS = frozenset(
     {"@annually", "@yearly", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
 )
@@ -158,6 +195,15 @@ class Budget(Props):
                         f"or one of {sorted(_CRON_DESCRIPTORS)}",
                 fix="write e.g. '0 0 * * MON-FRI', or use DisruptionWindow for local hours",
             )
+        for i, field in enumerate(fields):
+            problem = cron_field_error(field, i)
+            if problem is not None:
+                # Karpenter cannot parse it at run time and fails closed: the budget allows 0 disruptions.
+                raise KarpenterGpuError(
+                    "KG152", prop="schedule", value=value,
+                    allowed=f"a cron Karpenter can parse ({problem}); the CRD pattern accepts any 5 fields, and "
+                            "an unparsable schedule makes the budget fail closed (no disruption at all)",
+                    fix="minute 0-59, hour 0-23, day of month 1-31, month 1-12, day of week 0-6 (SUN-SAT)")
         return value
 
     @field_validator("duration")

@@ -148,6 +148,7 @@ _FORBIDDEN_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.s
                    "karpenter.k8s.aws/ec2nodeclass")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
 _SG_ID = re.compile(r"^sg-[0-9a-z]+$")
+_EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 
 
 class NodeClassConfig(Props):
@@ -179,13 +180,38 @@ class NodeClassConfig(Props):
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: Mapping[str, str]) -> dict[str, str]:
-        for key in v:
+        for key, value in v.items():
             if not key or key in _FORBIDDEN_TAGS or key.startswith("kubernetes.io/cluster"):
                 raise KarpenterGpuError("KG100", prop="tags", value=key,
                                         allowed=f"any non-empty key except {list(_FORBIDDEN_TAGS)} and "
                                                 "kubernetes.io/cluster* (Karpenter sets those)",
                                         fix="rename or drop the tag")
+            # EC2 tag limits (CreateTags): keys ≤128 characters, values ≤256, and the aws: prefix is reserved.
+            # The CRD does not check them; the launch then fails for every node of the class.
+            if key.lower().startswith("aws:") or len(key) > 128:
+                raise KarpenterGpuError("KG100", prop="tags", value=key,
+                                        allowed="an EC2 tag key of at most 128 characters, not starting with 'aws:' "
+                                                "(reserved for AWS): EC2 refuses the launch otherwise",
+                                        fix="shorten or rename the tag")
+            if not isinstance(value, str) or len(value) > 256:
+                raise KarpenterGpuError("KG100", prop=f"tags[{key}]", value=value,
+                                        allowed="a string of at most 256 characters (EC2 tag value limit)",
+                                        fix="shorten the value")
         return dict(v)
+
+    @field_validator("cluster_name")
+    @classmethod
+    def _cluster_name(cls, v: str | None) -> str | None:
+        # Used as the karpenter.sh/discovery tag value of the selectors: '*' is a wildcard there and would
+        # select every tagged subnet and security group of the account. EKS cluster names are 1-100
+        # alphanumerics, '-' and '_', starting alphanumeric.
+        if v is not None and not _EKS_CLUSTER_NAME.match(v):
+            raise KarpenterGpuError("KG143", prop="cluster_name", value=v,
+                                    allowed="an EKS cluster name (1-100 alphanumerics, '-' or '_', starting "
+                                            "alphanumeric): it becomes the karpenter.sh/discovery tag selector, where "
+                                            "'*' matches every tagged subnet and security group",
+                                    fix="pass the cluster's name, e.g. cluster_name='ml-prod'")
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> "NodeClassConfig":
