@@ -121,11 +121,15 @@ def test_output_is_byte_identical_in_every_construction_order(order, tmp_path_fa
     assert synth_files(order, tmp_path_factory.mktemp("perm")) == reference
 
 
-def test_values_built_first_see_every_team():
+def test_values_built_first_see_every_team_and_pass_strict_validation(tmp_path):
     app, clusters = build_hand_composed(("operator", "monitoring", "karpenter", "overlay", "team-c", "team-b",
-                                         "team-a"))
+                                         "team-a"), environments=("prod", "staging"))
     finalize(app)
-    files = write_cluster(charts_of(clusters["prod"]), Path("/tmp") / "kg-hand-composed")  # noqa: S108
+    files = write_cluster(charts_of(clusters["prod"]), tmp_path / "prod")
+    report = validate_dir(tmp_path / "prod", find_crds_dir())
+    assert not report.failed(strict=True), [f.line() for f in report.findings]
+    workloads = [yaml.safe_load(t) for f, t in files.items() if f.startswith("Deployment.")]
+    assert {w["metadata"]["name"] for w in workloads} == {"team-a-serve", "team-b-batch", "team-c-train"}
     operator = yaml.safe_load(files["helm/gpu-operator.values.yaml"])
     tolerated = {(t["key"], t.get("value")) for t in operator["daemonsets"]["tolerations"]}
     assert {("team", "a"), ("team", "b"), ("team", "c")} <= tolerated
@@ -280,3 +284,22 @@ def test_placement_across_a_static_pool_and_a_ladder_admits_exactly_their_union(
     assert placement["tolerations"] == [
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
         {"key": "team", "operator": "Equal", "value": "b", "effect": "NoSchedule"}]
+
+
+def test_two_clusters_writing_one_file_per_resource_into_one_folder_collide(tmp_path):
+    app = cdk8s.App(outdir=str(tmp_path), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
+    for env in ("prod", "staging"):
+        chart = cdk8s.Chart(Cluster(app, env), "platform")
+        GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(app)
+    assert exc.value.code == "KG171" and "FOLDER_PER_CHART_FILE_PER_RESOURCE" in exc.value.fix
+    with pytest.raises(RuntimeError, match=r"\[KG171\]"):
+        app.synth()
+    folders = cdk8s.App(outdir=str(tmp_path / "ok"),
+                        yaml_output_type=cdk8s.YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE)
+    for env in ("prod", "staging"):
+        chart = cdk8s.Chart(Cluster(folders, env), "platform")
+        GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
+    folders.synth()
+    assert len(list((tmp_path / "ok").rglob("EC2NodeClass.gpu.k8s.yaml"))) == 2

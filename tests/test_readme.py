@@ -40,3 +40,20 @@ def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert all(f"{g}: true" in printed for g in ("nodeOverlay", "reservedCapacity", "staticCapacity"))
     assert namespace["pod_affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+
+
+def test_readme_clusters_example_runs():
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## Clusters, teams and construction order\n\n.*?```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    app = namespace["app"]
+    for env in ("prod", "staging"):
+        cluster = app.node.find_child(env)
+        platform, team = cluster.node.find_child("platform"), cluster.node.find_child("team-search")
+        rules = [m for m in cdk8s.Testing.synth(platform) if m["kind"] == "PrometheusRule"][0]
+        assert {r["labels"].get("nodepool") for r in rules["spec"]["groups"][0]["rules"]} >= {"search-serve"}
+        (api,) = [m for m in cdk8s.Testing.synth(team) if m["kind"] == "Deployment"]
+        terms = api["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        assert terms[0]["matchExpressions"][0]["values"] == ["search-warm-static", "search-serve"]

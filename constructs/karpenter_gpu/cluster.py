@@ -99,6 +99,8 @@ def _state(cluster: Construct) -> dict:
     if state is None:
         state = _STATES[key] = {"objects": {}, "derived": [], "files": {}}
         cluster.node.add_validation(_ClusterValidation(cluster))
+        if cluster.node.scope is not None:
+            _state(cluster.node.root)  # the App's pass also checks what the clusters write side by side
     return state
 
 
@@ -212,13 +214,38 @@ def finalize_cluster(cluster: Construct) -> None:
         derived.check_final()
 
 
+def _check_files_across_clusters(root: Construct, found: list[Construct]) -> None:
+    """With one file per resource (``Kind.name.k8s.yaml`` in one folder), two clusters of one App that share
+    an object name would overwrite each other's file: cdk8s writes both to the same path."""
+    output = getattr(root, "yaml_output_type", None)
+    if output != cdk8s.YamlOutputType.FILE_PER_RESOURCE or len(found) < 2:
+        return
+    written: dict[str, str] = {}
+    for cluster in found:
+        for obj in members(cluster):
+            if not isinstance(obj, cdk8s.ApiObject):
+                continue
+            _, kind, _, name = _identity(obj)
+            file = f"{kind}.{name}.k8s.yaml"
+            other = written.setdefault(file, obj.node.path)
+            if other != obj.node.path:
+                raise KarpenterGpuError(
+                    "KG171", prop="yaml_output_type", value="FILE_PER_RESOURCE",
+                    allowed=f"one file per object name in the App's output folder: {other} and {obj.node.path} "
+                            f"(different clusters) would both be written to {file}",
+                    fix="use yaml_output_type=cdk8s.YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE, or one App "
+                        "(outdir) per cluster", path=obj.node.path)
+
+
 def finalize(scope: Construct) -> None:
     """Run the synth-time pass on every cluster of the App of ``scope``; raise the first coded error.
 
     cdk8s runs it too (as a validation of each cluster) on every ``app.synth()`` / ``Testing.synth``.
     """
-    for cluster in clusters(scope):
+    found = clusters(scope)
+    for cluster in found:
         finalize_cluster(cluster)
+    _check_files_across_clusters(scope.node.root, found)
 
 
 @jsii.implements(IValidation)
@@ -229,6 +256,8 @@ class _ClusterValidation:
     def validate(self) -> list[str]:
         try:
             finalize_cluster(self._cluster)
+            if self._cluster.node.scope is None:  # the App: what its clusters write side by side
+                _check_files_across_clusters(self._cluster, clusters(self._cluster))
         except KarpenterGpuError as err:
             return [str(err)]
         return []
