@@ -48,10 +48,9 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
     object of the same apiVersion, kind, namespace and name there is KG171.
     """
     api_version, kind = gvk_of(binding)
-    path = f"{scope.node.path}/Resource"
-    _cluster.require_chart(scope, path, type(scope).__name__)
+    _cluster.require_chart(scope, lambda: f"{scope.node.path}/Resource", type(scope).__name__)
     identity = (api_version, kind, namespace or "", name)
-    _cluster.register_object(scope, identity, path)
+    _cluster.register_object(scope, identity, lambda: f"{scope.node.path}/Resource")
     metadata = cdk8s.ApiObjectMetadata(name=name, namespace=namespace, annotations=annotations or None,
                                        labels=labels or None)
     if render is None:

@@ -19,7 +19,7 @@ from inside ``app.synth()`` the same coded line arrives wrapped in jsii's ``Runt
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol
+from typing import Any, Callable, Iterable, Protocol
 
 import cdk8s
 import jsii
@@ -72,22 +72,52 @@ def is_boundary(construct: Any) -> bool:
     return bool(getattr(type(construct), BOUNDARY_ATTR, False))
 
 
+_NO_PARENT = object()
+
+
+def _parent(construct: Construct) -> Construct | None:
+    """``construct.node.scope``, read through jsii once per construct."""
+    cached = getattr(construct, "_kg_parent", None)
+    if cached is None:
+        cached = construct.node.scope
+        try:
+            construct._kg_parent = _NO_PARENT if cached is None else cached
+        except AttributeError:  # pragma: no cover
+            pass
+        return cached
+    return None if cached is _NO_PARENT else cached
+
+
+def in_chart(construct: Construct) -> bool:
+    """Whether ``construct`` is a cdk8s Chart or inside one (cached per construct)."""
+    cached = getattr(construct, "_kg_in_chart", None)
+    if cached is None:
+        parent = _parent(construct)
+        cached = isinstance(construct, cdk8s.Chart) or (parent is not None and in_chart(parent))
+        try:
+            construct._kg_in_chart = cached
+        except AttributeError:  # pragma: no cover
+            pass
+    return cached
+
+
 def cluster_of(construct: Construct) -> Construct:
-    """The cluster ``construct`` belongs to: its outermost boundary ancestor, else the App (root)."""
+    """The cluster ``construct`` belongs to: its outermost boundary ancestor, else the App (root).
+
+    Cached on each construct (its scope chain never changes), so a new construct costs one jsii
+    read of its parent.
+    """
     cached = getattr(construct, "_kg_cluster", None)
     if cached is not None:
         return cached
-    found, node = None, construct
-    while True:
-        if is_boundary(node):
-            found = node
-        parent = node.node.scope
-        if parent is None:
-            break
-        node = parent
-    result = found if found is not None else node
+    parent = _parent(construct)
+    if parent is None:
+        result = construct
+    else:
+        above = cluster_of(parent)
+        result = above if is_boundary(above) or not is_boundary(construct) else construct
     try:
-        construct._kg_cluster = result  # the scope chain of a construct never changes
+        construct._kg_cluster = result
     except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
         pass
     return result
@@ -123,12 +153,17 @@ def members_of(construct: Construct, kind: type | tuple[type, ...]) -> list[Any]
     return [c for c in members(cluster_of(construct)) if isinstance(c, kind)]
 
 
-def register_object(scope: Construct, identity: tuple[str, str, str, str], path: str) -> None:
-    """Record an emitted object; a second one with the same identity in the cluster is KG171 (at once)."""
+def register_object(scope: Construct, identity: tuple[str, str, str, str], path: str | Callable[[], str]) -> None:
+    """Record an emitted object; a second one with the same identity in the cluster is KG171 (at once).
+
+    ``path`` may be a function: construct paths are jsii round trips, needed only for the error.
+    """
     objects = _state(cluster_of(scope))["objects"]
     other = objects.get(identity)
-    if other is not None and other != path:
-        raise duplicate_error(identity, other, path)
+    if other is not None:
+        first, second = (p() if callable(p) else p for p in (other, path))
+        if first != second:
+            raise duplicate_error(identity, first, second)
     objects[identity] = path
 
 
@@ -162,13 +197,11 @@ def duplicate_error(identity: tuple[str, str, str, str], first: str, second: str
         path=second)
 
 
-def require_chart(scope: Construct, path: str, what: str) -> None:
+def require_chart(scope: Construct, path: str | Callable[[], str], what: str) -> None:
     """cdk8s objects need a chart above them; say so with a code instead of jsii's 'cannot find a parent chart'."""
-    node: Any = scope
-    while node is not None:
-        if isinstance(node, cdk8s.Chart):
-            return
-        node = node.node.scope
+    if in_chart(scope):
+        return
+    path = path() if callable(path) else path
     raise KarpenterGpuError(
         "KG197", prop="scope", value=scope.node.path or "<app>",
         allowed=f"a scope inside a cdk8s Chart: {what} renders Kubernetes objects, and cdk8s writes only objects "
@@ -200,16 +233,14 @@ def finalize_cluster(cluster: Construct) -> None:
     state = _state(cluster)
     for derived in list(state["derived"]):
         derived.materialize()
-    seen: dict[tuple[str, str, str, str], str] = {}
+    seen: dict[tuple[str, str, str, str], cdk8s.ApiObject] = {}
     for obj in members(cluster):
         if not isinstance(obj, cdk8s.ApiObject):
             continue
         identity = _identity(obj)
-        path = obj.node.path
-        other = seen.get(identity)
-        if other is not None:
-            raise duplicate_error(identity, other, path)
-        seen[identity] = path
+        other = seen.setdefault(identity, obj)
+        if other is not obj:  # paths only on a clash: each is a jsii round trip
+            raise duplicate_error(identity, other.node.path, obj.node.path)
     for derived in list(state["derived"]):
         derived.check_final()
 
