@@ -311,3 +311,11 @@ def test_yaml_round_trips(chart, node_class):
 def test_values_construct_makes_no_manifests(chart):
     values(chart)
     assert cdk8s.Testing.synth(chart) == []
+
+
+def test_misspelt_required_prop_names_the_typo_not_the_missing_prop(chart):
+    """cluster_nme= used to report 'cluster_name=None … required', hiding the typo."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        KarpenterControllerValues(chart, "K", cluster_nme="prod")
+    assert exc.value.code == "KG100" and exc.value.prop == "cluster_nme"
+    assert "did you mean 'cluster_name'" in exc.value.allowed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from types import UnionType
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -26,11 +26,24 @@ def _tuple_item(annotation: Any) -> str | None:
     return None
 
 
+def _check_known(model: type[BaseModel], data: dict) -> None:
+    """A misspelt keyword is an unknown prop naming the closest one, never "<real prop> is required"."""
+    foreign = getattr(model, "refused_props", ())
+    unknown = [k for k in data if k not in model.model_fields and k not in foreign]
+    if unknown:
+        name = str(unknown[0])
+        raise KarpenterGpuError("KG100", prop=name, value=data[unknown[0]], allowed=f"unknown prop{_closest(name, model)}",
+                                fix=f"remove '{name}' or check its spelling against the construct's props")
+
+
 class Props(BaseModel):
     """Base of every props model: immutable, unknown fields rejected, validated once."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True,
                               validate_default=True)
+    #: Names that are not props of this model but that its own validators refuse with a specific code
+    #: (a static pool's ``weight``): not reported as typos.
+    refused_props: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -39,6 +52,7 @@ class Props(BaseModel):
         # and reports a confusing error on its items: say what is expected instead.
         if not isinstance(data, dict):
             return data
+        _check_known(cls, data)
         own = {f for d in cls.__pydantic_decorators__.field_validators.values()
                if d.info.mode in ("before", "wrap", "plain") for f in d.info.fields}
         for name, value in data.items():
@@ -57,7 +71,11 @@ class Props(BaseModel):
         # Users build value objects directly (DisruptionWindow(...)): they get the coded error too,
         # not pydantic's ValidationError.
         try:
+            _check_known(type(self), data)  # first: a subclass's own before-validators run ahead of the base's
             super().__init__(**data)
+        except KarpenterGpuError as err:
+            err.relative = True
+            raise
         except ValidationError as err:
             coded = to_coded(err, model=type(self))
             coded.relative = True  # its prop is relative to this model; an enclosing model prefixes it
@@ -80,6 +98,30 @@ def _first(errors: list[dict]) -> dict:
     # A misspelt keyword shows up twice: "missing" for the real prop and "extra" for the typo. The typo is
     # the one to report (with the closest valid prop); otherwise the first error.
     return next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])
+
+
+def _model_at(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The props model a nested error location points into (``inference.0.gpu_limt`` → GpuInferencePoolProps)."""
+    for part in loc:
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue  # an item of a tuple: the item type was taken with the field
+        field = model.model_fields.get(str(part))
+        if field is None:
+            return None
+        model = _model_in(field.annotation)
+    return model
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def _closest(name: str, model: type[BaseModel] | None) -> str:
@@ -105,8 +147,9 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
     kind = first.get("type", "")
     value = first.get("input")
     if kind == "extra_forbidden":
-        name = str(first.get("loc", ("",))[-1])
-        owner = model if len(first.get("loc", ())) == 1 else None
+        full = tuple(first.get("loc", ("",)))
+        name = str(full[-1])
+        owner = _model_at(model, full[:-1])
         allowed = f"unknown prop{_closest(name, owner)}"
         fix = f"remove '{loc}' or check its spelling against the construct's props"
     elif kind == "missing":

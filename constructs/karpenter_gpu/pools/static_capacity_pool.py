@@ -24,6 +24,8 @@ SUFFIX = "static"
 class StaticCapacityPoolProps(NodePoolProps):
     """A fixed node count per pool; scale with ``kubectl scale nodepool <name> --replicas=N``."""
 
+    refused_props: ClassVar[tuple[str, ...]] = _DYNAMIC_ONLY
+
     #: Nodes per pool (per zone when ``zones`` are given).
     replicas: StrictInt
     #: ``limits.nodes``: the most nodes during drift/expiry replacement. Must be ≥ replicas.
