@@ -36,6 +36,7 @@ from pydantic import field_validator, model_validator
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, sorted_by_name
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
@@ -285,7 +286,6 @@ class GpuOperatorValues(HelmValues):
     def monitoring_labels(self) -> dict[str, str]:
         """Labels for the chart's DCGM ServiceMonitor: those of the cluster's GpuMonitoring (what its Prometheus
         selects by), else GpuMonitoring's default ``release: kube-prometheus-stack``."""
-        from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
         found = members_of(self, GpuMonitoring)
         return dict(found[0].props.labels) if found else dict(GpuMonitoringProps.model_fields["labels"].default)
 
