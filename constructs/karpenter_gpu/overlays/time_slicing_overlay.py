@@ -85,7 +85,7 @@ class TimeSlicingOverlayProps(Props):
     replicas: int
     #: NodePools whose nodes are time-sliced (``karpenter.sh/nodepool In``).
     node_pools: tuple[str, ...]
-    #: Weight of the first overlay; overlay ``i`` gets ``weight + i``. Every one must be unique in the app.
+    #: Weight of the first overlay; overlay ``i`` gets ``weight + i``. Every one must be unique in the cluster.
     weight: int
     #: Distinct GPU counts to cover. Default: (1, 2, 4, 8). Instance types with another count keep their
     #: physical count in the simulation (Karpenter over-provisions for them; it never over-packs).
@@ -118,7 +118,7 @@ class TimeSlicingOverlayProps(Props):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise KarpenterGpuError("KG183", prop="weight", value=v,
                                     allowed=f"an integer 1..{MAX_WEIGHT} (the CRD bounds; higher wins)",
-                                    fix="pick a weight range no other overlay of this app uses")
+                                    fix="pick a weight range no other overlay of this cluster uses")
         return v
 
     @model_validator(mode="after")
