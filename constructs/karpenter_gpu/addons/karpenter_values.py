@@ -23,6 +23,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu.pools.gpu_node_class import EKS_CLUSTER_NAME
 from karpenter_gpu._props import Props, build, path_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
@@ -47,8 +48,7 @@ GATE_OFF_EFFECT: dict[FeatureGate, str] = {
     FeatureGate.CAPACITY_BUFFER: "with capacityBuffer off capacity buffers are ignored",
 }
 
-# EKS cluster names: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
-_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+
 # SQS queue names: 1-80 characters, alphanumerics, '-' and '_' (FIFO queues end in '.fifo').
 _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
 
@@ -103,7 +103,7 @@ class KarpenterControllerValuesProps(Props):
     @field_validator("cluster_name", mode="before")
     @classmethod
     def _cluster_name(cls, v: Any) -> str:
-        if not isinstance(v, str) or not _CLUSTER_NAME.match(v):
+        if not isinstance(v, str) or not EKS_CLUSTER_NAME.match(v):
             arn = isinstance(v, str) and v.startswith("arn:")
             raise KarpenterGpuError(
                 "KG520", prop="cluster_name", value=v,

@@ -148,7 +148,8 @@ _FORBIDDEN_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.s
                    "karpenter.k8s.aws/ec2nodeclass")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
 _SG_ID = re.compile(r"^sg-[0-9a-z]+$")
-_EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+#: EKS cluster names: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
+EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
 
 
 class NodeClassConfig(Props):
@@ -205,7 +206,7 @@ class NodeClassConfig(Props):
         # Used as the karpenter.sh/discovery tag value of the selectors: '*' is a wildcard there and would
         # select every tagged subnet and security group of the account. EKS cluster names are 1-100
         # alphanumerics, '-' and '_', starting alphanumeric.
-        if v is not None and not _EKS_CLUSTER_NAME.match(v):
+        if v is not None and not EKS_CLUSTER_NAME.match(v):
             raise KarpenterGpuError("KG143", prop="cluster_name", value=v,
                                     allowed="an EKS cluster name (1-100 alphanumerics, '-' or '_', starting "
                                             "alphanumeric): it becomes the karpenter.sh/discovery tag selector, where "
