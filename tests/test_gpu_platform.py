@@ -227,3 +227,13 @@ def test_fails_on_bad_pool_layout(change, code, says):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), config={**data, **change})
     assert exc.value.code == code and says in exc.value.allowed
+
+
+def test_misspelt_prop_in_a_nested_section_names_the_closest_prop():
+    data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config={**data, "karpenter": {"cluster_nme": "ml-dev"}})
+    assert exc.value.prop == "karpenter.cluster_nme" and "did you mean 'cluster_name'" in exc.value.allowed
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), config={**data, "inference": ({"name": "x", "gpu_limt": 4},)})
+    assert exc.value.prop == "inference[0].gpu_limt" and "did you mean 'gpu_limit'" in exc.value.allowed

@@ -26,7 +26,7 @@ def _tuple_item(annotation: Any) -> str | None:
     return None
 
 
-def _check_known(model: type[BaseModel], data: dict) -> None:
+def check_known(model: type[BaseModel], data: dict) -> None:
     """A misspelt keyword is an unknown prop naming the closest one, never "<real prop> is required"."""
     foreign = getattr(model, "refused_props", ())
     unknown = [k for k in data if k not in model.model_fields and k not in foreign]
@@ -52,7 +52,7 @@ class Props(BaseModel):
         # and reports a confusing error on its items: say what is expected instead.
         if not isinstance(data, dict):
             return data
-        _check_known(cls, data)
+        check_known(cls, data)
         own = {f for d in cls.__pydantic_decorators__.field_validators.values()
                if d.info.mode in ("before", "wrap", "plain") for f in d.info.fields}
         for name, value in data.items():
@@ -71,7 +71,7 @@ class Props(BaseModel):
         # Users build value objects directly (DisruptionWindow(...)): they get the coded error too,
         # not pydantic's ValidationError.
         try:
-            _check_known(type(self), data)  # first: a subclass's own before-validators run ahead of the base's
+            check_known(type(self), data)  # first: a subclass's own before-validators run ahead of the base's
             super().__init__(**data)
         except KarpenterGpuError as err:
             err.relative = True

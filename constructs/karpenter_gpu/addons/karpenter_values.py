@@ -24,7 +24,7 @@ from pydantic import field_validator, model_validator
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu.pools.gpu_node_class import EKS_CLUSTER_NAME
-from karpenter_gpu._props import Props, build, path_of
+from karpenter_gpu._props import Props, build, check_known, path_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from karpenter_gpu.addons.helm_values import HelmValues
@@ -94,6 +94,8 @@ class KarpenterControllerValuesProps(Props):
     @model_validator(mode="before")
     @classmethod
     def _cluster_name_given(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            check_known(cls, data)  # a misspelt cluster_name is a typo, not a missing name
         if isinstance(data, dict) and data.get("cluster_name") is None:
             raise KarpenterGpuError("KG520", prop="cluster_name", value=None,
                                     allowed="the EKS cluster name (settings.clusterName is required by the chart)",

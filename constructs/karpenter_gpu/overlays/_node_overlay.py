@@ -17,7 +17,7 @@ from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
 
 from karpenter_gpu import _api_object
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, check_known, path_of
 from karpenter_gpu.cluster import members_of, require_chart
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
@@ -65,6 +65,8 @@ class OverlayProps(Props):
     @model_validator(mode="before")
     @classmethod
     def _weight_given(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            check_known(cls, data)  # a misspelt weight is a typo, not a missing weight
         if isinstance(data, dict) and data.get("weight") is None:
             raise KarpenterGpuError("KG183", prop="weight", value=None,
                                     allowed=f"a weight {MIN_WEIGHT}..{MAX_WEIGHT}; unset is 0, below every "

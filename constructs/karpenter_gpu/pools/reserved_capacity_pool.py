@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import model_validator
 
+from karpenter_gpu._props import check_known
 from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
@@ -46,6 +47,7 @@ class ReservedCapacityPoolProps(GpuTrainingPoolProps):
     @classmethod
     def _derive_capacity(cls, data: Any) -> Any:
         if isinstance(data, dict):
+            check_known(cls, data)  # a misspelt fallback is a typo, not a missing fallback
             if "capacity_types" in data:
                 raise KarpenterGpuError("KG192", prop="capacity_types", value=data["capacity_types"],
                                         allowed="derived: reserved plus the fallback",
