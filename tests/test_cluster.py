@@ -45,31 +45,36 @@ def write_cluster(charts: list[cdk8s.Chart], out: Path) -> dict[str, str]:
 def team_steps(cluster: Cluster, classes: dict) -> dict:
     """Construction steps of one cluster; each may run in any order (the node classes come first)."""
     platform = cluster.node.find_child("platform")
-    teams = {t: cdk8s.Chart(cluster, t) for t in TEAMS}
+    teams: dict = {}
+
+    def chart(team: str) -> cdk8s.Chart:  # created by the team's step: the tree order follows the steps
+        if team not in teams:
+            teams[team] = cdk8s.Chart(cluster, team)
+        return teams[team]
 
     def team_a():
-        warm = StaticCapacityPool(teams["team-a"], "Warm", node_class=classes["inference"], name="team-a-warm",
+        warm = StaticCapacityPool(chart("team-a"), "Warm", node_class=classes["inference"], name="team-a-warm",
                                   replicas=1, instance_types=("g5.xlarge",),
                                   taints=(Taint.gpu(), Taint("team", "a")))
-        serve = GpuInferencePool(teams["team-a"], "Serve", node_class=classes["inference"], name="team-a-serve",
+        serve = GpuInferencePool(chart("team-a"), "Serve", node_class=classes["inference"], name="team-a-serve",
                                  gpu_limit=8, taints=(Taint.gpu(), Taint("team", "a")))
-        GpuWorkload(teams["team-a"], "Serve-smoke", pools=(warm, serve), name="team-a-serve")
+        GpuWorkload(chart("team-a"), "Serve-smoke", pools=(warm, serve), name="team-a-serve")
 
     def team_b():
-        ladder = TieredSpotPools(teams["team-b"], "Batch", node_class=classes["inference"], name="team-b-batch",
+        ladder = TieredSpotPools(chart("team-b"), "Batch", node_class=classes["inference"], name="team-b-batch",
                                  taints=(Taint.gpu(), Taint("team", "b")),
                                  tiers=(SpotTier(suffix="a10g", gpu_names=("a10g",), gpu_limit=8),
                                         SpotTier(suffix="l4", gpu_names=("l4",), gpu_limit=8)),
                                  on_demand_floor=SpotTier(suffix="floor", gpu_names=("a10g", "l4"), gpu_limit=4,
                                                           capacity_types=(CapacityType.ON_DEMAND,)))
-        GpuWorkload(teams["team-b"], "Batch-smoke", pools=(ladder,), name="team-b-batch")
+        GpuWorkload(chart("team-b"), "Batch-smoke", pools=(ladder,), name="team-b-batch")
 
     def team_c():
-        train = GpuTrainingPool(teams["team-c"], "Train", node_class=classes["training"], name="team-c-train",
+        train = GpuTrainingPool(chart("team-c"), "Train", node_class=classes["training"], name="team-c-train",
                                 gpu_limit=16, gpu_names=("a100", "h100"), expire_after=Duration.never(),
                                 capacity_types=(CapacityType.ON_DEMAND,),
                                 taints=(Taint.gpu(), Taint("team", "c")))
-        GpuWorkload(teams["team-c"], "Train-smoke", pool=train, name="team-c-train")
+        GpuWorkload(chart("team-c"), "Train-smoke", pool=train, name="team-c-train")
 
     def overlay():
         NodeOverlayDiscourage(platform, "Discourage", name="discourage-multi-gpu", weight=10,
@@ -113,12 +118,16 @@ def synth_files(order, tmp: Path) -> dict[str, str]:
     return write_cluster(charts_of(clusters["prod"]), tmp)
 
 
+@pytest.fixture(scope="module")
+def reference_files(tmp_path_factory) -> dict[str, str]:
+    return synth_files(STEP_NAMES, tmp_path_factory.mktemp("ref"))
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(order=st.permutations(STEP_NAMES))
-def test_output_is_byte_identical_in_every_construction_order(order, tmp_path_factory):
+def test_output_is_byte_identical_in_every_construction_order(order, reference_files, tmp_path_factory):
     """Values, alerts, gates and overlays built before or after the pools: the same bytes."""
-    reference = synth_files(STEP_NAMES, tmp_path_factory.mktemp("ref"))
-    assert synth_files(order, tmp_path_factory.mktemp("perm")) == reference
+    assert synth_files(order, tmp_path_factory.mktemp("perm")) == reference_files
 
 
 def test_values_built_first_see_every_team_and_pass_strict_validation(tmp_path):
