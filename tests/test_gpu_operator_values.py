@@ -378,3 +378,13 @@ def test_invalid_node_label_refused(platform, label):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuOperatorValues(platform, "GpuOperator", node_label=label)
     assert code_of(exc) in ("KG111", "KG121")
+
+
+def test_time_slicing_outside_a_chart_is_kg197_and_adds_nothing():
+    import cdk8s
+
+    app = cdk8s.Testing.app()
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(app, "GpuOperator", time_slicing_replicas=4)
+    assert code_of(exc) == "KG197" and exc.value.path == "GpuOperator/TimeSlicing"
+    assert app.node.try_find_child("GpuOperator") is None

@@ -38,7 +38,7 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
-from karpenter_gpu.cluster import cluster_of, members_of, register_derived, sorted_by_name
+from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import DEFAULT_GPU_COUNTS, TimeSlicingOverlay, check_replicas, plan
 
@@ -264,6 +264,7 @@ class GpuOperatorValues(HelmValues):
                            node_pools=sliced or p.time_sliced_pools or (_PENDING,),
                            weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
             plan(scope, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
+            require_chart(scope, f"{path}/TimeSlicing", "GpuOperatorValues with time slicing (its NodeOverlays)")
         self.props = p
         self._path = path
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)
