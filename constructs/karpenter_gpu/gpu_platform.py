@@ -24,7 +24,7 @@ from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuC
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps
 from karpenter_gpu.addons.gpu_workload import GpuWorkload
-from karpenter_gpu.addons.helm_values import HelmValues, helm_values_in
+from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
