@@ -260,31 +260,15 @@ def narrow(files):
     template(files)["requirements"][1]["values"] = ["a10g", "l4"]
 
 
-def test_requirements_narrowed_drift_nodes_that_no_longer_match(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)  # no simulator: said so
+def test_requirements_narrowed_drift_exactly_the_nodes_that_no_longer_match(tmp_path):
+    # pkg/controllers/nodeclaim/disruption/drift.go areRequirementsDrifted, per NodeClaim: only the t4 types drift.
     c = one(diff(tmp_path, narrow))
     assert c.category is Category.REPLACES_NODES
     assert "karpenter.k8s.aws/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
-    assert "drift is decided per node" in c.reasons[0]
-
-
-def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_path, monkeypatch):
-    def simulate_pools(manifests):
-        out = []
-        for m in manifests:
-            if m["kind"] != "NodePool":
-                continue
-            gpus = next(r["values"] for r in m["spec"]["template"]["spec"]["requirements"]
-                        if r["key"].endswith("instance-gpu-name")) if m["metadata"]["name"] == "gpu-inference" else []
-            by_gpu = {"t4": "g4dn.xlarge", "a10g": "g5.xlarge", "l4": "g6.xlarge"}
-            candidates = [types.SimpleNamespace(instance=types.SimpleNamespace(name=by_gpu[g])) for g in gpus]
-            out.append(types.SimpleNamespace(name=m["metadata"]["name"], candidates=candidates))
-        return out
-
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
-    c = one(diff(tmp_path, narrow))
-    assert c.category is Category.REPLACES_NODES
-    assert c.reasons[0].endswith("nodes whose instance type no longer matches drift; the simulator drops g4dn.xlarge")
+    t4 = ", ".join(sorted(f"g4dn.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge",
+                                                  "metal")))
+    assert f"nodes drift (areRequirementsDrifted) on {t4} (every offering)" in c.reasons[0]
+    assert "18 other instance type(s)" in c.reasons[0]
 
 
 def test_requirements_widened_is_behavioural(tmp_path):
@@ -294,18 +278,47 @@ def test_requirements_widened_is_behavioural(tmp_path):
 
     c = one(diff(tmp_path, change))
     assert c.category is Category.BEHAVIOURAL
-    assert "requirements widened" in c.reasons[0] and "no drift" in c.reasons[0]
+    assert "still satisfies the new requirements" in c.reasons[0] and "no drift" in c.reasons[0]
 
 
-def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)
-
+def test_requirement_every_admitted_type_already_meets_drifts_nothing(tmp_path):
+    # A new key is not a narrowing by itself: every candidate of the pool is amd64 already.
     def change(files):
         template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]})
 
     c = one(diff(tmp_path, change))
+    assert c.category is Category.BEHAVIOURAL
+    assert "kubernetes.io/arch (none) → In [amd64]" in c.reasons[0] and "no drift" in c.reasons[0]
+
+
+def test_requirement_no_admitted_type_meets_drifts_every_node(tmp_path):
+    def change(files):
+        template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]})
+
+    c = one(diff(tmp_path, change))
     assert c.category is Category.REPLACES_NODES
-    assert "kubernetes.io/arch (none) → In [amd64]" in c.reasons[0]
+    assert "kubernetes.io/arch='amd64' does not satisfy" in c.reasons[0] and "0 other instance type(s)" in c.reasons[0]
+
+
+def test_requirement_on_a_zone_drifts_the_nodes_of_the_other_zones_only(tmp_path):
+    def change(files):
+        zone = next(r for r in template(files)["requirements"] if r["key"] == "topology.kubernetes.io/zone")
+        zone["values"] = ["ap-northeast-2a"]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES
+    assert "g6.xlarge, gr6.4xlarge, gr6.8xlarge (spot/ap-northeast-2c, on-demand/ap-northeast-2c)" in c.reasons[0]
+    assert "zone='ap-northeast-2c' does not satisfy" in c.reasons[0]
+
+
+def test_requirements_that_intersect_to_nothing_drift_every_node(tmp_path):
+    # scheduling/requirements.go Add: In [2a, 2c] + In [us-east-1a] is DoesNotExist, and every node has a zone.
+    def change(files):
+        template(files)["requirements"].append(
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]})
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "zone DoesNotExist" in c.reasons[0]
 
 
 # ------------------------------------------------------------------------------- behavioural, replicas
@@ -443,9 +456,12 @@ def test_ami_selector_without_alias_may_replace_nodes(tmp_path):
         node_class(files)["amiSelectorTerms"] = [{"id": "ami-0123456789abcdef0"}]
         node_class(files)["amiFamily"] = "AL2023"
 
-    c = one(diff(tmp_path, change))
+    changes = diff(tmp_path, change)
+    info = one([c for c in changes if c.category is Category.INFO])
+    assert "resolved AMI family stays AL2023" in info.reasons[0]  # EC2NodeClass.Hash hashes AMIFamily()
+    c = one([c for c in changes if c.category is not Category.INFO])
     assert c.category is Category.MAY_REPLACE_NODES
-    assert len(c.reasons) == 2
+    assert len(c.reasons) == 1
 
 
 def test_node_class_change_without_pools_is_info(tmp_path):

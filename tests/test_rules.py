@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -378,7 +378,16 @@ def test_kg416_static_pool_node_limit(replicas, nodes, path, fix):
 
 
 def test_kg416_not_when_limit_covers_replicas():
-    assert run(static_pool(3, "3"), static_pool(3, 4)) == []
+    assert [f.code for f in run(static_pool(3, "3"), static_pool(3, 4))] == ["KG430"]  # covers it, no surge
+
+
+def test_kg430_static_pool_without_surge_never_replaces_drifted_nodes():
+    # pkg/controllers/disruption/staticdrift.go StaticDrift.ComputeCommands: ReserveNodeCount(limits.nodes)
+    # must find a node of room above the running replicas before a drifted node is replaced.
+    finding = only(run(static_pool(3, "3")), "KG430")
+    assert finding.severity is Severity.WARNING and finding.path == "spec.limits.nodes"
+    assert "never replaced" in finding.message and "'4'" in finding.message
+    assert not [f for f in run(static_pool(3, "4")) if f.code == "KG430"]
 
 
 def test_static_pools_skip_dynamic_only_rules():

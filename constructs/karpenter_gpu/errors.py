@@ -75,6 +75,7 @@ CODES: dict[str, str] = {
     "KG419": "pool that can launch no instance type of the catalog",
     "KG420": "training pool whose only capacity type is spot",
     "KG421": "workload pod shape fits no instance type of the pool it targets",
+    "KG430": "static pool whose limits.nodes equals replicas: drifted nodes are never replaced",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",

@@ -28,14 +28,18 @@ from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
-__all__ = ["hash_form", "same_hash", "same_map", "node_class_hash_fields", "NodeOutcome", "requirement_drift",
+__all__ = ["canonical", "hash_form", "same_hash", "same_map", "node_class_hash_fields", "NodeOutcome", "requirement_drift",
            "static_drift_blocked", "NODE_CLASS_UNHASHED"]
 
 _ZERO = (None, "", [], {})
 
 
-def _canon(value: Any) -> str:
+def canonical(value: Any) -> str:
+    """A stable text form of a JSON-like value (keys sorted), for comparing and sorting."""
     return json.dumps(value, sort_keys=True, default=str)
+
+
+_canon = canonical
 
 
 def hash_form(value: Any, maps: frozenset[str] = frozenset(), _path: str = "") -> Any:

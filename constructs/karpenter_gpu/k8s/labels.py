@@ -48,7 +48,6 @@ class Label:
     ZONE_ID = "topology.k8s.aws/zone-id"
     ARCH = "kubernetes.io/arch"
     OS = "kubernetes.io/os"
-    HOSTNAME = "kubernetes.io/hostname"
     WINDOWS_BUILD = "node.kubernetes.io/windows-build"
     INSTANCE_TYPE = "node.kubernetes.io/instance-type"
     INSTANCE_CATEGORY = "karpenter.k8s.aws/instance-category"
@@ -88,8 +87,10 @@ WELL_KNOWN_LABELS: frozenset[str] = frozenset((
 #: ``WellKnownLabelsForOfferings``: the keys an offering (not an instance type) carries.
 OFFERING_LABELS: frozenset[str] = frozenset({Label.ZONE, Label.CAPACITY_TYPE})
 
+#: Set by Karpenter and the kubelet on every node; refused in NodePool requirements and labels.
+HOSTNAME = "kubernetes.io/hostname"
 #: ``RestrictedLabels``: Karpenter sets it itself.
-RESTRICTED_LABELS: frozenset[str] = frozenset({Label.HOSTNAME})
+RESTRICTED_LABELS: frozenset[str] = frozenset({HOSTNAME})
 
 #: ``NormalizedLabels``: deprecated keys that pod requirements are translated from.
 NORMALIZED_LABELS: Mapping[str, str] = {

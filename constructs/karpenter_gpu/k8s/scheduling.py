@@ -15,8 +15,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
-    "OPERATORS", "COMPARISONS", "Requirement", "Requirements", "atoi", "tolerates", "untolerated",
-    "order_by_weight",
+    "OPERATORS", "COMPARISONS", "Requirement", "Requirements", "atoi", "pod_requirements", "tolerates",
+    "untolerated", "taint_text", "order_by_weight",
 ]
 
 OPERATORS: frozenset[str] = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"})
@@ -355,6 +355,23 @@ class Requirements(Mapping[str, Requirement]):
 
     def __hash__(self) -> int:  # Mapping is unhashable by default; these are value objects
         return hash(frozenset(self._by_key.values()))
+
+
+def pod_requirements(pod_spec: Mapping[str, Any]) -> Requirements:
+    """``NewStrictPodRequirements`` (``pkg/scheduling/requirements.go`` ``newPodRequirements``): the
+    ``nodeSelector`` as In requirements, then the first required ``nodeSelectorTerm``'s matchExpressions
+    (the scheduler relaxes OR-ed terms one by one; the first is what it tries). Raises KG620."""
+    selector = pod_spec.get("nodeSelector")
+    reqs = Requirements.from_labels(selector if isinstance(selector, Mapping) else {})
+    affinity = pod_spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, Mapping) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    if isinstance(terms, list) and terms and isinstance(terms[0], Mapping):
+        exprs = terms[0].get("matchExpressions") or []
+        where = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+        reqs.add(*Requirements.from_dicts(exprs if isinstance(exprs, list) else [exprs], where).values())
+    return reqs
 
 
 # --------------------------------------------------------------------------- tolerations
