@@ -111,6 +111,14 @@ class Candidate:
                  and requirements.compatible(o.offering.requirements, WELL_KNOWN_LABELS) is None]
         return min(known) if known else None
 
+    def cheapest_offering(self, requirements: Requirements) -> str | None:
+        """The label of the cheapest offering compatible with ``requirements`` (ties: preference order)."""
+        options = [o for o in self.offerings if requirements.compatible(o.offering.requirements, WELL_KNOWN_LABELS)
+                   is None]
+        if not options:
+            return None
+        return min(options, key=lambda o: (o.price is None, o.price or Decimal(0))).offering.label
+
     def offering_names(self, requirements: Requirements | None = None) -> tuple[str, ...]:
         return tuple(o.offering.label for o in self.offerings if requirements is None
                      or requirements.compatible(o.offering.requirements, WELL_KNOWN_LABELS) is None)
@@ -503,7 +511,9 @@ class Fit:
     reason: str | None
     kind: str = "dynamic"
     weight: int | None = None
-
+    #: The offering it would launch on: the cheapest compatible one, the provider's capacity-type preference
+    #: (reserved > spot > on-demand) breaking ties; None when it does not fit.
+    offering: str | None = field(default=None, compare=False)
 
 
 
@@ -556,8 +566,9 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
 
 
 def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements) -> Fit:
-    def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None) -> Fit:
-        return Fit(report.name, instance, price, reason, report.kind, report.weight)
+    def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None,
+            offering: str | None = None) -> Fit:
+        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering)
 
     if not report.launchable:
         return fit(reason="pool cannot launch: " + report.problems[0])
@@ -598,7 +609,7 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements) -> Fit
     if report.kind == "static":
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
-    return fit(best.instance.name, best.price_for(pod_reqs))
+    return fit(best.instance.name, best.price_for(pod_reqs), offering=best.cheapest_offering(pod_reqs))
 
 
 def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[Fit]:
