@@ -146,7 +146,8 @@ def test_overlays_are_indexed_by_what_they_can_match():
     target = OverlayView.of(overlay("o", req("karpenter.sh/nodepool", "In", "p1"), price="1"))
     catalog = {it.name: it.requirements for it in default_catalog().types}
     resolution = OverlayResolution([target], views, catalog)
-    assert resolution._candidates(0, "p0", "g5.xlarge") == [] and resolution._candidates(0, "p1", "g5.xlarge") == [0]
+    assert list(resolution._candidates(0, "p0", "g5.xlarge")) == []
+    assert list(resolution._candidates(0, "p1", "g5.xlarge")) == [0]
     assert first_choice(pod_fit(PodShape(), [pool("p1", req(AWS + "family", "In", "g5")),
                                              overlay("o", req("karpenter.sh/nodepool", "In", "p1"),
                                                      price="0.01")])).price == Decimal("0.01")

@@ -82,9 +82,18 @@ def _offering(capacity_type: str, zone: str | None, named: tuple[str, ...]) -> O
                                                        zone_req]))
 
 
-def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...]) -> tuple[Offering, ...]:
-    """The offerings the pool's template admits, in capacity-type preference order then zone."""
+def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None) -> tuple[Offering, ...]:
+    """The offerings the pool's template admits, in capacity-type preference order then zone.
+
+    Only the template's capacity-type and zone requirements decide it; ``memo`` (one per query) shares
+    the answer between pools that have the same ones."""
     reqs = pool.template_requirements
+    if memo is not None:
+        key = ("offerings", named_zones, reqs.get(Label.CAPACITY_TYPE) if Label.CAPACITY_TYPE in reqs else None,
+               reqs.get(Label.ZONE) if Label.ZONE in reqs else None)
+        if key not in memo:
+            memo[key] = pool_offerings(pool, named_zones)
+        return memo[key]
     out = []
     for ct in pool.capacity_types:
         for zone in (*named_zones, None):
@@ -194,6 +203,7 @@ class OverlayResolution:
         self._by_type = (by_type_price, by_type_capacity)
         self._by_pool = (by_pool_price, by_pool_capacity)
         self.dropped: dict[str, str] = {}
+        self._plain: dict[tuple, tuple[OfferingPrice, ...]] = {}
         self._resolve_conflicts()
 
     # ------------------------------------------------------------------ matching
@@ -211,10 +221,12 @@ class OverlayResolution:
             return []
         return [o for o in offerings if reqs.compatible(o.requirements, WELL_KNOWN_LABELS) is None]
 
-    def _candidates(self, kind: int, pool: str, it_name: str) -> list[int]:
+    def _candidates(self, kind: int, pool: str, it_name: str) -> Iterable[int]:
+        """Overlay indexes, in weight order, that may match ``it_name`` in ``pool``; iterated lazily since
+        the price walk stops at the first overlay that prices every offering."""
         general = self._by_type[kind].get(it_name, ())
         specific = [i for i in self._by_pool[kind].get(pool, ()) if it_name in self._types[i]]
-        return list(merge(general, specific)) if specific else list(general)
+        return merge(general, specific) if specific else general
 
     # ------------------------------------------------------------------ conflicts
 
@@ -270,7 +282,7 @@ class OverlayResolution:
         """
         state = self._pools[pool.name]
         prices: dict[Offering, OfferingPrice] = {}
-        used: list[str] = []
+        used: set[int] = set()
         for i in self._candidates(0, pool.name, it_name):
             overlay = self.order[i]
             if overlay.name in self.dropped:
@@ -278,8 +290,8 @@ class OverlayResolution:
             matched = [o for o in self._offerings(i, state, it_name, offerings) if o not in prices]
             for o in matched:
                 prices[o] = OfferingPrice(o, overlay.adjusted(price), overlay.name)
-            if matched and overlay.name not in used:
-                used.append(overlay.name)
+            if matched:
+                used.add(i)
             if len(prices) == len(offerings):
                 break
         added: dict[str, Any] = {}
@@ -289,10 +301,17 @@ class OverlayResolution:
                 continue
             fresh = {k: v for k, v in self._capacity[i].items() if k not in added}
             added.update(fresh)
-            if fresh and overlay.name not in used:
-                used.append(overlay.name)
-        out = tuple(prices.get(o) or OfferingPrice(o, price) for o in offerings)
-        return Overlaid(out, {**capacity, **added}, tuple(n for n in (o.name for o in self.order) if n in used))
+            if fresh:
+                used.add(i)
+        if not prices:  # untouched: share one tuple per (offerings, price) across pools
+            key = (offerings, price)
+            out = self._plain.get(key)
+            if out is None:
+                out = self._plain[key] = tuple(OfferingPrice(o, price) for o in offerings)
+        else:
+            out = tuple(prices.get(o) or OfferingPrice(o, price) for o in offerings)
+        merged = {**capacity, **added} if added else capacity
+        return Overlaid(out, merged, tuple(self.order[i].name for i in sorted(used)))
 
 
 def _capacity(overlay: OverlayView) -> dict[str, Any]:

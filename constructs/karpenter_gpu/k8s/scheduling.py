@@ -299,16 +299,22 @@ class Requirements(Mapping[str, Requirement]):
 
         Two requirements that both exclude (NotIn/DoesNotExist) never conflict.
         """
-        small, large = (self, incoming) if len(self) <= len(incoming) else (incoming, self)
+        key = self.conflicting_key(incoming)
+        return None if key is None else f"key {key}, {incoming._by_key[key]} not in {self._by_key[key]}"
+
+    def conflicting_key(self, incoming: "Requirements") -> str | None:
+        """The first key :meth:`intersects` refuses, without building the message (the hot path)."""
+        mine, theirs = self._by_key, incoming._by_key
+        small, large = (mine, theirs) if len(mine) <= len(theirs) else (theirs, mine)
         for key in small:
             if key not in large:
                 continue
-            existing, other = self._by_key[key], incoming._by_key[key]
+            existing, other = mine[key], theirs[key]
             if existing.has_intersection(other):
                 continue
             if other.operator in ("NotIn", "DoesNotExist") and existing.operator in ("NotIn", "DoesNotExist"):
                 continue
-            return f"key {key}, {other} not in {existing}"
+            return key
         return None
 
     def compatible(self, incoming: "Requirements", allow_undefined: frozenset[str] = frozenset()) -> str | None:
