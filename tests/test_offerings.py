@@ -8,33 +8,11 @@ from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, si
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.k8s.offerings import OverlayResolution, instance_requirements, pool_offerings
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView
+from tests.test_simulator import overlay, pool, req
 
 AWS = "karpenter.k8s.aws/instance-"
 ZONE = "topology.kubernetes.io/zone"
 CT = "karpenter.sh/capacity-type"
-
-
-def req(key: str, op: str, *values: str) -> dict:
-    out: dict = {"key": key, "operator": op}
-    if values:
-        out["values"] = list(values)
-    return out
-
-
-def pool(name: str, *reqs: dict, weight: int | None = None, labels: dict | None = None) -> dict:
-    spec: dict = {"template": {"spec": {"requirements": list(reqs)}}}
-    if labels:
-        spec["template"]["metadata"] = {"labels": labels}
-    if weight is not None:
-        spec["weight"] = weight
-    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
-
-
-def overlay(name: str, *reqs: dict, weight: int | None = None, **spec) -> dict:
-    body = {"requirements": list(reqs), **spec}
-    if weight is not None:
-        body["weight"] = weight
-    return {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": name}, "spec": body}
 
 
 G5X = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(ZONE, "In", "us-east-1a", "us-east-1b"),

@@ -17,7 +17,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.requirements import Operator, Requirement as Typed
 from karpenter_gpu.k8s.scheduling import (
-    Requirement, Requirements, atoi, order_by_weight, pod_requirements, tolerates, untolerated,
+    Requirement, Requirements, atoi, order_by_weight, pod_requirements, tolerates, tolerations_for, untolerated,
 )
 
 AWS = "karpenter.k8s.aws/instance-"
@@ -256,3 +256,13 @@ def test_typed_requirement_and_dict_view_agree(typed, labels):
     assert Requirements(back)[view.key] == view        # NodeSelectorRequirements() round-trips (Lt 0 is Lte -1)
     for value in labels:
         assert view.admits(value) == core.admits(value) == _oracle(rendered, value)
+
+
+def test_tolerations_for_drops_what_an_exists_already_covers():
+    taints = [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}, {"key": "nvidia.com/gpu", "value": "true",
+                                                                  "effect": "NoSchedule"},
+              {"key": "team", "value": "ml", "effect": "NoExecute"}, {"key": "team", "value": "ml", "effect": "NoExecute"}]
+    tols = tolerations_for(taints)
+    assert tols == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                    {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"}]
+    assert untolerated(taints, tols) == []  # every taint stays tolerated (Taints.Tolerates)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.labels import GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
@@ -59,7 +60,7 @@ EXTENDED_RESOURCES: tuple[str, ...] = (
     "habana.ai/gaudi", "vpc.amazonaws.com/efa",
 )
 
-_GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+_GPU_RESOURCES = GPU_RESOURCES
 
 
 @dataclass(frozen=True)

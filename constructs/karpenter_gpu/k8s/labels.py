@@ -61,6 +61,7 @@ class Label:
     GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer"
     GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
     GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
+    CAPACITY_RESERVATION_TYPE = "karpenter.k8s.aws/capacity-reservation-type"
 
 
 #: Capacity types in the order the AWS provider prefers them (``pkg/providers/instance/instance.go``

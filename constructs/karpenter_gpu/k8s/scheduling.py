@@ -16,7 +16,7 @@ from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
     "OPERATORS", "COMPARISONS", "Requirement", "Requirements", "atoi", "pod_requirements", "tolerates",
-    "untolerated", "taint_text", "order_by_weight",
+    "untolerated", "taint_text", "toleration_for", "tolerations_for", "order_by_weight",
 ]
 
 OPERATORS: frozenset[str] = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"})
@@ -429,6 +429,24 @@ def untolerated(taints: Iterable[Mapping[str, Any]], tolerations: Sequence[Mappi
         if not any(tolerates(t, taint) for t in tolerations if isinstance(t, Mapping)):
             out.append(taint)
     return out
+
+
+def toleration_for(taint: Mapping[str, Any]) -> dict:
+    """The narrowest toleration of ``taint``: ``Equal`` on its value, ``Exists`` when it has none."""
+    if taint.get("value") in (None, ""):
+        return {"key": taint.get("key"), "operator": "Exists", "effect": taint.get("effect")}
+    return {"key": taint.get("key"), "operator": "Equal", "value": taint.get("value"), "effect": taint.get("effect")}
+
+
+def tolerations_for(taints: Iterable[Mapping[str, Any]]) -> list[dict]:
+    """One toleration per distinct taint (:func:`toleration_for`), without those another one of the list
+    already covers (an ``Exists`` on a key and effect tolerates every ``Equal`` on them, by
+    :func:`tolerates`). Sorted by key, effect, operator, value."""
+    wanted = {(t.get("key"), t.get("effect"), t.get("value") or None): t for t in taints}
+    found = [toleration_for(t) for t in wanted.values()]
+    kept = [tol for tol in found if not any(other is not tol and other["operator"] == "Exists" and tolerates(
+        other, {k: v for k, v in tol.items() if k != "operator"}) for other in found)]
+    return sorted(kept, key=lambda t: (str(t["key"]), str(t["effect"]), t["operator"], str(t.get("value", ""))))
 
 
 def taint_text(taint: Mapping[str, Any]) -> str:
