@@ -140,11 +140,22 @@ def test_clean_spot_pool_has_only_the_interruption_queue_reminder():
 def test_non_gpu_pool_is_not_held_to_gpu_rules():
     pool = gpu_pool("cpu", weight=None)
     tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-category", "operator": "In",
-                                    "values": ["c", "m", "r"]}]
+                                    "values": ["c", "m", "r"]}, ON_DEMAND]
     del tspec(pool)["taints"]
     del pool["spec"]["limits"]
     del pool["spec"]["disruption"]
     assert run(pool) == []
+
+
+ON_DEMAND = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}
+
+
+def test_kg414_pool_without_a_capacity_type_requirement_admits_spot():
+    # Requirements.Get of an undefined key is Exists; aws instance.go getCapacityType launches spot before on-demand
+    pool = gpu_pool()
+    tspec(pool)["requirements"] = [r for r in tspec(pool)["requirements"] if r["key"] != "karpenter.sh/capacity-type"]
+    finding = only(run(pool), "KG414")
+    assert finding.path == "spec.template.spec.requirements" and "launched first" in finding.message
 
 
 @pytest.mark.parametrize("requirement", [
@@ -163,7 +174,7 @@ def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
 def test_accelerator_pool_is_not_a_gpu_pool():
     pool = gpu_pool()
     tspec(pool)["requirements"] = [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                    "values": ["inf2.xlarge"]}]
+                                    "values": ["inf2.xlarge"]}, ON_DEMAND]
     del pool["spec"]["limits"]
     assert run(pool) == []
 

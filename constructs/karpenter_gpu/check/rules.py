@@ -475,14 +475,17 @@ def _kg413_utc_schedules(pool: _Pool) -> None:
 
 
 def _kg414_spot(pool: _Pool) -> None:
-    for r in pool.selection:
-        if r.key == Label.CAPACITY_TYPE and r.op == "In" and r.values and "spot" in r.values:
-            pool.add("KG414", r.path,
-                     "spot capacity: Karpenter drains a spot node on its 2-minute interruption notice only if the "
-                     "controller has settings.interruptionQueue (an SQS queue fed by EventBridge); without it "
-                     "reclaimed GPU nodes vanish without a drain and jobs lose everything since their last "
-                     "checkpoint; fix: set settings.interruptionQueue in the Karpenter Helm values")
-            return
+    if "spot" not in pool.view.capacity_types:  # the core: no capacity-type requirement admits spot too
+        return
+    declared = next((r for r in pool.selection if r.key == Label.CAPACITY_TYPE), None)
+    where = "spot capacity" if declared is not None else (
+        "no karpenter.sh/capacity-type requirement, so spot is admitted and launched first (the provider prefers "
+        "reserved > spot > on-demand)")
+    pool.add("KG414", declared.path if declared is not None else pool.REQS,
+             f"{where}: Karpenter drains a spot node on its 2-minute interruption notice only if the "
+             "controller has settings.interruptionQueue (an SQS queue fed by EventBridge); without it "
+             "reclaimed GPU nodes vanish without a drain and jobs lose everything since their last "
+             "checkpoint; fix: set settings.interruptionQueue in the Karpenter Helm values")
 
 
 def _kg415_kubelet(pool: _Pool) -> None:
