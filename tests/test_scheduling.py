@@ -266,3 +266,46 @@ def test_tolerations_for_drops_what_an_exists_already_covers():
     assert tols == [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
                     {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"}]
     assert untolerated(taints, tols) == []  # every taint stays tolerated (Taints.Tolerates)
+
+
+# --- the rules and the simulator agree on where a pod can land (property) ----------------------------
+
+_POOL_REQS = st.lists(st.sampled_from([
+    {"key": AWS + "family", "operator": "In", "values": ["g5", "g6"]},
+    {"key": AWS + "family", "operator": "In", "values": ["g6"]},
+    {"key": AWS + "gpu-count", "operator": "Gt", "values": ["0"]},
+    {"key": AWS + "gpu-count", "operator": "Lt", "values": ["4"]},
+    {"key": AWS + "gpu-name", "operator": "NotIn", "values": ["t4"]},
+    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+    {"key": "example.com/team", "operator": "In", "values": ["ml"]},
+    {"key": AWS + "gpu-count", "operator": "Gt", "values": ["abc"]},
+]), max_size=4)
+_SELECTORS = st.dictionaries(st.sampled_from([AWS + "family", AWS + "gpu-count", "example.com/team",
+                                              "karpenter.sh/capacity-type", "example.com/other"]),
+                             st.sampled_from(["g5", "g6", "1", "4", "5", "abc", "ml", "spot", "on-demand"]), max_size=2)
+_TOLERATIONS = st.lists(st.sampled_from([{"key": "nvidia.com/gpu", "operator": "Exists"},
+                                         {"key": "nvidia.com/gpu", "value": "false"}, {"operator": "Exists"}]),
+                        max_size=1)
+
+
+@settings(max_examples=max(1, EXAMPLES // 10), deadline=None)
+@given(_POOL_REQS, _SELECTORS, _TOLERATIONS, st.booleans())
+def test_rules_and_simulator_agree_on_landing(reqs, selector, tolerations, tainted):
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
+            "spec": {"template": {"spec": {"requirements": reqs, **(
+                {"taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]} if tainted else {})}}}}
+    selector = {**selector, "karpenter.sh/nodepool": "p"}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w"},
+           "spec": {"nodeSelector": selector, "tolerations": tolerations, "containers": []}}
+    # KG417: the pool's taints and requirements; KG421: the simulator's answer for the same pod (no requests here)
+    refused = any(f.code in ("KG417", "KG421") for f in check_rules([("p.yaml", pool), ("w.yaml", pod)]))
+    try:
+        reports = simulate_pools([pool])
+    except KarpenterGpuError:
+        assert refused  # a pool Karpenter cannot read: neither lets the pod land
+        return
+    if not reports[0].launchable:
+        return  # the simulator answers "cannot launch" before the placement question
+    shape = PodShape(gpus=0, cpu=0, memory=0, tolerations=tuple(tolerations), node_selector=selector)
+    fit = pod_fit(shape, [pool])[0]
+    assert refused == (fit.instance is None), (fit.reason, reqs, selector)
