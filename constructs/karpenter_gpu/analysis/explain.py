@@ -21,7 +21,9 @@ from karpenter_gpu.analysis import timeline
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog, load_catalog
 from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
 from karpenter_gpu.check.validate import environments
+from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
+from karpenter_gpu.k8s.views import NodePoolView
 
 _WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
@@ -33,11 +35,10 @@ def _money(value: Decimal | None) -> str:
 
 def _gates(pool: dict, report: PoolReport) -> list[str]:
     """Controller feature gates this pool relies on (the Karpenter values file turns them on)."""
-    spec = pool.get("spec") or {}
     gates = []
     if "reserved" in report.capacity_types:
         gates.append("reservedCapacity")
-    if "replicas" in spec:
+    if NodePoolView.of(pool).static:
         gates.append("staticCapacity")
     if any(c.overlays for c in report.candidates):  # an overlay changes what Karpenter sees of its candidates
         gates.append("nodeOverlay")
@@ -45,10 +46,11 @@ def _gates(pool: dict, report: PoolReport) -> list[str]:
 
 
 def _windows(pool: dict) -> list[dict]:
-    annotation = ((pool.get("metadata") or {}).get("annotations") or {}).get("karpenter-gpu.io/disruption-windows", "")
+    view = NodePoolView.of(pool)
+    annotation = str(view.annotations.get(WINDOWS_ANNOTATION, ""))
     local = {int(m.group(1)): m.group(2) for m in re.finditer(r"budgets\[(\d+)\]: (.*)", annotation)}
     out = []
-    for i, budget in enumerate(((pool.get("spec") or {}).get("disruption") or {}).get("budgets") or []):
+    for i, budget in enumerate(view.budgets):
         if "schedule" in budget:
             out.append({"nodes": str(budget.get("nodes")), "utc": f"{budget['schedule']} for {budget.get('duration')}",
                         "reasons": list(budget.get("reasons") or []), "local": local.get(i, "")})

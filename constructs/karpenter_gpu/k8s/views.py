@@ -104,6 +104,15 @@ class NodePoolView:
         return self.spec.get("disruption")
 
     @property
+    def budgets(self) -> list[dict]:
+        """``spec.disruption.budgets`` (mappings only); empty when unset (the CRD then defaults one 10% budget)."""
+        return [b for b in _list(_dict(self.disruption).get("budgets")) if isinstance(b, dict)]
+
+    @property
+    def annotations(self) -> dict:
+        return _dict(self.metadata.get("annotations"))
+
+    @property
     def taints(self) -> list[dict]:
         return [t for t in _list(self.template_spec.get("taints")) if isinstance(t, dict)]
 
