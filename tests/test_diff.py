@@ -611,3 +611,36 @@ def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
         load_side("no-such-revision", repo=repo)
     assert err.value.code == "KG600"
     assert run(cli(["diff", "no-such-revision", "HEAD", "--repo", str(repo)])) == 2
+
+
+# ------------------------------------------------------------------------ hash details (core: k8s/drift.py)
+
+
+def test_template_label_with_an_empty_value_is_hashed(tmp_path):
+    # NodePool.Hash (hashstructure v2) hashes every map entry, "" values included
+    def change(files):
+        pool(files)["template"].setdefault("metadata", {}).setdefault("labels", {})["example.com/flag"] = ""
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "example.com/flag" in c.reasons[0]
+
+
+def test_resolved_ami_family_change_drifts(tmp_path):
+    # EC2NodeClass.Hash hashes AMIFamily(): amiFamily Custom beside an al2023 alias resolves to Custom
+    def change(files):
+        node_class(files)["amiFamily"] = "Custom"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "resolved AMI family AL2023 → Custom" in c.reasons[0]
+
+
+def test_static_pool_without_surge_is_told_its_drifted_nodes_stay(tmp_path):
+    # staticdrift.go StaticDrift.ComputeCommands: limits.nodes must leave room for the replacement
+    def change(files):
+        pool(files, "gpu-warm-static")["limits"]["nodes"] = "1"
+        pool(files, "gpu-warm-static")["template"]["spec"]["expireAfter"] = "360h"
+
+    changes = diff(tmp_path, change)
+    assert {c.category for c in changes} >= {Category.REPLACES_NODES, Category.INFO}
+    info = next(c for c in changes if c.category is Category.INFO)
+    assert "never replaced" in info.reasons[0]
