@@ -82,8 +82,10 @@ class Requirement:
                                     allowed="a list of values", fix=f"wrap it: [{values!r}]")
         vals = tuple(str(v) for v in values)
         op = Operator(operator)
-        if op in (Operator.IN, Operator.NOT_IN) and not vals:
-            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
+        # Stricter than the CRD, on purpose: NotIn [] excludes nothing, values on Exists are ignored,
+        # a signed comparison value is legal but surprising, and a repeated value is a typo.
+        if op == Operator.NOT_IN and not vals:
+            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=[],
                                     allowed=f"at least one value for operator {op}",
                                     fix="list the values, or use Exists / DoesNotExist")
         if op in (Operator.EXISTS, Operator.DOES_NOT_EXIST) and vals:
@@ -98,13 +100,15 @@ class Requirement:
         if len(set(vals)) != len(vals):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
                                     allowed="distinct values", fix="remove the duplicates")
-        if min_values is not None and not (
-            isinstance(min_values, int) and not isinstance(min_values, bool)
-            and 1 <= min_values <= 50 and (op != Operator.IN or min_values <= len(vals))
-        ):
-            raise KarpenterGpuError("KG110", prop=f"requirements[{key}].min_values", value=min_values,
-                                    allowed="1..50 and, with In, no more than the number of values",
-                                    fix="lower min_values or list more values")
+        # What the CRD itself refuses (In without values, minValues) is the core's to say.
+        rendered: dict = {"key": key, "operator": str(op), "values": list(vals)}
+        if min_values is not None:
+            rendered["minValues"] = min_values
+        try:
+            scheduling.Requirement.from_dict(rendered, f"requirements[{key}]")
+        except KarpenterGpuError as error:
+            raise KarpenterGpuError("KG110", prop=error.prop.replace(".minValues", ".min_values").replace(
+                ".values", ""), value=error.value, allowed=error.allowed, fix=error.fix) from None
         self.key, self.operator, self.values, self.min_values = key, op, vals, min_values
 
     @classmethod
