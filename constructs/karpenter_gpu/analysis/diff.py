@@ -36,7 +36,7 @@ from karpenter_gpu.k8s.drift import (
     NODE_CLASS_UNHASHED, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
     static_drift_blocked,
 )
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND
+from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
@@ -584,9 +584,9 @@ def _index(env: dict[Key, dict]) -> dict[tuple[str, str], tuple[str, dict]]:
 
 def _added(kind: str, name: str, manifest: dict) -> str:
     spec = (manifest.get("spec") or {}) if kind != "Values" else {}
-    if kind == "NodePool" and "replicas" in spec:
+    if kind == NODEPOOL_KIND[1] and "replicas" in spec:
         return f"static NodePool added: launches {spec['replicas']} node(s)"
-    if kind == "NodePool":
+    if kind == NODEPOOL_KIND[1]:
         return "NodePool added: Karpenter may launch nodes for pending pods that fit it"
     if kind == "Values":
         return f"Helm values {name} added"
@@ -594,15 +594,15 @@ def _added(kind: str, name: str, manifest: dict) -> str:
 
 
 def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector) -> None:
-    if kind == "NodePool":
+    if kind == NODEPOOL_KIND[1]:
         out.add(Category.DRAINS_POOL, f"NodePool {name} removed: every node of pool {name} is drained")
-    elif kind == "EC2NodeClass":
+    elif kind == NODE_CLASS_KIND[1]:
         still = _pools_using(name, head_env)
         text = f"EC2NodeClass {name} removed: deletion waits until no NodeClaim uses it"
         if still:
             text += f"; NodePools {', '.join(still)} still reference it and cannot launch nodes"
         out.add(Category.INFO, text)
-    elif kind == "NodeOverlay":
+    elif kind == OVERLAY_KIND[1]:
         out.add(Category.BEHAVIOURAL, f"NodeOverlay {name} removed: scheduling simulation only")
     elif kind == "Values":
         out.add(Category.INFO, f"Helm values {name} removed: the release is not uninstalled by this")
@@ -622,9 +622,9 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
     added = sorted(set(head) - set(base))
 
     # Rename: a removed NodePool and an added one with the same spec.
-    for kind, old_name in [k for k in removed if k[0] == "NodePool"]:
-        match = next((k for k in added if k[0] == "NodePool"
-                      and _spec_key(head[k][1]) == _spec_key(base[("NodePool", old_name)][1])), None)
+    for kind, old_name in [k for k in removed if k[0] == NODEPOOL_KIND[1]]:
+        match = next((k for k in added if k[0] == NODEPOOL_KIND[1]
+                      and _spec_key(head[k][1]) == _spec_key(base[(NODEPOOL_KIND[1], old_name)][1])), None)
         if match is None:
             continue
         new_name = match[1]
@@ -648,11 +648,11 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
             out.add(Category.INFO, f"apiVersion {api_old} → {api_new}")
         if kind == "Values":
             _helm(name, old, new, out)
-        elif kind == "NodePool":
+        elif kind == NODEPOOL_KIND[1]:
             _node_pool(name, old, new, base_env, head_env, out, sims)
-        elif kind == "EC2NodeClass":
+        elif kind == NODE_CLASS_KIND[1]:
             _node_class(name, old, new, base_env, out)
-        elif kind == "NodeOverlay":
+        elif kind == OVERLAY_KIND[1]:
             leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
             if leaves:
                 out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched")
@@ -661,7 +661,7 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
                              {k: v for k, v in new.items() if k not in ("status", "apiVersion")}, "")
             if leaves:
                 out.add(Category.INFO, f"changed: {_few(leaves)}")
-        if kind in ("NodePool", "EC2NodeClass", "NodeOverlay"):
+        if kind in (NODEPOOL_KIND[1], NODE_CLASS_KIND[1], OVERLAY_KIND[1]):
             mo, mn = old.get("metadata") or {}, new.get("metadata") or {}
             for field in ("labels", "annotations"):
                 if not same_map(mo.get(field), mn.get(field)):

@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             for (name, docs), env in zip(loaded, envs):
                 svg_names[name] = f"disruption-{name}.svg"
-                pools = [d for d in docs if d.get("kind") == "NodePool"]
+                pools = [d for d in docs if is_kind(d, NODEPOOL_KIND)]
                 (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: disruption windows"))
             (out / "explain.md").write_text(render_markdown(envs, svg_names))
         print(render_markdown(envs, svg_names))
