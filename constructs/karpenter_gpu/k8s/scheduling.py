@@ -49,12 +49,13 @@ class Requirement:
     with bounds (``Gt N`` is stored as ``>= N+1``, ``Lt N`` as ``<= N-1``). Immutable.
     """
 
-    __slots__ = ("key", "complement", "values", "gte", "lte", "min_values")
+    __slots__ = ("key", "complement", "values", "gte", "lte", "min_values", "_hash")
 
     def __init__(self, key: str, complement: bool, values: frozenset[str], gte: int | None = None,
                  lte: int | None = None, min_values: int | None = None) -> None:
         self.key, self.complement, self.values = key, complement, values
         self.gte, self.lte, self.min_values = gte, lte, min_values
+        self._hash: int | None = None
 
     # ------------------------------------------------------------------ construction
 
@@ -230,8 +231,10 @@ class Requirement:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Requirement) and self._state() == other._state()
 
-    def __hash__(self) -> int:
-        return hash(self._state())
+    def __hash__(self) -> int:  # memo keys hash the same requirement many times
+        if self._hash is None:
+            self._hash = hash(self._state())
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Requirement({self})"
@@ -293,6 +296,16 @@ class Requirements(Mapping[str, Requirement]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._by_key
+
+    # the dict's own views: the Mapping mixins build a view object per call on the hot path
+    def keys(self):  # type: ignore[override]
+        return self._by_key.keys()
+
+    def items(self):  # type: ignore[override]
+        return self._by_key.items()
+
+    def values(self):  # type: ignore[override]
+        return self._by_key.values()
 
     def intersects(self, incoming: "Requirements") -> str | None:
         """``Requirements.Intersects``: None, or why a shared key has no common value.
