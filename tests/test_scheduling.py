@@ -309,3 +309,14 @@ def test_rules_and_simulator_agree_on_landing(reqs, selector, tolerations, taint
     shape = PodShape(gpus=0, cpu=0, memory=0, tolerations=tuple(tolerations), node_selector=selector)
     fit = pod_fit(shape, [pool])[0]
     assert refused == (fit.instance is None), (fit.reason, reqs, selector)
+
+
+def test_the_core_and_the_analyzers_never_start_jsii():
+    import subprocess
+    import sys
+    code = ("import sys, karpenter_gpu.k8s.scheduling, karpenter_gpu.k8s.views, karpenter_gpu.k8s.offerings, "
+            "karpenter_gpu.k8s.drift, karpenter_gpu.k8s.labels, karpenter_gpu.analysis.simulator, "
+            "karpenter_gpu.analysis.diff, karpenter_gpu.check.rules, karpenter_gpu.analysis.explain; "
+            "print(sorted(m for m in ('jsii', 'cdk8s', 'constructs') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
