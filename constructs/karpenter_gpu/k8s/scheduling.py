@@ -429,9 +429,10 @@ def untolerated(taints: Iterable[Mapping[str, Any]], tolerations: Sequence[Mappi
                 *, relax_preferences: bool = True) -> list[Mapping[str, Any]]:
     """The taints no toleration tolerates (``Taints.Tolerates``: every taint must be tolerated).
 
-    With ``relax_preferences`` (the scheduler's default), PreferNoSchedule taints are tolerated, as
-    ``pkg/controllers/provisioning/scheduling/preferences.go`` ``toleratePreferNoScheduleTaints`` adds
-    that toleration when it relaxes a pod that does not fit.
+    With ``relax_preferences`` (the scheduler's behaviour), PreferNoSchedule taints are tolerated: as soon as
+    a NodePool has such a taint, ``NewScheduler`` (``scheduling/scheduler.go``) sets
+    ``Preferences.ToleratePreferNoSchedule`` and ``toleratePreferNoScheduleTaints`` (``preferences.go``)
+    adds an Exists/PreferNoSchedule toleration to a pod that does not fit.
     """
     out = []
     for taint in taints:
