@@ -487,6 +487,17 @@ def test_overlay_change_is_behavioural(tmp_path):
     c = one(diff(tmp_path, change))
     assert (c.kind, c.category) == ("NodeOverlay", Category.BEHAVIOURAL)
     assert c.reasons[0].startswith("spec.priceAdjustment: +30% → +50%")
+    # explain and diff name the exact offerings: g5.12xlarge/24xlarge x spot/on-demand x the pool's 2 zones
+    assert "re-prices 8 offering(s)" in c.reasons[0]
+    assert "g5.12xlarge on-demand/ap-northeast-2a in gpu-inference: 7.373600 → 8.508000" in c.reasons[0]
+
+
+def test_overlay_removed_names_the_offerings_it_priced(tmp_path):
+    def change(files):
+        del files["NodeOverlay.discourage-multi-gpu.k8s.yaml"]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.BEHAVIOURAL and "g5.24xlarge" in c.reasons[0] and "re-prices" in c.reasons[0]
 
 
 def test_gpu_operator_values_restart_daemonsets(tmp_path):

@@ -317,13 +317,41 @@ class _Simulations:
         self.error: KarpenterGpuError | None = None
 
     def old(self, pool: str) -> PoolReport | None:
+        return self.reports().get(pool)
+
+    def reports(self) -> dict[str, PoolReport]:
         if self._reports is None:
             manifests = [m for (api, _, _), m in sorted(self.base_env.items()) if api != "helm"]
             try:
                 self._reports = {r.name: r for r in simulate_pools(manifests)}
             except KarpenterGpuError as error:
                 self._reports, self.error = {}, error
-        return self._reports.get(pool)
+        return self._reports
+
+
+def _offering_prices(reports: dict[str, PoolReport], overlay: str) -> tuple[dict, dict]:
+    """(pool, instance type, offering) → (price, overlay): those ``overlay`` prices on this side, and all."""
+    out = {}
+    for pool, report in reports.items():
+        for c in report.candidates:
+            for o in c.offerings:
+                out[(pool, c.instance.name, o.offering.label)] = (o.price, o.overlay)
+    return {k: v for k, v in out.items() if v[1] == overlay}, out
+
+
+def _repriced(overlay: str, base: _Simulations, head: _Simulations) -> str:
+    """The exact offerings whose simulated price changes where ``overlay`` prices them on either side."""
+    mine_old, all_old = _offering_prices(base.reports(), overlay)
+    mine_new, all_new = _offering_prices(head.reports(), overlay)
+    changed = []
+    for key in sorted(set(mine_old) | set(mine_new)):
+        before, after = all_old.get(key, (None, None))[0], all_new.get(key, (None, None))[0]
+        if before != after:
+            pool, it, offering = key
+            changed.append(f"{it} {offering} in {pool}: {_short(before)} → {_short(after)}")
+    if not changed:
+        return "no simulated price changes"
+    return f"re-prices {len(changed)} offering(s): {_few(changed, 6)}"
 
 
 def _requirement_change(name: str, old: dict, new: dict, sims: _Simulations) -> tuple[Category, str]:
@@ -593,7 +621,8 @@ def _added(kind: str, name: str, manifest: dict) -> str:
     return f"{kind} added"
 
 
-def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector) -> None:
+def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector,
+             sims: tuple[_Simulations, _Simulations] | None = None) -> None:
     if kind == NODEPOOL_KIND[1]:
         out.add(Category.DRAINS_POOL, f"NodePool {name} removed: every node of pool {name} is drained")
     elif kind == NODE_CLASS_KIND[1]:
@@ -603,7 +632,10 @@ def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector) -
             text += f"; NodePools {', '.join(still)} still reference it and cannot launch nodes"
         out.add(Category.INFO, text)
     elif kind == OVERLAY_KIND[1]:
-        out.add(Category.BEHAVIOURAL, f"NodeOverlay {name} removed: scheduling simulation only")
+        text = f"NodeOverlay {name} removed: scheduling simulation only"
+        if sims is not None:
+            text += f"; {_repriced(name, *sims)}"
+        out.add(Category.BEHAVIOURAL, text)
     elif kind == "Values":
         out.add(Category.INFO, f"Helm values {name} removed: the release is not uninstalled by this")
     else:
@@ -616,7 +648,7 @@ def _spec_key(manifest: dict) -> str:
 
 def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[Change]:
     base, head = _index(base_env), _index(head_env)
-    sims = _Simulations(base_env)
+    sims, head_sims = _Simulations(base_env), _Simulations(head_env)
     changes: list[Change] = []
     removed = sorted(set(base) - set(head))
     added = sorted(set(head) - set(base))
@@ -636,7 +668,7 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
 
     for kind, name in removed:
         out = _Collector()
-        _removed(kind, name, head_env, out)
+        _removed(kind, name, head_env, out, (sims, head_sims))
         changes.extend(out.changes(environment, kind, name))
     for kind, name in added:
         changes.append(Change(environment, kind, name, Category.NEW, (_added(kind, name, head[(kind, name)][1]),)))
@@ -655,7 +687,8 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
         elif kind == OVERLAY_KIND[1]:
             leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
             if leaves:
-                out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched")
+                out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched; "
+                                              f"{_repriced(name, sims, head_sims)}")
         else:
             leaves = _leaves({k: v for k, v in old.items() if k not in ("status", "apiVersion")},
                              {k: v for k, v in new.items() if k not in ("status", "apiVersion")}, "")
