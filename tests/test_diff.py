@@ -495,6 +495,23 @@ def test_overlay_removed_names_the_offerings_it_priced(tmp_path):
     assert c.category is Category.BEHAVIOURAL and "g5.24xlarge" in c.reasons[0] and "re-prices" in c.reasons[0]
 
 
+def test_overlay_added_names_the_offerings_it_prices(tmp_path):
+    # getOverlaidOfferings: a capacity-type requirement re-prices only the spot offerings
+    def change(files):
+        files["NodeOverlay.cheap-spot.k8s.yaml"] = {
+            "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "cheap-spot"},
+            "spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                       "values": ["g5.xlarge"]},
+                                      {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}],
+                     "price": "0.5", "weight": 30}}
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.NEW
+    # gpu-inference: spot in its 2 zones; gpu-warm-static declares no capacity type or zone: spot in 2a, 2c, others
+    assert "re-prices 5 offering(s)" in c.reasons[0] and "g5.xlarge spot/ap-northeast-2a in gpu-inference" in c.reasons[0]
+    assert "on-demand" not in c.reasons[0]
+
+
 def test_gpu_operator_values_restart_daemonsets(tmp_path):
     def change(files):
         files["helm/gpu-operator.values.yaml"]["devicePlugin"]["config"] = {"name": "time-slicing-config"}

@@ -671,7 +671,10 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
         _removed(kind, name, head_env, out, (sims, head_sims))
         changes.extend(out.changes(environment, kind, name))
     for kind, name in added:
-        changes.append(Change(environment, kind, name, Category.NEW, (_added(kind, name, head[(kind, name)][1]),)))
+        text = _added(kind, name, head[(kind, name)][1])
+        if kind == OVERLAY_KIND[1]:
+            text += f"; {_repriced(name, sims, head_sims)}"
+        changes.append(Change(environment, kind, name, Category.NEW, (text,)))
 
     for kind, name in sorted(set(base) & set(head)):
         (api_old, old), (api_new, new) = base[(kind, name)], head[(kind, name)]
