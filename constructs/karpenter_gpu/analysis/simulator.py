@@ -368,7 +368,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         candidates=tuple(candidates), gpu_limit=gpu_limit, worst_case_hourly=worst, launchable=not problems,
         notes=tuple(problems + notes), problems=tuple(problems), replicas=pool.replicas,
         requirements=tuple(pool.requirement_dicts), template_labels=pool.string_labels, taints=tuple(pool.taints),
-        limits=dict(pool.limits), worst_case_instance=worst_name, view=pool, dropped_overlays=dict(resolution.dropped),
+        limits=pool.limits, worst_case_instance=worst_name, view=pool, dropped_overlays=resolution.dropped,
     )
 
 
@@ -664,19 +664,18 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         broken = sorted({_within_limits(c, limits) for c in fitting})  # type: ignore[type-var]
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
-    def cheapest(c: Candidate) -> OfferingPrice | None:
-        return c._cheapest(allowed) if c.offerings else None
+    def priced(c: Candidate) -> tuple[Decimal | None, OfferingPrice | None]:
+        if not c.offerings:
+            return c.price, None
+        offering = c._cheapest(allowed)
+        return (offering.price if offering is not None else None), offering
 
-    def price(c: Candidate) -> Decimal | None:
-        best_offering = cheapest(c)
-        return c.price if not c.offerings else (best_offering.price if best_offering is not None else None)
-
-    best = min(within, key=lambda c: (price(c) is None, price(c) or Decimal(0), c.instance.name))
+    options = [(priced(c), c) for c in within]
+    (price, chosen), best = min(options, key=lambda o: (o[0][0] is None, o[0][0] or Decimal(0), o[1].instance.name))
     if report.kind == "static":
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
-    chosen = cheapest(best)
-    return fit(best.instance.name, price(best), offering=None if chosen is None else chosen.offering.label)
+    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label)
 
 
 def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[Fit]:

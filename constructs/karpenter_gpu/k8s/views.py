@@ -124,7 +124,7 @@ class NodePoolView:
     def node_class_ref(self) -> dict:
         return _dict(self.template_spec.get("nodeClassRef"))
 
-    @property
+    @cached_property
     def string_labels(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.labels.items()}
 
