@@ -33,7 +33,7 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import (
-    NODE_CLASS_UNHASHED, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
+    RESOLVED_AMI_FAMILY, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
     static_drift_blocked,
 )
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
@@ -537,8 +537,9 @@ def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out:
     drift_cat = Category.REPLACES_NODES if pools else Category.INFO
     who = (f"every node of NodePools using EC2NodeClass {name}: {', '.join(pools)} is replaced" if pools else
            f"no NodePool uses EC2NodeClass {name}, so no node is replaced")
-    for field in sorted((set(so) | set(sn)) - NODE_CLASS_UNHASHED):
-        a, b = so.get(field), sn.get(field)
+    ho, hn = node_class_hash_fields(NodeClassView.of(old)), node_class_hash_fields(NodeClassView.of(new))
+    for field in sorted((set(ho) | set(hn)) - {RESOLVED_AMI_FAMILY}):
+        a, b = ho.get(field), hn.get(field)
         if field == "metadataOptions":
             a, b = {**_METADATA_DEFAULTS, **(a or {})}, {**_METADATA_DEFAULTS, **(b or {})}
         if (same_map(a, b) if field == "tags" else _same(a, b)):
@@ -563,7 +564,7 @@ def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out:
             out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
                     f"spec.amiSelectorTerms changed: {what} — nodes drift if the resolved AMIs differ from the AMI "
                     f"they run (NodePools: {', '.join(pools) or 'none'})")
-    fo, fn = NodeClassView.of(old).ami_family, NodeClassView.of(new).ami_family
+    fo, fn = ho[RESOLVED_AMI_FAMILY], hn[RESOLVED_AMI_FAMILY]
     if fo != fn:  # EC2NodeClass.Hash hashes the resolved family, not the field
         out.add(drift_cat, f"resolved AMI family {fo} → {fn} (spec.amiFamily {_short(so.get('amiFamily'))} → "
                            f"{_short(sn.get('amiFamily'))}): the EC2NodeClass hash changes — {who}")

@@ -28,7 +28,7 @@ from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
-__all__ = ["canonical", "hash_form", "same_hash", "same_map", "node_class_hash_fields", "NodeOutcome", "requirement_drift",
+__all__ = ["canonical", "RESOLVED_AMI_FAMILY", "hash_form", "same_hash", "same_map", "node_class_hash_fields", "NodeOutcome", "requirement_drift",
            "static_drift_blocked", "NODE_CLASS_UNHASHED"]
 
 _ZERO = (None, "", [], {})
@@ -68,10 +68,14 @@ NODE_CLASS_UNHASHED = frozenset({"subnetSelectorTerms", "securityGroupSelectorTe
                                  "capacityReservationSelectorTerms", "ipPrefixCount", "amiSelectorTerms", "amiFamily"})
 
 
+#: The key :func:`node_class_hash_fields` files the resolved AMI family under (never a spec field name).
+RESOLVED_AMI_FAMILY = "(resolved AMI family)"
+
+
 def node_class_hash_fields(view: NodeClassView) -> dict[str, Any]:
     """``EC2NodeClass.Hash`` input: the spec without the ignored fields, and the resolved AMI family."""
     fields = {k: v for k, v in view.spec.items() if k not in NODE_CLASS_UNHASHED}
-    fields["(resolved AMI family)"] = view.ami_family
+    fields[RESOLVED_AMI_FAMILY] = view.ami_family
     return fields
 
 

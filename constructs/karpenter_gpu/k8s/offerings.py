@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cached_property
 from heapq import merge
 from typing import Any, Iterable, Mapping, Sequence
 
