@@ -20,6 +20,7 @@ proportion to the matches, not to pools × overlays.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from decimal import Decimal
 from heapq import merge
 from typing import Any, Iterable, Mapping, Sequence
@@ -125,17 +126,25 @@ class Overlaid:
 
 
 class _Pool:
-    """A pool as the overlay controller sees it: its name/label requirements and offering universe."""
+    """A pool as the overlay controller sees it: its name/label requirements and offering universe.
 
-    def __init__(self, view: NodePoolView, named: tuple[str, ...]) -> None:
+    Built lazily and shared: most pools are never matched by an overlay, and pools with the same
+    capacity types share one offering universe."""
+
+    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict) -> None:
         self.view = view
         self.name = view.name
-        labels = {**view.string_labels, Label.NODEPOOL: view.name}
-        self.base = Requirements.from_labels(labels)  # getOverlaidOfferings: nodepool name + template labels
         types = tuple(ct for ct in CAPACITY_TYPES if ct != "reserved" or "reserved" in view.capacity_types)
-        self.universe = tuple(_offering(ct, z, named) for ct in types for z in (*named, None))
-        # the instance type's own offering keys, as computeRequirements defines them
-        self.offering_keys = Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", types)])
+        if types not in shared:
+            universe = tuple(_offering(ct, z, named) for ct in types for z in (*named, None))
+            # the instance type's own offering keys, as computeRequirements defines them
+            shared[types] = (universe, Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", types)]))
+        self.universe, self.offering_keys = shared[types]
+
+    @cached_property
+    def base(self) -> Requirements:
+        """getOverlaidOfferings: ``karpenter.sh/nodepool In [name]`` plus the template labels."""
+        return Requirements.from_labels({**self.view.string_labels, Label.NODEPOOL: self.view.name})
 
 
 def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements) -> bool:
@@ -173,7 +182,8 @@ class OverlayResolution:
         self.order = ordered_overlays([o for o in overlays if o.problem is None])
         self.named_zones = zone_universe(pools, self.order)
         self.instance_types = instance_types
-        self._pools = {p.name: _Pool(p, self.named_zones) for p in pools}
+        shared: dict = {}
+        self._pools = {p.name: _Pool(p, self.named_zones, shared) for p in pools}
         self._zone = _zone_layer(self.named_zones)
         self._capacity = [_capacity(o) for o in self.order]
         # Index: which pools (None: any) and which instance types each overlay can match at all.
