@@ -129,3 +129,11 @@ def test_overlays_are_indexed_by_what_they_can_match():
     assert first_choice(pod_fit(PodShape(), [pool("p1", req(AWS + "family", "In", "g5")),
                                              overlay("o", req("karpenter.sh/nodepool", "In", "p1"),
                                                      price="0.01")])).price == Decimal("0.01")
+
+
+def test_overlay_on_a_label_the_catalog_does_not_model_is_assumed_to_match():
+    # computeRequirements defines topology.kubernetes.io/region on every type; the catalog has no region
+    report = simulate_pools([G5X, overlay("region", req("topology.kubernetes.io/region", "In", "us-east-1"),
+                                          price="0.7")])[0]
+    assert set(prices(report).values()) == {Decimal("0.7")}
+    assert any("topology.kubernetes.io/region are not modelled" in n for n in report.notes)

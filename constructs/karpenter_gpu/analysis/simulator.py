@@ -323,6 +323,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     overlaid = sorted({o for c in candidates for o in c.overlays})
     if overlaid:
         notes.append(f"NodeOverlays applied: {', '.join(overlaid)} (scheduling simulation only, not billing)")
+    if resolution.unmodelled and overlaid:
+        notes.append(f"NodeOverlay requirements on {', '.join(sorted(resolution.unmodelled))} are not modelled by "
+                     "the catalog and were assumed to match")
     for name, why in resolution.dropped.items():
         notes.append(f"NodeOverlay {name} is not applied anywhere (ValidationSucceeded=False, Conflict): {why}")
 

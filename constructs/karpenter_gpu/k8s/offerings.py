@@ -147,15 +147,19 @@ class _Pool:
         return Requirements.from_labels({**self.view.string_labels, Label.NODEPOOL: self.view.name})
 
 
-def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements) -> bool:
-    """``Requirements.Compatible`` (no undefined keys allowed) of the Add-intersection of ``layers``."""
+def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements,
+                        unknown: frozenset[str] = frozenset()) -> bool:
+    """``Requirements.Compatible`` (no undefined keys allowed) of the Add-intersection of ``layers``.
+
+    Keys in ``unknown`` are labels the provider defines on every instance type but the catalog does not
+    model (region, zone-id, tenancy ...): their values are unknown, so they are assumed to match."""
     for key, req in incoming.items():
         combined: Requirement | None = None
         for layer in layers:
             if key in layer:
                 combined = layer[key] if combined is None else combined.intersection(layer[key])
         if combined is None:
-            if req.operator in ("NotIn", "DoesNotExist"):
+            if req.operator in ("NotIn", "DoesNotExist") or key in unknown:
                 continue
             return False
         if not combined.has_intersection(req) and not (
@@ -182,6 +186,11 @@ class OverlayResolution:
         self.order = ordered_overlays([o for o in overlays if o.problem is None])
         self.named_zones = zone_universe(pools, self.order)
         self.instance_types = instance_types
+        modelled = {k for reqs in instance_types.values() for k in reqs}
+        #: Well-known keys overlays name that no catalog type defines: assumed to match (see ``notes``).
+        self.unmodelled = frozenset(k for o in self.order for k in o.requirements
+                                    if k in WELL_KNOWN_LABELS and k not in modelled and k not in OFFERING_LABELS
+                                    and k != Label.NODEPOOL)
         shared: dict = {}
         self._pools = {p.name: _Pool(p, self.named_zones, shared) for p in pools}
         self._zone = _zone_layer(self.named_zones)
@@ -226,7 +235,8 @@ class OverlayResolution:
         if allowed is not None and pool.name not in allowed:
             return []
         reqs = self.order[i].requirements
-        if not _layered_compatible((pool.base, self.instance_types[it_name], pool.offering_keys, self._zone), reqs):
+        if not _layered_compatible((pool.base, self.instance_types[it_name], pool.offering_keys, self._zone), reqs,
+                                   self.unmodelled):
             return []
         return [o for o in offerings if reqs.compatible(o.requirements, WELL_KNOWN_LABELS) is None]
 
