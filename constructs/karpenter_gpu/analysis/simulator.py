@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.labels import (
     AMD_GPU, CAPACITY_TYPES, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label,
 )
@@ -349,6 +350,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                              f"({_money(nodes * dearest.price)}/h at the dearest candidate)")
             elif nodes is None:
                 notes.append("no limits.nodes: drift/expiry replacement can surge above replicas")
+            elif (blocked := static_drift_blocked(pool)) is not None:
+                notes.append(blocked)
     elif gpu_limit is None:
         notes.append("no nvidia.com/gpu limit: the pool's GPU spend is unbounded")
     else:
