@@ -320,3 +320,28 @@ def test_the_core_and_the_analyzers_never_start_jsii():
             "print(sorted(m for m in ('jsii', 'cdk8s', 'constructs') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+_RAW = st.one_of(
+    st.builds(lambda vs: {"key": "k", "operator": "In", "values": vs},
+              st.lists(st.sampled_from(["1", "3", "5", "x", ""]), min_size=1, max_size=3, unique=True)),
+    st.builds(lambda vs: {"key": "k", "operator": "NotIn", "values": vs},
+              st.lists(st.sampled_from(["1", "3", "5", "x"]), max_size=3, unique=True)),
+    st.sampled_from([{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "DoesNotExist"}]),
+    st.builds(lambda op, n: {"key": "k", "operator": op, "values": [str(n)]},
+              st.sampled_from(["Gt", "Lt", "Gte", "Lte"]), st.integers(0, 6)),
+)
+
+
+@settings(max_examples=max(1, EXAMPLES // 4), deadline=None)
+@given(st.lists(_RAW, min_size=1, max_size=4), st.sampled_from(["0", "1", "2", "3", "4", "5", "6", "x", "", None]))
+def test_add_intersects(raws, value):
+    # requirements.go Add: a node *with* the label satisfies the intersection exactly when it satisfies every
+    # requirement. Without the label it is not a conjunction: In [1] + DoesNotExist is DoesNotExist, which a
+    # node without the label satisfies although In [1] alone would not (the empty intersection is not "nothing").
+    reqs = Requirements.from_dicts(raws)
+    single = [Requirement.from_dict(r) for r in raws]
+    if value is not None:
+        assert reqs["k"].has(value) == reqs["k"].admits(value) == all(r.has(value) for r in single)
+    elif all(r.admits(None) for r in single):
+        assert reqs["k"].admits(None)
