@@ -137,3 +137,16 @@ def test_overlay_on_a_label_the_catalog_does_not_model_is_assumed_to_match():
                                           price="0.7")])[0]
     assert set(prices(report).values()) == {Decimal("0.7")}
     assert any("topology.kubernetes.io/region are not modelled" in n for n in report.notes)
+
+
+def test_pools_an_overlay_tells_apart_do_not_share_candidates():
+    # a nodepool-specific overlay: the candidates of p and q must differ although their requirements match
+    manifests = [pool("p", req(AWS + "family", "In", "g5")), pool("q", req(AWS + "family", "In", "g5")),
+                 overlay("only-p", req("karpenter.sh/nodepool", "In", "p"), price="0.01")]
+    reports = {r.name: r for r in simulate_pools(manifests)}
+    assert reports["p"].candidates[0].price == Decimal("0.01") and reports["q"].candidates[0].price != Decimal("0.01")
+    labelled = [pool("p", req(AWS + "family", "In", "g5"), labels={"example.com/team": "a"}),
+                pool("q", req(AWS + "family", "In", "g5"), labels={"example.com/team": "b"}),
+                overlay("team-a", req("example.com/team", "In", "a"), price="0.02")]
+    reports = {r.name: r for r in simulate_pools(labelled)}
+    assert reports["p"].candidates[0].price == Decimal("0.02") and reports["q"].candidates[0].price != Decimal("0.02")

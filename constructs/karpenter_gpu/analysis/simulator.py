@@ -279,15 +279,22 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if not offerings and not problems:
         problems.append("no offering (capacity type x zone) satisfies the template's requirements")
     admitted = _admitted(catalog, reqs, memo)
-    candidates: list[Candidate] = []
-    for it in admitted:
-        overlaid = resolution.apply(pool, it.name, offerings, it.price, it.allocatable)
-        capacity = overlaid.capacity if overlaid.capacity is it.allocatable else {
-            k: (v if isinstance(v, Decimal) else _quantity(v, f"NodeOverlay capacity {k}"))
-            for k, v in overlaid.capacity.items()}
-        candidates.append(Candidate(it, overlaid.cheapest if offerings else it.price, capacity, overlaid.overlays,
-                                    overlaid.prices))
-    candidates.sort(key=_price_key)
+    # Candidates depend on the pool only through its admitted types and offerings, unless an overlay looks at the
+    # pool's name or template labels: then they are shared between such pools (immutable, one query).
+    shared = ("candidates", id(admitted), offerings) if resolution.independent_of(pool) else None
+    candidates: list[Candidate] | None = memo.get(shared) if shared else None
+    if candidates is None:
+        candidates = []
+        for it in admitted:
+            overlaid = resolution.apply(pool, it.name, offerings, it.price, it.allocatable)
+            capacity = overlaid.capacity if overlaid.capacity is it.allocatable else {
+                k: (v if isinstance(v, Decimal) else _quantity(v, f"NodeOverlay capacity {k}"))
+                for k, v in overlaid.capacity.items()}
+            candidates.append(Candidate(it, overlaid.cheapest if offerings else it.price, capacity,
+                                        overlaid.overlays, overlaid.prices))
+        candidates.sort(key=_price_key)
+        if shared:
+            memo[shared] = candidates
     if not candidates:
         problems.insert(0, f"no instance type in the catalog ({len(catalog.types)} types) meets the requirements: "
                            "'no instance type met the scheduling requirements or had a required offering'")

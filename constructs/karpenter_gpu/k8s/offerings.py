@@ -222,7 +222,14 @@ class OverlayResolution:
         self._by_pool = (by_pool_price, by_pool_capacity)
         self.dropped: dict[str, str] = {}
         self._plain: dict[tuple, tuple[OfferingPrice, ...]] = {}
+        self._overlay_keys = frozenset(k for o in self.order for k in o.requirements)
         self._resolve_conflicts()
+
+    def independent_of(self, pool: NodePoolView) -> bool:
+        """No overlay looks at this pool's name or template labels: what overlays do to an instance type is the
+        same for every such pool with the same offerings (``getOverlaidOfferings`` reads nothing else of it)."""
+        keys = self._overlay_keys
+        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels)
 
     # ------------------------------------------------------------------ matching
 
