@@ -168,9 +168,8 @@ def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements,
     return True
 
 
-def _zone_layer(named: tuple[str, ...]) -> Requirements:
-    # an instance type is offered in some zone: the key is defined, any value
-    return Requirements([Requirement(Label.ZONE, True, frozenset())])
+#: An instance type is offered in some zone: computeRequirements defines the key (any value, as far as we know).
+_ZONE_LAYER = Requirements([Requirement(Label.ZONE, True, frozenset())])
 
 
 class OverlayResolution:
@@ -193,7 +192,7 @@ class OverlayResolution:
                                     and k != Label.NODEPOOL)
         shared: dict = {}
         self._pools = {p.name: _Pool(p, self.named_zones, shared) for p in pools}
-        self._zone = _zone_layer(self.named_zones)
+        self._zone = _ZONE_LAYER
         self._capacity = [_capacity(o) for o in self.order]
         # Index: which pools (None: any) and which instance types each overlay can match at all.
         self._pool_set: list[frozenset[str] | None] = []
