@@ -42,7 +42,7 @@ from karpenter_gpu.k8s.views import NodePoolView, node_pools, ordered_pools, ove
 
 __all__ = [
     "Candidate", "PoolReport", "PodShape", "Fit", "requirement_admits", "admits", "simulate_pools",
-    "pod_fit", "first_choice", "CAPACITY_TYPES", "OPERATORS",
+    "pod_fit", "fit_reports", "first_choice", "CAPACITY_TYPES", "OPERATORS",
 ]
 
 _GI = Decimal(2**30)
@@ -699,9 +699,13 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     (``karpenter.sh/nodepool`` is the pool's name), no candidate has enough allocatable cpu, memory
     and GPUs (after overlays), or a limit is smaller than one node of every candidate that fits.
     """
+    return fit_reports(shape, simulate_pools(manifests, catalog))
+
+
+def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
+    """:func:`pod_fit` on reports already simulated (one simulation for many pods)."""
     pod_reqs = shape.requirements()
     allowed, types_ok = _OfferingFilter(pod_reqs), {}
-    reports = simulate_pools(manifests, catalog)
     with _paused_cyclic_gc():
         return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
 

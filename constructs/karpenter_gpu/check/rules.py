@@ -29,7 +29,7 @@ from karpenter_gpu.k8s.scheduling import (
 )
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.views import NodePoolView
-from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools
+from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
 
 __all__ = ["RULES", "Rule", "check_rules"]
@@ -697,7 +697,7 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
         target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
         if target not in reports or any(f.code == "KG417" for f in workload.findings):
             continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
-        fit = next((f for f in pod_fit(_shape(workload.pod), manifests) if f.pool == target), None)
+        fit = next(iter(fit_reports(_shape(workload.pod), [reports[target]])), None)  # one simulation, every pod
         if fit is not None and fit.instance is None and reports[target].kind != "static":
             workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
                                                      "fix: ask for fewer resources or admit bigger instance types")
