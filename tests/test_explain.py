@@ -37,7 +37,9 @@ def test_json_facts_for_prod(capsys):
     assert "staticCapacity" in pools["gpu-warm-static-ap-northeast-2a"]["feature_gates"]
     assert pools["gpu-training"]["windows"][0]["utc"] == "0 0 * * MON-FRI for 10h"
     assert prod["zone"] == "Asia/Seoul"
-    assert [p["name"] for p in prod["pools"]][:3] == ["gpu-training-reserved", "gpu-training", "gpu-inference"]
+    # Equal weights (search-inference and gpu-inference, 60) go by name, descending, as Karpenter orders them.
+    assert [p["name"] for p in prod["pools"]][:4] == ["gpu-training-reserved", "gpu-training", "search-inference",
+                                                     "gpu-inference"]
 
 
 def test_pod_fit_names_pool_and_instance(capsys):
