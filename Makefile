@@ -6,9 +6,8 @@ BIN := .venv/bin
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export JSII_NODE := $(CURDIR)/node_modules/.bin/node
 export CDK8S_CHECK_UPGRADE := false
-CRDS ?= ../shared/upstream/crds
-# Validation reads the v1.14.1 CRDs from here instead of downloading them.
-export KARPENTER_GPU_CRDS ?= $(abspath $(CRDS))
+# `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
+CRDS_FROM ?=
 
 .PHONY: deps synth test snapshots imports clean bench
 
@@ -33,8 +32,8 @@ test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snap
 snapshots: deps  ## accept snapshot changes after reviewing them
 	$(BIN)/python -m pytest --snapshot-update
 
-imports: deps  ## regenerate imports/ offline from a local CRD folder
-	$(BIN)/python tools/regen_imports.py $(CRDS)
+imports: deps  ## regenerate the packaged CRDs and imports/ from their pins (CRDS_FROM=DIR: offline)
+	$(BIN)/python tools/regen_imports.py $(if $(CRDS_FROM),--from $(CRDS_FROM))
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py

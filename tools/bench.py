@@ -34,9 +34,6 @@ ROOT = Path(__file__).resolve().parents[1]
 _NODE = ROOT / "node_modules" / ".bin" / "node"
 if _NODE.exists():  # jsii on the project's Node 22 LTS
     os.environ.setdefault("JSII_NODE", str(_NODE))
-_CRDS = ROOT.parent / "shared" / "upstream" / "crds"
-if _CRDS.is_dir():
-    os.environ.setdefault("KARPENTER_GPU_CRDS", str(_CRDS))
 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402

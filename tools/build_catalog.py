@@ -1,14 +1,15 @@
 """Generate the packaged instance-type catalog from the upstream TSV.
 
-Reads ``gpu-instance-types.tsv`` (columns described in shared/upstream/FACTS.md §9) and writes
+Reads ``gpu-instance-types.tsv`` (columns described in the upstream FACTS.md §9) and writes
 ``constructs/karpenter_gpu/data/gpu-instance-types.json``: the project's own catalog format, the
 one ``karpenter_gpu.analysis.catalog.load_catalog`` reads (see its docstring). The output is
 deterministic (types sorted by name, keys sorted, indent 1), so a regeneration from the same TSV
 is byte-identical and a test can compare the committed file with a fresh build.
 
-Usage: python tools/build_catalog.py [TSV] [--output JSON] [--check]
-(default TSV: ../shared/upstream/gpu-instance-types.tsv beside the checkout; --check exits 1
-when the committed JSON differs from a regeneration instead of writing it). Standard library only.
+Usage: python tools/build_catalog.py TSV [--output JSON] [--check]
+(TSV: an offline copy of the upstream table, named explicitly: the repository refers to no folder
+outside it; --check exits 1 when the committed JSON differs from a regeneration instead of writing
+it). Standard library only.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TSV = ROOT.parent / "shared" / "upstream" / "gpu-instance-types.tsv"
 DEFAULT_OUTPUT = ROOT / "constructs" / "karpenter_gpu" / "data" / "gpu-instance-types.json"
 
 SOURCE = (
@@ -126,7 +126,7 @@ def render(document: dict) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tsv", nargs="?", type=Path, default=DEFAULT_TSV)
+    parser.add_argument("tsv", type=Path, help="the upstream gpu-instance-types.tsv")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
     args = parser.parse_args(argv)

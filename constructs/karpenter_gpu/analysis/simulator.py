@@ -3,7 +3,7 @@
 Works on manifest dicts (what ``cdk8s synth`` writes, or YAML read from ``dist/``) against an
 instance-type :class:`~karpenter_gpu.analysis.catalog.Catalog`; pure Python, no cdk8s/jsii import.
 
-The model follows Karpenter v1.14.1 (see shared/upstream/FACTS.md §5, §6):
+The model follows Karpenter v1.14.1 (see the upstream FACTS.md §5, §6):
 
 - A requirement on an instance-type label (:data:`~karpenter_gpu.analysis.catalog.INSTANCE_LABEL_KEYS`) is
   checked against the type's labels; an absent label is absent (``NotIn`` admits it,

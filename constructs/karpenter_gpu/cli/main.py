@@ -1,4 +1,4 @@
-"""Command line: ``karpenter-gpu validate | explain | diff``."""
+"""Command line: ``karpenter-gpu validate | explain | diff | synth``."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     from karpenter_gpu.analysis import explain
     explain.register(commands)
     diff.register(commands)
+    from karpenter_gpu.cli import synth
+    synth.register(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 
