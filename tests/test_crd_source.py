@@ -87,7 +87,7 @@ def test_verify_reports_altered_missing_and_unpinned_files(packaged_copy: Path) 
 
 
 def test_unreadable_provenance_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(CrdSourceError, match="SOURCES.json.*--crds DIR"):
+    with pytest.raises(CrdSourceError, match=r"SOURCES.json.*--crds DIR"):
         pinned_sources(tmp_path)
 
 
@@ -106,10 +106,10 @@ def test_regen_reads_an_offline_folder_and_refuses_a_tampered_file(tmp_path: Pat
     # An upstream file that is not the pinned one is refused before anything is written.
     tampered = (source / "karpenter.sh_nodepools.yaml").read_bytes().replace(b"karpenter", b"Karpenter", 1)
     (source / "karpenter.sh_nodepools.yaml").write_bytes(tampered)
-    with pytest.raises(tool.PinMismatch, match="karpenter.sh_nodepools.yaml: sha256 .* pinned 3bb64a20"):
+    with pytest.raises(tool.PinMismatch, match=r"karpenter.sh_nodepools.yaml: sha256 .* pinned 3bb64a20"):
         tool.read_sources(source, packaged_copy)
     (source / "karpenter.sh_nodeclaims.yaml").unlink()
-    with pytest.raises(tool.PinMismatch, match="karpenter.sh_nodeclaims.yaml"):
+    with pytest.raises(tool.PinMismatch, match=r"karpenter.sh_nodeclaims.yaml"):
         tool.read_sources(source, packaged_copy)
 
 

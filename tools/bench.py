@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         project_path(2, Path(tmp))
         validate_dir(Path(tmp), crd_dir)
-        simulate_pools(sum(read_manifests(Path(tmp)).values(), []), catalog)
+        simulate_pools([d for docs in read_manifests(Path(tmp)).values() for d in docs], catalog)
 
     results: list[dict] = []
 

@@ -123,6 +123,9 @@ class KarpenterGpuError(ValueError):
     ``value``, ``allowed`` and ``fix``.
     """
 
+    #: Set by props models: ``prop`` is relative to the model that raised, an enclosing model prefixes it.
+    relative: bool = False
+
     def __init__(
         self,
         code: str,

@@ -29,7 +29,7 @@ import shutil
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.validate import Report, validate_dir
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from karpenter_gpu.gpu_platform import PlatformConfig
 
-    SynthItem = Union[PlatformConfig, Mapping[str, Any], cdk8s.App]
+    SynthItem: TypeAlias = PlatformConfig | Mapping[str, Any] | cdk8s.App
 
 #: Helm values files go one level down, so `kubectl apply -f dist/<env>` (not recursive) skips them.
 HELM_DIR = "helm"

@@ -249,7 +249,7 @@ class GpuOperatorValues(HelmValues):
         sliced = self._sliced_pools(pools, p, path)
         rendered = self._render(pools, p, sliced, path)
         check_chart_validations(rendered, path)
-        overlay = None
+        overlay: dict[str, Any] | None = None
         if p.time_slicing_replicas is not None:
             overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas, node_pools=sliced,
                            weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)

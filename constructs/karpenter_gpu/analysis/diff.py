@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import operator
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -244,8 +245,8 @@ def _list_diff(old: list | None, new: list | None, fmt: Callable[[Any], str]) ->
     a = Counter(_canon(_norm(x)) for x in old or [])
     b = Counter(_canon(_norm(x)) for x in new or [])
     show = {_canon(_norm(x)): fmt(x) for x in [*(old or []), *(new or [])]}
-    added = [f"{show[k]} added" for k in sorted((b - a).elements(), key=show.get)]
-    removed = [f"{show[k]} removed" for k in sorted((a - b).elements(), key=show.get)]
+    added = [f"{show[k]} added" for k in sorted((b - a).elements(), key=lambda k: show[k])]
+    removed = [f"{show[k]} removed" for k in sorted((a - b).elements(), key=lambda k: show[k])]
     return added + removed
 
 
@@ -328,8 +329,8 @@ def _implies(old: list[dict], req: dict) -> bool:
             ints, bound = _ints(ovalues), _ints(values)
             if ints is not None and bound and len(bound) == 1:
                 x = bound[0]
-                checks = {"Gt": lambda v: v > x, "Gte": lambda v: v >= x, "Lt": lambda v: v < x, "Lte": lambda v: v <= x}
-                if op in checks and all(checks[op](v) for v in ints):
+                checks = {"Gt": operator.gt, "Gte": operator.ge, "Lt": operator.lt, "Lte": operator.le}
+                if op in checks and all(checks[op](v, x) for v in ints):
                     return True
         if oop == "NotIn" and op == "NotIn" and set(values) <= set(ovalues):
             return True

@@ -34,8 +34,17 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Quantity
 
 __all__ = [
-    "Candidate", "PoolReport", "PodShape", "Fit", "requirement_admits", "admits", "simulate_pools",
-    "pod_fit", "first_choice", "CAPACITY_TYPES", "OPERATORS",
+    "CAPACITY_TYPES",
+    "OPERATORS",
+    "Candidate",
+    "Fit",
+    "PodShape",
+    "PoolReport",
+    "admits",
+    "first_choice",
+    "pod_fit",
+    "requirement_admits",
+    "simulate_pools",
 ]
 
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
@@ -94,7 +103,7 @@ def _check_requirement(req: Any, where: str) -> dict:
     if not isinstance(values, (list, tuple)):
         raise KarpenterGpuError("KG711", prop=f"{where}.values", value=values, allowed="a list of strings",
                                 fix="write values as a list")
-    if op in _NUMERIC and (len(values) != 1 or _int(values[0]) is None or _int(values[0]) < 0):
+    if op in _NUMERIC and (len(values) != 1 or (bound := _int(values[0])) is None or bound < 0):
         raise KarpenterGpuError("KG711", prop=f"{where}.values", value=list(values),
                                 allowed=f"exactly one non-negative integer for {op}", fix="e.g. values: ['0']")
     if op == "In" and not values:
@@ -491,13 +500,15 @@ def _simulate(pool: _Pool, catalog: Catalog, overlays: Sequence[_Overlay]) -> Po
         priced = [c for c in candidates if c.price is not None]
         if priced:
             dearest = max(priced, key=lambda c: (c.price, c.instance.name))
-            worst, worst_name = pool.replicas * dearest.price, dearest.instance.name  # type: ignore[operator]
+            price = dearest.price
+            assert price is not None  # priced
+            worst, worst_name = Decimal(pool.replicas or 0) * price, dearest.instance.name
             notes.append(f"static pool: {pool.replicas} replicas x dearest candidate {dearest.instance.name} "
-                         f"({dearest.price}/h) = {_money(worst)}/h")
+                         f"({price}/h) = {_money(worst)}/h")
             nodes = _limit_amount(pool, "nodes")
             if nodes is not None and nodes > pool.replicas:  # type: ignore[operator]
                 notes.append(f"limits.nodes {nodes} lets drift/expiry replacement surge to {nodes} nodes "
-                             f"({_money(nodes * dearest.price)}/h at the dearest candidate)")
+                             f"({_money(nodes * price)}/h at the dearest candidate)")
             elif nodes is None:
                 notes.append("no limits.nodes: drift/expiry replacement can surge above replicas")
     elif gpu_limit is None:
@@ -796,7 +807,7 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: list[dict]) -> Fit:
                           f"among {len(candidates)} candidate(s)")
     within = [c for c in fitting if _within_limits(c, report) is None]
     if not within:
-        broken = sorted({_within_limits(c, report) for c in fitting})  # type: ignore[type-var]
+        broken = sorted({why for c in fitting if (why := _within_limits(c, report)) is not None})
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
     best = within[0]

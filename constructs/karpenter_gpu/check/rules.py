@@ -381,9 +381,9 @@ def _kg406_gpu_memory(obj: _Object, r: _Req) -> None:
 def _kg407_no_gpu_left(obj: _Object, reqs: list[_Req], names: set[str]) -> None:
     if not names or not names <= REPORTED_GPU_MEMORY_MIB.keys():
         return  # an unknown name may report anything
-    memory = [(r, _int(r.values[0])) for r in reqs
-              if r.key == Label.GPU_MEMORY and r.op in _COMPARISONS and r.values and len(r.values) == 1]
-    memory = [(r, v) for r, v in memory if v is not None]
+    memory = [(r, v) for r in reqs
+              if r.key == Label.GPU_MEMORY and r.op in _COMPARISONS and r.values and len(r.values) == 1
+              and (v := _int(r.values[0])) is not None]
     if not memory:
         return
     if any(all(_passes(REPORTED_GPU_MEMORY_MIB[n], r.op, v) for r, v in memory) for n in names):
@@ -669,7 +669,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         elif gvk in (_NODE_CLASS, _OVERLAY):
             objects.append(_Object(file, manifest))
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
-            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
+            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))
     pools = [o for o in objects if isinstance(o, _Pool)]
     for obj in objects:
         if isinstance(obj, _Pool):

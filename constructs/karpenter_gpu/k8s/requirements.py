@@ -105,7 +105,7 @@ def check_label_key(key: str, prop: str = "requirements") -> None:
 class Requirement:
     """One node requirement. Build with the operator classmethods; render with :meth:`render`."""
 
-    __slots__ = ("key", "operator", "values", "min_values")
+    __slots__ = ("key", "min_values", "operator", "values")
 
     def __init__(self, key: str, operator: Operator, values: Iterable[str] = (), min_values: int | None = None):
         check_label_key(key)

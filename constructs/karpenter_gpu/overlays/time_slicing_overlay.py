@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from constructs import Construct
+from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
@@ -137,7 +137,7 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(root: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+def plan(root: IConstruct, path: str, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
     Checks the props and that no overlay of the app (``root``) has one of its weights or names, so a
