@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     import cdk8s
 
 ROOT = Path(__file__).resolve().parents[1]
-_NODE = ROOT / "node_modules" / ".bin" / "node"
-if _NODE.exists():  # jsii on the project's Node 22 LTS (no end-of-life banner)
-    os.environ.setdefault("JSII_NODE", str(_NODE))
 
 
 @pytest.hookimpl(trylast=True)

@@ -31,9 +31,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_NODE = ROOT / "node_modules" / ".bin" / "node"
-if _NODE.exists():  # jsii on the project's Node 22 LTS
-    os.environ.setdefault("JSII_NODE", str(_NODE))
 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
