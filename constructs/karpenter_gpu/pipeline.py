@@ -80,11 +80,16 @@ def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str 
     from karpenter_gpu._node import ensure_node
 
     ensure_node()
-    out = Path(outdir).absolute()
+    out = Path(os.path.abspath(outdir))
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise KarpenterGpuError(
             "KG803", prop="outdir", value=str(out), allowed="a real folder, or a path that does not exist yet",
             fix="remove the file or symlink, or choose another output folder")
+    if out == out.parent or Path.cwd().resolve().is_relative_to(out.resolve()):
+        # The output is replaced whole: never the folder we run in or one of its parents.
+        raise KarpenterGpuError(
+            "KG803", prop="outdir", value=str(outdir), allowed="a folder of its own (it is replaced whole), "
+            "not the current folder or one of its parents", fix="write to a sub-folder, e.g. --out dist")
     crd_dir = resolve_crd_dir(crds)
     items = list(items)
     out.parent.mkdir(parents=True, exist_ok=True)
