@@ -29,12 +29,33 @@ def pytest_configure(config: pytest.Config) -> None:
     which pytest prunes (the last 3 runs are kept).
     """
     factory = getattr(config, "_tmp_path_factory", None)
-    if factory is None or "cdk8s" in sys.modules:
+    if factory is None:
+        return
+    # hypothesis keeps its example database and caches in ./.hypothesis unless told otherwise.
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+    if "cdk8s" in sys.modules:
         return
     tmp = factory.getbasetemp() / "tmp"
     tmp.mkdir(exist_ok=True)
     os.environ["TMPDIR"] = str(tmp)
     tempfile.tempdir = None  # re-read TMPDIR
+
+
+_ROOT_ENTRIES: set[str] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tests write only under pytest's tmp paths: a new entry at the repository's top level fails the run."""
+    new = sorted(p.name for p in ROOT.iterdir() if p.name not in _ROOT_ENTRIES and p.name != "__pycache__")
+    if new and _ROOT_ENTRIES:
+        print(f"\ntests wrote outside pytest's tmp paths, into the repository: {', '.join(new)}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def find_crds_dir() -> Path:

@@ -58,8 +58,12 @@ def run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess[str]:
 
 
 def test_wheel_with_lowest_versions_synthesizes_without_node_and_validates_offline(tmp_path: Path) -> None:
+    # Build from a copy: setuptools writes build/ and *.egg-info into the folder it builds.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "dist",
+                                                                "*.egg-info", "__pycache__", "tests", ".*_cache"))
     wheels = tmp_path / "wheels"
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(ROOT)])
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)])
     (wheel,) = wheels.glob("karpenter_gpu-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         metadata = archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))).decode()
