@@ -243,3 +243,13 @@ def test_codes_are_registered():
 def test_instance_type_is_hashable(catalog):
     assert len({catalog.by_name["g5.xlarge"], catalog.by_name["g5.xlarge"]}) == 1
     assert isinstance(catalog.types[0], InstanceType)
+
+
+def test_build_tool_refuses_a_tsv_that_is_not_the_pinned_source(tmp_path):
+    other = tmp_path / "other.tsv"
+    other.write_text("instance_type\tfamily\n")
+    out = tmp_path / "catalog.json"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "build_catalog.py"), str(other), "--output", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "pinned cabefa77" in done.stderr and "--repin" in done.stderr
+    assert not out.exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import re
@@ -31,6 +32,8 @@ SOURCE = (
     "pkg/providers/pricing/zz_generated.pricing_aws.go @ 6fc13b52"
 )
 DATE = "2026-07-20"
+#: sha256 of the TSV the committed catalog was generated from; another TSV needs --repin (and review).
+SOURCE_SHA256 = "cabefa7733e63eb723ab2c3614cc347aaeb59a0dff5c41b755623af64b9143ad"
 REGION = "us-east-1"
 NOTES = [
     "Labels are the ones Karpenter v1.14.1 sets on the instance type (docs generator: al2023@latest, "
@@ -129,8 +132,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("tsv", type=Path, help="the upstream gpu-instance-types.tsv")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
+    parser.add_argument("--repin", action="store_true",
+                        help="accept a TSV whose sha256 differs from SOURCE_SHA256 (then update SOURCE_SHA256)")
     args = parser.parse_args(argv)
-    text = render(build(args.tsv.read_text(encoding="utf-8")))
+    data = args.tsv.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != SOURCE_SHA256 and not args.repin:
+        print(f"{args.tsv} has sha256 {digest}, pinned {SOURCE_SHA256}: pass --repin for a new source "
+              "(and update SOURCE_SHA256)", file=sys.stderr)
+        return 1
+    text = render(build(data.decode("utf-8")))
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
