@@ -57,3 +57,21 @@ def test_readme_clusters_example_runs():
         terms = api["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
             "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
         assert terms[0]["matchExpressions"][0]["values"] == ["search-warm-static", "search-serve"]
+
+
+def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
+    import sys
+    import types
+
+    import stacks
+
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"### Synthesizing safely.*?```python\n(.*?)```", text, re.S).group(1)
+    platform = types.ModuleType("my_platform")
+    platform.ENVIRONMENTS = [stacks.dev.CONFIG]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "my_platform", platform)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "dist" / "dev" / "helm" / "karpenter.values.yaml").is_file()
+    printed = capsys.readouterr().out
+    assert "dev/Deployment.gpu-inference-smoke.k8s.yaml: Deployment/gpu-inference-smoke <root>: info KG304" in printed

@@ -56,7 +56,7 @@ from constructs import Construct
 from pydantic import BeforeValidator, StrictBool, field_validator
 
 from karpenter_gpu import _api_object
-from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
@@ -186,10 +186,9 @@ class GpuMonitoringProps(Props):
         return dict(v)
 
 
-def gpu_pools(scope: Construct) -> tuple[NodePoolConstruct, ...]:
+def gpu_pools(scope: Construct) -> tuple[GpuPool, ...]:
     """The dynamic GPU pools of the cluster of ``scope`` (NodePool constructs with a ``gpu_limit``), by name."""
-    return tuple(sorted_by_name(c for c in members_of(scope, NodePoolConstruct)
-                                if getattr(c.props, "gpu_limit", None) is not None))
+    return tuple(sorted_by_name(members_of(scope, GpuPool)))
 
 
 class GpuMonitoring(Construct):
@@ -245,7 +244,7 @@ class GpuMonitoring(Construct):
         register_derived(self)
 
     @property
-    def pools(self) -> tuple[NodePoolConstruct, ...]:
+    def pools(self) -> tuple[GpuPool, ...]:
         """The dynamic GPU pools of the cluster, by name (KG540 when there is none)."""
         return _check_pools(self, self._path)
 
@@ -335,7 +334,7 @@ def _pct(ratio: float) -> str:
     return f"{ratio * 100:g}%"
 
 
-def _check_pools(scope: Construct, path: str) -> tuple[NodePoolConstruct, ...]:
+def _check_pools(scope: Construct, path: str) -> tuple[GpuPool, ...]:
     pools = gpu_pools(scope)
     if not pools:
         raise KarpenterGpuError(

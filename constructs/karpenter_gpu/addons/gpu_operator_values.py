@@ -248,7 +248,7 @@ class GpuOperatorValues(HelmValues):
         if pools:  # what is wrong already stays wrong in the final tree: fail early
             self._check_labels(pools, p, path)
             self._render(pools, p, (), path, final=False)
-        overlay = None
+        overlay: dict[str, Any] | None = None
         if p.time_slicing_replicas is not None:
             sliced = tuple(n for n in _pool_names(pools) if not p.time_sliced_pools or n in p.time_sliced_pools)
             # The overlays' pools are re-derived at synth; a placeholder keeps the props valid until then.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable
 
-from constructs import Construct
+from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
@@ -146,7 +146,7 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(scope: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+def plan(scope: IConstruct, path: str, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
     Checks the props and that no overlay of the cluster of ``scope`` has one of its weights or names, so a
