@@ -312,3 +312,16 @@ def test_two_clusters_writing_one_file_per_resource_into_one_folder_collide(tmp_
         GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
     folders.synth()
     assert len(list((tmp_path / "ok").rglob("EC2NodeClass.gpu.k8s.yaml"))) == 2
+
+
+def test_synth_pipeline_refuses_two_clusters_of_one_app_writing_the_same_file(tmp_path):
+    from karpenter_gpu import synth
+
+    app = cdk8s.App(outdir="both")
+    for env in ("prod", "staging"):
+        chart = cdk8s.Chart(Cluster(app, env), "platform")
+        GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
+    with pytest.raises(KarpenterGpuError) as exc:
+        synth([app], tmp_path / "dist")
+    assert exc.value.code == "KG171" and exc.value.value == "EC2NodeClass.gpu.k8s.yaml"
+    assert not (tmp_path / "dist").exists()
