@@ -9,7 +9,11 @@ import textwrap
 import venv
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.packaging  # a separate CI step: `pytest -m packaging`
 
 SCRIPT = textwrap.dedent("""
     import cdk8s, constructs, karpenter_gpu
