@@ -184,30 +184,35 @@ def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | No
     return _OUTCOMES[key]
 
 
-def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str]) -> None:
+def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
+             runtime: Backend | None = None) -> None:
     """Evaluate every x-kubernetes-validations rule under `schema` whose value is present."""
     if value is None or not isinstance(schema, dict):
         return
-    rules = schema.get("x-kubernetes-validations") or []
+    runtime = runtime or backend()  # chosen once per object, not per rule
+    rules = schema.get("x-kubernetes-validations")
     if rules:
         self_ = _Self(value, schema)
         for rule in rules:
-            _apply(rule, self_, path, problems, skipped)
+            _apply(rule, self_, path, problems, skipped, runtime)
     if isinstance(value, dict):
         props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        extra = extra if isinstance(extra, dict) else None
         for key, child in value.items():
-            sub = props.get(key, extra if isinstance(extra, dict) else None)
+            sub = props.get(key, extra)
             if sub:
-                validate(child, sub, _join(path, key), problems, skipped)
+                validate(child, sub, _join(path, key), problems, skipped, runtime)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = schema["items"]
         for index, item in enumerate(value):
-            validate(item, schema["items"], f"{path}[{index}]", problems, skipped)
+            validate(item, items, f"{path}[{index}]", problems, skipped, runtime)
 
 
-def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str]) -> None:
+def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str],
+           runtime: Backend) -> None:
     text = str(rule.get("rule", ""))
     here = path or "<root>"
-    compiled = compile_rule(text)
+    compiled = _compile(text, runtime)
     if compiled.transition:
         if rule.get("optionalOldSelf"):
             problems.add("KG302", here, "cannot evaluate optionalOldSelf transition rule on create", rule=text)
@@ -226,15 +231,15 @@ def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, s
         field_path = str(rule.get("fieldPath") or "")
         if field_path:
             here = f"{path}{field_path}" if path else field_path.lstrip(".")
-        problems.add("KG302", here, _message(rule, self_.cel()), rule=text, violated=True)
+        problems.add("KG302", here, _message(rule, self_.cel(), runtime), rule=text, violated=True)
 
 
-def _message(rule: dict[str, Any], self_value: Any) -> str:
+def _message(rule: dict[str, Any], self_value: Any, runtime: Backend) -> str:
     # As on the server: a messageExpression that yields a non-empty string wins, else `message`,
     # else the rule text.
     expression = rule.get("messageExpression")
     if expression:
-        compiled = compile_rule(str(expression))
+        compiled = _compile(str(expression), runtime)
         if compiled.program is not None and not compiled.transition:
             result, error = run(compiled, self_value)
             if error is None and isinstance(result, str) and result.strip():
