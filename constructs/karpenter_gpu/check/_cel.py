@@ -187,7 +187,7 @@ def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | No
 def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
              runtime: Backend | None = None) -> None:
     """Evaluate every x-kubernetes-validations rule under `schema` whose value is present."""
-    if value is None or not isinstance(schema, dict):
+    if value is None or not isinstance(schema, dict) or not _rules_below(schema):
         return
     runtime = runtime or backend()  # chosen once per object, not per rule
     rules = schema.get("x-kubernetes-validations")
@@ -206,6 +206,22 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
         items = schema["items"]
         for index, item in enumerate(value):
             validate(item, items, f"{path}[{index}]", problems, skipped, runtime)
+
+
+# Whether a schema node or anything under it has rules, by node: most of an object (metadata, labels,
+# tags, ...) has none, and the walk skips it. Holds the node too, so an id is never reused meanwhile.
+_RULES_BELOW: dict[int, tuple[Schema, bool]] = {}
+
+
+def _rules_below(schema: Schema) -> bool:
+    entry = _RULES_BELOW.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    children = [*schema.get("properties", {}).values(), schema.get("additionalProperties"), schema.get("items")]
+    found = bool(schema.get("x-kubernetes-validations")) or any(
+        _rules_below(child) for child in children if isinstance(child, dict))
+    _RULES_BELOW[id(schema)] = (schema, found)
+    return found
 
 
 def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str],
