@@ -237,3 +237,38 @@ def test_cli_reports_a_bad_backend_in_one_coded_line(monkeypatch: pytest.MonkeyP
     assert main(["validate", str(tmp_path), "--crds", str(crd_dir)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "KG330" in err[0]
+
+
+def test_compiled_runtime_is_required_only_where_it_has_wheels() -> None:
+    from packaging.requirements import Requirement
+
+    text = (ROOT / "pyproject.toml").read_text()
+    line = next(line for line in text.splitlines() if line.strip().startswith('"cel-expr-python'))
+    requirement = Requirement(line.strip().rstrip(",").strip('"'))
+    # Wheels of cel-expr-python 0.1.3 on PyPI: CPython 3.11-3.14, manylinux x86_64/aarch64, macOS x86_64/arm64,
+    # Windows AMD64. Everywhere else only cel-python is installed, and the rules run on it.
+    has_wheel = [("x86_64", "3.11"), ("aarch64", "3.12"), ("arm64", "3.13"), ("AMD64", "3.14")]
+    no_wheel = [("ppc64le", "3.12"), ("s390x", "3.12"), ("ARM64", "3.12"), ("riscv64", "3.12"), ("x86_64", "3.15")]
+    for machine, python in has_wheel + no_wheel:
+        env = {"platform_machine": machine, "python_version": python}
+        assert requirement.marker.evaluate(env) == ((machine, python) in has_wheel), env
+    assert "cel-python" in text  # the fallback is always installed
+
+
+def test_auto_falls_back_to_celpy_without_the_compiled_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
+    make = _cel._make
+
+    def no_wheel(name: str) -> Any:
+        if name == "cel-expr-python":
+            raise ImportError("No module named 'cel_expr_python'")
+        return make(name)
+
+    monkeypatch.setattr(_cel, "_make", no_wheel)
+    monkeypatch.delenv(_cel.BACKEND_ENV, raising=False)
+    _cel._auto.cache_clear()
+    _cel._backend.cache_clear()
+    try:
+        assert _cel.backend().name == "celpy"
+    finally:
+        _cel._auto.cache_clear()
+        _cel._backend.cache_clear()
