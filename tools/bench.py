@@ -255,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-tests", action="store_true", help="do not time the test suite")
     ap.add_argument("--tests-timeout", type=float, default=600, help="give up on the test suite after this (s)")
     args = ap.parse_args(argv)
+    load_start = os.getloadavg()  # the machine may be shared: say how busy it was
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     wanted = set(args.figures.split(","))
     crd_dir = resolve_crd_dir()
@@ -368,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
                      + (f"  [{r['note']}]" if r.get("note") else ""))
     lines += ["", "scaling time(1000)/time(100):"]
     lines += [f"  {fig:<10} {ratio:.2f}x" for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
+    load_end = os.getloadavg()
+    lines += ["", f"load average (1/5/15 min) on {os.cpu_count()} cores: at start "
+                  f"{'/'.join(f'{x:.1f}' for x in load_start)}, at end {'/'.join(f'{x:.1f}' for x in load_end)}"]
     lines += ["", "targets:"]
     for t in targets:
         value = "-" if t["value"] is None else (_fmt(t["value"]) if t.get("unit") == "s" else f"{t['value']:.2f}x")
@@ -376,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json:
         machine = {"python": platform.python_version(), "platform": platform.platform(), "nproc": os.cpu_count(),
-                   "cel_backend": cel_backend, "yaml_loader": LOADER.__name__, "yaml_dumper": DUMPER.__name__}
+                   "cel_backend": cel_backend, "yaml_loader": LOADER.__name__, "yaml_dumper": DUMPER.__name__,
+                   "loadavg_start": load_start, "loadavg_end": load_end}
         Path(args.json).write_text(json.dumps({"machine": machine, "results": results, "scaling": scaling,
                                                "targets": targets}, indent=2, default=str) + "\n")
     return 0  # never fail on a target
