@@ -2,7 +2,8 @@
 
 Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
 structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
-CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module with cel-python.
+CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module (the compiled
+cel-expr-python runtime where installed, else cel-python; same verdicts).
 
 :func:`validate_manifest` reports :class:`~karpenter_gpu.check.findings.Finding` objects with stable
 codes (KG300-KG305); :func:`check` reports the same problems as "path: message" strings.
