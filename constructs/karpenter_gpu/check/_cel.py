@@ -200,12 +200,13 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
         extra = extra if isinstance(extra, dict) else None
         for key, child in value.items():
             sub = props.get(key, extra)
-            if sub:
+            if sub and _rules_below(sub):  # checked here too: no path is built for a subtree without rules
                 validate(child, sub, _join(path, key), problems, skipped, runtime)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         items = schema["items"]
-        for index, item in enumerate(value):
-            validate(item, items, f"{path}[{index}]", problems, skipped, runtime)
+        if _rules_below(items):
+            for index, item in enumerate(value):
+                validate(item, items, f"{path}[{index}]", problems, skipped, runtime)
 
 
 # Whether a schema node or anything under it has rules, by node: most of an object (metadata, labels,
