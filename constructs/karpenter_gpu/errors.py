@@ -53,6 +53,9 @@ CODES: dict[str, str] = {
     "KG303": "invalid object metadata (name, namespace on a cluster-scoped kind, labels)",
     "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
     "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
+    # CEL runtime selection (karpenter_gpu.check._cel, $KARPENTER_GPU_CEL).
+    "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
+    "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.rules): the project's own rules beyond the CRDs.
     "KG401": "dynamic GPU pool without a limit on nvidia.com/gpu",
     "KG402": "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu",

@@ -2,7 +2,8 @@
 
 Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
 structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
-CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module with cel-python.
+CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module (the compiled
+cel-expr-python runtime where installed, else cel-python; same verdicts).
 
 :func:`validate_manifest` reports :class:`~karpenter_gpu.check.findings.Finding` objects with stable
 codes (KG300-KG305); :func:`check` reports the same problems as "path: message" strings.
@@ -25,7 +26,6 @@ CEL timestamps/durations. messageExpression is evaluated (falling back to `messa
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import functools
 import json
@@ -113,9 +113,18 @@ def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
     crd = _lookup(manifest, crds)
     if crd is None:
         raise KeyError(f"no served CRD for {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}")
-    result = copy.deepcopy(manifest)
+    result = _copy(manifest)
     _default(result, crd["schema"])
     return result
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of a parsed document (dicts, lists and immutable scalars): ~4x faster than deepcopy."""
+    if isinstance(value, dict):
+        return {key: _copy(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_copy(child) for child in value]
+    return value
 
 
 def check(
@@ -254,7 +263,7 @@ def _default(value: Any, schema: Schema) -> None:
         for key, prop in props.items():
             absent = key not in value or (value[key] is None and not prop.get("nullable"))
             if absent and prop.get("default") is not None:
-                value[key] = copy.deepcopy(prop["default"])
+                value[key] = _copy(prop["default"])
         extra = schema.get("additionalProperties")
         for key, child in value.items():
             sub = props.get(key, extra if isinstance(extra, dict) else None)

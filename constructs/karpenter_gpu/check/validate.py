@@ -19,6 +19,7 @@ from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
 
 _SUFFIXES = (".yaml", ".yml")
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # LibYAML when PyYAML has it: same documents, ~8x faster
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
         for path in paths:
             files += 1
             rel = str(path.relative_to(base))
-            for doc in yaml.safe_load_all(path.read_text()):
+            for doc in yaml.load_all(path.read_text(), Loader=_LOADER):
                 # Helm values files sit beside the manifests; anything without apiVersion/kind is not an object.
                 if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
                     documents.append((rel, doc))

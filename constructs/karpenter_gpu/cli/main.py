@@ -8,12 +8,13 @@ import sys
 from karpenter_gpu.check.crd_source import CrdSourceError, resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.errors import KarpenterGpuError
 
 
 def _validate(args: argparse.Namespace) -> int:
     try:
         report = validate_dir(args.dist, resolve_crd_dir(args.crds))
-    except CrdSourceError as err:
+    except (CrdSourceError, KarpenterGpuError) as err:  # KarpenterGpuError: $KARPENTER_GPU_CEL
         print(f"error: {err}", file=sys.stderr)
         return 2
     for finding in report.findings:

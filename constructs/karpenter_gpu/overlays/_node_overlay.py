@@ -18,7 +18,7 @@ from pydantic import PrivateAttr, field_validator, model_validator
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, check_known, path_of
-from karpenter_gpu.cluster import members_of, require_chart
+from karpenter_gpu.cluster import cluster_of, ref_of, require_chart
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
@@ -126,6 +126,7 @@ class _Overlay(Construct):
         require_chart(scope, path, type(self).__name__)
         self.props = props
         super().__init__(scope, id)
+        _OVERLAYS.setdefault(_cluster_key(scope), []).append(self)
         require_feature_gate(self, FeatureGate.NODE_OVERLAY, props.gate_reason())
         self.resource = _api_object.create(self, binding=NodeOverlay, name=props.name, spec=props.render(),
                                            render=self.render_spec if type(self).render_spec is not _Overlay.render_spec
@@ -144,11 +145,20 @@ class _Overlay(Construct):
         return self.props.weight
 
 
+# Every overlay of a cluster, in creation order: the uniqueness check reads this instead of walking the
+# construct tree over jsii (findAll) for each new overlay. Keyed by the cluster's jsii reference (see
+# karpenter_gpu.cluster: the Python proxy of an app made on the JS side is a new object on every read).
+# Held strongly, as the tree holds them.
+_OVERLAYS: dict[str, list[_Overlay]] = {}
+
+
+def _cluster_key(scope: Construct) -> str:
+    return ref_of(cluster_of(scope))
+
+
 def _check_unique(scope: IConstruct, props: OverlayProps, path: str) -> None:
     """No other overlay of the cluster may share this weight (conflicting ties are dropped) or this name."""
-    for node in members_of(scope, _Overlay):
-        if node.node.path == path:
-            continue
+    for node in _OVERLAYS.get(_cluster_key(scope), ()):
         if node.props.weight == props.weight:
             raise KarpenterGpuError(
                 "KG183", prop="weight", value=props.weight,
