@@ -14,6 +14,7 @@ from jsii._kernel.providers import process
 from karpenter_gpu import (AmiAlias, GpuInferencePool, GpuNodeClass, KarpenterGpuError, NodeOverlayDiscourage,
                            PriceAdjustment, RootVolume)
 from karpenter_gpu._props import path_of, root_of
+from karpenter_gpu.cluster import Cluster
 
 
 @pytest.fixture
@@ -42,7 +43,8 @@ def _environment(chart: cdk8s.Chart, pools: int, weight: int) -> None:
 
 def test_paths_and_roots_are_read_once_per_scope_not_per_object(requests: collections.Counter) -> None:
     app = cdk8s.App()
-    charts = [cdk8s.Chart(app, f"env-{i}") for i in range(3)]
+    # One cluster per environment: the same object names in each (karpenter_gpu.cluster).
+    charts = [cdk8s.Chart(Cluster(app, f"cluster-{i}"), f"env-{i}") for i in range(3)]
     requests.clear()
     for i, chart in enumerate(charts):
         _environment(chart, pools=6, weight=i + 1)

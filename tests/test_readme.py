@@ -51,7 +51,7 @@ def test_readme_clusters_example_runs():
     for env in ("prod", "staging"):
         cluster = app.node.find_child(env)
         platform, team = cluster.node.find_child("platform"), cluster.node.find_child("team-search")
-        rules = [m for m in cdk8s.Testing.synth(platform) if m["kind"] == "PrometheusRule"][0]
+        rules = next(m for m in cdk8s.Testing.synth(platform) if m["kind"] == "PrometheusRule")
         assert {r["labels"].get("nodepool") for r in rules["spec"]["groups"][0]["rules"]} >= {"search-serve"}
         (api,) = [m for m in cdk8s.Testing.synth(team) if m["kind"] == "Deployment"]
         terms = api["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][

@@ -58,5 +58,5 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
         obj.add_json_patch(cdk8s.JsonPatch.add("/spec", spec))
     else:
         obj = _Derived(scope, "Resource", render=render, api_version=api_version, kind=kind, metadata=metadata)
-    obj._kg_identity = identity
+    obj._kg_identity = identity  # type: ignore[attr-defined]  # read back by the cluster's duplicate check
     return obj

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import UnionType
 from typing import Annotated, Any, ClassVar, TypeVar, Union, get_args, get_origin
 from weakref import WeakKeyDictionary
@@ -96,7 +96,7 @@ _CONTAINERS = {"tuple_type": "a tuple", "list_type": "a list", "set_type": "a se
                "dict_type": "a mapping", "mapping_type": "a mapping"}
 
 
-def _first(errors: list[dict]) -> dict:
+def _first(errors: Sequence[Any]) -> Any:
     # A misspelt keyword shows up twice: "missing" for the real prop and "extra" for the typo. The typo is
     # the one to report (with the closest valid prop); otherwise the first error.
     return next((e for e in errors if e.get("type") == "extra_forbidden"), errors[0])

@@ -27,6 +27,9 @@ from constructs import Construct, IValidation
 
 from karpenter_gpu.errors import KarpenterGpuError
 
+#: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).
+Node = Any
+
 #: Attribute marking a construct class as a cluster boundary.
 BOUNDARY_ATTR = "_kg_cluster_boundary"
 
@@ -75,7 +78,7 @@ def is_boundary(construct: Any) -> bool:
 _NO_PARENT = object()
 
 
-def _parent(construct: Construct) -> Construct | None:
+def _parent(construct: Node) -> Node | None:
     """``construct.node.scope``, read through jsii once per construct."""
     cached = getattr(construct, "_kg_parent", None)
     if cached is None:
@@ -88,7 +91,7 @@ def _parent(construct: Construct) -> Construct | None:
     return None if cached is _NO_PARENT else cached
 
 
-def in_chart(construct: Construct) -> bool:
+def in_chart(construct: Node) -> bool:
     """Whether ``construct`` is a cdk8s Chart or inside one (cached per construct)."""
     cached = getattr(construct, "_kg_in_chart", None)
     if cached is None:
@@ -101,7 +104,7 @@ def in_chart(construct: Construct) -> bool:
     return cached
 
 
-def cluster_of(construct: Construct) -> Construct:
+def cluster_of(construct: Node) -> Node:
     """The cluster ``construct`` belongs to: its outermost boundary ancestor, else the App (root).
 
     Cached on each construct (its scope chain never changes), so a new construct costs one jsii
@@ -123,7 +126,7 @@ def cluster_of(construct: Construct) -> Construct:
     return result
 
 
-def _state(cluster: Construct) -> dict:
+def _state(cluster: Node) -> dict:
     key = ref_of(cluster)
     state = _STATES.get(key)
     if state is None:
@@ -134,7 +137,7 @@ def _state(cluster: Construct) -> dict:
     return state
 
 
-def members(cluster: Construct) -> list[Construct]:
+def members(cluster: Node) -> list[Node]:
     """Every construct of ``cluster`` (at or below it, and for the App: not under a boundary), in tree order."""
     everything = cluster.node.find_all()
     if is_boundary(cluster):
@@ -148,12 +151,12 @@ def members(cluster: Construct) -> list[Construct]:
     return [c for c in everything if ref_of(c) not in excluded]
 
 
-def members_of(construct: Construct, kind: type | tuple[type, ...]) -> list[Any]:
+def members_of(construct: Node, kind: type | tuple[type, ...]) -> list[Any]:
     """The constructs of type ``kind`` in the cluster of ``construct``, in tree order."""
     return [c for c in members(cluster_of(construct)) if isinstance(c, kind)]
 
 
-def register_object(scope: Construct, identity: tuple[str, str, str, str], path: str | Callable[[], str]) -> None:
+def register_object(scope: Node, identity: tuple[str, str, str, str], path: str | Callable[[], str]) -> None:
     """Record an emitted object; a second one with the same identity in the cluster is KG171 (at once).
 
     ``path`` may be a function: construct paths are jsii round trips, needed only for the error.
@@ -167,7 +170,7 @@ def register_object(scope: Construct, identity: tuple[str, str, str, str], path:
     objects[identity] = path
 
 
-def register_file(scope: Construct, file_name: str, path: str) -> None:
+def register_file(scope: Node, file_name: str, path: str) -> None:
     """Record a Helm values file written next to the manifests; two of one name in a cluster is KG171."""
     files = _state(cluster_of(scope))["files"]
     other = files.get(file_name)
@@ -181,7 +184,7 @@ def register_file(scope: Construct, file_name: str, path: str) -> None:
     files[file_name] = path
 
 
-def register_derived(construct: Construct) -> None:
+def register_derived(construct: Node) -> None:
     """Have :func:`finalize` call ``construct.materialize()`` and ``construct.check_final()``."""
     _state(cluster_of(construct))["derived"].append(construct)
 
@@ -197,7 +200,7 @@ def duplicate_error(identity: tuple[str, str, str, str], first: str, second: str
         path=second)
 
 
-def require_chart(scope: Construct, path: str | Callable[[], str], what: str) -> None:
+def require_chart(scope: Node, path: str | Callable[[], str], what: str) -> None:
     """cdk8s objects need a chart above them; say so with a code instead of jsii's 'cannot find a parent chart'."""
     if in_chart(scope):
         return
@@ -218,7 +221,7 @@ def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
     return obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
 
 
-def clusters(scope: Construct) -> list[Construct]:
+def clusters(scope: Node) -> list[Node]:
     """Every cluster of the App ``scope`` belongs to: the App itself first, then each outermost boundary."""
     root = scope.node.root
     out = [root]
@@ -228,7 +231,7 @@ def clusters(scope: Construct) -> list[Construct]:
     return out
 
 
-def finalize_cluster(cluster: Construct) -> None:
+def finalize_cluster(cluster: Node) -> None:
     """Materialize derived constructs, then check the whole cluster (KG171 duplicates, derived checks)."""
     state = _state(cluster)
     for derived in list(state["derived"]):
@@ -245,7 +248,7 @@ def finalize_cluster(cluster: Construct) -> None:
         derived.check_final()
 
 
-def _check_files_across_clusters(root: Construct, found: list[Construct]) -> None:
+def _check_files_across_clusters(root: Node, found: list[Node]) -> None:
     """With one file per resource (``Kind.name.k8s.yaml`` in one folder), two clusters of one App that share
     an object name would overwrite each other's file: cdk8s writes both to the same path."""
     output = getattr(root, "yaml_output_type", None)
@@ -268,7 +271,7 @@ def _check_files_across_clusters(root: Construct, found: list[Construct]) -> Non
                         "(outdir) per cluster", path=obj.node.path)
 
 
-def finalize(scope: Construct) -> None:
+def finalize(scope: Node) -> None:
     """Run the synth-time pass on every cluster of the App of ``scope``; raise the first coded error.
 
     cdk8s runs it too (as a validation of each cluster) on every ``app.synth()`` / ``Testing.synth``.
@@ -281,7 +284,7 @@ def finalize(scope: Construct) -> None:
 
 @jsii.implements(IValidation)
 class _ClusterValidation:
-    def __init__(self, cluster: Construct) -> None:
+    def __init__(self, cluster: Node) -> None:
         self._cluster = cluster
 
     def validate(self) -> list[str]:

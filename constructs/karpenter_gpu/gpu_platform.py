@@ -194,7 +194,7 @@ class GpuPlatform(cdk8s.Chart):
         wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static) for p in g]
                   + [(p.name, TRAINING_CLASS) for p in cfg.training] + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
         used = {cfg.node_class_of(name, default) for name, default in wanted}
-        specs = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
+        specs: dict[str, tuple[str, dict[str, Any]]] = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
                  TRAINING_CLASS: ("TrainingClass", dict(root_volume=cfg.training_volume)),
                  RESERVED_CLASS: ("ReservedClass", dict(root_volume=cfg.training_volume,
                                                         capacity_reservations=cfg.reservations))}

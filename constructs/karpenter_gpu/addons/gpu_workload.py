@@ -242,14 +242,15 @@ class GpuWorkloadProps(Props):
             if q.as_decimal() <= 0:
                 raise KarpenterGpuError("KG102", prop=prop, value=str(q), allowed="a positive quantity",
                                         fix="e.g. cpu='1', memory='256Mi'")
-        limits = [getattr(p.props, "gpu_limit", None) for p in self.targets]
-        if None not in limits and self.gpus > max(limits):
-            biggest = max(self.targets, key=lambda p: p.props.gpu_limit)
+        limits: dict[str, int] = {p.name: limit for p in self.targets
+                                  if isinstance(limit := getattr(p.props, "gpu_limit", None), int)}
+        if len(limits) == len(self.targets) and self.gpus > max(limits.values()):
+            biggest = max(limits, key=lambda name: limits[name])
             raise KarpenterGpuError(
                 "KG560", prop="gpus", value=self.gpus,
-                allowed=f"at most the GPU limit of NodePool {biggest.name} ({max(limits)}): Karpenter never launches a "
+                allowed=f"at most the GPU limit of NodePool {biggest} ({limits[biggest]}): Karpenter never launches a "
                         "node that would take the pool over its limit, so the pod stays Pending",
-                fix=f"lower gpus to ≤ {max(limits)} or raise the pool's gpu_limit")
+                fix=f"lower gpus to ≤ {limits[biggest]} or raise the pool's gpu_limit")
         if self.pdb_min_available is not None and self.is_training:
             raise KarpenterGpuError(
                 "KG561", prop="pdb_min_available", value=self.pdb_min_available,

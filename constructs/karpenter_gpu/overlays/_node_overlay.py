@@ -152,7 +152,7 @@ class _Overlay(Construct):
 _OVERLAYS: dict[str, list[_Overlay]] = {}
 
 
-def _cluster_key(scope: Construct) -> str:
+def _cluster_key(scope: IConstruct) -> str:
     return ref_of(cluster_of(scope))
 
 

@@ -69,7 +69,8 @@ class _TimeSlicingCountOverlay(_Overlay):
 
     def render_spec(self) -> dict:
         # The parent TimeSlicingOverlay knows the final pools (derived ones are read at synth).
-        pools = self.node.scope.node_pools
+        parent: Any = self.node.scope
+        pools = parent.node_pools
         if pools == self.props.node_pools:
             return self.props.render()
         # Re-validated, not model_copy: the rendered requirements are derived during validation.

@@ -53,7 +53,7 @@ _HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
 _CRON_FIELD = re.compile(r"^[0-9A-Za-z*?/,\-]+$")
 #: robfig/cron/v3 ``ParseStandard`` fields (the parser Karpenter's ``Budget.IsActive`` in
 #: kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go uses): bounds and names of each field.
-_CRON_BOUNDS = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
+_CRON_BOUNDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
                 ("month", 1, 12, {m: i + 1 for i, m in enumerate(
                     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}),
                 ("day of week", 0, 6, {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}))
@@ -77,13 +77,13 @@ def cron_field_error(field: str, index: int) -> str | None:
                 return f"'?' is only allowed in day of month or day of week, not {name}"
             continue
         start, dash, end = body.partition("-")
-        first, last = number(start), number(end) if dash else None
-        if first is None or (dash and last is None):
+        first, last = number(start), number(end) if dash else number(start)
+        if first is None or last is None:
             return f"{name} {body!r} is not a number or range"
-        for v in (first, last) if dash else (first,):
+        for v in (first, last):
             if not low <= v <= high:
                 return f"{name} {v} is outside {low}-{high}"
-        if dash and last < first:
+        if last < first:
             return f"{name} range {body!r} runs backwards"
     return None
 
