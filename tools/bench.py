@@ -217,7 +217,7 @@ def measure_interleaved(fns: dict[str, tuple], reps: int) -> dict[str, dict]:
             note = f"stopped after {len(times[next(iter(fns))])} of {reps} rounds (> {SLOW_REP_S:.0f} s)"
             break
     out = {}
-    for name, (fn, fresh_dir, floor) in fns.items():
+    for name, (_fn, _fresh_dir, floor) in fns.items():
         ts = times[name]
         m = {"n": len(ts), "median": statistics.median(ts), "min": min(ts), "max": max(ts), "times": ts,
              "note": note, "_last": last.get(name)}

@@ -67,6 +67,9 @@ class Backend(Protocol):
 
     name: str
 
+    def __hash__(self) -> int:  # backends key the per-rule caches
+        ...
+
     def compile(self, text: str) -> tuple[Any, str | None, bool]:
         """(program or None, error text, whether the rule is a transition rule)."""
 
@@ -100,12 +103,12 @@ def backend(name: str | None = None) -> Backend:
                                 ) from ex
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _backend(name: str) -> Backend:
     return _make(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _auto() -> str:
     try:
         _backend("cel-expr-python")
@@ -141,7 +144,7 @@ def compile_rule(text: str, backend_name: str | None = None) -> Compiled:
     return _compile(text, backend(backend_name))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compile(text: str, runtime: Backend) -> Compiled:
     program, error, transition = runtime.compile(text)
     return Compiled(program, error, transition, runtime)

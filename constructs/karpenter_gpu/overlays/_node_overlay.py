@@ -141,11 +141,11 @@ class _Overlay(Construct):
 _OVERLAYS: dict[str, list[_Overlay]] = {}
 
 
-def _app_key(scope: Construct) -> str:
+def _app_key(scope: IConstruct) -> str:
     return root_of(scope).__jsii_ref__.ref
 
 
-def _check_unique(scope: Construct, props: OverlayProps, path: str) -> None:
+def _check_unique(scope: IConstruct, props: OverlayProps, path: str) -> None:
     """No other overlay of the app may share this weight (conflicting ties are dropped) or this name."""
     for node in _OVERLAYS.get(_app_key(scope), ()):
         if node.props.weight == props.weight:
