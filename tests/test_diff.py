@@ -10,8 +10,6 @@ import argparse
 import copy
 import shutil
 import subprocess
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -20,13 +18,15 @@ import yaml
 from karpenter_gpu.analysis.diff import (
     Category,
     Change,
+    InputProblems,
     classify,
     load_side,
-    register,
     render_markdown,
     render_text,
-    run,
 )
+from karpenter_gpu.analysis.simulator import simulate_pools
+from karpenter_gpu.cli.diff import register, run
+from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
 from tests.conftest import ROOT
 
@@ -179,9 +179,9 @@ def test_load_side_of_the_bundled_dist():
 
 def test_duplicate_object_is_refused(tmp_path):
     write(tmp_path, {"a.yaml": INFERENCE, "b.yaml": INFERENCE})
-    with pytest.raises(KarpenterGpuError) as err:
+    with pytest.raises(InputProblems) as err:
         load_side(str(tmp_path))
-    assert err.value.code == "KG601"
+    assert [p.code for p in err.value.problems] == ["KG313"]
 
 
 # ------------------------------------------------------------------------------------ NodePool template
@@ -260,31 +260,15 @@ def narrow(files):
     template(files)["requirements"][1]["values"] = ["a10g", "l4"]
 
 
-def test_requirements_narrowed_drift_nodes_that_no_longer_match(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)  # no simulator: said so
+def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_path):
     c = one(diff(tmp_path, narrow))
     assert c.category is Category.REPLACES_NODES
     assert "karpenter.k8s.aws/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
-    assert "drift is decided per node" in c.reasons[0]
-
-
-def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_path, monkeypatch):
-    def simulate_pools(manifests):
-        out = []
-        for m in manifests:
-            if m["kind"] != "NodePool":
-                continue
-            gpus = next(r["values"] for r in m["spec"]["template"]["spec"]["requirements"]
-                        if r["key"].endswith("instance-gpu-name")) if m["metadata"]["name"] == "gpu-inference" else []
-            by_gpu = {"t4": "g4dn.xlarge", "a10g": "g5.xlarge", "l4": "g6.xlarge"}
-            candidates = [types.SimpleNamespace(instance=types.SimpleNamespace(name=by_gpu[g])) for g in gpus]
-            out.append(types.SimpleNamespace(name=m["metadata"]["name"], candidates=candidates))
-        return out
-
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
-    c = one(diff(tmp_path, narrow))
-    assert c.category is Category.REPLACES_NODES
-    assert c.reasons[0].endswith("nodes whose instance type no longer matches drift; the simulator drops g4dn.xlarge")
+    # The simulator, imported directly: every T4 type (g4dn) the pool admitted before, and nothing else.
+    before = {x.instance.name for r in simulate_pools([INFERENCE]) for x in r.candidates}
+    dropped = sorted(t for t in before if t.startswith("g4dn."))
+    assert dropped and c.reasons[0].endswith(
+        "nodes whose instance type no longer matches drift; the simulator drops " + ", ".join(dropped))
 
 
 def test_requirements_widened_is_behavioural(tmp_path):
@@ -297,15 +281,15 @@ def test_requirements_widened_is_behavioural(tmp_path):
     assert "requirements widened" in c.reasons[0] and "no drift" in c.reasons[0]
 
 
-def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)
-
+def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path):
     def change(files):
         template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]})
 
     c = one(diff(tmp_path, change))
     assert c.category is Category.REPLACES_NODES
     assert "kubernetes.io/arch (none) → In [amd64]" in c.reasons[0]
+    # Every T4/A10G/L4 type of the catalog is amd64: no type is dropped, other labels may still drift nodes.
+    assert "the simulator drops no instance type" in c.reasons[0]
 
 
 # ------------------------------------------------------------------------------- behavioural, replicas
@@ -594,4 +578,6 @@ def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
     with pytest.raises(KarpenterGpuError) as err:
         load_side("no-such-revision", repo=repo)
     assert err.value.code == "KG600"
-    assert run(cli(["diff", "no-such-revision", "HEAD", "--repo", str(repo)])) == 2
+    assert main(["diff", "no-such-revision", "HEAD", "--repo", str(repo)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG600] ")

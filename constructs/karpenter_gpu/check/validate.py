@@ -1,8 +1,10 @@
-"""Validate a folder of manifests: CRD schema + CEL conformance, then the project's pitfall rules.
+"""Validate manifests: CRD schema + CEL conformance, then the project's pitfall rules.
 
-A folder whose sub-folders hold manifests is treated as one environment per sub-folder (the
-layout of dist/); otherwise the folder itself is one environment. Cross-object rules (e.g. an
-unweighted pool next to weighted ones) look at one environment at a time.
+Input is read by :mod:`karpenter_gpu.k8s.reader` (folders, files, stdin): a folder whose sub-folders
+hold manifests is one environment per sub-folder (the layout of dist/); files directly in it form one
+more. Cross-object rules (e.g. an unweighted pool next to weighted ones) look at one environment at a
+time. The reader's findings (KG310-KG313: malformed documents, duplicate keys, the same object twice)
+are reported with the others.
 """
 
 from __future__ import annotations
@@ -11,14 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from karpenter_gpu.check.conformance import load_crds, validate_manifest
 from karpenter_gpu.check.crd_source import CrdSourceError
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
-
-_SUFFIXES = (".yaml", ".yml")
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.reader import Problem, Source, read_path
 
 
 @dataclass(frozen=True)
@@ -40,43 +40,31 @@ class Report:
                 f"in {self.objects} objects ({self.files} files)")
 
 
-def environments(root: Path) -> list[tuple[str | None, list[Path]]]:
-    """(environment name, manifest files): one per sub-folder, plus the folder itself when it holds files."""
-    if root.is_file():
-        return [(None, [root])]
-    direct = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in _SUFFIXES)
-    subdirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    envs: list[tuple[str | None, list[Path]]] = []
-    if direct or not subdirs:
-        envs.append((root.name, direct))
-    for sub in subdirs:
-        files = sorted(p for p in sub.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
-        if files:
-            envs.append((sub.name, files))
-    return envs
+def _finding(problem: Problem) -> Finding:
+    return Finding(problem.file, problem.kind, problem.name, problem.path, problem.code, Severity.ERROR,
+                   problem.message)
 
 
 def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
-    """Every manifest under ``root``; file names in findings are relative to ``root``."""
-    root = Path(root)
+    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it."""
     crds = load_crds(crd_dir)
     if not crds:  # a mistyped --crds must not make every object an "unknown kind" and pass
         raise CrdSourceError(f"no CustomResourceDefinitions found in {crd_dir}: pass --crds DIR with the Karpenter "
                              "v1.14.1 CRD YAML files, or set KARPENTER_GPU_CRDS")
-    base = root if root.is_dir() else root.parent
-    findings: list[Finding] = []
-    objects = files = 0
-    for environment, paths in environments(root):
-        documents: list[tuple[str, dict]] = []
-        for path in paths:
-            files += 1
-            rel = str(path.relative_to(base))
-            for doc in yaml.safe_load_all(path.read_text()):
-                # Helm values files sit beside the manifests; anything without apiVersion/kind is not an object.
-                if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
-                    documents.append((rel, doc))
+    return validate_source(read_path(root), crds)
+
+
+def validate_source(source: Source, crds: dict) -> Report:
+    findings: list[Finding] = [_finding(p) for p in source.problems]
+    objects = 0
+    for env in source.environments:
+        documents = [(f"{m.file} {m.where}" if m.where else m.file, m.manifest) for m in env.manifests]
         objects += len(documents)
-        for rel, doc in documents:
-            findings.extend(validate_manifest(doc, crds, file=rel))
-        findings.extend(check_rules(documents, environment=environment))
-    return Report(tuple(sorted(findings)), objects, files)
+        for file, manifest in documents:
+            findings.extend(validate_manifest(manifest, crds, file=file))
+        try:
+            findings.extend(check_rules(documents, environment=env.name))
+        except KarpenterGpuError as err:  # an object the rules' simulator cannot interpret: say so, keep the rest
+            findings.append(Finding(err.path or "", "", env.name, err.prop, err.code, Severity.ERROR,
+                                    f"rules not run for environment {env.name}: {err}"))
+    return Report(tuple(sorted(findings)), objects, source.files)
