@@ -47,9 +47,9 @@ VALUES_SUFFIX = ".values.yaml"
 #: Folder of Helm values files inside an environment (never an environment of its own).
 HELM_DIR = "helm"
 #: A file larger than this is refused unread. The API server takes request bodies up to 3 MiB and etcd
-#: objects up to 1.5 MiB; 32 MiB leaves room for many objects in one file (a ``kubectl get -o yaml``
-#: dump of thousands of NodePools) and still loads in a few seconds.
-MAX_FILE_BYTES = 32 * 1024 * 1024
+#: objects up to 1.5 MiB; 16 MiB leaves room for many objects in one file (a ``kubectl get -o yaml``
+#: dump of thousands of NodePools) and loads in about 3 s with LibYAML.
+MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting accepted. Real manifests stay under 20 levels; the checks that walk a manifest
 #: recurse, and Python's recursion limit (1000) needs headroom.
 MAX_DEPTH = 100
@@ -184,29 +184,53 @@ def _inspect(root: Node, file: str) -> None:
                       "'document contains excessive aliasing')", "write the values out instead of aliasing them")
 
 
-def _duplicate_keys(root: Node) -> list[tuple[str, int, int]]:
-    """(key, line, first line) for every mapping key that appears twice in one mapping (merge keys aside)."""
+def _mapping_duplicates(node: MappingNode) -> list[tuple[str, int, int]]:
     out = []
-    seen_nodes: set[int] = set()
-    stack = [root]
+    first: dict[tuple[str, str], int] = {}
+    for k, _ in node.value:
+        if isinstance(k, ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
+            ident = (k.tag, k.value)
+            if ident in first:
+                out.append((k.value, k.start_mark.line + 1, first[ident]))
+            else:
+                first[ident] = k.start_mark.line + 1
+    return out
+
+
+def _check_tree(root: Node, file: str, shared: bool) -> list[tuple[str, int, int]]:
+    """Duplicate keys as (key, line, first line), after refusing bombs and deep nesting.
+
+    ``shared``: the text has anchors, so nodes may be shared and the memoized walk of :func:`_inspect`
+    runs first; without anchors the nodes form a tree and one plain walk checks the depth.
+    """
+    if shared:
+        _inspect(root, file)
+    out: list[tuple[str, int, int]] = []
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = [(root, 1)]
     while stack:
-        node = stack.pop()
-        if id(node) in seen_nodes:
-            continue
-        seen_nodes.add(id(node))
-        if isinstance(node, MappingNode):
-            first: dict[tuple[str, str], int] = {}
-            for k, v in node.value:
-                if isinstance(k, ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
-                    ident = (k.tag, k.value)
-                    if ident in first:
-                        out.append((k.value, k.start_mark.line + 1, first[ident]))
-                    else:
-                        first[ident] = k.start_mark.line + 1
-                stack.append(v)
-                stack.append(k)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
+        node, depth = stack.pop()
+        if shared:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+        elif depth > MAX_DEPTH:
+            raise _refuse("KG905", file, f"nesting deeper than {MAX_DEPTH} (line {node.start_mark.line + 1})",
+                          f"at most {MAX_DEPTH} nested mappings/sequences",
+                          "flatten the document; Kubernetes objects nest far less")
+        if type(node) is MappingNode:
+            pairs = node.value
+            if len({k.value for k, _ in pairs if type(k) is ScalarNode}) != len(pairs):
+                out.extend(_mapping_duplicates(node))
+            for k, v in pairs:
+                if type(v) is not ScalarNode:
+                    stack.append((v, depth + 1))
+                if type(k) is not ScalarNode:
+                    stack.append((k, depth + 1))
+        elif type(node) is SequenceNode:
+            for child in node.value:
+                if type(child) is not ScalarNode:
+                    stack.append((child, depth + 1))
     return out
 
 
@@ -228,6 +252,7 @@ def _too_big(file: str, size: int) -> KarpenterGpuError:
 def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[str, int, int]]]]:
     """(index, data, duplicate keys) for every document of ``text``; empty documents are skipped."""
     loader = Loader(text)
+    shared = "&" in text  # an alias needs an anchor: without one, the nodes form a tree
     index = -1
     try:
         while loader.check_node():
@@ -235,8 +260,7 @@ def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[
             index += 1
             if node is None:
                 continue
-            _inspect(node, file)
-            duplicates = _duplicate_keys(node)
+            duplicates = _check_tree(node, file, shared)
             yield index, loader.construct_document(node), duplicates
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
@@ -256,9 +280,9 @@ def _identity(doc: dict) -> tuple[str, str]:
     return (doc["kind"] if isinstance(doc.get("kind"), str) else "", name if isinstance(name, str) else "")
 
 
-def _objects(doc: Any, file: str, where: str, problems: list[Problem], out: list[Manifest]) -> None:
+def _objects(doc: Any, file: str, where: str, problems: list[Problem], out: list[Manifest], index: int = 0) -> None:
     """Append the object(s) in one document; Lists are expanded, malformed documents become problems."""
-    label = where or "<document>"
+    label = where or f"<document {index + 1}>"
     if not isinstance(doc, dict):
         problems.append(Problem(file, "", "", label, "KG310",
                                 f"a {_type_name(doc)} where a Kubernetes object (a mapping) was expected"))
@@ -295,8 +319,10 @@ def _read_file(rel: str, data: bytes, problems: list[Problem]) -> tuple[list[Man
                                         f"a {_type_name(doc)} where Helm values (a mapping) were expected"))
         return [], values
     manifests: list[Manifest] = []
-    for _, doc, dups in load_documents(text, rel):
-        _objects(doc, rel, "", problems, manifests)
+    for index, doc, dups in load_documents(text, rel):
+        if doc is None:  # an empty document (`---` at the end of a file)
+            continue
+        _objects(doc, rel, "", problems, manifests, index)
         kind, name = _identity(doc) if isinstance(doc, dict) else ("", "")
         _duplicates(rel, kind, name, dups, problems)
     return manifests, None
