@@ -90,4 +90,4 @@ def test_reader_findings_stop_explain(capsys, tmp_path):
     (tmp_path / "a.yaml").write_text(pool)
     (tmp_path / "b.yaml").write_text(pool)
     assert main(["explain", str(tmp_path)]) == 2
-    assert "error KG313" in capsys.readouterr().err
+    assert "[KG313]" in capsys.readouterr().err

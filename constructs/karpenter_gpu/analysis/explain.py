@@ -38,6 +38,7 @@ def _gates(pool: dict, report: PoolReport) -> list[str]:
 
 def _windows(pool: dict) -> list[dict]:
     annotation = ((pool.get("metadata") or {}).get("annotations") or {}).get("karpenter-gpu.io/disruption-windows", "")
+    annotation = annotation if isinstance(annotation, str) else ""  # the annotation only explains; never fail on it
     local = {int(m.group(1)): m.group(2) for m in re.finditer(r"budgets\[(\d+)\]: (.*)", annotation)}
     out = []
     for i, budget in enumerate(((pool.get("spec") or {}).get("disruption") or {}).get("budgets") or []):

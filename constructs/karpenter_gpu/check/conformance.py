@@ -138,7 +138,14 @@ def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> l
 
     At most one KG305 (info) finding is added per manifest, summarising the CEL rules not evaluated.
     """
-    problems, transitions = _run(manifest, crds, cel=True)
+    return assess(manifest, crds, file)[0]
+
+
+def assess(manifest: Any, crds: Crds, file: str = "", *, cel: bool = True) -> tuple[list[Finding], bool]:
+    """:func:`validate_manifest`'s findings, and whether the object has blocking schema errors (a wrong type,
+    a missing required field, a value outside an enum: the API server refuses it before any CEL rule,
+    apiextensions-apiserver ``hasBlockingErr``). Analyzers only interpret objects without them."""
+    problems, transitions = _run(manifest, crds, cel=cel)
     kind, name = _identity(manifest)
     findings = [
         Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
@@ -153,7 +160,7 @@ def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> l
         findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
                                 f"{count} transition rule{'s' * (count != 1)} (oldSelf) not evaluated: "
                                 "they only apply on update"))
-    return findings
+    return findings, problems.blocking
 
 
 def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]:
@@ -266,8 +273,9 @@ def _default(value: Any, schema: Schema) -> None:
 
 
 def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
+    # A wrong type anywhere in ObjectMeta fails decoding: the API server refuses it before validating (blocking).
     if not isinstance(meta, dict):
-        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}")
+        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}", block=True)
         return
     for key in meta:
         if key not in _META_FIELDS:
@@ -277,7 +285,7 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
         problems.add(METADATA_PROBLEM, "metadata.name", "required field missing")
     elif name is not None and not _is_dns_subdomain(name):
         problems.add(METADATA_PROBLEM, "metadata.name",
-                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)")
+                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)", block=not isinstance(name, str))
     if namespace is not None and scope == "Cluster":
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
     elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
@@ -285,14 +293,15 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
     for field in ("labels", "annotations"):
         mapping = meta.get(field, {})
         if not isinstance(mapping, dict):
-            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}")
+            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}",
+                         block=mapping is not None)
             continue
         for key, val in mapping.items():
             path = _join(f"metadata.{field}", key)
             if not _is_qualified_name(key):
                 problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
             if not isinstance(val, str):
-                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}")
+                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}", block=True)
             elif field == "labels" and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
                 problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
 

@@ -15,6 +15,9 @@ from karpenter_gpu.analysis.diff import (
     render_text,
     side_of,
 )
+from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.k8s.reader import ROOT, read
 
 
@@ -32,10 +35,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         base, head = side_of(base_source), side_of(head_source)
     except InputProblems as ex:
-        from karpenter_gpu.cli.main import error_line
-        for problem in ex.problems:
-            error_line(problem.line())
-        return 2
+        return stop_on(ex.problems)
+    crds = crds_from(resolve_crd_dir(args.crds))
+    refused = schema_refusals(base_source, crds) + schema_refusals(head_source, crds)
+    if refused:  # what Karpenter does with an object the API server refuses is not a question diff answers
+        return stop_on(refused)
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
@@ -61,5 +65,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--fail-on", dest="fail_on", choices=sorted(FAIL_ON), nargs="+", action="extend",
                         default=[], help="exit 1 when a change of this kind exists: drift (replaces nodes or drains "
                                          "a pool), refused (by the API server)")
+    parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
+                                       "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
     parser.set_defaults(run=run)

@@ -10,6 +10,9 @@ from karpenter_gpu.analysis import timeline
 from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
 from karpenter_gpu.analysis.simulator import PodShape
+from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.reader import read_path
 from karpenter_gpu.pools.disruption_window import load_zone
@@ -21,11 +24,12 @@ def run(args: argparse.Namespace) -> int:
     if args.zone:
         load_zone(args.zone)  # KG151 before any work
     source = read_path(args.dist)
-    if source.problems:  # explain cannot tell which of two objects, or what a malformed one, means
-        from karpenter_gpu.cli.main import error_line
-        for problem in source.problems:
-            error_line(problem.line())
-        return 2
+    # explain cannot tell which of two objects, or what a malformed or refused one, means: exit 2 on them.
+    if source.problems:
+        return stop_on(source.problems)
+    refused = schema_refusals(source, crds_from(resolve_crd_dir(args.crds)))
+    if refused:
+        return stop_on(refused)
     names = [env.name for env in source.environments]
     unknown = sorted(set(args.env or []) - set(names))
     if unknown:
@@ -67,5 +71,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     cmd.add_argument("--out", help="with --format markdown: write explain.md and one SVG timeline per environment here")
     cmd.add_argument("--zone", help="time zone of the timeline (default: the zone of the pools' windows, else UTC)")
+    cmd.add_argument("--crds", help="folder of CRD YAML files for the schema check of the input (default: as for "
+                                    "validate)")
     cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
     cmd.set_defaults(run=run)

@@ -31,6 +31,14 @@ def error_line(text: str) -> None:
     print(f"{PROG}: error: {text}", file=sys.stderr)
 
 
+def stop_on(items: list) -> int:
+    """Print reader problems / blocking findings as coded error lines; the command exits 2 on them."""
+    for item in items:
+        error_line(item.error_text() if hasattr(item, "error_text") else
+                   f"[{item.code}] " + item.line().replace(f": {item.severity} {item.code} ", ": ", 1))
+    return ERROR
+
+
 def build_parser() -> Parser:
     parser = Parser(prog=PROG, description="Checks for Karpenter GPU manifests. Exit codes: 0 clean, "
                                            "1 findings or a --fail-on hit, 2 usage or input error.")

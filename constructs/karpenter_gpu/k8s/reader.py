@@ -78,6 +78,10 @@ class Problem:
         what = f"{self.kind}/{self.name}" if self.kind or self.name else "-"
         return f"{where}{what} {self.path or '-'}: error {self.code} {self.message}"
 
+    def error_text(self) -> str:
+        """The same, as an error line of a command that stops on it: ``[KG311] file: kind/name path: ...``."""
+        return f"[{self.code}] " + self.line().replace(f": error {self.code} ", ": ", 1)
+
 
 @dataclass(frozen=True)
 class Manifest:
