@@ -8,8 +8,10 @@ replayed by its case number) and runs validate, explain and diff on the result.
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import copy
 import io
+import os
 import random
 import re
 import sys
@@ -20,6 +22,7 @@ import pytest
 import yaml
 
 from karpenter_gpu.cli.main import main
+from karpenter_gpu.k8s import reader
 from tests.conftest import ROOT, find_crds_dir
 
 PROD = ROOT / "dist" / "prod"
@@ -84,32 +87,112 @@ def assert_contract(code: int, out: str, err: str, case: str) -> None:
 
 
 def dump(docs: list[dict]) -> str:
-    return yaml.safe_dump_all(docs, sort_keys=False)
+    return yaml.dump_all(docs, Dumper=reader.Dumper, sort_keys=False)
 
 
-CASES = 1500
+CASES = 1000
 
 
 def test_fuzz_type_changes_hold_the_contract(tmp_path):
     crds = str(find_crds_dir())
     pool = next(d for d in ORIGINAL if d["kind"] == "NodePool")
     node_class = next(d for d in ORIGINAL if d["kind"] == "EC2NodeClass")
-    rng = random.Random(int(__import__("os").environ.get("FUZZ_SEED", "20261201")))
+    # Each case: one object of dist/prod with 1-3 random type changes, beside an unchanged NodePool and
+    # EC2NodeClass (so cross-object rules run), read from stdin; diff compares it with the unchanged set.
+    companions = [[d for d in (pool, node_class) if d is not target] for target in ORIGINAL]
+    tails = [dump(c) for c in companions]
+    bases = []
+    for index, target in enumerate(ORIGINAL):
+        bases.append(tmp_path / f"base-{index}.yaml")
+        bases[-1].write_text(dump([target, *companions[index]]))
+    rng = random.Random(int(os.environ.get("FUZZ_SEED", "20261201")))
     codes = {0: 0, 1: 0, 2: 0}
     start = time.perf_counter()
     for case in range(CASES):
         index = rng.randrange(len(ORIGINAL))
         target = ORIGINAL[index]
-        companions = [d for d in (pool, node_class) if d is not target]
-        base = [target, *companions]
-        head = dump([mutate(rng, target), *companions])
-        (tmp_path / "base.yaml").write_text(dump(base))
+        head = dump([mutate(rng, target)]) + "---\n" + tails[index]
         label = f"case {case}: {target['kind']}/{target['metadata']['name']}"
-        for argv in (["validate", "-", "--crds", crds], ["explain", "-"],
-                     ["diff", str(tmp_path / "base.yaml"), "-", "--fail-on", "drift"]):
+        for argv in (["validate", "-", "--crds", crds], ["explain", "-", "--crds", crds],
+                     ["diff", str(bases[index]), "-", "--fail-on", "drift", "--crds", crds]):
             code, out, err = run(argv, head)
             assert_contract(code, out, err, f"{label} {argv[0]}\n{head}")
             codes[code] += 1
     elapsed = time.perf_counter() - start
     print(f"{CASES} cases, {3 * CASES} runs in {elapsed:.1f}s, exit codes {codes}")
     assert codes[0] and codes[1] and codes[2]  # the generator reaches every outcome
+
+
+# ------------------------------------------------------------------------------- named error cases
+
+
+def one_error(capsys, argv: list[str], code: str, exit_code: int = 2) -> str:
+    assert main(argv) == exit_code
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"karpenter-gpu: error: [{code}] "), line
+    return line
+
+
+def test_clean_input_exits_0_everywhere(capsys):
+    crds = str(find_crds_dir())
+    assert main(["validate", str(PROD), "--crds", crds]) == 0
+    assert main(["explain", str(PROD), "--crds", crds]) == 0
+    assert main(["diff", str(PROD), str(PROD), "--fail-on", "drift", "--crds", crds]) == 0
+    assert main(["--help"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("argv", [[], ["validate", "--strict=yes"], ["explain", "--format", "pdf"], ["diff", "a"],
+                                  ["frobnicate"]])
+def test_usage_errors_are_one_coded_line(capsys, argv):
+    one_error(capsys, argv, "KG911")
+
+
+def test_input_errors_in_every_command(capsys, tmp_path):
+    crds = str(find_crds_dir())
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "latin1.yaml").write_bytes(b"kind: caf\xe9\n")
+    (tmp_path / "deep.yaml").write_text("a: " + "[" * 200 + "]" * 200 + "\n")
+    for command in (["validate"], ["explain"]):
+        one_error(capsys, [*command, str(tmp_path / "empty"), "--crds", crds], "KG907")
+        one_error(capsys, [*command, str(tmp_path / "latin1.yaml"), "--crds", crds], "KG902")
+        one_error(capsys, [*command, str(tmp_path / "deep.yaml"), "--crds", crds], "KG905")
+        one_error(capsys, [*command, str(tmp_path / "missing"), "--crds", crds], "KG900")
+    one_error(capsys, ["diff", str(tmp_path / "deep.yaml"), str(PROD), "--crds", crds], "KG905")
+    one_error(capsys, ["diff", "no-such-rev", str(PROD), "--repo", str(tmp_path)], "KG600")
+
+
+def test_unknown_env_and_unreadable_file(capsys, tmp_path):
+    one_error(capsys, ["explain", str(ROOT / "dist"), "--env", "qa", "--crds", str(find_crds_dir())], "KG908")
+    (tmp_path / "gone.yaml").symlink_to(tmp_path / "nowhere.yaml")  # listed, but cannot be read (even by root)
+    one_error(capsys, ["validate", str(tmp_path), "--crds", str(find_crds_dir())], "KG901")
+
+
+@pytest.mark.parametrize("content", ["spec: [unclosed\n", "- not a crd\n",
+                                     "kind: CustomResourceDefinition\nspec: {group: x}\n"])
+def test_malformed_crd_folder_is_kg912(capsys, tmp_path, content):
+    (tmp_path / "crd.yaml").write_text(content)
+    line = one_error(capsys, ["validate", str(PROD), "--crds", str(tmp_path)], "KG912")
+    if "CustomResourceDefinition" in content or "unclosed" in content:
+        assert "crd.yaml" in line
+
+
+def test_integer_outside_int64_is_a_cel_finding_not_a_crash(capsys, tmp_path):
+    pool = yaml.safe_load((PROD / "NodePool.gpu-inference.k8s.yaml").read_text())
+    pool["spec"]["template"]["spec"]["requirements"][0]["minValues"] = 2**70
+    (tmp_path / "pool.yaml").write_text(yaml.safe_dump(pool))
+    assert main(["validate", str(tmp_path), "--crds", str(find_crds_dir())]) == 1
+    out = capsys.readouterr().out
+    assert "int64" in out and "KG302" in out
+
+
+def test_broken_pipe_is_one_coded_line(tmp_path):
+    # `karpenter-gpu explain | true`: the reader goes away; no traceback, no "Exception ignored".
+    script = ("import sys; from karpenter_gpu.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    producer = subprocess.Popen([sys.executable, "-c", script, "explain", str(ROOT / "dist"), "--format", "json",
+                                 "--crds", str(find_crds_dir())], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    producer.stdout.close()  # before the output is written (the import alone takes longer than this)
+    err = producer.stderr.read().decode()
+    assert producer.wait(timeout=60) == 2
+    assert err.splitlines() == [err.splitlines()[0]] and "[KG909]" in err, err

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.k8s.reader import Loader
 
 Schema = dict[str, Any]
 Crds = dict[tuple[str, str], dict[str, Any]]
@@ -94,17 +95,25 @@ def load_crds(directory: str | Path) -> Crds:
 
 @functools.lru_cache(maxsize=8)
 def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the CRD files are large
     crds: Crds = {}
     for name, _, _ in stamp:
-        for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=loader):
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec = doc["spec"]
-            for version in spec["versions"]:
-                if version.get("served"):
-                    key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
-                    crds[key] = {"schema": version["schema"]["openAPIV3Schema"], "scope": spec["scope"]}
+        try:
+            for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=Loader):
+                if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                    continue
+                spec = doc["spec"]
+                for version in spec["versions"]:
+                    if version.get("served"):
+                        key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
+                        schema = version["schema"]["openAPIV3Schema"]
+                        if not isinstance(schema, dict):
+                            raise TypeError("openAPIV3Schema is not a mapping")
+                        crds[key] = {"schema": schema, "scope": spec["scope"]}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, AttributeError) as ex:
+            from karpenter_gpu.check.crd_source import CrdSourceError  # late: crd_source is optional here
+            what = f"missing field {ex}" if isinstance(ex, KeyError) else str(ex).splitlines()[0]
+            raise CrdSourceError(f"{root / name} is not a readable CustomResourceDefinition file ({what}); pass "
+                                 "--crds DIR with the Karpenter v1.14.1 CRD YAML files") from None
     return crds
 
 
