@@ -40,6 +40,8 @@ if _CRDS.is_dir():
 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
+
+from karpenter_gpu.k8s.reader import Dumper, Loader  # noqa: E402  (LibYAML's C classes when PyYAML has them)
 from constructs import Construct  # noqa: E402
 
 from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePool, GpuNodeClass,  # noqa: E402
@@ -115,7 +117,7 @@ def read_manifests(outdir: Path) -> dict[str, list[dict]]:
     for sub in sorted(p for p in outdir.iterdir() if p.is_dir()):
         docs = []
         for path in sorted(sub.glob("*.yaml")):
-            docs.extend(d for d in yaml.safe_load_all(path.read_text()) if isinstance(d, dict))
+            docs.extend(d for d in yaml.load_all(path.read_text(), Loader=Loader) if isinstance(d, dict))
         out[sub.name] = docs
     return out
 
@@ -138,7 +140,7 @@ def yaml_floor(manifests: dict[str, list[dict]], outdir: Path) -> None:
         folder.mkdir(parents=True)
         for doc in docs:
             with open(folder / f"{doc['kind']}.{doc['metadata']['name']}.k8s.yaml", "w") as f:
-                yaml.safe_dump(doc, f, sort_keys=False)
+                yaml.dump(doc, f, Dumper=Dumper, sort_keys=False)
 
 
 # ---------------------------------------------------------------------------------------------
