@@ -243,3 +243,12 @@ def test_codes_are_registered():
 def test_instance_type_is_hashable(catalog):
     assert len({catalog.by_name["g5.xlarge"], catalog.by_name["g5.xlarge"]}) == 1
     assert isinstance(catalog.types[0], InstanceType)
+
+
+def test_yaml_catalog_alias_bomb_is_refused_as_kg701(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\ntypes: *a11\n")
+    with pytest.raises(KarpenterGpuError) as err:
+        load_catalog(tmp_path / "bomb.yaml")
+    assert err.value.code == "KG701" and "KG904" in str(err.value)
