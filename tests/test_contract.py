@@ -25,6 +25,12 @@ from karpenter_gpu.cli.main import main
 from karpenter_gpu.k8s import reader
 from tests.conftest import ROOT, find_crds_dir
 
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
+
 PROD = ROOT / "dist" / "prod"
 CODED = re.compile(r"^karpenter-gpu: error: \[KG\d{3}\] ")
 #: Values of every JSON/YAML type, including the awkward ones (int64 overflow, floats, empty containers).

@@ -28,7 +28,13 @@ from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.cli.diff import register, run
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, find_crds_dir
+
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
 
 INFERENCE = {
     "apiVersion": "karpenter.sh/v1",

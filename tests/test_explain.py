@@ -7,7 +7,13 @@ import json
 import pytest
 
 from karpenter_gpu.cli.main import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, find_crds_dir
+
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
 
 
 def run(capsys, *args: str) -> str:

@@ -22,6 +22,12 @@ from karpenter_gpu.k8s.reader import ROOT as ROOT_ENV
 from karpenter_gpu.k8s.reader import read, read_path
 from tests.conftest import ROOT, find_crds_dir
 
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
+
 PROD = ROOT / "dist" / "prod"
 POOL = (PROD / "NodePool.gpu-inference.k8s.yaml").read_text()
 
@@ -76,6 +82,15 @@ def test_flat_folder_is_the_root_environment_named_after_it(loader, tmp_path):
     [env] = source.environments
     assert (env.key, env.name) == (ROOT_ENV, "anything")
     assert "karpenter.values.yaml" in env.values  # helm/ belongs to the folder, not an environment of its own
+
+
+def test_helm_values_files_are_not_manifests(loader, tmp_path):
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    (tmp_path / "gpu-operator.values.yaml").write_text("driver: {enabled: false}\n")
+    (tmp_path / "other.yaml").write_text("replicas: 2\n")  # not a values file name: an object without kind
+    source = read_path(tmp_path)
+    assert set(source.environments[0].values) == {"values.yaml", "gpu-operator.values.yaml"}
+    assert [(p.file, p.code) for p in source.problems] == [("other.yaml", "KG311")]
 
 
 def test_dot_files_are_read_everywhere(loader, tmp_path):

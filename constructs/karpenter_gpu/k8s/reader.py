@@ -5,8 +5,8 @@ is either seen by all of them or refused by all of them with a coded reason:
 
 - Files: every ``*.yaml`` / ``*.yml`` under the folder, dot-files included (``kubectl apply -f -R`` reads
   them too); a git revision is listed with ``git ls-tree -z`` (no quoting of non-ASCII names) and read
-  with one ``git cat-file --batch``, without a checkout. ``*.values.yaml`` files are Helm values, not
-  manifests.
+  with one ``git cat-file --batch``, without a checkout. ``values.yaml`` and ``*.values.yaml`` files are
+  Helm values, not manifests.
 - Environments: each top-level sub-folder is one environment (the layout of dist/); files directly in
   the folder (or a single file, or stdin) form the root environment, whose key is :data:`ROOT` whatever
   the folder is called, so two flat folders compare as one environment. A top-level ``helm/`` folder
@@ -312,7 +312,7 @@ def _type_name(value: Any) -> str:
 
 def _read_file(rel: str, data: bytes, problems: list[Problem]) -> tuple[list[Manifest], dict | None]:
     text = decode(data, rel)
-    if rel.endswith(VALUES_SUFFIX):
+    if is_values_file(rel):
         values: dict = {}
         for _, doc, dups in load_documents(text, rel):
             _duplicates(rel, "", "", dups, problems)
@@ -330,6 +330,12 @@ def _read_file(rel: str, data: bytes, problems: list[Problem]) -> tuple[list[Man
         kind, name = _identity(doc) if isinstance(doc, dict) else ("", "")
         _duplicates(rel, kind, name, dups, problems)
     return manifests, None
+
+
+def is_values_file(rel: str) -> bool:
+    """Helm values (``values.yaml``, ``<chart>.values.yaml``), not manifests: no apiVersion/kind expected."""
+    name = PurePosixPath(rel).name
+    return name == "values.yaml" or name.endswith(VALUES_SUFFIX)
 
 
 def _duplicates(rel: str, kind: str, name: str, dups: list[tuple[str, int, int]], problems: list[Problem]) -> None:
