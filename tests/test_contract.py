@@ -202,3 +202,15 @@ def test_broken_pipe_is_one_coded_line(tmp_path):
     err = producer.stderr.read().decode()
     assert producer.wait(timeout=60) == 2
     assert err.splitlines() == [err.splitlines()[0]] and "[KG909]" in err, err
+
+
+def test_no_standard_input_is_an_empty_input(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    one_error(capsys, ["validate", "-", "--crds", str(find_crds_dir())], "KG907")
+
+
+def test_interrupt_is_one_coded_line(capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("karpenter_gpu.cli.validate.validate_dir", interrupted)
+    one_error(capsys, ["validate", str(PROD), "--crds", str(find_crds_dir())], "KG918")

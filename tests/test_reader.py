@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from karpenter_gpu.k8s import reader
 from karpenter_gpu.k8s.reader import ROOT as ROOT_ENV
 from karpenter_gpu.k8s.reader import read, read_path
 from tests.conftest import ROOT, find_crds_dir
+from tests.test_diff import git
 
 
 @pytest.fixture(autouse=True)
@@ -254,11 +254,6 @@ def test_large_files_load_in_bounded_time(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------ git
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.com",
-                           "-c", "commit.gpgsign=false", *args], check=True, capture_output=True, text=True).stdout
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")

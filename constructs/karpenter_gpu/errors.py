@@ -127,6 +127,7 @@ CODES: dict[str, str] = {
     "KG911": "command-line usage error",
     "KG912": "Karpenter CRDs unavailable or malformed",
     "KG913": "CEL evaluation failed on a value (integer overflow)",
+    "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
 }
 

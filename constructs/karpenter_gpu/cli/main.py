@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         error_line("[KG909] output closed before everything was written (broken pipe). Fix: read the whole output, "
                    "or ignore this line after `| head`")
+    except KeyboardInterrupt:
+        error_line("[KG918] interrupted. Fix: run the command again")
     except Exception as ex:  # noqa: BLE001 - the contract: one coded line, never a traceback
         frame = traceback.extract_tb(ex.__traceback__)[-1]
         error_line(f"[KG919] internal error {type(ex).__name__}: {ex} (at {os.path.basename(frame.filename)}:"

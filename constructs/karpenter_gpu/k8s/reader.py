@@ -436,7 +436,8 @@ def _walk_error(ex: OSError) -> None:
 
 
 def read_stdin(label: str = "<stdin>") -> Source:
-    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    stream = getattr(sys.stdin, "buffer", None)  # None when the process has no standard input at all
+    data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else b""
     return _build(label, "stdin", [("<stdin>", data)])
 
 
