@@ -108,9 +108,14 @@ def test_single_file_and_stdin(loader, tmp_path, monkeypatch):
     assert env.manifests[0].file == "<stdin>"
 
 
-def test_empty_input_is_kg907(tmp_path):
+def test_empty_input_is_kg907(tmp_path, capsys):
     (tmp_path / "notes.txt").write_text("not yaml")
     refused(tmp_path, "KG907")
+    (tmp_path / "blank.yaml").write_text("---\n# nothing\n---\n")
+    refused(tmp_path, "KG907")
+    # diff: a side without objects is the state before dist/ existed, so everything on the other side is new.
+    assert main(["diff", str(tmp_path), str(PROD), "--crds", str(find_crds_dir())]) == 0
+    assert "new object" in capsys.readouterr().out
 
 
 def test_missing_path_is_kg900(tmp_path):

@@ -115,7 +115,7 @@ def load_side(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Sid
 
     Read by :func:`karpenter_gpu.k8s.reader.read`, exactly as ``validate`` and ``explain`` read input.
     """
-    return side_of(read(spec, repo, dist=dist))
+    return side_of(read(spec, repo, dist=dist, allow_empty=True))
 
 
 # ------------------------------------------------------------------------------------------- formatting

@@ -31,7 +31,8 @@ def _label_root(base: Side, head: Side, name: str) -> tuple[Side, Side]:
 
 def run(args: argparse.Namespace) -> int:
     repo = Path(args.repo) if args.repo else None
-    base_source, head_source = read(args.base, repo), read(args.head, repo)
+    # An empty side is a side without objects (the change that first adds dist/), not an error.
+    base_source, head_source = read(args.base, repo, allow_empty=True), read(args.head, repo, allow_empty=True)
     try:
         base, head = side_of(base_source), side_of(head_source)
     except InputProblems as ex:

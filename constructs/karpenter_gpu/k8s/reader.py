@@ -355,7 +355,7 @@ def _environment_of(rel: str) -> str:
     return parts[0]
 
 
-def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]]) -> Source:
+def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, allow_empty: bool = False) -> Source:
     envs: dict[str, Environment] = {}
     problems: list[Problem] = []
     count = 0
@@ -368,8 +368,9 @@ def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]]) -> So
         if values is not None:
             env.values[PurePosixPath(rel).name] = values
         env.manifests.extend(manifests)
-    if count == 0:
-        raise KarpenterGpuError("KG907", prop="input", value=label, allowed="at least one *.yaml or *.yml file",
+    if not allow_empty and not problems and not any(e.manifests or e.values for e in envs.values()):
+        raise KarpenterGpuError("KG907", prop="input", value=label,
+                                allowed="at least one Kubernetes object in a *.yaml or *.yml file",
                                 fix="point at a dist/ folder, a manifest file, or '-' for stdin")
     for env in envs.values():
         problems.extend(_same_object_twice(env))
@@ -435,21 +436,23 @@ def _walk_error(ex: OSError) -> None:
                   "check the path and its permissions")
 
 
-def read_stdin(label: str = "<stdin>") -> Source:
+def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:
     stream = getattr(sys.stdin, "buffer", None)  # None when the process has no standard input at all
     data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else b""
-    return _build(label, "stdin", [("<stdin>", data)])
+    return _build(label, "stdin", [("<stdin>", data)], allow_empty=allow_empty)
 
 
-def read_path(spec: str | Path) -> Source:
-    """A folder, a single file, or ``-`` for stdin."""
+def read_path(spec: str | Path, *, allow_empty: bool = False) -> Source:
+    """A folder, a single file, or ``-`` for stdin. Input without any object or values file is KG907 unless
+    ``allow_empty`` (diff: a side before dist/ existed)."""
     if str(spec) == "-":
-        return read_stdin()
+        return read_stdin(allow_empty=allow_empty)
     path = Path(spec)
     if path.is_file():
-        return _build(str(spec), path.name, [(path.name, _read_bytes(path, path.name))])
+        return _build(str(spec), path.name, [(path.name, _read_bytes(path, path.name))], allow_empty=allow_empty)
     if path.is_dir():
-        return _build(str(spec), path.resolve().name, ((rel, _read_bytes(p, rel)) for rel, p in _walk(path)))
+        return _build(str(spec), path.resolve().name, ((rel, _read_bytes(p, rel)) for rel, p in _walk(path)),
+                      allow_empty=allow_empty)
     raise KarpenterGpuError("KG900", prop="input", value=str(spec), allowed="an existing folder, a file, or '-'",
                             fix="check the path")
 
@@ -473,7 +476,7 @@ def is_git_revision(rev: str, repo: Path | None = None) -> Path | None:
     return root
 
 
-def read_git(rev: str, root: Path, dist: str = "dist") -> Source:
+def read_git(rev: str, root: Path, dist: str = "dist", *, allow_empty: bool = False) -> Source:
     """The ``dist`` folder of commit ``rev`` in the repository at ``root``, read without a checkout."""
     prefix = dist.strip("/") + "/"
     listing = _git(root, "ls-tree", "-r", "-z", "-l", "--full-tree", rev, "--", prefix)
@@ -506,13 +509,13 @@ def read_git(rev: str, root: Path, dist: str = "dist") -> Source:
         size = int(header[2])
         files.append((rel, out[end + 1:end + 1 + size]))
         offset = end + 1 + size + 1
-    return _build(f"{rev}:{dist}", PurePosixPath(dist).name, files)
+    return _build(f"{rev}:{dist}", PurePosixPath(dist).name, files, allow_empty=allow_empty)
 
 
-def read(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Source:
+def read(spec: str, repo: Path | None = None, *, dist: str = "dist", allow_empty: bool = False) -> Source:
     """A folder, a file, ``-`` (stdin), or else a git revision of ``repo`` whose ``dist`` folder is read."""
     if spec == "-" or Path(spec).exists():
-        return read_path(spec)
+        return read_path(spec, allow_empty=allow_empty)
     root = is_git_revision(spec, repo)
     if root is None:
         where = Path(repo) if repo is not None else Path.cwd()
@@ -520,7 +523,7 @@ def read(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Source:
             "KG600", prop="diff side", value=spec,
             allowed=f"an existing folder or file, '-', or a commit of the git repository at {where}",
             fix="pass a dist/ folder, or a commit, branch or tag of the repository (--repo DIR picks the repository)")
-    return read_git(spec, root, dist)
+    return read_git(spec, root, dist, allow_empty=allow_empty)
 
 
 def dump(data: Any, stream: Any = None, **options: Any) -> Any:
