@@ -16,7 +16,6 @@ import random
 import re
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml

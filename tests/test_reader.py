@@ -8,7 +8,6 @@ import resource
 import shutil
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import yaml
