@@ -128,6 +128,48 @@ def test_fuzz_type_changes_hold_the_contract(tmp_path):
     assert codes[0] and codes[1] and codes[2]  # the generator reaches every outcome
 
 
+TEXT_CASES = 400
+#: Line edits that reach the reader's own checks: anchors and aliases, Lists, duplicate keys, bad bytes.
+SNIPPETS = ["&a x", "*a", "*b", "kind: List", "items: [1, {a: b}]", "- item", "  - nested", "---", "...", "? key",
+            "!!binary AAAA", "!custom x", "{", "]", "\"unclosed", "key: &loop [*loop]", "apiVersion: v1",
+            "<<: *a", "\t tab", "\u00e9t\u00e9: caf\u00e9"]
+
+
+def edit(rng: random.Random, text: str) -> bytes:
+    lines = text.splitlines()
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(lines))
+        action = rng.randrange(4)
+        if action == 0:
+            lines.insert(i, lines[i])  # the same key twice, or a list item repeated
+        elif action == 1:
+            del lines[i]
+        elif action == 2:
+            lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)] + rng.choice(SNIPPETS)
+        else:
+            lines.insert(i, " " * rng.randrange(6) + rng.choice(SNIPPETS))
+    data = "\n".join(lines).encode()
+    return data + b"\xff\n" if rng.random() < 0.03 else data  # now and then a byte that is not UTF-8
+
+
+def test_fuzz_text_edits_hold_the_contract(tmp_path):
+    crds = str(find_crds_dir())
+    texts = [p.read_text() for p in sorted(PROD.glob("*.yaml"))]
+    rng = random.Random(int(os.environ.get("FUZZ_SEED", "20261201")))
+    codes = {0: 0, 1: 0, 2: 0}
+    for case in range(TEXT_CASES):
+        head = edit(rng, rng.choice(texts))
+        (tmp_path / "head.yaml").write_bytes(head)
+        for argv in (["validate", str(tmp_path / "head.yaml"), "--crds", crds],
+                     ["explain", str(tmp_path / "head.yaml"), "--crds", crds],
+                     ["diff", str(PROD), str(tmp_path / "head.yaml"), "--crds", crds]):
+            code, out, err = run(argv)
+            assert_contract(code, out, err, f"case {case} {argv[0]}\n{head!r}")
+            codes[code] += 1
+    print(f"{TEXT_CASES} text cases, exit codes {codes}")
+    assert codes[1] and codes[2]
+
+
 # ------------------------------------------------------------------------------- named error cases
 
 
