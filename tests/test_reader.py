@@ -304,3 +304,12 @@ def test_c_dumper_writes_what_the_python_dumper_writes():
     data = {"b": [1, "x: y", None, True], "a": {"ü": "multi\nline", "n": 1.5}}
     assert reader.dump(data, sort_keys=False) == yaml.safe_dump(data, sort_keys=False)
     assert reader.Dumper is (yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper)
+
+
+def test_validate_gives_identical_findings_with_either_loader(monkeypatch):
+    corpus = ROOT / "tests" / "fixtures" / "seeds"
+    monkeypatch.setattr(reader, "Loader", yaml.CSafeLoader)
+    fast = validate_dir(corpus, find_crds_dir())
+    monkeypatch.setattr(reader, "Loader", yaml.SafeLoader)
+    slow = validate_dir(corpus, find_crds_dir())
+    assert fast.findings and fast == slow
