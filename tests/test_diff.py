@@ -587,3 +587,23 @@ def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
     assert main(["diff", "no-such-revision", "HEAD", "--repo", str(repo)]) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("karpenter-gpu: error: [KG600] ")
+
+
+def test_dot_files_are_compared_like_validate_reads_them(tmp_path):
+    def hidden(files):
+        files[".NodePool.gpu-inference.k8s.yaml"] = files.pop("NodePool.gpu-inference.k8s.yaml")
+        return files
+
+    head = hidden(objects())
+    head[".NodePool.gpu-inference.k8s.yaml"]["spec"]["template"]["spec"]["taints"] = []
+    c = one(classify(load_side(str(write(tmp_path / "base", hidden(objects())))),
+                     load_side(str(write(tmp_path / "head", head)))))
+    assert (c.name, c.category) == ("gpu-inference", Category.REPLACES_NODES)
+
+
+def test_a_kind_list_is_expanded(tmp_path):
+    files = objects()
+    pool_ = files.pop("NodePool.gpu-inference.k8s.yaml")
+    files["list.yaml"] = {"apiVersion": "v1", "kind": "List", "items": [pool_]}
+    side = load_side(str(write(tmp_path, files)))
+    assert ("karpenter.sh/v1", "NodePool", "gpu-inference") in side["prod"]
