@@ -14,6 +14,7 @@ from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.validate import crds_from, schema_refusals
 from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
 from karpenter_gpu.pools.disruption_window import load_zone
 
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                 out.mkdir(parents=True, exist_ok=True)
                 for (name, docs), env in zip(loaded, envs):
                     svg_names[name] = f"disruption-{name}.svg"
-                    pools = [d for d in docs if d.get("kind") == "NodePool"]
+                    pools = [d for d in docs if is_kind(d, NODEPOOL_KIND)]
                     (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"],
                                                                     f"{name}: disruption windows"))
                 (out / "explain.md").write_text(render_markdown(envs, svg_names))

@@ -10,9 +10,10 @@ from pydantic import model_validator
 from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.requirements import CapacityType, Requirement
 
-_RESERVATION_TYPE = "karpenter.k8s.aws/capacity-reservation-type"
+_RESERVATION_TYPE = Label.CAPACITY_RESERVATION_TYPE
 
 
 class Fallback(StrEnum):
