@@ -5,6 +5,7 @@ from __future__ import annotations
 import filecmp
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import yaml
 
 import main
 import stacks
-from karpenter_gpu import KarpenterGpuError
+from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
+from karpenter_gpu.pipeline import HELM_DIR
 from tests.conftest import ROOT
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
@@ -27,7 +29,7 @@ def tree(directory: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("synth") / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    synth(stacks.ENVIRONMENTS, out)
     return out
 
 
@@ -41,9 +43,9 @@ def test_one_folder_per_environment_one_file_per_resource(fresh):
     files = sorted(tree(fresh))
     assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod"}
     for env in ("dev", "staging", "prod"):
-        assert f"{env}/{main.HELM_DIR}/gpu-operator.values.yaml" in files
-        assert f"{env}/{main.HELM_DIR}/karpenter.values.yaml" in files
-        manifests = [f for f in files if f.startswith(f"{env}/") and f"/{main.HELM_DIR}/" not in f]
+        assert f"{env}/{HELM_DIR}/gpu-operator.values.yaml" in files
+        assert f"{env}/{HELM_DIR}/karpenter.values.yaml" in files
+        manifests = [f for f in files if f.startswith(f"{env}/") and f"/{HELM_DIR}/" not in f]
         kinds = sorted({f.split("/")[1].split(".")[0] for f in manifests})
         assert kinds == (["Deployment", "EC2NodeClass", "NodeOverlay", "NodePool", "PrometheusRule",
                           "ServiceMonitor"] if env != "staging" else
@@ -54,7 +56,7 @@ def test_one_folder_per_environment_one_file_per_resource(fresh):
 
 
 def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
-    gates = {env: yaml.safe_load((fresh / env / main.HELM_DIR / "karpenter.values.yaml").read_text())
+    gates = {env: yaml.safe_load((fresh / env / HELM_DIR / "karpenter.values.yaml").read_text())
              ["settings"]["featureGates"] for env in ("dev", "staging", "prod")}
     on = {env: sorted(g for g, enabled in values.items() if enabled) for env, values in gates.items()}
     assert on == {"dev": ["nodeOverlay", "reservedCapacity"],  # time-slicing overlays
@@ -64,7 +66,7 @@ def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
 
 
 def test_synth_is_byte_identical_across_runs(fresh, tmp_path):
-    main.synth(stacks.ENVIRONMENTS, tmp_path / "again")
+    synth(stacks.ENVIRONMENTS, tmp_path / "again")
     assert tree(tmp_path / "again") == tree(fresh)
 
 
@@ -89,12 +91,12 @@ WINDOW = {"days": "MON-FRI", "start": "09:00", "end": "19:00", "nodes": 0}
     (prod_with("training", disruption_windows=({**WINDOW, "time_zone": "Asia/Sejong"},)), "KG151"),
     (prod_with("training", disruption_windows=(WINDOW,)), "KG150"),
 ], ids=["gpu-limit-0", "weight-500", "unpinned-alias", "unknown-zone", "window-without-zone"])
-def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
+def test_bad_props_write_nothing(bad, code, fresh, tmp_path, monkeypatch, capsys):
     out = tmp_path / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    shutil.copytree(fresh, out)  # an existing dist/ (the module's one synth, not one more per case)
     before = tree(out)
     with pytest.raises(KarpenterGpuError) as exc:
-        main.synth((stacks.dev.CONFIG, bad), out)
+        synth((stacks.dev.CONFIG, bad), out)
     assert exc.value.code == code
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]  # no staging folder left behind
@@ -106,53 +108,61 @@ def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
     assert tree(out) == before
 
 
-def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monkeypatch, capsys):
+def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(fresh, tmp_path, monkeypatch, capsys):
     """An escape-hatch patch can write what the constructs refuse; validation inside synth catches it."""
     import cdk8s
     out = tmp_path / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    shutil.copytree(fresh, out)
     before = tree(out)
-    build = main.build
 
-    def build_with_bad_patch(configs, outdir):
-        built = build(configs, outdir)
-        pool = built[-1][1].inference
+    def patched_prod() -> cdk8s.App:
+        app = cdk8s.App(outdir="prod")
+        pool = GpuPlatform(app, config=stacks.prod.CONFIG).inference
         cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
-        return built
+        return app
 
-    monkeypatch.setattr(main, "build", build_with_bad_patch)
-    monkeypatch.setattr(stacks, "ENVIRONMENTS", stacks.ENVIRONMENTS)
+    with pytest.raises(SynthFailed) as failed:
+        synth([stacks.dev.CONFIG, patched_prod()], out)
+    assert failed.value.code == "KG801" and failed.value.report.failed()
+    assert tree(out) == before
+
+    monkeypatch.setattr(stacks, "ENVIRONMENTS", lambda: [stacks.dev.CONFIG, patched_prod()])
     monkeypatch.setenv("CDK8S_OUTDIR", str(out))
     assert main.main() == 2
     err = capsys.readouterr().err
-    assert "NodePool/gpu-inference spec.weight: error KG300" in err and "dist/ left unchanged" in err
+    assert "prod/NodePool.gpu-inference.k8s.yaml: NodePool/gpu-inference spec.weight: error KG300" in err
+    assert "[KG801]" in err and "dist/ was left unchanged" in err
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
 
 
-def run(cmd: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find Node 22 itself
-    env["CDK8S_OUTDIR"] = str(tmp_path / "out")
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-
-
-def test_python_main_runs_on_node_22_without_eol_banner(tmp_path):
-    result = run([sys.executable, "main.py"], tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "end-of-life" not in result.stdout + result.stderr
-    assert filecmp.dircmp(tmp_path / "out", ROOT / "dist").diff_files == []
-
-
-def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(tmp_path):
-    outputs = []
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path]]:
+    """`python main.py` once per hash seed, as a user runs it (the app finds a supported Node itself, no
+    JSII_NODE): the outputs the end-to-end tests below share."""
+    runs = {}
     for seed in ("1", "4242"):
-        out = tmp_path / f"seed-{seed}"
-        env = {**os.environ, "PYTHONHASHSEED": seed, "CDK8S_OUTDIR": str(out)}
-        subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)
-        outputs.append(tree(out))
+        out = tmp_path_factory.mktemp(f"seed-{seed}") / "out"
+        env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}
+        env.update(PYTHONHASHSEED=seed, CDK8S_OUTDIR=str(out))
+        runs[seed] = (subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, capture_output=True, text=True,
+                                     timeout=300), out)
+    return runs
+
+
+def test_python_main_finds_a_supported_node_without_eol_banner(seeded):
+    for result, out in seeded.values():
+        assert result.returncode == 0, result.stderr
+        assert "end-of-life" not in result.stdout + result.stderr
+        assert filecmp.dircmp(out, ROOT / "dist").diff_files == []
+
+
+def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(seeded):
+    outputs = [tree(out) for _, out in seeded.values()]
     assert outputs[0] == outputs[1] == tree(ROOT / "dist")
     text = b"".join(outputs[0].values()).decode()
-    assert str(ROOT) not in text and str(tmp_path) not in text and "/home/" not in text
+    tmp = str(next(iter(seeded.values()))[1].parent)
+    assert str(ROOT) not in text and tmp not in text and "/home/" not in text
     assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)  # no timestamps
 
 

@@ -11,11 +11,11 @@ import cdk8s
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from karpenter_gpu import (CapacityReservationTerm, CapacityType, DisruptionWindow, Duration, Fallback,
+from karpenter_gpu import (CapacityReservationTerm, CapacityType, Duration, Fallback,
                            GpuCapacityOverlay, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, NodeOverlayDiscourage, PriceAdjustment, ReservationType,
                            ReservedCapacityPool, SpotTier, StaticCapacityPool, Taint, TieredSpotPools)
-import karpenter_gpu.check._cel  # noqa: F401  (cel-python raises the recursion limit on import; do it before hypothesis runs)
+import karpenter_gpu.check._cel_celpy  # noqa: F401  (cel-python raises the recursion limit on import; do it before hypothesis runs)
 from karpenter_gpu.check.conformance import validate_manifest
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB

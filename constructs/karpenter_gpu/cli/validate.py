@@ -23,8 +23,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "validate", help="check manifests against the Karpenter v1.14.1 CRDs (schema + CEL) and GPU pitfall rules")
     cmd.add_argument("dist", nargs="?", default="dist", help="a manifest file or folder, or - for stdin "
                                                              "(default: dist)")
-    cmd.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else a pinned "
-                                    "download of the v1.14.1 CRDs into the user cache)")
+    cmd.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the Karpenter "
+                                    "v1.14.1 and prometheus-operator CRDs shipped in the package)")
     cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     cmd.set_defaults(run=run)

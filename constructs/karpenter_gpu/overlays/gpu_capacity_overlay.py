@@ -71,6 +71,7 @@ def _amount(key: str, value: Any) -> Quantity:
     if number is None or number < 0 or number != number.to_integral_value():
         raise _bad(key, value, "a whole, non-negative Kubernetes quantity (extended resources are integers)",
                    f"e.g. {{'{key}': 1}}")
+    assert quantity is not None  # number is not None
     return quantity
 
 
@@ -80,7 +81,7 @@ class GpuCapacityOverlayProps(OverlayProps):
     #: ``karpenter.k8s.aws/instance-family In``. Default: ("g6f", "gr6f"), which report 0 GPUs.
     families: tuple[str, ...] = ("g6f", "gr6f")
     #: Extended resources to add, e.g. ``{"nvidia.com/gpu": 1}``; rendered as strings. Default: one NVIDIA GPU.
-    capacity: Mapping[str, Quantity] = {"nvidia.com/gpu": 1}
+    capacity: Mapping[str, Quantity] = {"nvidia.com/gpu": Quantity("1")}
 
     @field_validator("families", mode="before")
     @classmethod

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from constructs import Construct
+from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, path_of, root_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
 
@@ -137,7 +137,7 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(root: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+def plan(root: IConstruct, path: str, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
     Checks the props and that no overlay of the app (``root``) has one of its weights or names, so a
@@ -177,7 +177,7 @@ class TimeSlicingOverlay(Construct):
 
     def __init__(self, scope: Construct, id: str, *, name: str, replicas: int, node_pools: tuple[str, ...],
                  weight: int, gpu_counts: tuple[int, ...] = DEFAULT_GPU_COUNTS) -> None:
-        self.props = plan(scope.node.root, path_of(scope, id), name=name, replicas=replicas,
+        self.props = plan(root_of(scope), path_of(scope, id), name=name, replicas=replicas,
                           node_pools=node_pools, weight=weight, gpu_counts=gpu_counts)
         super().__init__(scope, id)
         self.overlays: tuple[_Overlay, ...] = tuple(

@@ -59,6 +59,7 @@ class GpuPool(NodePoolConstruct):
     """Base construct for dynamic GPU NodePools. Use :class:`GpuInferencePool` or :class:`GpuTrainingPool`."""
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuPoolProps
+    props: GpuPoolProps
 
     def _spec(self) -> dict:
         p = self.props

@@ -80,6 +80,7 @@ class StaticCapacityPoolProps(NodePoolProps):
 
 class _StaticNodePool(NodePoolConstruct):
     props_type: ClassVar[type[StaticCapacityPoolProps]] = StaticCapacityPoolProps
+    props: StaticCapacityPoolProps
 
     def _spec(self) -> dict:
         p = self.props
