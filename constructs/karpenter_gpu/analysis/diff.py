@@ -35,7 +35,7 @@ from karpenter_gpu.k8s.drift import (
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
-from karpenter_gpu.k8s.reader import Problem, Source, read
+from karpenter_gpu.k8s.reader import Problem, Source, metadata, read
 
 Key = tuple[str, str, str]  # (apiVersion, kind, name)
 Side = dict[str, dict[Key, dict]]
@@ -108,7 +108,7 @@ def side_of(source: Source) -> Side:
         for file_name, values in sorted(env.values.items()):
             objects[("helm", "Values", file_name)] = values
         for m in env.manifests:
-            meta = m.manifest.get("metadata") if isinstance(m.manifest.get("metadata"), dict) else {}
+            meta = metadata(m.manifest)
             name = str(meta.get("name", ""))
             if meta.get("namespace"):
                 name = f"{meta['namespace']}/{name}"

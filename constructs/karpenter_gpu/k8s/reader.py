@@ -378,10 +378,16 @@ def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, al
     return Source(label, ordered, problems, count)
 
 
+def metadata(manifest: dict) -> dict:
+    """``metadata`` when it is a mapping, else empty (a malformed one is the schema check's to report)."""
+    meta = manifest.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
 def object_key(manifest: dict) -> tuple[str, str, str, str]:
     """(API group, kind, namespace, name): what the API server stores one object under."""
     group = str(manifest.get("apiVersion", "")).rpartition("/")[0]
-    meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    meta = metadata(manifest)
     name = meta.get("name") if meta.get("name") is not None else meta.get("generateName", "")
     return group, str(manifest.get("kind")), str(meta.get("namespace") or ""), str(name)
 
@@ -503,7 +509,7 @@ def read_git(rev: str, root: Path, dist: str = "dist", *, allow_empty: bool = Fa
                                 fix=batch.stderr.decode(errors="replace").strip() or "check the repository")
     out, offset = batch.stdout, 0
     files = []
-    for rel, oid in wanted:
+    for rel, _ in wanted:  # cat-file answers in request order
         end = out.index(b"\n", offset)
         header = out[offset:end].split()
         size = int(header[2])
