@@ -7,7 +7,6 @@ Every error is one coded line on stderr (``karpenter-gpu: error: [KGnnn] ...``),
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 import traceback
@@ -40,8 +39,7 @@ def stop_on(items: list) -> int:
     return ERROR
 
 
-@functools.lru_cache(maxsize=1)  # parsers are reusable; building one costs ~3 ms (tests call main thousands of times)
-def build_parser() -> Parser:
+def build_parser() -> Parser:  # built per call: defaults may read the environment (synth's CDK8S_OUTDIR)
     parser = Parser(prog=PROG, description="Checks for Karpenter GPU manifests. Exit codes: 0 clean, "
                                            "1 findings or a --fail-on hit, 2 usage or input error.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
