@@ -183,7 +183,13 @@ def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | No
     if key not in _OUTCOMES:
         if len(_OUTCOMES) >= _MAX_OUTCOMES:
             _OUTCOMES.clear()
-        _OUTCOMES[key] = run(compiled, self_.cel())
+        try:
+            value = self_.cel()
+        except (ValueError, OverflowError) as ex:  # e.g. an integer outside int64: CEL has no value for it
+            why = (str(ex).strip().splitlines() or [type(ex).__name__])[0][:200]
+            _OUTCOMES[key] = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
+        else:
+            _OUTCOMES[key] = run(compiled, value)
     return _OUTCOMES[key]
 
 
