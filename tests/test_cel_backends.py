@@ -64,7 +64,7 @@ def _rules(crds: Crds) -> list[tuple[str, str, dict[str, Any]]]:
             for value in schema:
                 walk(kind, value)
 
-    for (api_version, kind), crd in sorted(crds.items()):
+    for (_api_version, kind), crd in sorted(crds.items()):
         if kind in KINDS:
             walk(kind, crd["schema"])
     return [(kind, text, schema) for (kind, text), schema in found.items()
@@ -205,7 +205,7 @@ def test_validate_gives_the_same_findings_on_both_backends(monkeypatch: pytest.M
     crd_dir = find_crds_dir()
     assert crd_dir is not None
     for folder in (ROOT / "dist", ROOT / "tests" / "fixtures" / "seeds"):
-        reports = {b: _findings(b, monkeypatch, lambda: validate_dir(folder, crd_dir)) for b in BACKENDS}
+        reports = {b: _findings(b, monkeypatch, lambda folder=folder: validate_dir(folder, crd_dir)) for b in BACKENDS}
         assert reports["cel-expr-python"] == reports["celpy"], folder
 
 

@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
+
+from karpenter_gpu.k8s.reader import Dumper, Loader  # noqa: E402  (LibYAML's C classes when PyYAML has them)
 from constructs import Construct  # noqa: E402
 
 from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePool, GpuNodeClass,  # noqa: E402
@@ -58,8 +60,7 @@ from karpenter_gpu.check import _cel  # noqa: E402
 from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 
 # LibYAML where PyYAML has it (the floors must not be set by the pure-Python emitter/parser).
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+LOADER, DUMPER = Loader, Dumper  # the reader's choice: LibYAML's C classes, pure Python only without LibYAML
 POOLS_PER_ENV = 10
 #: A repetition slower than this stops the series early (the 2-core time box).
 SLOW_REP_S = 60.0
@@ -217,7 +218,7 @@ def measure_interleaved(fns: dict[str, tuple], reps: int) -> dict[str, dict]:
             note = f"stopped after {len(times[next(iter(fns))])} of {reps} rounds (> {SLOW_REP_S:.0f} s)"
             break
     out = {}
-    for name, (fn, fresh_dir, floor) in fns.items():
+    for name, (_fn, _fresh_dir, floor) in fns.items():
         ts = times[name]
         m = {"n": len(ts), "median": statistics.median(ts), "min": min(ts), "max": max(ts), "times": ts,
              "note": note, "_last": last.get(name)}

@@ -67,6 +67,9 @@ class Backend(Protocol):
 
     name: str
 
+    def __hash__(self) -> int:  # backends key the per-rule caches
+        ...
+
     def compile(self, text: str) -> tuple[Any, str | None, bool]:
         """(program or None, error text, whether the rule is a transition rule)."""
 
@@ -100,12 +103,12 @@ def backend(name: str | None = None) -> Backend:
                                 ) from ex
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _backend(name: str) -> Backend:
     return _make(name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _auto() -> str:
     try:
         _backend("cel-expr-python")
@@ -141,7 +144,7 @@ def compile_rule(text: str, backend_name: str | None = None) -> Compiled:
     return _compile(text, backend(backend_name))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compile(text: str, runtime: Backend) -> Compiled:
     program, error, transition = runtime.compile(text)
     return Compiled(program, error, transition, runtime)
@@ -180,7 +183,13 @@ def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | No
     if key not in _OUTCOMES:
         if len(_OUTCOMES) >= _MAX_OUTCOMES:
             _OUTCOMES.clear()
-        _OUTCOMES[key] = run(compiled, self_.cel())
+        try:
+            value = self_.cel()
+        except (ValueError, OverflowError) as ex:  # e.g. an integer outside int64: CEL has no value for it
+            why = (str(ex).strip().splitlines() or [type(ex).__name__])[0][:200]
+            _OUTCOMES[key] = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
+        else:
+            _OUTCOMES[key] = run(compiled, value)
     return _OUTCOMES[key]
 
 

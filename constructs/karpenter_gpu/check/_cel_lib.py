@@ -96,8 +96,9 @@ def typed(value: Any, schema: Schema) -> Any:
                 out[key] = child
         return out
     if isinstance(value, list):
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        return [typed(item, items) for item in value]
+        items = schema.get("items")
+        item_schema: Schema = items if isinstance(items, dict) else {}
+        return [typed(item, item_schema) for item in value]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if schema.get("type") == "number" or (isinstance(value, float) and not value.is_integer()):
             return float(value)

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.k8s.reader import Loader
 
 Schema = dict[str, Any]
 Crds = dict[tuple[str, str], dict[str, Any]]
@@ -94,17 +95,25 @@ def load_crds(directory: str | Path) -> Crds:
 
 @functools.lru_cache(maxsize=8)
 def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the CRD files are large
     crds: Crds = {}
     for name, _, _ in stamp:
-        for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=loader):
-            if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            spec = doc["spec"]
-            for version in spec["versions"]:
-                if version.get("served"):
-                    key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
-                    crds[key] = {"schema": version["schema"]["openAPIV3Schema"], "scope": spec["scope"]}
+        try:
+            for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=Loader):
+                if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+                    continue
+                spec = doc["spec"]
+                for version in spec["versions"]:
+                    if version.get("served"):
+                        key = (f"{spec['group']}/{version['name']}", spec["names"]["kind"])
+                        schema = version["schema"]["openAPIV3Schema"]
+                        if not isinstance(schema, dict):
+                            raise TypeError("openAPIV3Schema is not a mapping")
+                        crds[key] = {"schema": schema, "scope": spec["scope"]}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, AttributeError) as ex:
+            from karpenter_gpu.check.crd_source import CrdSourceError  # late: crd_source is optional here
+            what = f"missing field {ex}" if isinstance(ex, KeyError) else str(ex).splitlines()[0]
+            raise CrdSourceError(f"{root / name} is not a readable CustomResourceDefinition file ({what}); pass "
+                                 "--crds DIR with the Karpenter v1.14.1 CRD YAML files") from None
     return crds
 
 
@@ -147,7 +156,14 @@ def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> l
 
     At most one KG305 (info) finding is added per manifest, summarising the CEL rules not evaluated.
     """
-    problems, transitions = _run(manifest, crds, cel=True)
+    return assess(manifest, crds, file)[0]
+
+
+def assess(manifest: Any, crds: Crds, file: str = "", *, cel: bool = True) -> tuple[list[Finding], bool]:
+    """:func:`validate_manifest`'s findings, and whether the object has blocking schema errors (a wrong type,
+    a missing required field, a value outside an enum: the API server refuses it before any CEL rule,
+    apiextensions-apiserver ``hasBlockingErr``). Analyzers only interpret objects without them."""
+    problems, transitions = _run(manifest, crds, cel=cel)
     kind, name = _identity(manifest)
     findings = [
         Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
@@ -162,7 +178,7 @@ def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> l
         findings.append(Finding(file, kind, name, "<root>", CEL_SKIPPED, Severity.INFO,
                                 f"{count} transition rule{'s' * (count != 1)} (oldSelf) not evaluated: "
                                 "they only apply on update"))
-    return findings
+    return findings, problems.blocking
 
 
 def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]:
@@ -275,8 +291,9 @@ def _default(value: Any, schema: Schema) -> None:
 
 
 def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
+    # A wrong type anywhere in ObjectMeta fails decoding: the API server refuses it before validating (blocking).
     if not isinstance(meta, dict):
-        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}")
+        problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}", block=True)
         return
     for key in meta:
         if key not in _META_FIELDS:
@@ -286,7 +303,7 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
         problems.add(METADATA_PROBLEM, "metadata.name", "required field missing")
     elif name is not None and not _is_dns_subdomain(name):
         problems.add(METADATA_PROBLEM, "metadata.name",
-                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)")
+                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)", block=not isinstance(name, str))
     if namespace is not None and scope == "Cluster":
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
     elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
@@ -294,14 +311,15 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
     for field in ("labels", "annotations"):
         mapping = meta.get(field, {})
         if not isinstance(mapping, dict):
-            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}")
+            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}",
+                         block=mapping is not None)
             continue
         for key, val in mapping.items():
             path = _join(f"metadata.{field}", key)
             if not _is_qualified_name(key):
                 problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
             if not isinstance(val, str):
-                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}")
+                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}", block=True)
             elif field == "labels" and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
                 problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
 
