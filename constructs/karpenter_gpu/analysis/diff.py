@@ -169,6 +169,11 @@ def _leaves(old: Any, new: Any, path: str) -> list[str]:
     if _same(old, new):
         return []
     if isinstance(old, list) and isinstance(new, list):
+        gone = [x for x in old if not any(_same(x, y) for y in new)]
+        came = [y for y in new if not any(_same(x, y) for x in old)]
+        if gone and len(gone) == len(came) and all(isinstance(x, dict) for x in gone + came):
+            # the same number of maps changed: show what changed inside each (paired in list order)
+            return [leaf for x, y in zip(gone, came) for leaf in _leaves(x, y, f"{path}[{old.index(x)}]")]
         return [f"{path}: {'; '.join(_list_diff(old, new, _short))}"]
     return [f"{path}: {_short(old)} → {_short(new)}"]
 
