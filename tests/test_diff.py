@@ -890,3 +890,22 @@ def test_overlay_requirement_change_names_the_values(tmp_path):
     text = change.reasons[0]
     assert "…" not in text
     assert text.startswith("spec.requirements[0].values: g5.48xlarge added — ")
+
+
+def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
+    """The README's pull-request example: dist/prod with the inference pool's GPU limit doubled."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    shutil.copytree(ROOT / "dist" / "prod", base / "prod")
+    shutil.copytree(ROOT / "dist" / "prod", head / "prod")
+    path = head / "prod" / "NodePool.gpu-inference.k8s.yaml"
+    manifest = yaml.safe_load(path.read_text())
+    assert manifest["spec"]["limits"]["nvidia.com/gpu"] == "64"
+    manifest["spec"]["limits"]["nvidia.com/gpu"] = "128"
+    path.write_text(yaml.safe_dump(manifest))
+    b, h = load_side(str(base)), load_side(str(head))
+    text = render_markdown(classify(b, h), cost_changes(b, h))
+    readme = (ROOT / "README.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| prod")]
+    assert len(rows) == 2
+    for line in rows:
+        assert line in readme, line
