@@ -909,3 +909,39 @@ def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
     assert len(rows) == 2
     for line in rows:
         assert line in readme, line
+
+
+def test_cost_new_pool_is_a_rise_from_absent(tmp_path):
+    def add_pool(files):
+        extra = copy.deepcopy(INFERENCE)
+        extra["metadata"]["name"] = "gpu-extra"
+        extra["spec"]["weight"] = 5
+        files["NodePool.gpu-extra.k8s.yaml"] = extra
+    report = cost(tmp_path, add_pool)
+    p = pool_cost(report, "gpu-extra")
+    assert (p.present_before, p.present_after) == (False, True) and p.ceiling_before is None
+    assert p.ceiling_after == Decimal(64) * Decimal("4.352")
+    assert "absent → $278.53/h" in cost_text(report)
+    assert set(p.added) == {"spot", "on-demand"} and not p.removed
+
+
+def test_cost_rise_from_nothing_exceeds_any_percent(tmp_path):
+    base = load_side(str(write(tmp_path / "base", {"NodeClass.yaml": NODE_CLASS})))
+    head = load_side(str(write(tmp_path / "head", {"NodeClass.yaml": NODE_CLASS,
+                                                    "NodePool.yaml": INFERENCE})))
+    [env] = cost_changes(base, head).environments
+    assert env.before == 0 and env.increase_percent is None and env.exceeds(Decimal(10 ** 9))
+
+
+def test_overlay_repricing_note_uses_the_given_catalog(tmp_path):
+    document = json.loads(resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text())
+    for entry in document["types"]:
+        if entry["name"] == "g5.12xlarge":
+            entry["price"] = "10"
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(document))
+    head = objects()
+    head["NodeOverlay.discourage-multi-gpu.k8s.yaml"]["spec"]["priceAdjustment"] = "+50%"
+    b, h = load_side(str(write(tmp_path / "base", objects()))), load_side(str(write(tmp_path / "head", head)))
+    [change] = [c for c in classify(b, h, load_catalog(path)) if c.kind == "NodeOverlay"]
+    assert "g5.12xlarge spot/ap-northeast-2a in gpu-inference: 13.0 → 15.0" in change.reasons[0], change.reasons[0]

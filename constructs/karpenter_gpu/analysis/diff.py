@@ -273,8 +273,9 @@ def _requirements_text(old: list | None, new: list | None) -> str:
 class _Simulations:
     """One simulator run per side, shared by every NodePool of the environment."""
 
-    def __init__(self, base_env: dict[Key, dict]) -> None:
+    def __init__(self, base_env: dict[Key, dict], catalog: Catalog | None = None) -> None:
         self.base_env = base_env
+        self.catalog = catalog
         self._reports: dict[str, PoolReport] | None = None
         self.error: KarpenterGpuError | None = None
 
@@ -285,7 +286,7 @@ class _Simulations:
         if self._reports is None:
             manifests = [m for (api, _, _), m in sorted(self.base_env.items()) if api != "helm"]
             try:
-                self._reports = {r.name: r for r in simulate_pools(manifests)}
+                self._reports = {r.name: r for r in simulate_pools(manifests, self.catalog)}
             except KarpenterGpuError as error:
                 self._reports, self.error = {}, error
         return self._reports
@@ -609,9 +610,10 @@ def _spec_key(manifest: dict) -> str:
     return _canon(_norm(manifest.get("spec")))
 
 
-def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[Change]:
+def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
+                 catalog: Catalog | None = None) -> list[Change]:
     base, head = _index(base_env), _index(head_env)
-    sims, head_sims = _Simulations(base_env), _Simulations(head_env)
+    sims, head_sims = _Simulations(base_env, catalog), _Simulations(head_env, catalog)
     changes: list[Change] = []
     removed = sorted(set(base) - set(head))
     added = sorted(set(head) - set(base))
@@ -670,11 +672,14 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
     return changes
 
 
-def classify(base: Side, head: Side) -> list[Change]:
-    """Every difference between two sides, one :class:`Change` per object and category, deterministic order."""
+def classify(base: Side, head: Side, catalog: Catalog | None = None) -> list[Change]:
+    """Every difference between two sides, one :class:`Change` per object and category, deterministic order.
+
+    ``catalog`` prices the re-pricing notes of NodeOverlay changes (default: the embedded catalog).
+    """
     changes: list[Change] = []
     for environment in sorted(set(base) | set(head)):
-        changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {})))
+        changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {}), catalog))
     return sorted(changes, key=Change.sort_key)
 
 

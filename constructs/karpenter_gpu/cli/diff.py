@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    changes = classify(base, head)
+    changes = classify(base, head, catalog)
     cost = cost_changes(base, head, catalog)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     print(render(changes, cost), end="")
