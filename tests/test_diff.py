@@ -737,6 +737,7 @@ def test_cost_limit_raised_doubles_the_ceiling(tmp_path):
     # every candidate's GPU count (1, 4, 8) divides 64, so ceil(128 / n) * price is exactly twice ceil(64 / n) * price
     assert p.ceiling_before is not None and p.ceiling_after == 2 * p.ceiling_before
     assert not p.added and not p.removed and p.first_before == p.first_after
+    assert "first choice g4dn.xlarge spot/ap-northeast-2a $0.53/h (unchanged)" in cost_text(report)
     [env] = report.environments
     assert env.after - env.before == p.ceiling_before  # the static pool's ceiling is unchanged
     assert env.exceeds(Decimal(10)) and not env.exceeds(Decimal(1000))
@@ -797,10 +798,7 @@ def test_cost_pool_without_limit_is_unbounded_and_always_fails_cost_increase(tmp
 
 
 def test_cost_uses_the_given_catalog_and_says_so(tmp_path):
-    doc = json.loads(json.dumps({"source": "test prices", "date": "2026-01-01", "region": "eu-west-1", "types": [
-        {"name": "g4dn.xlarge", "price": "1.00", "labels": {}, "allocatable": {}}]}))
-    del doc  # shape of a catalog file comes from the embedded one: rewrite it with every price doubled
-    embedded = default_catalog()
+    embedded = default_catalog()  # a catalog file: the embedded one with every price doubled
     document = json.loads(resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text())
     document["source"] = "doubled test prices"
     for entry in document["types"]:
@@ -922,6 +920,7 @@ def test_cost_new_pool_is_a_rise_from_absent(tmp_path):
     assert (p.present_before, p.present_after) == (False, True) and p.ceiling_before is None
     assert p.ceiling_after == Decimal(64) * Decimal("4.352")
     assert "absent → $278.53/h" in cost_text(report)
+    assert "first choice none → g4dn.xlarge spot/ap-northeast-2a $0.53/h" in cost_text(report)
     assert set(p.added) == {"spot", "on-demand"} and not p.removed
 
 

@@ -863,6 +863,16 @@ def _pool_ceiling(p: PoolCost, before: bool) -> str:
     return _usd(p.ceiling_before if before else p.ceiling_after, p.unbounded_before if before else p.unbounded_after)
 
 
+def _ceilings(p: PoolCost) -> str:
+    a, b = _pool_ceiling(p, True), _pool_ceiling(p, False)
+    return f"{a} (unchanged)" if a == b else f"{a} → {b}"
+
+
+def _choices(p: PoolCost) -> str:
+    a, b = _choice(p.first_before), _choice(p.first_after)
+    return f"{a} (unchanged)" if a == b else f"{a} → {b}"
+
+
 def cost_json(report: CostReport) -> dict:
     """The cost report as plain JSON types; money as strings with two decimals, keys in a fixed order."""
     money = lambda d: None if d is None else f"{d:.2f}"  # noqa: E731
@@ -898,8 +908,7 @@ def cost_text(report: CostReport) -> str:
         if e.unbounded_after:
             lines.append(f"    unbounded (no GPU limit) after: {', '.join(e.unbounded_after)}")
         for p in e.pools:
-            lines.append(f"    NodePool {p.pool}: ceiling {_pool_ceiling(p, True)} → {_pool_ceiling(p, False)}; "
-                         f"first choice {_choice(p.first_before)} → {_choice(p.first_after)}")
+            lines.append(f"    NodePool {p.pool}: ceiling {_ceilings(p)}; first choice {_choices(p)}")
             if p.added:
                 lines.append(f"      types added: {_types(p.added)}")
             if p.removed:
@@ -920,8 +929,7 @@ def cost_markdown(report: CostReport) -> str:
         lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",
                   "|---|---|---|---|---|---|"]
         for env, p in pools:
-            lines.append(f"| {_cell(env)} | `{p.pool}` | {_pool_ceiling(p, True)} → {_pool_ceiling(p, False)} | "
-                         f"{_cell(_choice(p.first_before))} → {_cell(_choice(p.first_after))} | "
+            lines.append(f"| {_cell(env)} | `{p.pool}` | {_ceilings(p)} | {_cell(_choices(p))} | "
                          f"{_cell(_types(p.added))} | {_cell(_types(p.removed))} |")
     return "\n".join(lines) + "\n"
 
