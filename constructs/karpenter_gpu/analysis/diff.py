@@ -774,10 +774,10 @@ def _offered(report: PoolReport | None) -> set[tuple[str, str]]:
 
 def _first(report: PoolReport | None) -> Choice | None:
     """The cheapest priced candidate (candidates are sorted by price, unknown prices last)."""
-    if report is None or not report.candidates or report.candidates[0].price is None:
+    if report is None or not report.candidates:
         return None
     c = report.candidates[0]
-    return Choice(c.name, c.cheapest_offering(Requirements()), c.price)  # type: ignore[arg-type]
+    return None if c.price is None else Choice(c.name, c.cheapest_offering(Requirements()), c.price)
 
 
 def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
