@@ -714,7 +714,8 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     (``karpenter.sh/nodepool`` is the pool's name), no candidate has enough allocatable cpu, memory
     and GPUs (after overlays), or a limit is smaller than one node of every candidate that fits.
     """
-    return fit_reports(shape, simulate_pools(manifests, catalog))
+    with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
+        return fit_reports(shape, simulate_pools(manifests, catalog))
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
