@@ -44,7 +44,7 @@ def build(configs, outdir: Path) -> list[tuple[cdk8s.App, GpuPlatform]]:
             config = PlatformConfig(**config)
         app = cdk8s.App(outdir=str(outdir / config.environment),
                         yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
-        built.append((app, GpuPlatform(app, config=config)))
+        built.append((app, GpuPlatform(app, props=config)))
     return built
 
 

@@ -12,7 +12,7 @@ from stacks import ENVIRONMENTS, dev, prod, staging
 
 
 def synth(config) -> list[dict]:
-    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), config=config))
+    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), props=config))
 
 
 @pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
@@ -86,7 +86,7 @@ def config_with(**changes) -> dict:
 ])
 def test_fails_when_config_is_bad(change, code, prop):
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=config_with(**change))
+        GpuPlatform(cdk8s.Testing.app(), **config_with(**change))
     assert exc.value.code == code
     assert exc.value.prop.startswith(prop)
 
@@ -127,12 +127,12 @@ def test_overlays_never_set_price_and_price_adjustment_together():
 def test_fails_when_reserved_pool_has_no_reservations():
     data = config_with(reservations=())
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=data)
+        GpuPlatform(cdk8s.Testing.app(), **data)
     assert exc.value.code == "KG191"
 
 
 def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
-    platform = GpuPlatform(cdk8s.Testing.app(), config=dev.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=dev.CONFIG)
     overlays = {m["metadata"]["name"]: m["spec"] for m in cdk8s.Testing.synth(platform) if m["kind"] == "NodeOverlay"}
     for count in (1, 2, 4, 8):  # GPUs per instance × 4 time-slicing replicas
         assert overlays[f"gpu-time-slicing-{count}gpu"]["capacity"] == {"nvidia.com/gpu": str(count * 4)}
@@ -142,7 +142,7 @@ def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
 
 def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_pools():
     from karpenter_gpu.check.rules import check_rules
-    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=prod.CONFIG)
     tolerated = {(t["key"], t.get("value"), t["effect"]) for t in platform.gpu_operator.values["daemonsets"]["tolerations"]}
     for pool in platform.pools:
         for taint in pool.taints:
@@ -154,7 +154,7 @@ def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_p
 
 
 def test_one_near_limit_alert_per_dynamic_pool_with_its_own_limit():
-    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=prod.CONFIG)
     rules = platform.monitoring.rule_group["rules"]
     near = {r["labels"]["nodepool"]: r["expr"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"}
     assert set(near) == {"gpu-inference", "gpu-training", "gpu-training-reserved"}  # static pools have no GPU limit
@@ -165,5 +165,5 @@ def test_fails_when_spot_pools_have_no_interruption_queue():
     data = {k: getattr(staging.CONFIG, k) for k in staging.CONFIG.model_fields_set}
     data["karpenter"] = {"cluster_name": "ml-staging"}
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=data)
+        GpuPlatform(cdk8s.Testing.app(), **data)
     assert exc.value.code == "KG523" and "gpu-batch-a10g-spot" in exc.value.allowed

@@ -107,6 +107,8 @@ CODES: dict[str, str] = {
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
+    # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
+    "KG820": "props= and keyword props given together",
 }
 
 

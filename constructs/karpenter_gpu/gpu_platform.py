@@ -6,14 +6,16 @@ dev/staging/prod stacks are three such configs.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 import cdk8s
 from constructs import Construct
 from pydantic import model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError
@@ -79,6 +81,28 @@ class PlatformConfig(Props):
         return self
 
 
+class GpuPlatformKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuPlatform`: the fields of :class:`PlatformConfig`, same types."""
+
+    environment: str
+    node_class: NodeClassConfig
+    inference: GpuInferencePoolProps
+    training: GpuTrainingPoolProps | None
+    tiers: TieredSpotPoolsProps | None
+    static: StaticCapacityPoolProps | None
+    reserved: ReservedCapacityPoolProps | None
+    reservations: tuple[CapacityReservationTerm, ...]
+    discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
+    gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...]
+    karpenter: KarpenterControllerValuesProps
+    gpu_operator: GpuOperatorValuesProps
+    monitoring: GpuMonitoringProps | None
+    smoke_workloads: bool
+    acknowledgements: tuple[tuple[str, str, str], ...]
+    inference_volume: RootVolume
+    training_volume: RootVolume
+
+
 def _fields(model: Props) -> dict[str, Any]:
     # Shallow: keeps value objects (AmiAlias, Taint …) as they are.
     return {name: getattr(model, name) for name in type(model).model_fields}
@@ -90,11 +114,18 @@ class GpuPlatform(cdk8s.Chart):
     Example::
 
         app = cdk8s.App()
-        GpuPlatform(app, config=PlatformConfig(environment="dev", node_class=..., inference=...))
+        GpuPlatform(app, props=PlatformConfig(environment="dev", node_class=..., inference=...))
+        GpuPlatform(app, environment="dev", node_class=..., inference=...)  # the same, as keywords
+
+    ``id`` defaults to the environment name.
     """
 
-    def __init__(self, scope: Construct, id: str | None = None, *, config: PlatformConfig | Mapping[str, Any]) -> None:
-        cfg = build(PlatformConfig, id or "GpuPlatform", config)
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str | None = None, *, props: PlatformConfig | None = None,
+                 **kwargs: Unpack[GpuPlatformKwargs]) -> None:
+        """Keyword props (see :class:`PlatformConfig` for defaults) or ``props=``, not both (KG820)."""
+        cfg = build(PlatformConfig, id or "GpuPlatform", props, **kwargs)
         super().__init__(scope, id or cfg.environment)
         self.config = cfg
         base = _fields(cfg.node_class)

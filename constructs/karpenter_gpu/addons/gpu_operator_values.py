@@ -31,13 +31,16 @@ from typing import Any, Literal
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
-from karpenter_gpu.overlays.time_slicing_overlay import DEFAULT_GPU_COUNTS, TimeSlicingOverlay, check_replicas, plan
+from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
+                                                         TimeSlicingOverlayKwargs, check_replicas, plan)
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
 CHART = "nvidia/gpu-operator"
@@ -216,6 +219,20 @@ def _not_auto_mode() -> dict:
         {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
 
 
+class GpuOperatorValuesKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuOperatorValues`: the fields of :class:`GpuOperatorValuesProps`, same types."""
+
+    mig_strategy: Literal["single", "mixed"]
+    mig_manager: bool
+    time_slicing_replicas: int | None
+    time_sliced_pools: tuple[str, ...]
+    dcgm_service_monitor: bool
+    extra_operands: frozenset[str]
+    node_label: tuple[str, str]
+    overlay_weight: int
+    overlay_name: str
+
+
 class GpuOperatorValues(HelmValues):
     """Values for the NVIDIA GPU Operator v26.7.0 on the Karpenter GPU pools under ``scope``.
 
@@ -235,10 +252,13 @@ class GpuOperatorValues(HelmValues):
     Only keys set here are emitted; everything else stays at the chart default.
     """
 
+    __signature__ = ConstructSignature()
+
     def __init__(self, scope: Construct, id: str, *, props: GpuOperatorValuesProps | None = None,
-                 **values: Any) -> None:
+                 **kwargs: Unpack[GpuOperatorValuesKwargs]) -> None:
+        """Keyword props (see :class:`GpuOperatorValuesProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        p = build(GpuOperatorValuesProps, path, props, **values)
+        p = build(GpuOperatorValuesProps, path, props, **kwargs)
         pools = _pools_under(scope)
         if not pools:
             raise KarpenterGpuError("KG500", prop="scope", value=scope.node.path or "<root>",
@@ -249,10 +269,11 @@ class GpuOperatorValues(HelmValues):
         sliced = self._sliced_pools(pools, p, path)
         rendered = self._render(pools, p, sliced, path)
         check_chart_validations(rendered, path)
-        overlay = None
+        overlay: TimeSlicingOverlayKwargs | None = None
         if p.time_slicing_replicas is not None:
-            overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas, node_pools=sliced,
-                           weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
+            overlay = TimeSlicingOverlayKwargs(name=p.overlay_name, replicas=p.time_slicing_replicas,
+                                               node_pools=sliced, weight=p.overlay_weight,
+                                               gpu_counts=DEFAULT_GPU_COUNTS)
             plan(scope.node.root, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
         self.props = p
         self.pools: tuple[NodePoolConstruct, ...] = tuple(pools)

@@ -26,9 +26,11 @@ import cdk8s
 import cdk8s_plus_29 as kplus
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 from karpenter_gpu.k8s.requirements import Label
@@ -87,7 +89,7 @@ class GpuWorkloadProps(Props):
     """What :class:`GpuWorkload` renders. Validated once, at construction."""
 
     #: The NodePool construct the pods must land on (selected by ``karpenter.sh/nodepool``).
-    pool: Any
+    pool: NodePoolConstruct
     #: metadata.name of the Deployment (and PDB). Default: ``<pool name>-smoke``.
     name: DnsLabel | None = None
     #: Default: - none (the namespace of the kubectl/Argo CD context).
@@ -203,6 +205,22 @@ class GpuWorkloadProps(Props):
         return self.training if self.training is not None else isinstance(self.pool, GpuTrainingPool)
 
 
+class GpuWorkloadKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuWorkload`: the fields of :class:`GpuWorkloadProps`, same types."""
+
+    pool: NodePoolConstruct
+    name: str | None
+    namespace: str | None
+    image: str
+    gpus: int
+    replicas: int
+    cpu: Quantity
+    memory: Quantity
+    user: int
+    training: bool | None
+    pdb_min_available: int | None
+
+
 class GpuWorkload(Construct):
     """A Deployment of GPU pods pinned to one NodePool (child "Deployment"), plus an optional PDB ("Pdb").
 
@@ -227,10 +245,13 @@ class GpuWorkload(Construct):
     below 1, or at or above replicas > 0), KG120 (name), KG100/KG102 (other props).
     """
 
-    def __init__(self, scope: Construct, id: str, *, props: GpuWorkloadProps | None = None, **values: Any) -> None:
-        """Pass the props as keywords (``pool=`` … see :class:`GpuWorkloadProps`) or ``props=``."""
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: GpuWorkloadProps | None = None,
+                 **kwargs: Unpack[GpuWorkloadKwargs]) -> None:
+        """Keyword props (``pool=`` …, see :class:`GpuWorkloadProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(GpuWorkloadProps, path, props, **values)
+        self.props = build(GpuWorkloadProps, path, props, **kwargs)
         super().__init__(scope, id)
         p = self.props
         self.pool: NodePoolConstruct = p.pool

@@ -14,9 +14,11 @@ from typing import Any, ClassVar, Iterable
 
 from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
@@ -110,14 +112,25 @@ class OverlayProps(Props):
                 **self.spec_fields(), "weight": self.weight}
 
 
+class OverlayKwargs(TypedDict, total=False):
+    """The keyword props every NodeOverlay construct has: the fields of :class:`OverlayProps`, same types."""
+
+    name: str
+    weight: int
+
+
 class _Overlay(Construct):
-    """Base of the NodeOverlay constructs: validate, check the weight is unique, record the gate, render."""
+    """Base of the NodeOverlay constructs: validate, check the weight is unique, record the gate, render.
+
+    Subclasses declare ``**kwargs: Unpack[<Construct>Kwargs]`` for type checkers and call this.
+    """
 
     props_type: ClassVar[type[OverlayProps]] = OverlayProps
+    __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str, /, **values: Any) -> None:
+    def __init__(self, scope: Construct, id: str, *, props: OverlayProps | None = None, **values: Any) -> None:
         path = path_of(scope, id)
-        props = build(self.props_type, path, None, **values)
+        props = build(self.props_type, path, props, **values)
         _check_unique(scope, props, path)  # before super().__init__: nothing is added on error
         self.props = props
         super().__init__(scope, id)

@@ -14,9 +14,11 @@ from typing import Any, Iterable
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.requirements import Label
 
@@ -137,13 +139,24 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(root: Construct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+class TimeSlicingOverlayKwargs(TypedDict, total=False):
+    """The keyword props of :class:`TimeSlicingOverlay`: the fields of :class:`TimeSlicingOverlayProps`."""
+
+    name: str
+    replicas: int
+    node_pools: tuple[str, ...]
+    weight: int
+    gpu_counts: tuple[int, ...]
+
+
+def plan(root: Construct, path: str, props: TimeSlicingOverlayProps | None = None,
+         /, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
     Checks the props and that no overlay of the app (``root``) has one of its weights or names, so a
     construct that creates the overlay as a child can fail before it adds itself.
     """
-    props = build(TimeSlicingOverlayProps, path, None, **values)
+    props = build(TimeSlicingOverlayProps, path, props, **values)
     for child in props.overlays():
         _check_unique(root, child, f"{path}/{_child_id(child)}")
     return props
@@ -175,10 +188,12 @@ class TimeSlicingOverlay(Construct):
     - Needs the ``nodeOverlay`` feature gate (recorded on each overlay); weights are unique app-wide (KG183).
     """
 
-    def __init__(self, scope: Construct, id: str, *, name: str, replicas: int, node_pools: tuple[str, ...],
-                 weight: int, gpu_counts: tuple[int, ...] = DEFAULT_GPU_COUNTS) -> None:
-        self.props = plan(scope.node.root, path_of(scope, id), name=name, replicas=replicas,
-                          node_pools=node_pools, weight=weight, gpu_counts=gpu_counts)
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: TimeSlicingOverlayProps | None = None,
+                 **kwargs: Unpack[TimeSlicingOverlayKwargs]) -> None:
+        """Keyword props (see :class:`TimeSlicingOverlayProps` for defaults) or ``props=``, not both (KG820)."""
+        self.props = plan(scope.node.root, path_of(scope, id), props, **kwargs)
         super().__init__(scope, id)
         self.overlays: tuple[_Overlay, ...] = tuple(
             _TimeSlicingCountOverlay(self, _child_id(child), **child.model_dump()) for child in self.props.overlays()

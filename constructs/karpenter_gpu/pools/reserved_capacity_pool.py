@@ -5,12 +5,16 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from constructs import Construct
 from pydantic import model_validator
+from typing_extensions import Unpack
 
 from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolKwargs, GpuTrainingPoolProps
 from karpenter_gpu.k8s.requirements import CapacityType, Requirement
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
 
 _RESERVATION_TYPE = "karpenter.k8s.aws/capacity-reservation-type"
 
@@ -70,6 +74,13 @@ class ReservedCapacityPoolProps(GpuTrainingPoolProps):
         return out + (Requirement.not_in(_RESERVATION_TYPE, [str(other)]),)
 
 
+class ReservedCapacityPoolKwargs(GpuTrainingPoolKwargs, total=False):
+    """The keyword props of :class:`ReservedCapacityPool`: the fields of :class:`ReservedCapacityPoolProps`."""
+
+    fallback: Fallback
+    reservation_type: ReservationType | None
+
+
 class ReservedCapacityPool(GpuTrainingPool):
     """A GPU NodePool that offers ``reserved`` capacity first (Karpenter prefers reserved > spot > on-demand).
 
@@ -84,6 +95,12 @@ class ReservedCapacityPool(GpuTrainingPool):
     """
 
     props_type: ClassVar[type[ReservedCapacityPoolProps]] = ReservedCapacityPoolProps
+    props: ReservedCapacityPoolProps
+
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: ReservedCapacityPoolProps | None = None, **kwargs: Unpack[ReservedCapacityPoolKwargs]) -> None:
+        """Keyword props (see :class:`ReservedCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
+        NodePoolConstruct.__init__(self, scope, id, node_class=node_class, props=props, **kwargs)
 
     def _check_node_class(self, path: str) -> None:
         if not self.node_class.props.capacity_reservations:
