@@ -83,4 +83,5 @@ class ConstructSignature:
         if instance is not None:
             return None  # an instance is not called; inspect falls back to its __call__
         sig = expand(owner.__init__)  # type: ignore[misc]
-        return sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
+        # Without self, and without __init__'s "-> None": calling the class returns an instance.
+        return sig.replace(parameters=list(sig.parameters.values())[1:], return_annotation=inspect.Signature.empty)

@@ -348,7 +348,9 @@ class DisruptionWindow(Props):
       disruption on its days and is rejected (KG152).
     """
 
-    days: Annotated[tuple[str, ...], BeforeValidator(_parse_days)] = _DAYS
+    #: Given as ``"MON-FRI"``, ``"SAT,SUN"`` or a tuple of day names (typed both ways for callers);
+    #: always stored as a tuple of day names.
+    days: Annotated[tuple[str, ...] | str, BeforeValidator(_parse_days)] = _DAYS
     start: str
     end: str
     time_zone: str | None = None
