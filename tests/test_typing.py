@@ -14,6 +14,7 @@ from pathlib import Path
 import mypy.api as mypy_api  # in the test extras
 import pytest
 
+import karpenter_gpu
 from tests.conftest import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "typing"
@@ -56,10 +57,20 @@ def _readme_blocks(tmp_path: Path) -> list[Path]:
     return files
 
 
+REVEALED = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$')
+
+
 def test_platform_app_and_readme_examples_pass_mypy_strict(mypy, tmp_path):
-    errors, output = mypy(FIXTURES / "platform_app.py", *_readme_blocks(tmp_path))
-    assert not errors, output
-    assert "error" not in output, output
+    # Plus every root export, revealed: none may be Any (the lazy export table must not hide them).
+    exports = tmp_path / "root_exports.py"
+    exports.write_text("import karpenter_gpu\n" + "".join(f"reveal_type(karpenter_gpu.{name})\n"
+                                                        for name in karpenter_gpu.__all__))
+    errors, output = mypy(FIXTURES / "platform_app.py", *_readme_blocks(tmp_path), exports)
+    assert not errors and ": error:" not in output, output
+    revealed = {int(m["line"]): m["type"] for m in map(REVEALED.match, output.splitlines()) if m}
+    assert len(revealed) == len(karpenter_gpu.__all__) > 50
+    untyped = [karpenter_gpu.__all__[line - 2] for line, t in revealed.items() if t == "Any"]
+    assert not untyped, f"statically Any at the package root: {untyped}"
 
 
 def test_deliberate_mistakes_fail_mypy_strict_with_the_expected_errors(mypy):

@@ -63,14 +63,14 @@ def _pool(pool: Any, prop: str = "pool") -> NodePoolConstruct:
     return pool
 
 
-def toleration(taint: Taint) -> dict:
+def toleration(taint: Taint) -> dict[str, Any]:
     """The toleration matching exactly ``taint``: ``Equal`` on its value, ``Exists`` when it has none."""
     if taint.value is None:
         return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}
     return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
 
 
-def pod_placement(pool: NodePoolConstruct) -> dict:
+def pod_placement(pool: NodePoolConstruct) -> dict[str, Any]:
     """``nodeSelector`` and ``tolerations`` putting a pod on ``pool``, as plain dicts.
 
     Returns ``{"nodeSelector": {"karpenter.sh/nodepool": <name>}, "tolerations": [...]}`` with one

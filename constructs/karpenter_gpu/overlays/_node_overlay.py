@@ -27,7 +27,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_overlay_key
 #: ``spec.weight`` bounds of the v1.14.1 CRD.
 MIN_WEIGHT, MAX_WEIGHT = 1, 10000
 
-def render_in(key: str, values: Iterable[str], prop: str) -> dict:
+def render_in(key: str, values: Iterable[str], prop: str) -> dict[str, Any]:
     """``{key, operator: In, values}``, checked like the CRD checks it (KG182)."""
     check_overlay_key(key, prop)
     vals = list(values)
@@ -40,7 +40,7 @@ def render_in(key: str, values: Iterable[str], prop: str) -> dict:
     return {"key": key, "operator": "In", "values": vals}
 
 
-def strings(value: Any, prop: str, code: str, example: str) -> tuple:
+def strings(value: Any, prop: str, code: str, example: str) -> tuple[str, ...]:
     """A tuple prop given as a list/tuple of strings; a bare string would become one item per character."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not all(
         isinstance(v, str) for v in value
@@ -94,7 +94,7 @@ class OverlayProps(Props):
         """(prop, key, values) for each ``In`` requirement, in render order."""
         raise NotImplementedError
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         """The spec fields between ``requirements`` and ``weight`` (price, capacity)."""
         raise NotImplementedError
 
@@ -107,7 +107,7 @@ class OverlayProps(Props):
     def requirements(self) -> tuple[dict, ...]:
         return self._requirements
 
-    def render(self) -> dict:
+    def render(self) -> dict[str, Any]:
         return {"requirements": [dict(r, values=list(r["values"])) for r in self._requirements],
                 **self.spec_fields(), "weight": self.weight}
 

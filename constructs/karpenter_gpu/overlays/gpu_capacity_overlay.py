@@ -104,7 +104,7 @@ class GpuCapacityOverlayProps(OverlayProps):
     def requirement_terms(self) -> Iterable[tuple[str, str, tuple[str, ...]]]:
         yield "families", Label.INSTANCE_FAMILY, self.families
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         return {"capacity": {key: str(value) for key, value in self.capacity.items()}}
 
     def gate_reason(self) -> str:

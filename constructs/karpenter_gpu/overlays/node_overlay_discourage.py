@@ -74,7 +74,7 @@ class NodeOverlayDiscourageProps(OverlayProps):
         if self.node_pools:
             yield "node_pools", Label.NODEPOOL, self.node_pools
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         if self.price_adjustment is not None:
             return {"priceAdjustment": str(self.price_adjustment)}
         return {"price": str(self.price)}

@@ -56,7 +56,7 @@ class TimeSlicingCountProps(OverlayProps):
         yield "gpu_counts", Label.GPU_COUNT, (str(self.gpu_count),)
         yield "node_pools", Label.NODEPOOL, self.node_pools
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         return {"capacity": {GPU_RESOURCE: str(self.gpu_count * self.replicas)}}
 
     def gate_reason(self) -> str:

@@ -164,7 +164,7 @@ class NodePoolProps(Props):
         out.append(Requirement.in_(Label.CAPACITY_TYPE, [str(c) for c in self.capacity_types]))
         return tuple(out) + self.requirements
 
-    def render_template(self, node_class: GpuNodeClass) -> dict:
+    def render_template(self, node_class: GpuNodeClass) -> dict[str, Any]:
         """``spec.template``: what every node of the pool gets (changes here drift nodes)."""
         spec: dict = {
             "nodeClassRef": node_class.ref,

@@ -135,7 +135,7 @@ class RootVolume(Props):
     def training(cls) -> "RootVolume":
         return cls(size=Quantity.gi(500), iops=16000, throughput=1000)
 
-    def render(self, alias: AmiAlias) -> list[dict]:
+    def render(self, alias: AmiAlias) -> list[dict[str, Any]]:
         ebs: dict = {"volumeSize": str(self.size), "volumeType": "gp3", "iops": self.iops,
                      "throughput": self.throughput, "encrypted": True, "deleteOnTermination": True}
         if self.kms_key_id:
@@ -321,7 +321,7 @@ class GpuNodeClass(Construct):
         return self.props.name
 
     @property
-    def ref(self) -> dict:
+    def ref(self) -> dict[str, Any]:
         """The NodePool ``nodeClassRef`` for this class."""
         api_version, kind = _api_object.gvk_of(Ec2NodeClass)
         return {"group": api_version.split("/")[0], "kind": kind,

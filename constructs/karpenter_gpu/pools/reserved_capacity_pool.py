@@ -100,6 +100,8 @@ class ReservedCapacityPool(GpuTrainingPool):
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
                  props: ReservedCapacityPoolProps | None = None, **kwargs: Unpack[ReservedCapacityPoolKwargs]) -> None:
         """Keyword props (see :class:`ReservedCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
+        # Straight to the shared constructor: GpuTrainingPool.__init__ is typed for GpuTrainingPoolKwargs,
+        # which lacks fallback and reservation_type (it only forwards, as this does).
         NodePoolConstruct.__init__(self, scope, id, node_class=node_class, props=props, **kwargs)
 
     def _check_node_class(self, path: str) -> None:
@@ -111,6 +113,6 @@ class ReservedCapacityPool(GpuTrainingPool):
                 fix="GpuNodeClass(..., capacity_reservations=(CapacityReservationTerm.by_id('cr-...'),))", path=path)
 
     @staticmethod
-    def pod_affinity(weight: int = 100) -> dict:
+    def pod_affinity(weight: int = 100) -> dict[str, Any]:
         """Pod affinity preferring reserved nodes; see :func:`prefer_reserved_capacity`."""
         return prefer_reserved_capacity(weight)
