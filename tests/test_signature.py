@@ -22,9 +22,17 @@ from stacks import dev
 #: Exported bases that are extended, not instantiated: they take the props of their subclasses.
 BASES = {"GpuPool", "HelmValues"}
 
+
+def _has_props(cls: type) -> bool:
+    """Anything beyond (scope, id): a construct that takes nothing else has no props to type."""
+    code = cls.__init__.__code__
+    return code.co_argcount + code.co_kwonlyargcount > 3 or bool(code.co_flags & inspect.CO_VARKEYWORDS)
+
+
 CONSTRUCTS = sorted(name for name in karpenter_gpu.__all__
                     if isinstance(getattr(karpenter_gpu, name), type)
-                    and issubclass(getattr(karpenter_gpu, name), Construct) and name not in BASES)
+                    and issubclass(getattr(karpenter_gpu, name), Construct) and name not in BASES
+                    and _has_props(getattr(karpenter_gpu, name)))
 FACTORIES = [GpuNodeClass.inference, GpuNodeClass.training]
 
 
