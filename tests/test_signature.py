@@ -11,6 +11,7 @@ from typing import Annotated, Literal, get_args, get_origin
 
 import cdk8s
 import pytest
+import typing_extensions
 from constructs import Construct
 
 import karpenter_gpu
@@ -87,6 +88,17 @@ def test_keyword_props_are_exactly_the_props_fields_with_the_same_types(name, fu
     hints = typing.get_type_hints(typed_dict)
     wrong = {k: (hints[k], f.annotation) for k, f in model.model_fields.items() if _norm(hints[k]) != _norm(f.annotation)}
     assert not wrong, f"{typed_dict.__name__}: key type differs from the {model.__name__} field: {wrong}"
+
+
+def test_budget_factories_take_the_other_budget_fields():
+    from karpenter_gpu import Budget
+    from karpenter_gpu.pools.disruption_window import BudgetOptions
+
+    hints = typing.get_type_hints(BudgetOptions)
+    assert set(hints) == set(Budget.model_fields) - {"nodes"}
+    assert all(_norm(hints[k]) == _norm(Budget.model_fields[k].annotation) for k in hints)
+    for factory in (Budget.percent, Budget.count):
+        assert typing.get_type_hints(factory, include_extras=True)["kw"] == typing_extensions.Unpack[BudgetOptions]
 
 
 @pytest.mark.parametrize("name", CONSTRUCTS)
