@@ -1,4 +1,5 @@
-"""The public API type-checks: ``mypy --strict`` passes on a platform app and the README examples, and
+"""The public API type-checks: ``mypy --strict`` passes on a platform app, this repository's stacks/ and
+the README examples, and
 fails, with exactly the expected errors, on a file of deliberate mistakes (tests/fixtures/typing/).
 
 mypy sees the package as a user does after ``pip install``: from a folder laid out like the wheel
@@ -60,12 +61,12 @@ def _readme_blocks(tmp_path: Path) -> list[Path]:
 REVEALED = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+): note: Revealed type is "(?P<type>.*)"$')
 
 
-def test_platform_app_and_readme_examples_pass_mypy_strict(mypy, tmp_path):
+def test_platform_app_stacks_and_readme_examples_pass_mypy_strict(mypy, tmp_path):
     # Plus every root export, revealed: none may be Any (the lazy export table must not hide them).
     exports = tmp_path / "root_exports.py"
     exports.write_text("import karpenter_gpu\n" + "".join(f"reveal_type(karpenter_gpu.{name})\n"
                                                         for name in karpenter_gpu.__all__))
-    errors, output = mypy(FIXTURES / "platform_app.py", *_readme_blocks(tmp_path), exports)
+    errors, output = mypy(FIXTURES / "platform_app.py", ROOT / "stacks", *_readme_blocks(tmp_path), exports)
     assert not errors and ": error:" not in output, output
     revealed = {int(m["line"]): m["type"] for m in map(REVEALED.match, output.splitlines()) if m}
     assert len(revealed) == len(karpenter_gpu.__all__) > 50
