@@ -1,6 +1,6 @@
 """The public API type-checks: ``mypy --strict`` passes on a platform app, this repository's stacks/ and
-the README examples, and
-fails, with exactly the expected errors, on a file of deliberate mistakes (tests/fixtures/typing/).
+the README examples, and fails, with exactly the expected errors, on a file of deliberate mistakes
+(tests/fixtures/typing/).
 
 mypy sees the package as a user does after ``pip install``: from a folder laid out like the wheel
 (``karpenter_gpu`` with ``crds`` inside), with errors inside the library itself not reported (mypy
