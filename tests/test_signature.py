@@ -57,6 +57,26 @@ def _norm(t: object) -> object:
     return t
 
 
+def _agrees(keyword: object, field: object) -> bool:
+    """The keyword prop's type is the field's type; where the field is ``Any`` (a construct reference that
+    pydantic cannot type, checked by a validator instead) the keyword prop states the real type."""
+    if field is typing.Any:
+        return keyword is not typing.Any
+    if get_origin(field) is Annotated:
+        return _agrees(keyword, get_args(field)[0])
+    if get_origin(keyword) is Annotated:
+        return _agrees(get_args(keyword)[0], field)
+    unions = (typing.Union, types.UnionType)
+    if get_origin(field) in unions and get_origin(keyword) in unions:
+        k, f = get_args(keyword), get_args(field)
+        return all(any(_agrees(a, b) for a in k) for b in f) and all(any(_agrees(a, b) for b in f) for a in k)
+    k_args, f_args = get_args(keyword), get_args(field)
+    if get_origin(field) is not None and _norm(get_origin(keyword)) == _norm(get_origin(field)) \
+            and len(k_args) == len(f_args) and get_origin(field) is not Literal:
+        return all(a is b or _agrees(a, b) for a, b in zip(k_args, f_args))
+    return _norm(keyword) == _norm(field)
+
+
 def test_every_construct_is_listed():
     assert {"GpuNodeClass", "GpuInferencePool", "GpuTrainingPool", "ReservedCapacityPool", "StaticCapacityPool",
             "TieredSpotPools", "GpuCapacityOverlay", "NodeOverlayDiscourage", "TimeSlicingOverlay", "GpuMonitoring",
@@ -80,13 +100,14 @@ def test_constructor_shape_is_scope_id_props_and_typed_keywords(name, func):
 
 @pytest.mark.parametrize("name, func", _callables(), ids=[n for n, _ in _callables()])
 def test_keyword_props_are_exactly_the_props_fields_with_the_same_types(name, func):
+    # So Thing(**kwargs) and Thing(props=ThingProps(**kwargs)) accept the same things, statically too.
     model, typed_dict = keyword_props(func)
     assert set(typed_dict.__annotations__) == set(model.model_fields), (
         f"{typed_dict.__name__} must list exactly the fields of {model.__name__}: "
         f"missing {sorted(set(model.model_fields) - set(typed_dict.__annotations__))}, "
         f"extra {sorted(set(typed_dict.__annotations__) - set(model.model_fields))}")
     hints = typing.get_type_hints(typed_dict)
-    wrong = {k: (hints[k], f.annotation) for k, f in model.model_fields.items() if _norm(hints[k]) != _norm(f.annotation)}
+    wrong = {k: (hints[k], f.annotation) for k, f in model.model_fields.items() if not _agrees(hints[k], f.annotation)}
     assert not wrong, f"{typed_dict.__name__}: key type differs from the {model.__name__} field: {wrong}"
 
 
@@ -96,7 +117,7 @@ def test_budget_factories_take_the_other_budget_fields():
 
     hints = typing.get_type_hints(BudgetOptions)
     assert set(hints) == set(Budget.model_fields) - {"nodes"}
-    assert all(_norm(hints[k]) == _norm(Budget.model_fields[k].annotation) for k in hints)
+    assert all(_agrees(hints[k], Budget.model_fields[k].annotation) for k in hints)
     for factory in (Budget.percent, Budget.count):
         assert typing.get_type_hints(factory, include_extras=True)["kw"] == typing_extensions.Unpack[BudgetOptions]
 
