@@ -165,10 +165,13 @@ def node_class(chart):
 
 
 def test_props_object_builds_the_same_construct_as_keywords(chart, node_class):
-    by_props = GpuInferencePool(chart, "A", node_class=node_class,
+    by_props = GpuInferencePool(chart, "Pool", node_class=node_class,
                                 props=GpuInferencePoolProps(name="gpu-a", gpu_limit=8, weight=10))
-    by_keywords = GpuInferencePool(chart, "B", node_class=node_class, name="gpu-a", gpu_limit=8, weight=10)
+    other = cdk8s.Chart(cdk8s.Testing.app(), "test")
+    other_class = GpuNodeClass(other, "Class", props=node_class.props)
+    by_keywords = GpuInferencePool(other, "Pool", node_class=other_class, name="gpu-a", gpu_limit=8, weight=10)
     assert by_props.props == by_keywords.props
+    assert cdk8s.Testing.synth(chart) == cdk8s.Testing.synth(other)
 
 
 def test_fails_when_props_and_keywords_are_both_given(chart, node_class):
@@ -183,16 +186,16 @@ def test_fails_when_props_and_keywords_are_both_given(chart, node_class):
 
 
 def test_factory_presets_apply_to_keywords_and_to_props_without_a_volume(chart):
-    props = GpuNodeClassProps(name="gpu", ami=AmiAlias.al2023("v20251010"), role="r", cluster_name="c")
-    assert GpuNodeClass.training(chart, "A", props=props).props.root_volume == RootVolume.training()
-    assert GpuNodeClass.training(chart, "B", **{k: getattr(props, k) for k in props.model_fields_set}
-                                 ).props.root_volume == RootVolume.training()
-    mine = RootVolume(size=props.root_volume.size, iops=4000)
-    own = props.model_copy(update={"root_volume": mine})
-    own = GpuNodeClassProps(**{k: getattr(own, k) for k in (*props.model_fields_set, "root_volume")})
-    assert GpuNodeClass.training(chart, "C", props=own).props.root_volume == mine
+    def props(name: str, **more: object) -> GpuNodeClassProps:
+        return GpuNodeClassProps(name=name, ami=AmiAlias.al2023("v20251010"), role="r", cluster_name="c", **more)
+
+    assert GpuNodeClass.training(chart, "A", props=props("gpu-a")).props.root_volume == RootVolume.training()
+    keywords = {k: getattr(props("gpu-b"), k) for k in props("gpu-b").model_fields_set}
+    assert GpuNodeClass.training(chart, "B", **keywords).props.root_volume == RootVolume.training()
+    mine = RootVolume(size=RootVolume.training().size, iops=4000)
+    assert GpuNodeClass.training(chart, "C", props=props("gpu-c", root_volume=mine)).props.root_volume == mine
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuNodeClass.inference(chart, "D", props=props, name="other")
+        GpuNodeClass.inference(chart, "D", props=props("gpu-d"), name="other")
     assert exc.value.code == "KG820"
 
 
