@@ -143,7 +143,9 @@ HOST = {
     "spec": {
         "template": {"spec": {
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
-            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]}],
+            # on-demand: a pool without a capacity-type requirement admits spot (KG414)
+            "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+                             {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
             "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
             "expireAfter": "720h",
         }},

@@ -260,31 +260,15 @@ def narrow(files):
     template(files)["requirements"][1]["values"] = ["a10g", "l4"]
 
 
-def test_requirements_narrowed_drift_nodes_that_no_longer_match(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)  # no simulator: said so
+def test_requirements_narrowed_drift_exactly_the_nodes_that_no_longer_match(tmp_path):
+    # pkg/controllers/nodeclaim/disruption/drift.go areRequirementsDrifted, per NodeClaim: only the t4 types drift.
     c = one(diff(tmp_path, narrow))
     assert c.category is Category.REPLACES_NODES
     assert "karpenter.k8s.aws/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
-    assert "drift is decided per node" in c.reasons[0]
-
-
-def test_requirements_narrowed_lists_the_instance_types_the_simulator_drops(tmp_path, monkeypatch):
-    def simulate_pools(manifests):
-        out = []
-        for m in manifests:
-            if m["kind"] != "NodePool":
-                continue
-            gpus = next(r["values"] for r in m["spec"]["template"]["spec"]["requirements"]
-                        if r["key"].endswith("instance-gpu-name")) if m["metadata"]["name"] == "gpu-inference" else []
-            by_gpu = {"t4": "g4dn.xlarge", "a10g": "g5.xlarge", "l4": "g6.xlarge"}
-            candidates = [types.SimpleNamespace(instance=types.SimpleNamespace(name=by_gpu[g])) for g in gpus]
-            out.append(types.SimpleNamespace(name=m["metadata"]["name"], candidates=candidates))
-        return out
-
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", types.SimpleNamespace(simulate_pools=simulate_pools))
-    c = one(diff(tmp_path, narrow))
-    assert c.category is Category.REPLACES_NODES
-    assert c.reasons[0].endswith("nodes whose instance type no longer matches drift; the simulator drops g4dn.xlarge")
+    t4 = ", ".join(sorted(f"g4dn.{s}" for s in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge",
+                                                  "metal")))
+    assert f"nodes drift (areRequirementsDrifted) on {t4} (every offering)" in c.reasons[0]
+    assert "18 other instance type(s)" in c.reasons[0]
 
 
 def test_requirements_widened_is_behavioural(tmp_path):
@@ -294,18 +278,42 @@ def test_requirements_widened_is_behavioural(tmp_path):
 
     c = one(diff(tmp_path, change))
     assert c.category is Category.BEHAVIOURAL
-    assert "requirements widened" in c.reasons[0] and "no drift" in c.reasons[0]
+    assert "still satisfies the new requirements" in c.reasons[0] and "no drift" in c.reasons[0]
 
 
-def test_requirement_added_on_a_new_key_is_a_narrowing(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "karpenter_gpu.analysis.simulator", None)
-
+@pytest.mark.parametrize(("arch", "category", "said"), [
+    # A new key is not a narrowing by itself: every candidate of the pool is amd64 already.
+    ("amd64", Category.BEHAVIOURAL, "no drift"),
+    ("arm64", Category.REPLACES_NODES, "kubernetes.io/arch='amd64' does not satisfy"),
+])
+def test_requirement_on_a_new_key_drifts_only_nodes_that_miss_it(tmp_path, arch, category, said):
     def change(files):
-        template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]})
+        template(files)["requirements"].append({"key": "kubernetes.io/arch", "operator": "In", "values": [arch]})
+
+    c = one(diff(tmp_path, change))
+    assert c.category is category
+    assert f"kubernetes.io/arch (none) → In [{arch}]" in c.reasons[0] and said in c.reasons[0]
+
+
+def test_requirement_on_a_zone_drifts_the_nodes_of_the_other_zones_only(tmp_path):
+    def change(files):
+        zone = next(r for r in template(files)["requirements"] if r["key"] == "topology.kubernetes.io/zone")
+        zone["values"] = ["ap-northeast-2a"]
 
     c = one(diff(tmp_path, change))
     assert c.category is Category.REPLACES_NODES
-    assert "kubernetes.io/arch (none) → In [amd64]" in c.reasons[0]
+    assert "g6.xlarge, gr6.4xlarge, gr6.8xlarge (spot/ap-northeast-2c, on-demand/ap-northeast-2c)" in c.reasons[0]
+    assert "zone='ap-northeast-2c' does not satisfy" in c.reasons[0]
+
+
+def test_requirements_that_intersect_to_nothing_drift_every_node(tmp_path):
+    # scheduling/requirements.go Add: In [2a, 2c] + In [us-east-1a] is DoesNotExist, and every node has a zone.
+    def change(files):
+        template(files)["requirements"].append(
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]})
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "zone DoesNotExist" in c.reasons[0]
 
 
 # ------------------------------------------------------------------------------- behavioural, replicas
@@ -443,9 +451,12 @@ def test_ami_selector_without_alias_may_replace_nodes(tmp_path):
         node_class(files)["amiSelectorTerms"] = [{"id": "ami-0123456789abcdef0"}]
         node_class(files)["amiFamily"] = "AL2023"
 
-    c = one(diff(tmp_path, change))
+    changes = diff(tmp_path, change)
+    info = one([c for c in changes if c.category is Category.INFO])
+    assert "resolved AMI family stays AL2023" in info.reasons[0]  # EC2NodeClass.Hash hashes AMIFamily()
+    c = one([c for c in changes if c.category is not Category.INFO])
     assert c.category is Category.MAY_REPLACE_NODES
-    assert len(c.reasons) == 2
+    assert len(c.reasons) == 1
 
 
 def test_node_class_change_without_pools_is_info(tmp_path):
@@ -471,6 +482,34 @@ def test_overlay_change_is_behavioural(tmp_path):
     c = one(diff(tmp_path, change))
     assert (c.kind, c.category) == ("NodeOverlay", Category.BEHAVIOURAL)
     assert c.reasons[0].startswith("spec.priceAdjustment: +30% → +50%")
+    # explain and diff name the exact offerings: g5.12xlarge/24xlarge x spot/on-demand x the pool's 2 zones
+    assert "re-prices 8 offering(s)" in c.reasons[0]
+    assert "g5.12xlarge on-demand/ap-northeast-2a in gpu-inference: 7.373600 → 8.508000" in c.reasons[0]
+
+
+def test_overlay_removed_names_the_offerings_it_priced(tmp_path):
+    def change(files):
+        del files["NodeOverlay.discourage-multi-gpu.k8s.yaml"]
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.BEHAVIOURAL and "g5.24xlarge" in c.reasons[0] and "re-prices" in c.reasons[0]
+
+
+def test_overlay_added_names_the_offerings_it_prices(tmp_path):
+    # getOverlaidOfferings: a capacity-type requirement re-prices only the spot offerings
+    def change(files):
+        files["NodeOverlay.cheap-spot.k8s.yaml"] = {
+            "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "cheap-spot"},
+            "spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                       "values": ["g5.xlarge"]},
+                                      {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]}],
+                     "price": "0.5", "weight": 30}}
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.NEW
+    # gpu-inference: spot in its 2 zones; gpu-warm-static declares no capacity type or zone: spot in 2a, 2c, others
+    assert "re-prices 5 offering(s)" in c.reasons[0] and "g5.xlarge spot/ap-northeast-2a in gpu-inference" in c.reasons[0]
+    assert "on-demand" not in c.reasons[0]
 
 
 def test_gpu_operator_values_restart_daemonsets(tmp_path):
@@ -595,3 +634,36 @@ def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
         load_side("no-such-revision", repo=repo)
     assert err.value.code == "KG600"
     assert run(cli(["diff", "no-such-revision", "HEAD", "--repo", str(repo)])) == 2
+
+
+# ------------------------------------------------------------------------ hash details (core: k8s/drift.py)
+
+
+def test_template_label_with_an_empty_value_is_hashed(tmp_path):
+    # NodePool.Hash (hashstructure v2) hashes every map entry, "" values included
+    def change(files):
+        pool(files)["template"].setdefault("metadata", {}).setdefault("labels", {})["example.com/flag"] = ""
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "example.com/flag" in c.reasons[0]
+
+
+def test_resolved_ami_family_change_drifts(tmp_path):
+    # EC2NodeClass.Hash hashes AMIFamily(): amiFamily Custom beside an al2023 alias resolves to Custom
+    def change(files):
+        node_class(files)["amiFamily"] = "Custom"
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REPLACES_NODES and "resolved AMI family AL2023 → Custom" in c.reasons[0]
+
+
+def test_static_pool_without_surge_is_told_its_drifted_nodes_stay(tmp_path):
+    # staticdrift.go StaticDrift.ComputeCommands: limits.nodes must leave room for the replacement
+    def change(files):
+        pool(files, "gpu-warm-static")["limits"]["nodes"] = "1"
+        pool(files, "gpu-warm-static")["template"]["spec"]["expireAfter"] = "360h"
+
+    changes = diff(tmp_path, change)
+    assert {c.category for c in changes} >= {Category.REPLACES_NODES, Category.INFO}
+    info = next(c for c in changes if c.category is Category.INFO)
+    assert "never replaced" in info.reasons[0]

@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -140,11 +140,22 @@ def test_clean_spot_pool_has_only_the_interruption_queue_reminder():
 def test_non_gpu_pool_is_not_held_to_gpu_rules():
     pool = gpu_pool("cpu", weight=None)
     tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-category", "operator": "In",
-                                    "values": ["c", "m", "r"]}]
+                                    "values": ["c", "m", "r"]}, ON_DEMAND]
     del tspec(pool)["taints"]
     del pool["spec"]["limits"]
     del pool["spec"]["disruption"]
     assert run(pool) == []
+
+
+ON_DEMAND = {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}
+
+
+def test_kg414_pool_without_a_capacity_type_requirement_admits_spot():
+    # Requirements.Get of an undefined key is Exists; aws instance.go getCapacityType launches spot before on-demand
+    pool = gpu_pool()
+    tspec(pool)["requirements"] = [r for r in tspec(pool)["requirements"] if r["key"] != "karpenter.sh/capacity-type"]
+    finding = only(run(pool), "KG414")
+    assert finding.path == "spec.template.spec.requirements" and "launched first" in finding.message
 
 
 @pytest.mark.parametrize("requirement", [
@@ -163,7 +174,7 @@ def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
 def test_accelerator_pool_is_not_a_gpu_pool():
     pool = gpu_pool()
     tspec(pool)["requirements"] = [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                    "values": ["inf2.xlarge"]}]
+                                    "values": ["inf2.xlarge"]}, ON_DEMAND]
     del pool["spec"]["limits"]
     assert run(pool) == []
 
@@ -378,7 +389,16 @@ def test_kg416_static_pool_node_limit(replicas, nodes, path, fix):
 
 
 def test_kg416_not_when_limit_covers_replicas():
-    assert run(static_pool(3, "3"), static_pool(3, 4)) == []
+    assert [f.code for f in run(static_pool(3, "3"), static_pool(3, 4))] == ["KG430"]  # covers it, no surge
+
+
+def test_kg430_static_pool_without_surge_never_replaces_drifted_nodes():
+    # pkg/controllers/disruption/staticdrift.go StaticDrift.ComputeCommands: ReserveNodeCount(limits.nodes)
+    # must find a node of room above the running replicas before a drifted node is replaced.
+    finding = only(run(static_pool(3, "3")), "KG430")
+    assert finding.severity is Severity.WARNING and finding.path == "spec.limits.nodes"
+    assert "never replaced" in finding.message and "'4'" in finding.message
+    assert not [f for f in run(static_pool(3, "4")) if f.code == "KG430"]
 
 
 def test_static_pools_skip_dynamic_only_rules():

@@ -473,3 +473,17 @@ def test_100_pools_simulate_fast():
     print(f"\n100 pools simulated and fitted in {elapsed:.3f} s")
     assert len(reports) == 100 and len(fits) == 100
     assert elapsed < 2.0
+
+
+def test_static_pool_without_surge_says_drifted_nodes_stay():
+    # staticdrift.go StaticDrift.ComputeCommands reserves the replacement under limits.nodes first
+    report = one(pool("s", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), replicas=2,
+                      limits={"nodes": "2"}))
+    assert any("never replaced" in n for n in report.notes)
+
+
+def test_fit_reports_answers_like_pod_fit_from_one_simulation():
+    from karpenter_gpu.analysis.simulator import fit_reports
+    manifests = [pool("a", req("family", "In", "g5"), weight=5), pool("b", req("family", "In", "g6"), weight=5)]
+    shape = PodShape(gpus=1)
+    assert fit_reports(shape, simulate_pools(manifests)) == pod_fit(shape, manifests)

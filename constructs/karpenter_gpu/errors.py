@@ -75,6 +75,7 @@ CODES: dict[str, str] = {
     "KG419": "pool that can launch no instance type of the catalog",
     "KG420": "training pool whose only capacity type is spot",
     "KG421": "workload pod shape fits no instance type of the pool it targets",
+    "KG430": "static pool whose limits.nodes equals replicas: drifted nodes are never replaced",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",
@@ -102,6 +103,7 @@ CODES: dict[str, str] = {
     # karpenter-gpu diff (karpenter_gpu.analysis.diff): reading the two sides of a manifest review.
     "KG600": "diff side is neither a folder nor a git revision of the repository",
     "KG601": "diff side holds the same object twice in one environment",
+    "KG620": "requirement Karpenter cannot read (operator, values or minValues the CRD refuses)",
     # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",

@@ -58,6 +58,7 @@ from karpenter_gpu import _api_object
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
+from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
 from karpenter_gpu.errors import KarpenterGpuError
@@ -73,7 +74,7 @@ SCRAPE_INTERVAL = "15s"
 NEAR_LIMIT_FOR = "5m"
 #: ``resource_type`` label of Karpenter's nodepool metrics for GPUs: the resource name, lower-cased,
 #: '-' replaced by '_' (which leaves ``nvidia.com/gpu`` as it is).
-GPU_RESOURCE_TYPE = "nvidia.com/gpu"
+GPU_RESOURCE_TYPE = NVIDIA_GPU
 #: DCGM exporter's label naming the node a GPU sits in.
 DCGM_NODE_LABEL = "Hostname"
 #: NodeClaims deleted because a launch or registration failed: ICE (``insufficient_capacity``), no

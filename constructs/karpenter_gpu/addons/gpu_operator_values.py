@@ -38,9 +38,11 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.helm_values import HelmValues
+from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
+from karpenter_gpu.k8s.scheduling import tolerations_for
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
 CHART = "nvidia/gpu-operator"
@@ -199,19 +201,9 @@ def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
 
 def _tolerations(pools: list[NodePoolConstruct]) -> list[dict]:
     """Every taint and startup taint of the pools, tolerated; an ``Exists`` covers ``Equal`` on its key/effect."""
-    found = {("nvidia.com/gpu", "NoSchedule", "Exists", "")}
-    for pool in pools:
-        for taint in (*pool.props.taints, *pool.props.startup_taints):
-            effect = str(taint.effect.value)
-            found.add((taint.key, effect, "Exists", "") if taint.value is None
-                      else (taint.key, effect, "Equal", taint.value))
-    out = []
-    for key, effect, operator, value in sorted(found):
-        if operator == "Equal" and (key, effect, "Exists", "") in found:
-            continue
-        out.append({"key": key, "operator": operator, **({"value": value} if operator == "Equal" else {}),
-                    "effect": effect})
-    return out
+    taints = [{"key": NVIDIA_GPU, "effect": "NoSchedule"}]
+    taints += [t.render() for pool in pools for t in (*pool.props.taints, *pool.props.startup_taints)]
+    return tolerations_for(taints)
 
 
 def _not_auto_mode() -> dict:

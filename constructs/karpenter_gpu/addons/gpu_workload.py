@@ -33,7 +33,8 @@ from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
-from karpenter_gpu.k8s.requirements import Label
+from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
+from karpenter_gpu.k8s.scheduling import toleration_for
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
 
@@ -43,7 +44,7 @@ __all__ = ["DO_NOT_DISRUPT", "GPU_RESOURCE", "PAUSE_IMAGE", "GpuWorkload", "GpuW
 #: The image of upstream's GPU example workloads: does nothing, runs as uid 65535.
 PAUSE_IMAGE = "public.ecr.aws/eks-distro/kubernetes/pause:3.10"
 #: The extended resource the NVIDIA device plugin advertises.
-GPU_RESOURCE = "nvidia.com/gpu"
+GPU_RESOURCE = NVIDIA_GPU
 #: Pod annotation that keeps Karpenter from voluntarily disrupting (consolidating, drifting) the node.
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 #: The pause image's own user (65535, "nobody" in the distroless sense); any uid ≥ 1 is non-root.
@@ -65,9 +66,7 @@ def _pool(pool: Any, prop: str = "pool") -> NodePoolConstruct:
 
 def toleration(taint: Taint) -> dict[str, Any]:
     """The toleration matching exactly ``taint``: ``Equal`` on its value, ``Exists`` when it has none."""
-    if taint.value is None:
-        return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}
-    return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
+    return toleration_for(taint.render())
 
 
 def pod_placement(pool: NodePoolConstruct) -> dict[str, Any]:

@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.labels import GPU_RESOURCES
+from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
+from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
 
 __all__ = ["InstanceType", "Catalog", "default_catalog", "load_catalog", "catalog_from_document",
@@ -57,7 +60,7 @@ EXTENDED_RESOURCES: tuple[str, ...] = (
     "habana.ai/gaudi", "vpc.amazonaws.com/efa",
 )
 
-_GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+_GPU_RESOURCES = GPU_RESOURCES
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,17 @@ class InstanceType:
     labels: Mapping[str, str] = field(hash=False, repr=False)
     allocatable: Mapping[str, Decimal] = field(hash=False, repr=False)
     price: Decimal | None = None
+
+    @cached_property
+    def requirements(self) -> Requirements:
+        """The type's requirements as the provider computes them (``offerings.instance_requirements``):
+        every modelled key defined, absent ones DoesNotExist, ``instance-hypervisor`` "" on bare metal."""
+        return instance_requirements(self.labels, INSTANCE_LABEL_KEYS)
+
+    @cached_property
+    def node_labels(self) -> Mapping[str, str]:
+        """The labels a node of this type carries (``instance-hypervisor: ""`` on bare metal)."""
+        return node_labels(self.labels)
 
     @property
     def gpus(self) -> int:

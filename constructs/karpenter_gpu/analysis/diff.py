@@ -20,8 +20,6 @@ are applied to both sides, so a change that only spells out a default is not rep
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import subprocess
 from collections import Counter
 from dataclasses import dataclass
@@ -31,7 +29,16 @@ from typing import Any, Callable, Iterable
 
 import yaml
 
+from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS
+from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.drift import (
+    RESOLVED_AMI_FAMILY, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
+    static_drift_blocked,
+)
+from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
+from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
+from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
 Key = tuple[str, str, str]  # (apiVersion, kind, name)
 Side = dict[str, dict[Key, dict]]
@@ -186,22 +193,9 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _canon(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _norm(value: Any) -> Any:
-    """Karpenter's hash view: unset == empty, list order ignored (hashstructure SlicesAsSets, ZeroNil)."""
-    if isinstance(value, dict):
-        out = {k: _norm(v) for k, v in value.items()}
-        return {k: v for k, v in out.items() if v not in (None, "", [], {})}
-    if isinstance(value, list):
-        return sorted((_norm(v) for v in value), key=_canon)
-    return value
-
-
-def _same(a: Any, b: Any) -> bool:
-    return _canon(_norm(a)) == _canon(_norm(b))
+_canon = canonical
+_norm = hash_form
+_same = same_hash
 
 
 def _leaves(old: Any, new: Any, path: str) -> list[str]:
@@ -302,63 +296,6 @@ def _by_key(requirements: list | None) -> dict[str, list[dict]]:
     return out
 
 
-def _ints(values: list) -> list[int] | None:
-    try:
-        return [int(v) for v in values]
-    except (TypeError, ValueError):
-        return None
-
-
-def _implies(old: list[dict], req: dict) -> bool:
-    """Every value the old constraints on this key admit is admitted by ``req`` (conservative: False when unsure)."""
-    op, values = req.get("operator"), [str(v) for v in req.get("values") or []]
-    for o in old:
-        oop, ovalues = o.get("operator"), [str(v) for v in o.get("values") or []]
-        if oop == "DoesNotExist":
-            if op in ("DoesNotExist", "NotIn"):
-                return True
-            continue
-        if op == "Exists" and oop in ("Exists", "In", "Gt", "Lt", "Gte", "Lte") and (oop != "In" or ovalues):
-            return True
-        if oop == "In" and ovalues:
-            if op == "In" and set(ovalues) <= set(values):
-                return True
-            if op == "NotIn" and not set(ovalues) & set(values):
-                return True
-            ints, bound = _ints(ovalues), _ints(values)
-            if ints is not None and bound and len(bound) == 1:
-                x = bound[0]
-                checks = {"Gt": lambda v: v > x, "Gte": lambda v: v >= x, "Lt": lambda v: v < x, "Lte": lambda v: v <= x}
-                if op in checks and all(checks[op](v) for v in ints):
-                    return True
-        if oop == "NotIn" and op == "NotIn" and set(values) <= set(ovalues):
-            return True
-        ob, nb = _ints(ovalues), _ints(values)
-        if ob and nb and len(ob) == 1 and len(nb) == 1:
-            y, x = ob[0], nb[0]
-            if op in ("Gt", "Gte") and oop in ("Gt", "Gte"):
-                low_old = y + 1 if oop == "Gt" else y  # smallest admitted integer
-                low_new = x + 1 if op == "Gt" else x
-                if low_old >= low_new:
-                    return True
-            if op in ("Lt", "Lte") and oop in ("Lt", "Lte"):
-                high_old = y - 1 if oop == "Lt" else y
-                high_new = x - 1 if op == "Lt" else x
-                if high_old <= high_new:
-                    return True
-    return False
-
-
-def _widened(old: list | None, new: list | None) -> bool:
-    """True when every node the old requirements admit is still admitted by the new ones."""
-    old_keys = _by_key(old)
-    for key, reqs in _by_key(new).items():
-        for req in reqs:
-            if not _implies(old_keys.get(key, []), req):
-                return False
-    return True
-
-
 def _requirements_text(old: list | None, new: list | None) -> str:
     a, b = _by_key(old), _by_key(new)
     parts = []
@@ -371,34 +308,87 @@ def _requirements_text(old: list | None, new: list | None) -> str:
     return _few(parts)
 
 
-def _without_min_values(requirements: list | None) -> list:
-    return [{k: v for k, v in r.items() if k != "minValues"} if isinstance(r, dict) else r for r in requirements or []]
+class _Simulations:
+    """One simulator run per side, shared by every NodePool of the environment."""
+
+    def __init__(self, base_env: dict[Key, dict]) -> None:
+        self.base_env = base_env
+        self._reports: dict[str, PoolReport] | None = None
+        self.error: KarpenterGpuError | None = None
+
+    def old(self, pool: str) -> PoolReport | None:
+        return self.reports().get(pool)
+
+    def reports(self) -> dict[str, PoolReport]:
+        if self._reports is None:
+            manifests = [m for (api, _, _), m in sorted(self.base_env.items()) if api != "helm"]
+            try:
+                self._reports = {r.name: r for r in simulate_pools(manifests)}
+            except KarpenterGpuError as error:
+                self._reports, self.error = {}, error
+        return self._reports
 
 
-def _simulated_removed(pool: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[str] | None:
-    """Instance types the pool could use before and cannot now, from karpenter_gpu.analysis.simulator if present."""
-    try:
-        module = importlib.import_module(f"{__package__}.simulator")
-    except ImportError:
-        return None
-    simulate = getattr(module, "simulate_pools", None)
-    if not callable(simulate):
-        return None
+def _offering_prices(reports: dict[str, PoolReport], overlay: str) -> tuple[dict, dict]:
+    """(pool, instance type, offering) → (price, overlay): those ``overlay`` prices on this side, and all."""
+    out = {}
+    for pool, report in reports.items():
+        for c in report.candidates:
+            for o in c.offerings:
+                out[(pool, c.instance.name, o.offering.label)] = (o.price, o.overlay)
+    return {k: v for k, v in out.items() if v[1] == overlay}, out
 
-    def types(env: dict[Key, dict]) -> set[str] | None:
-        manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
-        for result in simulate(manifests):
-            if getattr(result, "name", None) == pool:
-                return {str(c.instance.name) for c in result.candidates}
-        return None
 
-    try:
-        before, after = types(base_env), types(head_env)
-    except Exception:  # noqa: BLE001 - the simulator is optional; the diff never fails because of it
-        return None
-    if before is None or after is None:
-        return None
-    return sorted(before - after)
+def _repriced(overlay: str, base: _Simulations, head: _Simulations) -> str:
+    """The exact offerings whose simulated price changes where ``overlay`` prices them on either side."""
+    mine_old, all_old = _offering_prices(base.reports(), overlay)
+    mine_new, all_new = _offering_prices(head.reports(), overlay)
+    changed = []
+    for key in sorted(set(mine_old) | set(mine_new)):
+        before, after = all_old.get(key, (None, None))[0], all_new.get(key, (None, None))[0]
+        if before != after:
+            pool, it, offering = key
+            changed.append(f"{it} {offering} in {pool}: {_short(before)} → {_short(after)}")
+    if not changed:
+        return "no simulated price changes"
+    return f"re-prices {len(changed)} offering(s): {_few(changed, 6)}"
+
+
+def _requirement_change(name: str, old: dict, new: dict, sims: _Simulations) -> tuple[Category, str]:
+    """Classify a requirements change per NodeClaim (``areRequirementsDrifted``), naming the instance
+    types and offerings whose nodes drift."""
+    ov, nv = NodePoolView.of(old), NodePoolView.of(new)
+    if nv.problem is not None:
+        return Category.REFUSED, f"the new requirements cannot be read ({nv.problem.prop}: {nv.problem.allowed})"
+    report = sims.old(name)
+    if report is None or ov.problem is not None:
+        why = sims.error or ov.problem
+        return Category.MAY_REPLACE_NODES, ("nodes whose labels no longer match drift; the old pool could not be "
+                                            f"simulated ({why.prop if why else 'not found'}) to say which")
+    named = zone_universe([ov, nv], [])
+    offerings = pool_offerings(ov, named)
+    outcomes = requirement_drift(ov, nv, ((c.instance.name, c.instance.labels, offerings) for c in report.candidates),
+                                 INSTANCE_LABEL_KEYS)
+    drifted = [o for o in outcomes if o.reason is not None]
+    unsure = [o for o in outcomes if o.reason is None and not o.certain]
+    total = f"{len(report.candidates)} instance type(s) x {len(offerings)} offering(s) the old pool can run"
+    if drifted:
+        by_type: dict[str, list[str]] = {}
+        for o in drifted:
+            by_type.setdefault(o.instance_type, []).append(o.offering)
+        kept = len({o.instance_type for o in outcomes} - set(by_type))
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for it, offs in sorted(by_type.items()):
+            groups.setdefault(tuple(offs), []).append(it)
+        shown = "; ".join(f"{', '.join(its)} ({'every offering' if len(offs) == len(offerings) else ', '.join(offs)})"
+                          for offs, its in groups.items())
+        return Category.REPLACES_NODES, (f"nodes drift (areRequirementsDrifted) on {shown}: {drifted[0].reason}; "
+                                         f"{kept} other instance type(s) of the {total} stay")
+    if unsure:
+        return Category.MAY_REPLACE_NODES, (f"nodes may drift: the new requirements name labels the catalog does not "
+                                            f"model (checked {total})")
+    return Category.BEHAVIOURAL, (f"every node of the {total} still satisfies the new requirements "
+                                  "(areRequirementsDrifted, per NodeClaim): no drift; new launches follow them")
 
 
 # --------------------------------------------------------------------------------------------- NodePool
@@ -427,7 +417,7 @@ class _Collector:
 
 
 def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_env: dict[Key, dict],
-               out: _Collector) -> None:
+               out: _Collector, sims: _Simulations | None = None) -> None:
     so, sn = old.get("spec") or {}, new.get("spec") or {}
     to, tn = so.get("template") or {}, sn.get("template") or {}
     mo, mn = to.get("metadata") or {}, tn.get("metadata") or {}
@@ -460,8 +450,8 @@ def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_
     if ro.get("name") != rn.get("name"):
         out.add(Category.REPLACES_NODES, f"spec.template.spec.nodeClassRef.name changed: {_short(ro.get('name'))} → "
                                          f"{_short(rn.get('name'))} — {drift}")
-    for field in ("labels", "annotations"):
-        if not _same(mo.get(field), mn.get(field)):
+    for field in ("labels", "annotations"):  # maps: an entry with value "" is hashed too
+        if not same_map(mo.get(field), mn.get(field)):
             out.add(Category.REPLACES_NODES, f"spec.template.metadata.{field} changed: "
                                              f"{_few(_map_diff(mo.get(field), mn.get(field)))} — {drift}")
     for field in ("taints", "startupTaints"):
@@ -488,29 +478,14 @@ def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_
         if not _same(to.get(field), tn.get(field)):
             out.add(Category.REPLACES_NODES, f"spec.template.{field} changed — {drift}")
 
-    # Requirements: not hashed, compared semantically per node.
+    # Requirements: not hashed, compared per NodeClaim.
     qo, qn = po.get("requirements"), pn.get("requirements")
     if not _same(qo, qn):
-        what = _requirements_text(qo, qn)
-        if _same(_without_min_values(qo), _without_min_values(qn)):
-            out.add(Category.BEHAVIOURAL, f"spec.template.spec.requirements minValues changed: {what} — new launches "
-                                          "only; running nodes still match")
-        elif _widened(qo, qn):
-            out.add(Category.BEHAVIOURAL, f"spec.template.spec.requirements widened: {what} — running nodes still "
-                                          "match (no drift); new launches may use the added options")
-        else:
-            removed = _simulated_removed(name, base_env, head_env)
-            if removed is None:
-                tail = ("nodes whose labels (instance type, zone, capacity type, ...) no longer match drift; drift is "
-                        "decided per node — the simulator (karpenter_gpu.analysis.simulator) is not available to list which "
-                        "instance types are dropped")
-            elif removed:
-                tail = (f"nodes whose instance type no longer matches drift; the simulator drops "
-                        f"{', '.join(removed)}")
-            else:
-                tail = ("nodes whose labels no longer match drift; the simulator drops no instance type, so only "
-                        "nodes outside the new zones / capacity types / other keys are replaced")
-            out.add(Category.REPLACES_NODES, f"spec.template.spec.requirements narrowed or changed: {what} — {tail}")
+        category, tail = _requirement_change(name, old, new, sims or _Simulations(base_env))
+        out.add(category, f"spec.template.spec.requirements changed: {_requirements_text(qo, qn)} — {tail}")
+    blocked = static_drift_blocked(NodePoolView.of(new))
+    if blocked and Category.REPLACES_NODES in out.reasons:
+        out.add(Category.INFO, f"static pool: {blocked}")
 
     # Behavioural: never drift.
     if so.get("weight", 0) != sn.get("weight", 0):
@@ -541,15 +516,13 @@ _SELECTORS = {
     "securityGroupSelectorTerms": "nodes drift when the resolved security groups differ from the ones they have",
     "capacityReservationSelectorTerms": "nodes in a capacity reservation that is no longer selected may be replaced",
 }
-_NOT_HASHED = {*_SELECTORS, "amiSelectorTerms", "amiFamily", "ipPrefixCount"}
 _METADATA_DEFAULTS = {"httpEndpoint": "enabled", "httpProtocolIPv6": "disabled", "httpPutResponseHopLimit": 1,
                       "httpTokens": "required"}
 
 
 def _pools_using(node_class: str, env: dict[Key, dict]) -> list[str]:
-    return sorted(m.get("metadata", {}).get("name", "") for (_, kind, _), m in env.items() if kind == "NodePool"
-                  and (((m.get("spec") or {}).get("template") or {}).get("spec") or {})
-                  .get("nodeClassRef", {}).get("name") == node_class)
+    return sorted(v.name for v in (NodePoolView.of(m) for (api, kind, _), m in env.items()
+                                   if (api, kind) == NODEPOOL_KIND) if v.node_class_ref.get("name") == node_class)
 
 
 def _alias(terms: Any) -> str | None:
@@ -564,11 +537,12 @@ def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out:
     drift_cat = Category.REPLACES_NODES if pools else Category.INFO
     who = (f"every node of NodePools using EC2NodeClass {name}: {', '.join(pools)} is replaced" if pools else
            f"no NodePool uses EC2NodeClass {name}, so no node is replaced")
-    for field in sorted((set(so) | set(sn)) - _NOT_HASHED):
-        a, b = so.get(field), sn.get(field)
+    ho, hn = node_class_hash_fields(NodeClassView.of(old)), node_class_hash_fields(NodeClassView.of(new))
+    for field in sorted((set(ho) | set(hn)) - {RESOLVED_AMI_FAMILY}):
+        a, b = ho.get(field), hn.get(field)
         if field == "metadataOptions":
             a, b = {**_METADATA_DEFAULTS, **(a or {})}, {**_METADATA_DEFAULTS, **(b or {})}
-        if _same(a, b):
+        if (same_map(a, b) if field == "tags" else _same(a, b)):
             continue
         if field == "blockDeviceMappings":
             what = _few(_list_diff(a, b, _device))
@@ -590,10 +564,13 @@ def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out:
             out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
                     f"spec.amiSelectorTerms changed: {what} — nodes drift if the resolved AMIs differ from the AMI "
                     f"they run (NodePools: {', '.join(pools) or 'none'})")
-    if so.get("amiFamily") != sn.get("amiFamily"):
-        out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
-                f"spec.amiFamily {_short(so.get('amiFamily'))} → {_short(sn.get('amiFamily'))}: not hashed; nodes "
-                f"drift through the resolved AMIs (NodePools: {', '.join(pools) or 'none'})")
+    fo, fn = ho[RESOLVED_AMI_FAMILY], hn[RESOLVED_AMI_FAMILY]
+    if fo != fn:  # EC2NodeClass.Hash hashes the resolved family, not the field
+        out.add(drift_cat, f"resolved AMI family {fo} → {fn} (spec.amiFamily {_short(so.get('amiFamily'))} → "
+                           f"{_short(sn.get('amiFamily'))}): the EC2NodeClass hash changes — {who}")
+    elif so.get("amiFamily") != sn.get("amiFamily"):
+        out.add(Category.INFO, f"spec.amiFamily {_short(so.get('amiFamily'))} → {_short(sn.get('amiFamily'))}: the "
+                               f"resolved AMI family stays {fn}, so the hash does not change; no drift")
     for field, effect in _SELECTORS.items():
         if not _same(so.get(field), sn.get(field)):
             out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
@@ -636,26 +613,30 @@ def _index(env: dict[Key, dict]) -> dict[tuple[str, str], tuple[str, dict]]:
 
 def _added(kind: str, name: str, manifest: dict) -> str:
     spec = (manifest.get("spec") or {}) if kind != "Values" else {}
-    if kind == "NodePool" and "replicas" in spec:
+    if kind == NODEPOOL_KIND[1] and "replicas" in spec:
         return f"static NodePool added: launches {spec['replicas']} node(s)"
-    if kind == "NodePool":
+    if kind == NODEPOOL_KIND[1]:
         return "NodePool added: Karpenter may launch nodes for pending pods that fit it"
     if kind == "Values":
         return f"Helm values {name} added"
     return f"{kind} added"
 
 
-def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector) -> None:
-    if kind == "NodePool":
+def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector,
+             sims: tuple[_Simulations, _Simulations] | None = None) -> None:
+    if kind == NODEPOOL_KIND[1]:
         out.add(Category.DRAINS_POOL, f"NodePool {name} removed: every node of pool {name} is drained")
-    elif kind == "EC2NodeClass":
+    elif kind == NODE_CLASS_KIND[1]:
         still = _pools_using(name, head_env)
         text = f"EC2NodeClass {name} removed: deletion waits until no NodeClaim uses it"
         if still:
             text += f"; NodePools {', '.join(still)} still reference it and cannot launch nodes"
         out.add(Category.INFO, text)
-    elif kind == "NodeOverlay":
-        out.add(Category.BEHAVIOURAL, f"NodeOverlay {name} removed: scheduling simulation only")
+    elif kind == OVERLAY_KIND[1]:
+        text = f"NodeOverlay {name} removed: scheduling simulation only"
+        if sims is not None:
+            text += f"; {_repriced(name, *sims)}"
+        out.add(Category.BEHAVIOURAL, text)
     elif kind == "Values":
         out.add(Category.INFO, f"Helm values {name} removed: the release is not uninstalled by this")
     else:
@@ -668,14 +649,15 @@ def _spec_key(manifest: dict) -> str:
 
 def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[Change]:
     base, head = _index(base_env), _index(head_env)
+    sims, head_sims = _Simulations(base_env), _Simulations(head_env)
     changes: list[Change] = []
     removed = sorted(set(base) - set(head))
     added = sorted(set(head) - set(base))
 
     # Rename: a removed NodePool and an added one with the same spec.
-    for kind, old_name in [k for k in removed if k[0] == "NodePool"]:
-        match = next((k for k in added if k[0] == "NodePool"
-                      and _spec_key(head[k][1]) == _spec_key(base[("NodePool", old_name)][1])), None)
+    for kind, old_name in [k for k in removed if k[0] == NODEPOOL_KIND[1]]:
+        match = next((k for k in added if k[0] == NODEPOOL_KIND[1]
+                      and _spec_key(head[k][1]) == _spec_key(base[(NODEPOOL_KIND[1], old_name)][1])), None)
         if match is None:
             continue
         new_name = match[1]
@@ -687,10 +669,13 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
 
     for kind, name in removed:
         out = _Collector()
-        _removed(kind, name, head_env, out)
+        _removed(kind, name, head_env, out, (sims, head_sims))
         changes.extend(out.changes(environment, kind, name))
     for kind, name in added:
-        changes.append(Change(environment, kind, name, Category.NEW, (_added(kind, name, head[(kind, name)][1]),)))
+        text = _added(kind, name, head[(kind, name)][1])
+        if kind == OVERLAY_KIND[1]:
+            text += f"; {_repriced(name, sims, head_sims)}"
+        changes.append(Change(environment, kind, name, Category.NEW, (text,)))
 
     for kind, name in sorted(set(base) & set(head)):
         (api_old, old), (api_new, new) = base[(kind, name)], head[(kind, name)]
@@ -699,23 +684,24 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
             out.add(Category.INFO, f"apiVersion {api_old} → {api_new}")
         if kind == "Values":
             _helm(name, old, new, out)
-        elif kind == "NodePool":
-            _node_pool(name, old, new, base_env, head_env, out)
-        elif kind == "EC2NodeClass":
+        elif kind == NODEPOOL_KIND[1]:
+            _node_pool(name, old, new, base_env, head_env, out, sims)
+        elif kind == NODE_CLASS_KIND[1]:
             _node_class(name, old, new, base_env, out)
-        elif kind == "NodeOverlay":
+        elif kind == OVERLAY_KIND[1]:
             leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
             if leaves:
-                out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched")
+                out.add(Category.BEHAVIOURAL, f"{_few(leaves)} — scheduling simulation only; running nodes untouched; "
+                                              f"{_repriced(name, sims, head_sims)}")
         else:
             leaves = _leaves({k: v for k, v in old.items() if k not in ("status", "apiVersion")},
                              {k: v for k, v in new.items() if k not in ("status", "apiVersion")}, "")
             if leaves:
                 out.add(Category.INFO, f"changed: {_few(leaves)}")
-        if kind in ("NodePool", "EC2NodeClass", "NodeOverlay"):
+        if kind in (NODEPOOL_KIND[1], NODE_CLASS_KIND[1], OVERLAY_KIND[1]):
             mo, mn = old.get("metadata") or {}, new.get("metadata") or {}
             for field in ("labels", "annotations"):
-                if not _same(mo.get(field), mn.get(field)):
+                if not same_map(mo.get(field), mn.get(field)):
                     out.add(Category.INFO, f"metadata.{field} changed: {_few(_map_diff(mo.get(field), mn.get(field)))}"
                                            " (object metadata; no effect on nodes)")
         changes.extend(out.changes(environment, kind, name))

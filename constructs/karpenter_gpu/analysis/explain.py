@@ -21,6 +21,9 @@ from karpenter_gpu.analysis import timeline
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog, load_catalog
 from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
 from karpenter_gpu.check.validate import environments
+from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
+from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
+from karpenter_gpu.k8s.views import NodePoolView
 
 _WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
@@ -32,11 +35,10 @@ def _money(value: Decimal | None) -> str:
 
 def _gates(pool: dict, report: PoolReport) -> list[str]:
     """Controller feature gates this pool relies on (the Karpenter values file turns them on)."""
-    spec = pool.get("spec") or {}
     gates = []
     if "reserved" in report.capacity_types:
         gates.append("reservedCapacity")
-    if "replicas" in spec:
+    if NodePoolView.of(pool).static:
         gates.append("staticCapacity")
     if any(c.overlays for c in report.candidates):  # an overlay changes what Karpenter sees of its candidates
         gates.append("nodeOverlay")
@@ -44,10 +46,11 @@ def _gates(pool: dict, report: PoolReport) -> list[str]:
 
 
 def _windows(pool: dict) -> list[dict]:
-    annotation = ((pool.get("metadata") or {}).get("annotations") or {}).get("karpenter-gpu.io/disruption-windows", "")
+    view = NodePoolView.of(pool)
+    annotation = str(view.annotations.get(WINDOWS_ANNOTATION, ""))
     local = {int(m.group(1)): m.group(2) for m in re.finditer(r"budgets\[(\d+)\]: (.*)", annotation)}
     out = []
-    for i, budget in enumerate(((pool.get("spec") or {}).get("disruption") or {}).get("budgets") or []):
+    for i, budget in enumerate(view.budgets):
         if "schedule" in budget:
             out.append({"nodes": str(budget.get("nodes")), "utc": f"{budget['schedule']} for {budget.get('duration')}",
                         "reasons": list(budget.get("reasons") or []), "local": local.get(i, "")})
@@ -66,7 +69,7 @@ def _zone(pools: list[dict]) -> str:
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
                         zone: str | None = None) -> dict[str, Any]:
     """Everything the report shows for one environment, as plain data (the JSON format)."""
-    pools = [m for m in manifests if m.get("apiVersion") == "karpenter.sh/v1" and m.get("kind") == "NodePool"]
+    pools = [m for m in manifests if is_kind(m, NODEPOOL_KIND)]
     by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
     reports: list[PoolReport] = simulate_pools(manifests, catalog)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "notes": [ZONE_NOTE], "pools": []}
@@ -76,6 +79,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
         out["pools"].append({
             "name": r.name, "kind": r.kind, "weight": r.weight, "capacity_types": list(r.capacity_types),
             "zones": list(r.zones), "candidates": [c.instance.name for c in r.candidates],
+            "offerings": sorted({o.offering.label for c in r.candidates for o in c.offerings}),
+            "overlaid_offerings": _overlaid(r),
             "gpu_names": list(r.gpu_names), "price_range": [str(v) for v in low_high] if low_high else None,
             "gpu_limit": r.gpu_limit,
             "worst_case_hourly": None if r.worst_case_hourly is None else str(r.worst_case_hourly),
@@ -85,11 +90,21 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
     if pod is not None:
         fits = pod_fit(pod, manifests, catalog)
         choice = first_choice(fits)
-        out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance,
+        out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance, "offering": f.offering,
                                                   "price": None if f.price is None else str(f.price),
                                                   "reason": f.reason} for f in fits],
                       "first_choice": None if choice is None else {"pool": choice.pool, "instance": choice.instance}}
     return out
+
+
+def _overlaid(report: PoolReport) -> dict[str, list[str]]:
+    """Overlay name → the exact ``instance-type capacity-type/zone`` offerings it re-prices in this pool."""
+    out: dict[str, list[str]] = {}
+    for c in report.candidates:
+        for o in c.offerings:
+            if o.overlay is not None:
+                out.setdefault(o.overlay, []).append(f"{c.instance.name} {o.offering.label}")
+    return {k: sorted(v) for k, v in sorted(out.items())}
 
 
 def _rows(env: dict) -> list[list[str]]:
@@ -140,6 +155,12 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
     for p in env["pools"]:
         for note in p["notes"]:
             lines.append(f"{bullet}{p['name']}: {note}")
+        for overlay, offerings in p["overlaid_offerings"].items():
+            per_type: dict[str, int] = {}
+            for entry in offerings:
+                per_type[entry.split(" ", 1)[0]] = per_type.get(entry.split(" ", 1)[0], 0) + 1
+            if any(n < len(p["offerings"]) for n in per_type.values()):  # re-prices some offerings only
+                lines.append(f"{bullet}{p['name']}: NodeOverlay {overlay} re-prices only {', '.join(offerings)}")
         for w in p["windows"]:
             lines.append(f"{bullet}{p['name']} window: {w['local'] or w['utc']} (UTC: {w['utc']})")
     for note in env["notes"]:
@@ -149,7 +170,8 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
         choice = pod["first_choice"]
         lines.append(f"{bullet}pod {pod['shape']}: " + (f"lands on {choice['pool']} as {choice['instance']}"
                                                         if choice else "fits no pool"))
-        lines.extend(f"{bullet}  {f['pool']}: {f['instance'] or f['reason']}" for f in pod["fits"])
+        lines.extend(f"{bullet}  {f['pool']}: " + (f"{f['instance']} ({f['offering']})" if f['instance'] else f['reason'])
+                     for f in pod["fits"])
     return lines
 
 
@@ -177,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             for (name, docs), env in zip(loaded, envs):
                 svg_names[name] = f"disruption-{name}.svg"
-                pools = [d for d in docs if d.get("kind") == "NodePool"]
+                pools = [d for d in docs if is_kind(d, NODEPOOL_KIND)]
                 (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: disruption windows"))
             (out / "explain.md").write_text(render_markdown(envs, svg_names))
         print(render_markdown(envs, svg_names))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from html import escape
 
+from karpenter_gpu.k8s.views import NodePoolView
 from karpenter_gpu.pools.disruption_window import load_zone
 
 #: Monday of the reference week, in January (northern-hemisphere standard time).
@@ -70,8 +71,7 @@ def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[
     local_monday = REFERENCE_MONDAY.replace(tzinfo=None)
     utc_sunday = REFERENCE_MONDAY - timedelta(days=1)
     out = []
-    budgets = (((nodepool.get("spec") or {}).get("disruption") or {}).get("budgets")) or []
-    for budget in budgets:
+    for budget in NodePoolView.of(nodepool).budgets:
         if "schedule" not in budget or (str(budget.get("nodes")) == "0") == limited:
             continue
         length = _minutes(str(budget.get("duration", "")))
@@ -84,7 +84,7 @@ def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[
 
 def always_blocked(nodepool: dict) -> bool:
     """A ``nodes: "0"`` budget without a schedule blocks all voluntary disruption, always."""
-    budgets = (((nodepool.get("spec") or {}).get("disruption") or {}).get("budgets")) or []
+    budgets = NodePoolView.of(nodepool).budgets
     return any(str(b.get("nodes")) == "0" and "schedule" not in b and not b.get("reasons") for b in budgets)
 
 
@@ -106,7 +106,7 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
         parts.append(f'<line x1="{x}" y1="{top - 4}" x2="{x}" y2="{height - 26}" stroke="#ccc"/>')
     for row, pool in enumerate(nodepools):
         y = top + row * row_h
-        name = (pool.get("metadata") or {}).get("name", "?")
+        name = NodePoolView.of(pool).name or "?"
         parts.append(f'<text x="8" y="{y + 15}">{escape(name)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{7 * day_w}" height="{row_h - 6}" fill="#eef5ee"/>')
         blocked = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]

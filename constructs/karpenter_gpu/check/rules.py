@@ -21,8 +21,15 @@ from typing import Any, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
-from karpenter_gpu.k8s.requirements import Label, check_label_key, check_overlay_key
-from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools
+from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, kind_of
+from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
+from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
+from karpenter_gpu.k8s.scheduling import (
+    COMPARISONS, Requirement, Requirements, atoi, pod_requirements, taint_text, untolerated,
+)
+from karpenter_gpu.k8s.drift import static_drift_blocked
+from karpenter_gpu.k8s.views import NodePoolView
+from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
 
 __all__ = ["RULES", "Rule", "check_rules"]
@@ -60,6 +67,7 @@ RULES: dict[str, Rule] = {
     "KG419": Rule(_E, "pool that can launch no instance type of the catalog"),
     "KG420": Rule(_W, "training pool whose only capacity type is spot"),
     "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
+    "KG430": Rule(_W, "static pool whose limits.nodes equals replicas: drifted nodes are never replaced"),
 }
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -68,9 +76,6 @@ MIN_CANDIDATES = 3
 #: The environment name in which KG411 (``@latest`` AMI alias) is an error.
 PROD_ENVIRONMENT = "prod"
 
-_NODEPOOL = ("karpenter.sh/v1", "NodePool")
-_NODE_CLASS = ("karpenter.k8s.aws/v1", "EC2NodeClass")
-_OVERLAY = ("karpenter.sh/v1alpha1", "NodeOverlay")
 #: Workload kinds KG417 reads, and where their pod spec is.
 _WORKLOADS = {("v1", "Pod"): "spec", ("apps/v1", "Deployment"): "spec.template.spec",
               ("apps/v1", "StatefulSet"): "spec.template.spec", ("apps/v1", "ReplicaSet"): "spec.template.spec",
@@ -79,9 +84,8 @@ _WORKLOADS = {("v1", "Pod"): "spec", ("apps/v1", "Deployment"): "spec.template.s
 
 _GPU_KEY_PREFIX = "karpenter.k8s.aws/instance-gpu-"
 _GPU_FAMILY = re.compile(r"^(g|gr|p)[0-9]")  # g4dn, g5g, g6e, gr6, p4d, p5en, p6-b200 …
-_GPU_TAINT_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
+_GPU_TAINT_KEYS = (NVIDIA_GPU, AMD_GPU)
 _ISOLATING_EFFECTS = ("NoSchedule", "NoExecute")
-_COMPARISONS = ("Gt", "Gte", "Lt", "Lte")
 _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
 _CONSOLIDATION_REASONS = {"WhenEmpty": {"Empty"}, "WhenEmptyOrUnderutilized": {"Empty", "Underutilized"},
                           "Balanced": {"Empty", "Underutilized"}}
@@ -109,17 +113,6 @@ def _values(req: dict) -> list[str] | None:
     return [str(v) for v in raw] if isinstance(raw, list) else [str(raw)]
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-
-
 class _Req(NamedTuple):
     path: str
     key: str
@@ -142,17 +135,6 @@ def _label_reqs(labels: dict, base: str) -> list[_Req]:
     return [_Req(f"{base}[{k}]", k, "In", [str(v)]) for k, v in labels.items() if isinstance(k, str)]
 
 
-def _in_values(reqs: list[_Req], key: str) -> tuple[set[str] | None, _Req | None]:
-    """The values ``In`` requirements on ``key`` allow (intersected), or None when unconstrained."""
-    allowed: set[str] | None = None
-    first = None
-    for r in reqs:
-        if r.key == key and r.op == "In" and r.values is not None:
-            allowed = set(r.values) if allowed is None else allowed & set(r.values)
-            first = first or r
-    return allowed, first
-
-
 def _gpu_groups(names: Any) -> str:
     """'t4, t4g, v100 (16384), a10g, l4 (22888)': GPU names grouped by reported MiB."""
     by_mib: dict[int, list[str]] = {}
@@ -161,8 +143,14 @@ def _gpu_groups(names: Any) -> str:
     return ", ".join(f"{', '.join(sorted(n))} ({mib})" for mib, n in sorted(by_mib.items()))
 
 
-def _passes(mib: int, op: str, threshold: int) -> bool:
-    return {"Gt": mib > threshold, "Gte": mib >= threshold, "Lt": mib < threshold, "Lte": mib <= threshold}[op]
+def _threshold(r: _Req) -> Requirement | None:
+    """A well-formed comparison requirement in the core's terms, else None (KG409 or the CRD says why)."""
+    if r.op not in COMPARISONS or not r.values or len(r.values) != 1:
+        return None
+    try:
+        return Requirement.from_dict({"key": r.key, "operator": r.op, "values": r.values})
+    except KarpenterGpuError:
+        return None
 
 
 # --------------------------------------------------------------------------- per object
@@ -195,20 +183,19 @@ class _Object:
 
 
 class _Pool(_Object):
-    """A karpenter.sh/v1 NodePool, with what several rules need precomputed."""
+    """A karpenter.sh/v1 NodePool: its core view plus the requirement spellings the lint rules read."""
 
-    REQS = "spec.template.spec.requirements"
-    LABELS = "spec.template.metadata.labels"
+    REQS = NodePoolView.REQUIREMENTS
+    LABELS = NodePoolView.LABELS
 
     def __init__(self, file: str, manifest: dict) -> None:
         super().__init__(file, manifest)
-        self.template = _dict(self.spec.get("template"))
-        self.tspec = _dict(self.template.get("spec"))
-        self.labels = _dict(_dict(self.template.get("metadata")).get("labels"))
-        self.reqs = _requirements(self.tspec.get("requirements"), self.REQS)
+        self.view = NodePoolView.of(manifest)
+        self.template, self.tspec, self.labels = self.view.template, self.view.template_spec, self.view.labels
+        self.reqs = _requirements(list(self.view.requirement_dicts), self.REQS)
         self.selection = self.reqs + _label_reqs(self.labels, self.LABELS)
-        self.static = self.spec.get("replicas") is not None
-        self.disruption = self.spec.get("disruption")
+        self.static = self.view.static
+        self.disruption = self.view.disruption
         self.weight = self.spec.get("weight")
         self.is_gpu = any(self._selects_gpus(r) for r in self.selection)
 
@@ -230,12 +217,9 @@ class _Pool(_Object):
     def policy(self) -> str:
         return str(_dict(self.disruption).get("consolidationPolicy") or "WhenEmptyOrUnderutilized")
 
-    def capacity_types(self) -> tuple[set[str] | None, _Req | None]:
-        return _in_values(self.selection, Label.CAPACITY_TYPE)
-
     def gpu_resource(self) -> str:
-        makers, _ = _in_values(self.selection, Label.GPU_MANUFACTURER)
-        return "amd.com/gpu" if makers and makers <= {"amd"} else "nvidia.com/gpu"
+        makers = self.view.template_requirements.get(Label.GPU_MANUFACTURER)
+        return AMD_GPU if not makers.complement and makers.values and makers.values <= {"amd"} else NVIDIA_GPU
 
 
 def _check_pool(pool: _Pool, pools: list[_Pool]) -> None:
@@ -316,8 +300,7 @@ def _training_reason(pool: _Pool) -> str | None:
     for word in words:
         if "train" in str(word).lower():
             return f"'{word}' says training"
-    caps, _ = pool.capacity_types()
-    caps = caps if caps is not None else {"on-demand"}  # Karpenter's default capacity type
+    caps = pool.view.capacity_types  # no requirement admits spot, and spot is launched first
     if pool.disruption is not None and pool.policy == "WhenEmpty" and caps and "spot" not in caps:
         return "WhenEmpty consolidation on non-spot capacity"
     return None
@@ -338,7 +321,7 @@ def _kg405_expiry(pool: _Pool) -> None:
 
 
 def _check_requirements(obj: _Object, reqs: list[_Req], *, overlay: bool) -> None:
-    names, _ = _in_values(reqs, Label.GPU_NAME)
+    names = _named_gpus(reqs)
     for r in reqs:
         _kg409_operator_values(obj, r)
         _kg410_key(obj, r, overlay=overlay)
@@ -354,13 +337,22 @@ def _check_requirements(obj: _Object, reqs: list[_Req], *, overlay: bool) -> Non
         _kg407_no_gpu_left(obj, reqs, names)
 
 
+def _named_gpus(reqs: list[_Req]) -> set[str]:
+    """The GPU names the instance-gpu-name requirements admit (their intersection), empty when unbounded."""
+    core = Requirements()
+    for r in reqs:
+        if r.key == Label.GPU_NAME and r.op == "In" and r.values:
+            core.add(Requirement.new(r.key, "In", r.values))
+    req = core.get(Label.GPU_NAME)
+    return set(req.values) if Label.GPU_NAME in core else set()
+
+
 def _kg406_gpu_memory(obj: _Object, r: _Req) -> None:
-    if r.op not in _COMPARISONS or not r.values or len(r.values) != 1:
+    core = _threshold(r)
+    value = atoi(r.values[0]) if core is not None and r.values else None
+    if core is None or value is None or value == 0 or not (value % 1000 == 0 or value < 1024):
         return
-    value = _int(r.values[0])
-    if value is None or value == 0 or not (value % 1000 == 0 or value < 1024):
-        return
-    kept = [n for n, mib in REPORTED_GPU_MEMORY_MIB.items() if _passes(mib, r.op, value)]
+    kept = [n for n, mib in REPORTED_GPU_MEMORY_MIB.items() if core.has(str(mib))]
     dropped = [n for n in REPORTED_GPU_MEMORY_MIB if n not in kept]
     if r.op in ("Gt", "Gte"):
         smallest = min((REPORTED_GPU_MEMORY_MIB[n] for n in kept), default=None)
@@ -381,14 +373,12 @@ def _kg406_gpu_memory(obj: _Object, r: _Req) -> None:
 def _kg407_no_gpu_left(obj: _Object, reqs: list[_Req], names: set[str]) -> None:
     if not names or not names <= REPORTED_GPU_MEMORY_MIB.keys():
         return  # an unknown name may report anything
-    memory = [(r, _int(r.values[0])) for r in reqs
-              if r.key == Label.GPU_MEMORY and r.op in _COMPARISONS and r.values and len(r.values) == 1]
-    memory = [(r, v) for r, v in memory if v is not None]
+    memory = [(r, core) for r in reqs if r.key == Label.GPU_MEMORY and (core := _threshold(r)) is not None]
     if not memory:
         return
-    if any(all(_passes(REPORTED_GPU_MEMORY_MIB[n], r.op, v) for r, v in memory) for n in names):
+    if any(all(core.has(str(REPORTED_GPU_MEMORY_MIB[n])) for _, core in memory) for n in names):
         return
-    cond = " and ".join(f"{r.op} {v}" for r, v in memory)
+    cond = " and ".join(f"{r.op} {r.values[0]}" for r, _ in memory)
     obj.add("KG407", memory[0][0].path,
             f"no instance type can match: instance-gpu-name In {sorted(names)} (reported MiB per GPU: "
             f"{_gpu_groups(names)}) and instance-gpu-memory {cond} exclude every one of them, so pods for this "
@@ -485,14 +475,17 @@ def _kg413_utc_schedules(pool: _Pool) -> None:
 
 
 def _kg414_spot(pool: _Pool) -> None:
-    for r in pool.selection:
-        if r.key == Label.CAPACITY_TYPE and r.op == "In" and r.values and "spot" in r.values:
-            pool.add("KG414", r.path,
-                     "spot capacity: Karpenter drains a spot node on its 2-minute interruption notice only if the "
-                     "controller has settings.interruptionQueue (an SQS queue fed by EventBridge); without it "
-                     "reclaimed GPU nodes vanish without a drain and jobs lose everything since their last "
-                     "checkpoint; fix: set settings.interruptionQueue in the Karpenter Helm values")
-            return
+    if "spot" not in pool.view.capacity_types:  # the core: no capacity-type requirement admits spot too
+        return
+    declared = next((r for r in pool.selection if r.key == Label.CAPACITY_TYPE), None)
+    where = "spot capacity" if declared is not None else (
+        "no karpenter.sh/capacity-type requirement, so spot is admitted and launched first (the provider prefers "
+        "reserved > spot > on-demand)")
+    pool.add("KG414", declared.path if declared is not None else pool.REQS,
+             f"{where}: Karpenter drains a spot node on its 2-minute interruption notice only if the "
+             "controller has settings.interruptionQueue (an SQS queue fed by EventBridge); without it "
+             "reclaimed GPU nodes vanish without a drain and jobs lose everything since their last "
+             "checkpoint; fix: set settings.interruptionQueue in the Karpenter Helm values")
 
 
 def _kg415_kubelet(pool: _Pool) -> None:
@@ -517,7 +510,7 @@ def _nodes_limit(value: Any) -> float | None:
 
 
 def _kg416_static_limit(pool: _Pool) -> None:
-    replicas = _int(pool.spec.get("replicas"))
+    replicas = pool.view.replicas
     if replicas is None:
         return
     limits = _dict(pool.spec.get("limits"))
@@ -534,6 +527,11 @@ def _kg416_static_limit(pool: _Pool) -> None:
                  f"limits.nodes {limits['nodes']} is below replicas {replicas}: the static pool can never reach "
                  "its replica count and has no room to surge for drift or expiry replacement; fix: raise "
                  f"spec.limits.nodes to at least {replicas} (e.g. '{replicas + 1}') or lower replicas")
+    elif cap is not None and (blocked := static_drift_blocked(pool.view)) is not None:
+        pool.add("KG430", "spec.limits.nodes",
+                 f"{blocked} (StaticDrift reserves a node under limits.nodes first): a new AMI or any template change "
+                 "leaves every node drifted but running; fix: set spec.limits.nodes to replicas plus the surge you "
+                 f"accept, e.g. '{replicas + 1}'")
 
 
 def _check_node_class(obj: _Object, environment: str | None) -> None:
@@ -572,41 +570,6 @@ class _Workload(_Object):
         self.pod_path, self.pod = pod_path, _dict(pod)
 
 
-def _tolerates(toleration: dict, taint: dict) -> bool:
-    """Kubernetes' ``Toleration.ToleratesTaint``: an empty effect or key matches any; Exists matches any value."""
-    effect, key = toleration.get("effect") or "", toleration.get("key") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    return operator == "Equal" and str(toleration.get("value") or "") == str(taint.get("value") or "")
-
-
-def _admits(r: _Req, value: str) -> bool:
-    """Whether a node labelled ``r.key=value`` can satisfy the pool's requirement ``r``."""
-    if r.op == "In":
-        return r.values is not None and value in r.values
-    if r.op == "NotIn":
-        return value not in (r.values or [])
-    if r.op == "DoesNotExist":
-        return False
-    if r.op in _COMPARISONS:
-        bound = _int(r.values[0]) if r.values and len(r.values) == 1 else None
-        if bound is None:
-            return True  # a malformed comparison is KG409's or the CRD's business
-        number = _int(value)
-        return number is not None and _passes(number, r.op, bound)
-    return True  # Exists, or an operator the CRD would reject anyway
-
-
-def _taint_text(taint: dict) -> str:
-    value = taint.get("value")
-    return f"{taint.get('key')}{'=' + str(value) if value not in (None, '') else ''}:{taint.get('effect')}"
-
-
 def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
     selector = _dict(work.pod.get("nodeSelector"))
     if Label.NODEPOOL not in selector:
@@ -622,33 +585,53 @@ def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
                  "name, so the pod stays Pending for good; fix: select one of the NodePools above, or add NodePool "
                  f"{target} to this environment")
         return
+    if pool.view.problem is not None:
+        work.add("KG417", f"{base}[{Label.NODEPOOL}]",
+                 f"NodePool {target} cannot be read by Karpenter ({pool.view.problem.prop}: {pool.view.problem.allowed}): "
+                 "the API server refuses it, so no node of it ever exists and the pod stays Pending; fix: correct "
+                 "the NodePool's requirement")
+        return
     tolerations = [_dict(t) for t in _list(work.pod.get("tolerations"))]
-    for i, raw in enumerate(_list(pool.tspec.get("taints"))):
-        taint = _dict(raw)
-        if taint.get("effect") not in _ISOLATING_EFFECTS or any(_tolerates(t, taint) for t in tolerations):
-            continue
+    taints = pool.view.taints
+    for taint in untolerated(taints, tolerations):
+        i = taints.index(taint)
         value = taint.get("value")
         wanted = (f"{{key: {taint.get('key')}, operator: Equal, value: '{value}', effect: {taint.get('effect')}}}"
                   if value not in (None, "") else
                   f"{{key: {taint.get('key')}, operator: Exists, effect: {taint.get('effect')}}}")
         work.add("KG417", f"{work.pod_path}.tolerations",
-                 f"NodePool {target} taints its nodes {_taint_text(taint)} (spec.template.spec.taints[{i}]) and the "
+                 f"NodePool {target} taints its nodes {taint_text(taint)} (spec.template.spec.taints[{i}]) and the "
                  "pod does not tolerate it: Karpenter launches no node for a pod that does not tolerate the pool's "
                  "taints and the scheduler would not place it there, so the pod stays Pending while the nodeSelector "
                  f"rules out every other pool; fix: add the toleration {wanted} (pod_placement(pool) renders them all)")
-    for key, raw in selector.items():
+    try:
+        pod_reqs = pod_requirements(work.pod)
+    except KarpenterGpuError as error:
+        work.add("KG417", f"{work.pod_path}.affinity", f"the pod's node affinity cannot be read ({error.prop}: "
+                                                       f"{error.allowed}); fix: {error.fix}")
+        return
+    template = pool.view.template_requirements
+    for key, req in pod_reqs.items():
         if key == Label.NODEPOOL:
             continue
-        value = str(raw)
-        conflict = next((r for r in pool.selection if r.key == key and not _admits(r, value)), None)
-        if conflict is None:
+        why = template.compatible(Requirements([req]), WELL_KNOWN_LABELS)
+        if why is None:
             continue
-        where = (f"template label {key}: {pool.labels.get(key)}" if conflict.path.startswith(pool.LABELS) else
-                 f"requirement {key} {conflict.op}{' ' + str(conflict.values) if conflict.values else ''}")
-        work.add("KG417", f"{base}[{key}]",
-                 f"nodeSelector {key}: {value} conflicts with NodePool {target}'s {where} ({conflict.path}): no node "
-                 "of that pool can carry both, so Karpenter launches nothing and the pod stays Pending; fix: drop "
-                 f"the {key} selector (karpenter.sh/nodepool already picks the pool) or make it match the pool")
+        where = f"{base}[{key}]" if key in selector else f"{work.pod_path}.affinity"
+        if "does not have known values" in why:
+            work.add("KG417", where,
+                     f"{req} selects label {key}, which NodePool {target} neither requires nor sets as a template "
+                     "label and which is not a well-known label: Karpenter refuses the pod for that pool ('label "
+                     f"\"{key}\" does not have known values') and it stays Pending; fix: add {key} to the pool's "
+                     "template labels or requirements, or drop it from the pod")
+            continue
+        mine = template.get(key)
+        origin = (f"template label {key}: {pool.labels.get(key)} ({pool.LABELS}[{key}])" if key in pool.labels else
+                  f"requirement {mine} ({pool.REQS})")
+        work.add("KG417", where,
+                 f"{req} conflicts with NodePool {target}'s {origin}: no node of that pool can carry both, so "
+                 f"Karpenter launches nothing and the pod stays Pending; fix: drop the {key} selector "
+                 "(karpenter.sh/nodepool already picks the pool) or make it match the pool")
 
 
 def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None) -> list[Finding]:
@@ -663,10 +646,10 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
     for file, manifest in manifests:
         if not isinstance(manifest, dict):
             continue
-        gvk = (manifest.get("apiVersion"), manifest.get("kind"))
-        if gvk == _NODEPOOL:
+        gvk = kind_of(manifest)
+        if gvk == NODEPOOL_KIND:
             objects.append(_Pool(file, manifest))
-        elif gvk in (_NODE_CLASS, _OVERLAY):
+        elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND):
             objects.append(_Object(file, manifest))
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
             objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
@@ -676,7 +659,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _check_pool(obj, pools)
         elif isinstance(obj, _Workload):
             _kg417_placement(obj, pools)
-        elif obj.kind == _NODE_CLASS[1]:
+        elif obj.kind == NODE_CLASS_KIND[1]:
             _check_node_class(obj, environment)
         else:
             _check_overlay(obj)
@@ -714,7 +697,7 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
         target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
         if target not in reports or any(f.code == "KG417" for f in workload.findings):
             continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
-        fit = next((f for f in pod_fit(_shape(workload.pod), manifests) if f.pool == target), None)
+        fit = next(iter(fit_reports(_shape(workload.pod), [reports[target]])), None)  # one simulation, every pod
         if fit is not None and fit.instance is None and reports[target].kind != "static":
             workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
                                                      "fix: ask for fewer resources or admit bigger instance types")
@@ -732,4 +715,6 @@ def _shape(pod: dict) -> PodShape:
     return PodShape(gpus=int(totals.get("nvidia.com/gpu", 0)), cpu=totals.get("cpu", Decimal(0)),
                     memory=totals.get("memory", Decimal(0)),
                     tolerations=tuple(_dict(t) for t in pod.get("tolerations") or []),
-                    node_selector=_dict(pod.get("nodeSelector")))
+                    node_selector=_dict(pod.get("nodeSelector")),
+                    required_affinity=tuple(r for req in pod_requirements(pod).values() for r in req.to_dicts()
+                                            if req.key not in _dict(pod.get("nodeSelector"))))

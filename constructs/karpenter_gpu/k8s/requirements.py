@@ -11,6 +11,10 @@ from enum import StrEnum
 from typing import Any, Iterable
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s import scheduling
+from karpenter_gpu.k8s.labels import (  # noqa: F401 - re-exported: the builders' public names
+    AWS_ALLOWED_KEYS, OVERLAY_AWS_KEYS, OVERLAY_KARPENTER_KEYS, Label,
+)
 from karpenter_gpu.k8s.units import GpuMemory
 
 
@@ -32,42 +36,6 @@ class CapacityType(StrEnum):
     SPOT = "spot"
     ON_DEMAND = "on-demand"
 
-
-class Label:
-    """Well-known label keys (Karpenter v1.14.1). Memory labels are MiB; GPU memory is per GPU."""
-
-    CAPACITY_TYPE = "karpenter.sh/capacity-type"
-    NODEPOOL = "karpenter.sh/nodepool"
-    ZONE = "topology.kubernetes.io/zone"
-    ARCH = "kubernetes.io/arch"
-    OS = "kubernetes.io/os"
-    INSTANCE_TYPE = "node.kubernetes.io/instance-type"
-    INSTANCE_CATEGORY = "karpenter.k8s.aws/instance-category"
-    INSTANCE_FAMILY = "karpenter.k8s.aws/instance-family"
-    INSTANCE_GENERATION = "karpenter.k8s.aws/instance-generation"
-    INSTANCE_SIZE = "karpenter.k8s.aws/instance-size"
-    INSTANCE_CPU = "karpenter.k8s.aws/instance-cpu"
-    INSTANCE_MEMORY = "karpenter.k8s.aws/instance-memory"
-    GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
-    GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer"
-    GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
-    GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
-
-
-# The karpenter.k8s.aws keys the v1.14.1 NodePool CRD allows (CEL allow-list). Notably
-# `instance-pods` is documented but rejected.
-AWS_ALLOWED_KEYS = frozenset(
-    "karpenter.k8s.aws/" + k for k in (
-        "instance-tenancy capacity-reservation-type capacity-reservation-id "
-        "capacity-reservation-interruptible ec2nodeclass instance-encryption-in-transit-supported "
-        "instance-category instance-hypervisor instance-family instance-generation instance-local-nvme "
-        "instance-size instance-cpu instance-cpu-manufacturer instance-cpu-sustained-clock-speed-mhz "
-        "instance-memory instance-ebs-bandwidth instance-network-bandwidth instance-gpu-name "
-        "instance-gpu-manufacturer instance-gpu-count instance-gpu-memory instance-accelerator-name "
-        "instance-accelerator-manufacturer instance-accelerator-count instance-capability-flex "
-        "placement-group-id placement-group-partition"
-    ).split()
-)
 
 # Kubernetes qualified name: optional DNS subdomain prefix, then a name of ≤63 chars.
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -114,8 +82,10 @@ class Requirement:
                                     allowed="a list of values", fix=f"wrap it: [{values!r}]")
         vals = tuple(str(v) for v in values)
         op = Operator(operator)
-        if op in (Operator.IN, Operator.NOT_IN) and not vals:
-            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
+        # Stricter than the CRD, on purpose: NotIn [] excludes nothing, values on Exists are ignored,
+        # a signed comparison value is legal but surprising, and a repeated value is a typo.
+        if op == Operator.NOT_IN and not vals:
+            raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=[],
                                     allowed=f"at least one value for operator {op}",
                                     fix="list the values, or use Exists / DoesNotExist")
         if op in (Operator.EXISTS, Operator.DOES_NOT_EXIST) and vals:
@@ -130,13 +100,15 @@ class Requirement:
         if len(set(vals)) != len(vals):
             raise KarpenterGpuError("KG110", prop=f"requirements[{key}]", value=list(vals),
                                     allowed="distinct values", fix="remove the duplicates")
-        if min_values is not None and not (
-            isinstance(min_values, int) and not isinstance(min_values, bool)
-            and 1 <= min_values <= 50 and (op != Operator.IN or min_values <= len(vals))
-        ):
-            raise KarpenterGpuError("KG110", prop=f"requirements[{key}].min_values", value=min_values,
-                                    allowed="1..50 and, with In, no more than the number of values",
-                                    fix="lower min_values or list more values")
+        # What the CRD itself refuses (In without values, minValues) is the core's to say.
+        rendered: dict = {"key": key, "operator": str(op), "values": list(vals)}
+        if min_values is not None:
+            rendered["minValues"] = min_values
+        try:
+            scheduling.Requirement.from_dict(rendered, f"requirements[{key}]")
+        except KarpenterGpuError as error:
+            raise KarpenterGpuError("KG110", prop=error.prop.replace(".minValues", ".min_values").replace(
+                ".values", ""), value=error.value, allowed=error.allowed, fix=error.fix) from None
         self.key, self.operator, self.values, self.min_values = key, op, vals, min_values
 
     @classmethod
@@ -194,6 +166,12 @@ class Requirement:
             out["minValues"] = self.min_values
         return out
 
+    def to_core(self) -> scheduling.Requirement:
+        """The scheduling core's :class:`~karpenter_gpu.k8s.scheduling.Requirement` for this requirement
+        (what Karpenter's ``NewRequirementWithFlexibility`` builds from the rendered dict)."""
+        values = () if self.operator in (Operator.EXISTS, Operator.DOES_NOT_EXIST) else self.values
+        return scheduling.Requirement.new(self.key, str(self.operator), values, self.min_values)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Requirement) and self.render() == other.render()
 
@@ -203,15 +181,6 @@ class Requirement:
     def __repr__(self) -> str:
         return f"Requirement({self.key!r}, {self.operator.value}, {list(self.values)})"
 
-
-# The NodeOverlay CRD's karpenter.k8s.aws allow-list is the NodePool one without the
-# capacity-reservation-*, instance-tenancy and placement-group-* keys.
-OVERLAY_AWS_KEYS = frozenset(
-    k for k in AWS_ALLOWED_KEYS
-    if not k.split("/", 1)[1].startswith(("capacity-reservation-", "instance-tenancy", "placement-group-"))
-)
-#: The karpenter.sh keys a NodeOverlay may select on (NodePool requirements may not use nodepool).
-OVERLAY_KARPENTER_KEYS = frozenset({Label.CAPACITY_TYPE, Label.NODEPOOL})
 
 def check_overlay_key(key: str, prop: str = "requirements") -> str:
     """Refuse a key the NodeOverlay CRD's pattern or CEL rules would refuse (KG182)."""

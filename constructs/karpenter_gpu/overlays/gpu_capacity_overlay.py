@@ -12,7 +12,7 @@ from typing_extensions import Unpack
 
 from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay, distinct_matching
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.requirements import Label
+from karpenter_gpu.k8s.labels import GPU_RESOURCES as _GPU_RESOURCES, Label
 from karpenter_gpu.k8s.units import Quantity
 
 #: Rejected by the CRD's CEL rule on ``spec.capacity`` ("invalid resource restricted").
@@ -23,7 +23,7 @@ _CEL_RULE = "self.all(x, !(x in ['cpu', 'memory', 'ephemeral-storage', 'pods']))
 RUNTIME_REJECTED = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "vpc.amazonaws.com/efa",
                               "vpc.amazonaws.com/pod-eni", "habana.ai/gaudi"})
 #: GPU resources: whole devices, at least one.
-GPU_RESOURCES = frozenset({"nvidia.com/gpu", "amd.com/gpu"})
+GPU_RESOURCES = frozenset(_GPU_RESOURCES)
 
 _FAMILY = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$", re.ASCII)
 _RESOURCE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/"

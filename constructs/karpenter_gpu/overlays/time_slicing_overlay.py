@@ -20,10 +20,10 @@ from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _chec
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.requirements import Label
+from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
 
 #: The resource time slicing multiplies (``renameByDefault: false`` keeps this name).
-GPU_RESOURCE = "nvidia.com/gpu"
+GPU_RESOURCE = NVIDIA_GPU
 #: GPU counts of EC2 NVIDIA instance types: 1, 4 and 8 on g4dn/g5/g6/g6e/p4d/p5, 2 on a few older types.
 DEFAULT_GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 

@@ -1,0 +1,357 @@
+"""Instance-type requirements, offerings and NodeOverlay application, as Karpenter v1.14.1 does them.
+
+- :func:`instance_requirements`: the requirements an instance type carries (aws
+  ``pkg/providers/instancetype/types.go`` ``computeRequirements``): every modelled label is defined,
+  absent ones as DoesNotExist, and ``instance-hypervisor`` is ``In [""]`` for bare-metal types (EC2
+  reports no hypervisor, the label is the empty string, not missing).
+- :class:`Offering`: one (capacity type, zone) of an instance type. The catalog has no per-zone
+  availability, so zones are the ones the manifests name plus one "other zones" offering.
+- :class:`OverlayResolution`: the NodeOverlay controller (``pkg/controllers/nodeoverlay/controller.go``
+  ``Reconcile``, ``validateAndUpdateInstanceTypeOverrides``, ``getOverlaidOfferings``) and its store
+  (``store.go`` ``applyPriceOverlays``, ``isOfferingUpdateConflicting``, ``isCapacityUpdateConflicting``):
+  overlays in weight order; a price applies per offering, the first (highest-weight) overlay winning;
+  capacity merges per resource; an overlay that conflicts with an equal-weight one already applied is
+  dropped everywhere (``ValidationSucceeded=False``, reason Conflict).
+
+Overlays are indexed by the pools and instance types they can match, so applying them costs in
+proportion to the matches, not to pools × overlays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from decimal import Decimal
+from heapq import merge
+from typing import Any, Iterable, Mapping, Sequence
+
+from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS
+from karpenter_gpu.k8s.scheduling import Requirement, Requirements
+from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
+
+__all__ = ["instance_requirements", "node_labels", "Offering", "OfferingPrice", "Overlaid", "OverlayResolution",
+           "zone_universe", "pool_offerings"]
+
+#: Labels the provider always sets, with the value it uses when EC2 reports nothing.
+_EMPTY_WHEN_ABSENT = {Label.INSTANCE_HYPERVISOR: ""}
+
+
+def node_labels(labels: Mapping[str, str]) -> dict[str, str]:
+    """An instance type's labels as a node carries them: ``instance-hypervisor`` is "" on ``.metal`` types."""
+    out = dict(labels)
+    for key, empty in _EMPTY_WHEN_ABSENT.items():
+        out.setdefault(key, empty)
+    return out
+
+
+def instance_requirements(labels: Mapping[str, str], modelled: Iterable[str]) -> Requirements:
+    """``computeRequirements``: ``key In [value]`` for each label, DoesNotExist for a modelled key the type
+    lacks (e.g. no GPU labels on Inferentia), ``instance-hypervisor In [""]`` on bare metal."""
+    full = node_labels(labels)
+    return Requirements(Requirement.new(k, "In", (full[k],)) if k in full else Requirement.new(k, "DoesNotExist")
+                        for k in sorted(set(modelled) | set(full)))
+
+
+@dataclass(frozen=True)
+class Offering:
+    """One capacity type in one zone. ``zone`` None stands for every zone no manifest names."""
+
+    capacity_type: str
+    zone: str | None
+    requirements: Requirements = field(compare=False, hash=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.capacity_type}/{self.zone if self.zone is not None else 'other zones'}"
+
+
+def zone_universe(pools: Sequence[NodePoolView], overlays: Sequence[OverlayView]) -> tuple[str, ...]:
+    """Every zone an In requirement of a pool or overlay names: the zones whose offerings can differ."""
+    zones: set[str] = set()
+    for reqs in [p.template_requirements for p in pools] + [o.requirements for o in overlays]:
+        req = reqs.get(Label.ZONE)
+        if Label.ZONE in reqs and not req.complement:
+            zones |= req.values
+    return tuple(sorted(zones))
+
+
+def _offering(capacity_type: str, zone: str | None, named: tuple[str, ...]) -> Offering:
+    zone_req = Requirement.new(Label.ZONE, "In", (zone,)) if zone is not None else \
+        Requirement.new(Label.ZONE, "NotIn", named)
+    return Offering(capacity_type, zone, Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", (capacity_type,)),
+                                                       zone_req]))
+
+
+def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None) -> tuple[Offering, ...]:
+    """The offerings the pool's template admits, in capacity-type preference order then zone.
+
+    Only the template's capacity-type and zone requirements decide it; ``memo`` (one per query) shares
+    the answer between pools that have the same ones."""
+    reqs = pool.template_requirements
+    if memo is not None:
+        key = ("offerings", named_zones, reqs.get(Label.CAPACITY_TYPE) if Label.CAPACITY_TYPE in reqs else None,
+               reqs.get(Label.ZONE) if Label.ZONE in reqs else None)
+        if key not in memo:
+            memo[key] = pool_offerings(pool, named_zones)
+        return memo[key]
+    out = []
+    for ct in pool.capacity_types:
+        for zone in (*named_zones, None):
+            offering = _offering(ct, zone, named_zones)
+            if reqs.compatible(offering.requirements, WELL_KNOWN_LABELS) is None:
+                out.append(offering)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class OfferingPrice:
+    offering: Offering
+    price: Decimal | None
+    overlay: str | None = None
+
+
+@dataclass(frozen=True)
+class Overlaid:
+    """An instance type of one pool after overlays: per-offering prices, capacity, the overlays that changed it."""
+
+    prices: tuple[OfferingPrice, ...]
+    capacity: Mapping[str, Any] = field(hash=False)
+    overlays: tuple[str, ...] = ()
+
+    @property
+    def cheapest(self) -> Decimal | None:
+        """``InstanceTypes.OrderByPrice``: the lowest price among the pool's compatible offerings."""
+        known = [p.price for p in self.prices if p.price is not None]
+        return min(known) if known else None
+
+
+class _Pool:
+    """A pool as the overlay controller sees it: its name/label requirements and offering universe.
+
+    Built lazily and shared: most pools are never matched by an overlay, and pools with the same
+    capacity types share one offering universe."""
+
+    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict) -> None:
+        self.view = view
+        self.name = view.name
+        types = tuple(ct for ct in CAPACITY_TYPES if ct != "reserved" or "reserved" in view.capacity_types)
+        if types not in shared:
+            universe = tuple(_offering(ct, z, named) for ct in types for z in (*named, None))
+            # the instance type's own offering keys, as computeRequirements defines them
+            shared[types] = (universe, Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", types)]))
+        self.universe, self.offering_keys = shared[types]
+
+    @cached_property
+    def base(self) -> Requirements:
+        """getOverlaidOfferings: ``karpenter.sh/nodepool In [name]`` plus the template labels."""
+        return Requirements.from_labels({**self.view.string_labels, Label.NODEPOOL: self.view.name})
+
+
+def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements,
+                        unknown: frozenset[str] = frozenset()) -> bool:
+    """``Requirements.Compatible`` (no undefined keys allowed) of the Add-intersection of ``layers``.
+
+    Keys in ``unknown`` are labels the provider defines on every instance type but the catalog does not
+    model (region, zone-id, tenancy ...): their values are unknown, so they are assumed to match."""
+    for key, req in incoming.items():
+        combined: Requirement | None = None
+        for layer in layers:
+            if key in layer:
+                combined = layer[key] if combined is None else combined.intersection(layer[key])
+        if combined is None:
+            if req.operator in ("NotIn", "DoesNotExist") or key in unknown:
+                continue
+            return False
+        if not combined.has_intersection(req) and not (
+                req.operator in ("NotIn", "DoesNotExist") and combined.operator in ("NotIn", "DoesNotExist")):
+            return False
+    return True
+
+
+#: An instance type is offered in some zone: computeRequirements defines the key (any value, as far as we know).
+_ZONE_LAYER = Requirements([Requirement(Label.ZONE, True, frozenset())])
+
+
+class OverlayResolution:
+    """Which NodeOverlays Karpenter applies, and what they do to each (pool, instance type, offering).
+
+    ``instance_types`` maps a name to its :func:`instance_requirements`. ``dropped`` maps each overlay
+    refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read.
+    """
+
+    def __init__(self, overlays: Sequence[OverlayView], pools: Sequence[NodePoolView],
+                 instance_types: Mapping[str, Requirements]) -> None:
+        self.invalid = [o for o in overlays if o.problem is not None]
+        self.order = ordered_overlays([o for o in overlays if o.problem is None])
+        self.named_zones = zone_universe(pools, self.order)
+        self.instance_types = instance_types
+        modelled = {k for reqs in instance_types.values() for k in reqs}
+        #: Well-known keys overlays name that no catalog type defines: assumed to match (see ``notes``).
+        self.unmodelled = frozenset(k for o in self.order for k in o.requirements
+                                    if k in WELL_KNOWN_LABELS and k not in modelled and k not in OFFERING_LABELS
+                                    and k != Label.NODEPOOL)
+        shared: dict = {}
+        self._pools = {p.name: _Pool(p, self.named_zones, shared) for p in pools}
+        self._zone = _ZONE_LAYER
+        self._capacity = [_capacity(o) for o in self.order]
+        # Index: which pools (None: any) and which instance types each overlay can match at all.
+        self._pool_set: list[frozenset[str] | None] = []
+        self._types: list[frozenset[str]] = []
+        by_type_price: dict[str, list[int]] = {}
+        by_type_capacity: dict[str, list[int]] = {}
+        by_pool_price: dict[str, list[int]] = {}
+        by_pool_capacity: dict[str, list[int]] = {}
+        for i, overlay in enumerate(self.order):
+            req = overlay.requirements.get(Label.NODEPOOL)
+            pools_ = frozenset(req.values) if Label.NODEPOOL in overlay.requirements and not req.complement else None
+            types = frozenset(name for name, it in instance_types.items() if _may_match(it, overlay.requirements))
+            self._pool_set.append(pools_)
+            self._types.append(types)
+            for wanted, by_type, by_pool in ((overlay.changes_price, by_type_price, by_pool_price),
+                                             (bool(self._capacity[i]), by_type_capacity, by_pool_capacity)):
+                if not wanted:
+                    continue
+                if pools_ is None:
+                    for name in types:
+                        by_type.setdefault(name, []).append(i)
+                else:
+                    for name in pools_:
+                        by_pool.setdefault(name, []).append(i)
+        self._by_type = (by_type_price, by_type_capacity)
+        self._by_pool = (by_pool_price, by_pool_capacity)
+        self.dropped: dict[str, str] = {}
+        self._plain: dict[tuple, tuple[OfferingPrice, ...]] = {}
+        self._overlay_keys = frozenset(k for o in self.order for k in o.requirements)
+        self._resolve_conflicts()
+
+    def independent_of(self, pool: NodePoolView) -> bool:
+        """No overlay looks at this pool's name or template labels: what overlays do to an instance type is the
+        same for every such pool with the same offerings (``getOverlaidOfferings`` reads nothing else of it)."""
+        keys = self._overlay_keys
+        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels)
+
+    # ------------------------------------------------------------------ matching
+
+    def _offerings(self, i: int, pool: _Pool, it_name: str, offerings: Sequence[Offering]) -> list[Offering]:
+        """``getOverlaidOfferings``: [] when the instance type (with the pool's name and labels) is not
+        compatible with the overlay, else the offerings compatible with it."""
+        if it_name not in self._types[i]:
+            return []
+        allowed = self._pool_set[i]
+        if allowed is not None and pool.name not in allowed:
+            return []
+        reqs = self.order[i].requirements
+        if not _layered_compatible((pool.base, self.instance_types[it_name], pool.offering_keys, self._zone), reqs,
+                                   self.unmodelled):
+            return []
+        return [o for o in offerings if reqs.compatible(o.requirements, WELL_KNOWN_LABELS) is None]
+
+    def _candidates(self, kind: int, pool: str, it_name: str) -> Iterable[int]:
+        """Overlay indexes, in weight order, that may match ``it_name`` in ``pool``; iterated lazily since
+        the price walk stops at the first overlay that prices every offering."""
+        general = self._by_type[kind].get(it_name, ())
+        specific = [i for i in self._by_pool[kind].get(pool, ()) if it_name in self._types[i]]
+        return merge(general, specific) if specific else general
+
+    # ------------------------------------------------------------------ conflicts
+
+    def _resolve_conflicts(self) -> None:
+        """``validateAndUpdateInstanceTypeOverrides``: an overlay is checked against every pool and instance
+        type before it is stored; one offering already priced, or one resource already set, by a stored
+        overlay of the *same* weight is a conflict, and the whole overlay is dropped. Only equal weights
+        can conflict, so only groups of equal weight are enumerated."""
+        groups: dict[int, list[int]] = {}
+        for i, overlay in enumerate(self.order):
+            groups.setdefault(overlay.weight, []).append(i)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            priced: dict[tuple[str, str, Offering], str] = {}
+            sized: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
+            for i in members:
+                overlay = self.order[i]
+                hits = [(pool, it, offs) for pool in self._pools.values() for it in sorted(self._types[i])
+                        if (offs := self._offerings(i, pool, it, pool.universe))]
+                clash = None
+                for pool, it, offs in hits:
+                    if overlay.changes_price:
+                        clash = next((f"{priced[(pool.name, it, o)]} prices {it} {o.label} in pool {pool.name}"
+                                      for o in offs if (pool.name, it, o) in priced), None)
+                    if clash is None and self._capacity[i] and (pool.name, it) in sized:
+                        other, resources = sized[(pool.name, it)]
+                        shared = sorted(resources & set(self._capacity[i]))
+                        if shared:
+                            clash = f"{other} sets {', '.join(shared)} on {it} in pool {pool.name}"
+                    if clash:
+                        break
+                if clash:
+                    self.dropped[overlay.name] = (f"conflicts with an overlay of the same weight {overlay.weight}: "
+                                                  f"{clash}")
+                    continue
+                for pool, it, offs in hits:
+                    if overlay.changes_price:
+                        for o in offs:
+                            priced[(pool.name, it, o)] = overlay.name
+                    if self._capacity[i]:
+                        sized[(pool.name, it)] = (overlay.name, frozenset(self._capacity[i]))
+
+    # ------------------------------------------------------------------ application
+
+    def apply(self, pool: NodePoolView, it_name: str, offerings: Sequence[Offering], price: Decimal | None,
+              capacity: Mapping[str, Any]) -> Overlaid:
+        """The instance type ``it_name`` of ``pool`` after overlays (``internalInstanceTypeStore.apply``).
+
+        Each of ``offerings`` takes the price of the first overlay (in weight order) that matches it
+        (``applyPriceOverlays``); capacity takes, per resource, the first overlay's quantity
+        (``updateInstanceTypeCapacity``) merged over the type's own (``ApplyCapacityOverlay``).
+        """
+        state = self._pools[pool.name]
+        prices: dict[Offering, OfferingPrice] = {}
+        used: set[int] = set()
+        for i in self._candidates(0, pool.name, it_name):
+            overlay = self.order[i]
+            if overlay.name in self.dropped:
+                continue
+            matched = [o for o in self._offerings(i, state, it_name, offerings) if o not in prices]
+            for o in matched:
+                prices[o] = OfferingPrice(o, overlay.adjusted(price), overlay.name)
+            if matched:
+                used.add(i)
+            if len(prices) == len(offerings):
+                break
+        added: dict[str, Any] = {}
+        for i in self._candidates(1, pool.name, it_name):
+            overlay = self.order[i]
+            if overlay.name in self.dropped or not self._offerings(i, state, it_name, state.universe):
+                continue
+            fresh = {k: v for k, v in self._capacity[i].items() if k not in added}
+            added.update(fresh)
+            if fresh:
+                used.add(i)
+        if not prices:  # untouched: share one tuple per (offerings, price) across pools
+            key = (offerings, price)
+            out = self._plain.get(key)
+            if out is None:
+                out = self._plain[key] = tuple(OfferingPrice(o, price) for o in offerings)
+        else:
+            out = tuple(prices.get(o) or OfferingPrice(o, price) for o in offerings)
+        merged = {**capacity, **added} if added else capacity
+        return Overlaid(out, merged, tuple(self.order[i].name for i in sorted(used)))
+
+
+def _capacity(overlay: OverlayView) -> dict[str, Any]:
+    return {str(k): v for k, v in overlay.capacity.items()}
+
+
+def _may_match(it: Requirements, incoming: Requirements) -> bool:
+    """A necessary condition for ``getOverlaidOfferings``: on the keys the instance type itself defines
+    (other than the offering keys), the overlay's requirement intersects. Template labels only narrow
+    these keys further (``Requirements.Add`` intersects), so a type failing here never matches."""
+    for key, req in incoming.items():
+        if key in OFFERING_LABELS or key not in it:
+            continue
+        mine = it[key]
+        if not mine.has_intersection(req) and not (
+                req.operator in ("NotIn", "DoesNotExist") and mine.operator in ("NotIn", "DoesNotExist")):
+            return False
+    return True

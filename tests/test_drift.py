@@ -1,0 +1,84 @@
+"""Drift rules (karpenter_gpu.k8s.drift) against NodePool.Hash, EC2NodeClass.Hash, areRequirementsDrifted and
+StaticDrift."""
+
+from __future__ import annotations
+
+from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, default_catalog
+from karpenter_gpu.k8s.drift import (
+    node_class_hash_fields, requirement_drift, same_hash, same_map, static_drift_blocked,
+)
+from karpenter_gpu.k8s.offerings import pool_offerings
+from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
+
+AWS = "karpenter.k8s.aws/instance-"
+
+
+def pool(*reqs: dict, labels: dict | None = None, **spec) -> NodePoolView:
+    body: dict = {"template": {"spec": {"requirements": list(reqs)}}, **spec}
+    if labels:
+        body["template"]["metadata"] = {"labels": labels}
+    return NodePoolView.of({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
+                            "spec": body})
+
+
+def test_map_entries_with_empty_values_are_hashed():
+    # hashstructure v2 hashes every map entry; IgnoreZeroValue only skips zero struct fields
+    assert not same_map({"team": ""}, {})
+    assert same_map({}, None)
+    assert same_hash({"value": ""}, {})  # a struct field left empty is unset
+
+
+def test_node_class_hash_uses_the_resolved_ami_family():
+    # aws ec2nodeclass.go EC2NodeClass.Hash hashes AMIFamily(), and amiFamily itself is hash:"ignore"
+    alias = {"amiSelectorTerms": [{"alias": "al2023@v20251103"}], "role": "r"}
+    spelled = {**alias, "amiFamily": "AL2023"}
+    a = NodeClassView.of({"spec": alias})
+    b = NodeClassView.of({"spec": spelled})
+    assert a.ami_family == b.ami_family == "AL2023"
+    assert node_class_hash_fields(a) == node_class_hash_fields(b)
+    custom = NodeClassView.of({"spec": {**alias, "amiFamily": "Custom"}})
+    assert node_class_hash_fields(custom) != node_class_hash_fields(a)
+
+
+def _outcomes(old: NodePoolView, new: NodePoolView, *types: str):
+    catalog = default_catalog().by_name
+    offerings = pool_offerings(old, ())
+    return requirement_drift(old, new, ((t, catalog[t].labels, offerings) for t in types), INSTANCE_LABEL_KEYS)
+
+
+def test_requirement_every_node_already_meets_drifts_nothing():
+    # drift.go areRequirementsDrifted: NewLabelRequirements(nodeClaim.Labels).Compatible(nodePool requirements)
+    old = pool({"key": AWS + "family", "operator": "In", "values": ["g5"]})
+    new = pool({"key": AWS + "family", "operator": "In", "values": ["g5"]},
+               {"key": AWS + "gpu-manufacturer", "operator": "In", "values": ["nvidia"]})
+    assert all(o.reason is None for o in _outcomes(old, new, "g5.xlarge", "g5.2xlarge"))
+
+
+def test_requirement_drift_is_per_node():
+    old = pool({"key": AWS + "family", "operator": "In", "values": ["g5", "g6"]})
+    new = pool({"key": AWS + "family", "operator": "In", "values": ["g6"]})
+    drifted = {o.instance_type for o in _outcomes(old, new, "g5.xlarge", "g6.xlarge") if o.reason}
+    assert drifted == {"g5.xlarge"}
+
+
+def test_requirement_on_a_custom_key_drifts_nodes_without_that_label():
+    old = pool({"key": AWS + "family", "operator": "In", "values": ["g5"]})
+    new = pool({"key": AWS + "family", "operator": "In", "values": ["g5"]},
+               {"key": "example.com/team", "operator": "In", "values": ["ml"]})
+    outcome = _outcomes(old, new, "g5.xlarge")[0]
+    assert outcome.reason is not None and "example.com/team" in outcome.reason
+
+
+def test_capacity_type_requirement_drifts_only_other_offerings():
+    old = pool({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]})
+    new = pool({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]})
+    by_offering = {o.offering: o.reason is not None for o in _outcomes(old, new, "g5.xlarge")}
+    assert by_offering == {"spot/other zones": True, "on-demand/other zones": False}
+
+
+def test_static_pool_without_room_never_replaces_drifted_nodes():
+    # staticdrift.go StaticDrift.ComputeCommands: ReserveNodeCount(limits.nodes) before replacing
+    assert static_drift_blocked(pool(replicas=2, limits={"nodes": "2"})) is not None
+    assert static_drift_blocked(pool(replicas=2, limits={"nodes": "3"})) is None
+    assert static_drift_blocked(pool(replicas=2)) is None  # no limit: MaxInt64
+    assert static_drift_blocked(pool(limits={"nodes": "0"})) is None  # dynamic pool
