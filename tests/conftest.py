@@ -3,42 +3,77 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from karpenter_gpu.check.conformance import load_crds
+from karpenter_gpu.check.crd_source import resolve_crd_dir
+
+if TYPE_CHECKING:
+    import cdk8s
 
 ROOT = Path(__file__).resolve().parents[1]
-_NODE = ROOT / "node_modules" / ".bin" / "node"
-if _NODE.exists():  # jsii on the project's Node 22 LTS (no end-of-life banner)
-    os.environ.setdefault("JSII_NODE", str(_NODE))
-
-import cdk8s  # noqa: E402
-import pytest  # noqa: E402
-
-from karpenter_gpu.check.conformance import load_crds  # noqa: E402
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Temporary files of this run, the jsii runtime's included, go under pytest's own tmp folder.
 
-def find_crds_dir() -> Path | None:
-    """The Karpenter v1.14.1 CRDs: $KARPENTER_GPU_CRDS, else shared/upstream/crds beside the checkout.
-
-    The project does not copy the CRDs in; they live in the shared folder next to the repository
-    (../shared/upstream/crds), looked up from the nearest ancestor that has one.
+    ``cdk8s.Testing.app()`` makes a ``cdk8s.outdir.*`` folder in Node's ``os.tmpdir()`` per call and
+    never removes it; the jsii runtime starts at the first ``import cdk8s`` (collection, after this
+    hook) and reads TMPDIR then, so pointing TMPDIR here keeps those folders inside the basetemp,
+    which pytest prunes (the last 3 runs are kept).
     """
-    if os.environ.get("KARPENTER_GPU_CRDS"):
-        return Path(os.environ["KARPENTER_GPU_CRDS"])
-    for parent in ROOT.parents:
-        candidate = parent / "shared" / "upstream" / "crds"
-        if candidate.is_dir():
-            return candidate
-    return None
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    # hypothesis keeps its example database and caches in ./.hypothesis unless told otherwise.
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+    if "cdk8s" in sys.modules:
+        return
+    tmp = factory.getbasetemp() / "tmp"
+    tmp.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(tmp)
+    tempfile.tempdir = None  # re-read TMPDIR
+
+
+_ROOT_ENTRIES: set[str] = set()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tests write only under pytest's tmp paths: a new entry at the repository's top level fails the run."""
+    new = sorted(p.name for p in ROOT.iterdir() if p.name not in _ROOT_ENTRIES and p.name != "__pycache__")
+    if new and _ROOT_ENTRIES:
+        print(f"\ntests wrote outside pytest's tmp paths, into the repository: {', '.join(new)}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def find_crds_dir() -> Path:
+    """The CRDs the tests check against: $KARPENTER_GPU_CRDS when set, else the packaged copy."""
+    return resolve_crd_dir()
 
 
 @pytest.fixture
 def chart() -> cdk8s.Chart:
+    import cdk8s
+
     return cdk8s.Chart(cdk8s.Testing.app(), "test")
 
 
-def manifests(chart: cdk8s.Chart) -> list[dict]:
+def manifests(chart: cdk8s.Chart) -> list[dict[str, Any]]:
     """What `cdk8s synth` writes for this chart, as dicts."""
+    import cdk8s
+
     return cdk8s.Testing.synth(chart)
 
 
@@ -51,7 +86,7 @@ def only(chart: cdk8s.Chart, kind: str) -> dict:
 @pytest.fixture(scope="session")
 def crds() -> dict:
     directory = find_crds_dir()
-    if directory is None or not (directory / "karpenter.sh_nodepools.yaml").is_file():
-        pytest.fail(f"Karpenter v1.14.1 CRDs not found (looked for {directory or '../shared/upstream/crds'}): "
-                    "set KARPENTER_GPU_CRDS to a folder holding the CRD YAML files")
+    if not (directory / "karpenter.sh_nodepools.yaml").is_file():
+        pytest.fail(f"Karpenter v1.14.1 CRDs not found in {directory}: unset KARPENTER_GPU_CRDS to use the "
+                    "packaged copy, or point it at a folder holding the CRD YAML files")
     return load_crds(directory)

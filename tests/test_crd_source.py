@@ -1,84 +1,73 @@
-"""karpenter_gpu.check.crd_source: --crds / $KARPENTER_GPU_CRDS / verified user cache. Never touches the network."""
+"""karpenter_gpu.check.crd_source: --crds / $KARPENTER_GPU_CRDS / the packaged copy, and its regeneration tool."""
 
 from __future__ import annotations
 
-import hashlib
-import io
-import urllib.error
-import urllib.request
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from karpenter_gpu.check import crd_source
 from karpenter_gpu.check.conformance import load_crds
-from karpenter_gpu.check.crd_source import PINNED_CRDS, CrdSourceError, cache_dir, resolve_crd_dir
-from tests.conftest import find_crds_dir
+from karpenter_gpu.check.crd_source import (
+    PACKAGED_DIR, CrdSourceError, pinned_crds, pinned_sources, resolve_crd_dir, verify_packaged,
+)
+from tests.conftest import ROOT
+
+TOOL = ROOT / "tools" / "regen_imports.py"
+
+
+def load_tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("regen_imports", TOOL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
-def shared_crds() -> Path:
-    directory = find_crds_dir()
-    if directory is None or not all((directory / name).is_file() for name in PINNED_CRDS):
-        pytest.fail("Karpenter v1.14.1 CRDs not found: set KARPENTER_GPU_CRDS")
-    return directory
+def packaged_copy(tmp_path: Path) -> Path:
+    """A writable copy of the packaged folder (CRDs + SOURCES.json)."""
+    return Path(shutil.copytree(PACKAGED_DIR, tmp_path / "crds"))
 
 
-@pytest.fixture
-def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def test_packaged_copy_is_inside_the_package_and_matches_its_pins() -> None:
+    assert PACKAGED_DIR == ROOT / "constructs" / "karpenter_gpu" / "data" / "crds"
+    assert verify_packaged() == []
+    assert sorted(pinned_crds()) == sorted(p.name for p in PACKAGED_DIR.glob("*.yaml"))
+
+
+def test_pins_name_karpenter_v1_14_1_and_prometheus_operator_sources() -> None:
+    sources = {entry["file"]: entry for entry in pinned_sources()}
+    assert {"karpenter.sh_nodepools.yaml", "karpenter.sh_nodeoverlays.yaml", "karpenter.sh_nodeclaims.yaml",
+            "karpenter.k8s.aws_ec2nodeclasses.yaml", "monitoring.coreos.com_servicemonitors.yaml",
+            "monitoring.coreos.com_prometheusrules.yaml"} == set(sources)
+    nodepools = sources["karpenter.sh_nodepools.yaml"]
+    assert nodepools["tag"] == "v1.14.1" and nodepools["sha256"] == \
+        "3bb64a20c80776b77aa19a699ebdaf34480a7b2e7ec4ef890b43225b3517f878"
+    for entry in sources.values():
+        assert entry["url"] == (f"https://raw.githubusercontent.com/{entry['repository']}/{entry['tag']}/"
+                                f"{entry['path']}")
+        assert len(entry["commit"]) == 40 and len(entry["sha256"]) == 64
+
+
+def test_packaged_copy_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KARPENTER_GPU_CRDS", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    return tmp_path / "xdg"
+    assert resolve_crd_dir() == PACKAGED_DIR
+    crds = load_crds(resolve_crd_dir())
+    assert ("karpenter.sh/v1", "NodePool") in crds and ("monitoring.coreos.com/v1", "PrometheusRule") in crds
 
 
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Fail any download; the list records what was asked for."""
-    requested: list[str] = []
-
-    def refuse(url: str, timeout: float | None = None):
-        requested.append(url)
-        raise AssertionError(f"unexpected download of {url}")
-
-    monkeypatch.setattr(urllib.request, "urlopen", refuse)
-    return requested
-
-
-def serve(monkeypatch: pytest.MonkeyPatch, files: Path, tamper: set[str] = frozenset()) -> list[tuple[str, float]]:
-    """Patch urlopen to serve `files` by name; names in `tamper` get one byte changed."""
-    requested: list[tuple[str, float]] = []
-
-    def opener(url: str, timeout: float | None = None):
-        requested.append((url, timeout))
-        name = url.rsplit("/", 1)[1]
-        data = (files / name).read_bytes()
-        if name in tamper:
-            data = data.replace(b"karpenter", b"Karpenter", 1)
-        return io.BytesIO(data)
-
-    monkeypatch.setattr(urllib.request, "urlopen", opener)
-    return requested
-
-
-def test_pinned_hashes_match_the_shared_copies(shared_crds: Path) -> None:
-    for name, digest in PINNED_CRDS.items():
-        assert hashlib.sha256((shared_crds / name).read_bytes()).hexdigest() == digest, name
-
-
-def test_explicit_folder_wins_over_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               no_network: list[str]) -> None:
+def test_explicit_folder_wins_over_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KARPENTER_GPU_CRDS", str(tmp_path / "env"))
     assert resolve_crd_dir(tmp_path / "mine") == tmp_path / "mine"
     assert resolve_crd_dir(str(tmp_path / "mine")) == tmp_path / "mine"
-    assert no_network == []
-
-
-def test_environment_wins_over_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_network: list[str]) -> None:
-    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(tmp_path / "env"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert resolve_crd_dir() == tmp_path / "env"
-    assert resolve_crd_dir(None) == tmp_path / "env"
-    assert no_network == [] and not (tmp_path / "xdg").exists()
+    assert resolve_crd_dir("") == tmp_path / "env"
 
 
 def test_user_folders_are_not_hash_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,69 +76,48 @@ def test_user_folders_are_not_hash_checked(tmp_path: Path, monkeypatch: pytest.M
     assert resolve_crd_dir(tmp_path) == tmp_path  # returned as is: may hold other versions on purpose
 
 
-def test_cache_location_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache_dir() == tmp_path / "karpenter-gpu" / "crds" / "v1.14.1"
-    monkeypatch.delenv("XDG_CACHE_HOME")
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert cache_dir() == tmp_path / "home" / ".cache" / "karpenter-gpu" / "crds" / "v1.14.1"
+def test_verify_reports_altered_missing_and_unpinned_files(packaged_copy: Path) -> None:
+    (packaged_copy / "karpenter.sh_nodepools.yaml").write_text("truncated")
+    (packaged_copy / "karpenter.sh_nodeclaims.yaml").unlink()
+    (packaged_copy / "extra.yaml").write_text("kind: CustomResourceDefinition\n")
+    problems = verify_packaged(packaged_copy)
+    assert [p.split(":")[0] for p in problems] == ["karpenter.sh_nodeclaims.yaml", "karpenter.sh_nodepools.yaml",
+                                                   "extra.yaml"]
+    assert "missing" in problems[0] and "recorded 3bb64a20" in problems[1] and "SOURCES.json" in problems[2]
 
 
-def test_first_use_downloads_verifies_and_caches(cache_home: Path, shared_crds: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    requested = serve(monkeypatch, shared_crds)
-    directory = resolve_crd_dir()
-    assert directory == cache_home / "karpenter-gpu" / "crds" / "v1.14.1"
-    base = "https://raw.githubusercontent.com/aws/karpenter-provider-aws/v1.14.1/pkg/apis/crds/"
-    assert sorted(requested) == sorted((base + name, 30) for name in PINNED_CRDS)
-    assert sorted(p.name for p in directory.iterdir()) == sorted(PINNED_CRDS)  # no temp files left
-    for name in PINNED_CRDS:
-        assert (directory / name).read_bytes() == (shared_crds / name).read_bytes()
-    assert ("karpenter.sh/v1", "NodePool") in load_crds(directory)
-
-    requested.clear()
-    assert resolve_crd_dir() == directory
-    assert requested == []  # second use: served from the cache
+def test_unreadable_provenance_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(CrdSourceError, match=r"SOURCES.json.*--crds DIR"):
+        pinned_sources(tmp_path)
 
 
-def test_a_corrupted_cache_file_is_fetched_again(cache_home: Path, shared_crds: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    requested = serve(monkeypatch, shared_crds)
-    directory = resolve_crd_dir()
-    (directory / "karpenter.sh_nodepools.yaml").write_text("truncated")
-    requested.clear()
-    assert resolve_crd_dir() == directory
-    assert [url.rsplit("/", 1)[1] for url, _ in requested] == ["karpenter.sh_nodepools.yaml"]
-    assert (directory / "karpenter.sh_nodepools.yaml").read_bytes() == \
-        (shared_crds / "karpenter.sh_nodepools.yaml").read_bytes()
+def test_regen_check_passes_on_the_committed_copy() -> None:
+    done = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert load_tool().check_imports_list() == []  # cdk8s.yaml imports the packaged files, nothing online
 
 
-def test_tampered_download_is_refused_and_nothing_is_cached(cache_home: Path, shared_crds: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    serve(monkeypatch, shared_crds, tamper={"karpenter.sh_nodepools.yaml"})
-    with pytest.raises(CrdSourceError) as raised:
-        resolve_crd_dir()
-    message = str(raised.value)
-    assert "karpenter.sh_nodepools.yaml" in message and PINNED_CRDS["karpenter.sh_nodepools.yaml"] in message
-    assert "--crds DIR" in message and "KARPENTER_GPU_CRDS" in message
-    directory = cache_dir()
-    assert not directory.exists() or list(directory.iterdir()) == []
+def test_regen_reads_an_offline_folder_and_refuses_a_tampered_file(tmp_path: Path, packaged_copy: Path) -> None:
+    tool = load_tool()
+    source = Path(shutil.copytree(PACKAGED_DIR, tmp_path / "offline"))
+    files = tool.read_sources(source, packaged_copy)
+    assert set(files) == set(pinned_crds()) and all(files[n] == (PACKAGED_DIR / n).read_bytes() for n in files)
+
+    # An upstream file that is not the pinned one is refused before anything is written.
+    tampered = (source / "karpenter.sh_nodepools.yaml").read_bytes().replace(b"karpenter", b"Karpenter", 1)
+    (source / "karpenter.sh_nodepools.yaml").write_bytes(tampered)
+    with pytest.raises(tool.PinMismatch, match=r"karpenter.sh_nodepools.yaml: sha256 .* pinned 3bb64a20"):
+        tool.read_sources(source, packaged_copy)
+    (source / "karpenter.sh_nodeclaims.yaml").unlink()
+    with pytest.raises(tool.PinMismatch, match=r"karpenter.sh_nodeclaims.yaml"):
+        tool.read_sources(source, packaged_copy)
 
 
-def test_network_failure_is_a_clear_error(cache_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def offline(url: str, timeout: float | None = None):
-        raise urllib.error.URLError("no route to host")
-
-    monkeypatch.setattr(urllib.request, "urlopen", offline)
-    with pytest.raises(CrdSourceError) as raised:
-        resolve_crd_dir()
-    assert "no route to host" in str(raised.value)
-    assert "--crds DIR" in str(raised.value) and "KARPENTER_GPU_CRDS" in str(raised.value)
-    assert not cache_dir().exists() or list(cache_dir().iterdir()) == []
-
-
-def test_crd_source_error_is_not_a_props_error() -> None:
-    from karpenter_gpu.errors import KarpenterGpuError
-
-    assert issubclass(CrdSourceError, RuntimeError) and not issubclass(CrdSourceError, KarpenterGpuError)
-    assert crd_source.DOWNLOAD_TIMEOUT == 30
+def test_regen_writes_verbatim_copies_and_drops_unpinned_files(packaged_copy: Path) -> None:
+    tool = load_tool()
+    (packaged_copy / "old.yaml").write_text("stale")
+    (packaged_copy / "karpenter.sh_nodepools.yaml").write_text("stale")
+    tool.write_packaged(tool.read_sources(PACKAGED_DIR, packaged_copy), packaged_copy)
+    assert verify_packaged(packaged_copy) == []
+    assert json.loads((packaged_copy / "SOURCES.json").read_text()) == \
+        json.loads((PACKAGED_DIR / "SOURCES.json").read_text())

@@ -10,8 +10,6 @@ import argparse
 import copy
 import shutil
 import subprocess
-import sys
-import types
 from pathlib import Path
 
 import pytest

@@ -5,7 +5,7 @@ Every expected schedule below is worked out by hand in the comment above it.
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta, UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -185,9 +185,9 @@ def test_compiled_budget_covers_every_local_window_in_reference_years(
         if day.strftime("%a").upper() in w.days:
             local_start = datetime.combine(day, s, tz)
             local_end = datetime.combine(day + timedelta(days=e <= s), e, tz)
-            u0, u1 = local_start.astimezone(timezone.utc), local_end.astimezone(timezone.utc)
+            u0, u1 = local_start.astimezone(UTC), local_end.astimezone(UTC)
             occurrences = [
-                datetime.combine(u0.date() - timedelta(days=back), time(int(hour), int(minute)), timezone.utc)
+                datetime.combine(u0.date() - timedelta(days=back), time(int(hour), int(minute)), UTC)
                 for back in (0, 1)
             ]
             assert any(

@@ -14,7 +14,8 @@ import yaml
 
 import main
 import stacks
-from karpenter_gpu import KarpenterGpuError
+from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
+from karpenter_gpu.pipeline import HELM_DIR
 from tests.conftest import ROOT
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
@@ -27,7 +28,7 @@ def tree(directory: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("synth") / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    synth(stacks.ENVIRONMENTS, out)
     return out
 
 
@@ -41,9 +42,9 @@ def test_one_folder_per_environment_one_file_per_resource(fresh):
     files = sorted(tree(fresh))
     assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod"}
     for env in ("dev", "staging", "prod"):
-        assert f"{env}/{main.HELM_DIR}/gpu-operator.values.yaml" in files
-        assert f"{env}/{main.HELM_DIR}/karpenter.values.yaml" in files
-        manifests = [f for f in files if f.startswith(f"{env}/") and f"/{main.HELM_DIR}/" not in f]
+        assert f"{env}/{HELM_DIR}/gpu-operator.values.yaml" in files
+        assert f"{env}/{HELM_DIR}/karpenter.values.yaml" in files
+        manifests = [f for f in files if f.startswith(f"{env}/") and f"/{HELM_DIR}/" not in f]
         kinds = sorted({f.split("/")[1].split(".")[0] for f in manifests})
         assert kinds == (["Deployment", "EC2NodeClass", "NodeOverlay", "NodePool", "PrometheusRule",
                           "ServiceMonitor"] if env != "staging" else
@@ -54,7 +55,7 @@ def test_one_folder_per_environment_one_file_per_resource(fresh):
 
 
 def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
-    gates = {env: yaml.safe_load((fresh / env / main.HELM_DIR / "karpenter.values.yaml").read_text())
+    gates = {env: yaml.safe_load((fresh / env / HELM_DIR / "karpenter.values.yaml").read_text())
              ["settings"]["featureGates"] for env in ("dev", "staging", "prod")}
     on = {env: sorted(g for g, enabled in values.items() if enabled) for env, values in gates.items()}
     assert on == {"dev": ["nodeOverlay", "reservedCapacity"],  # time-slicing overlays
@@ -64,7 +65,7 @@ def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
 
 
 def test_synth_is_byte_identical_across_runs(fresh, tmp_path):
-    main.synth(stacks.ENVIRONMENTS, tmp_path / "again")
+    synth(stacks.ENVIRONMENTS, tmp_path / "again")
     assert tree(tmp_path / "again") == tree(fresh)
 
 
@@ -91,10 +92,10 @@ WINDOW = {"days": "MON-FRI", "start": "09:00", "end": "19:00", "nodes": 0}
 ], ids=["gpu-limit-0", "weight-500", "unpinned-alias", "unknown-zone", "window-without-zone"])
 def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
     out = tmp_path / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    synth(stacks.ENVIRONMENTS, out)
     before = tree(out)
     with pytest.raises(KarpenterGpuError) as exc:
-        main.synth((stacks.dev.CONFIG, bad), out)
+        synth((stacks.dev.CONFIG, bad), out)
     assert exc.value.code == code
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]  # no staging folder left behind
@@ -110,33 +111,37 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monke
     """An escape-hatch patch can write what the constructs refuse; validation inside synth catches it."""
     import cdk8s
     out = tmp_path / "dist"
-    main.synth(stacks.ENVIRONMENTS, out)
+    synth(stacks.ENVIRONMENTS, out)
     before = tree(out)
-    build = main.build
 
-    def build_with_bad_patch(configs, outdir):
-        built = build(configs, outdir)
-        pool = built[-1][1].inference
+    def patched_prod() -> cdk8s.App:
+        app = cdk8s.App(outdir="prod")
+        pool = GpuPlatform(app, props=stacks.prod.CONFIG).inference
         cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
-        return built
+        return app
 
-    monkeypatch.setattr(main, "build", build_with_bad_patch)
-    monkeypatch.setattr(stacks, "ENVIRONMENTS", stacks.ENVIRONMENTS)
+    with pytest.raises(SynthFailed) as failed:
+        synth([stacks.dev.CONFIG, patched_prod()], out)
+    assert failed.value.code == "KG801" and failed.value.report.failed()
+    assert tree(out) == before
+
+    monkeypatch.setattr(stacks, "ENVIRONMENTS", lambda: [stacks.dev.CONFIG, patched_prod()])
     monkeypatch.setenv("CDK8S_OUTDIR", str(out))
     assert main.main() == 2
     err = capsys.readouterr().err
-    assert "NodePool/gpu-inference spec.weight: error KG300" in err and "dist/ left unchanged" in err
+    assert "prod/NodePool.gpu-inference.k8s.yaml: NodePool/gpu-inference spec.weight: error KG300" in err
+    assert "[KG801]" in err and "dist/ was left unchanged" in err
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
 
 
 def run(cmd: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find Node 22 itself
+    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find a supported Node itself
     env["CDK8S_OUTDIR"] = str(tmp_path / "out")
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_python_main_runs_on_node_22_without_eol_banner(tmp_path):
+def test_python_main_finds_a_supported_node_without_eol_banner(tmp_path):
     result = run([sys.executable, "main.py"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert "end-of-life" not in result.stdout + result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import cdk8s
+import pydantic
 import pytest
 
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError
@@ -209,7 +210,7 @@ def test_defaults():
     assert (p.near_limit_ratio, p.low_utilization_percent, p.low_utilization_for, p.consistent_state_grace) == \
         (0.9, 20, "30m", "15m")
     assert p.labels == {"release": "kube-prometheus-stack"}
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError):
         p.namespace = "other"  # frozen
 
 

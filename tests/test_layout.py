@@ -52,14 +52,21 @@ def test_assemblies_are_committed_not_ignored():
 
 
 def test_cdk8s_yaml_pins_v1_14_1_crds_with_distinct_module_names():
+    """cdk8s.yaml imports the packaged CRDs, whose pinned upstream URLs are in SOURCES.json."""
+    from karpenter_gpu.check.crd_source import pinned_sources
+
     config = yaml.safe_load((ROOT / "cdk8s.yaml").read_text())
     specs = dict(s.split(":=", 1) for s in config["imports"])
+    packaged = "constructs/karpenter_gpu/data/crds/"
+    assert specs == {"nodepool": packaged + "karpenter.sh_nodepools.yaml",
+                     "nodeoverlay": packaged + "karpenter.sh_nodeoverlays.yaml",
+                     "ec2nodeclass": packaged + "karpenter.k8s.aws_ec2nodeclasses.yaml",
+                     "servicemonitor": packaged + "monitoring.coreos.com_servicemonitors.yaml",
+                     "prometheusrule": packaged + "monitoring.coreos.com_prometheusrules.yaml"}
+    urls = {entry["file"]: entry["url"] for entry in pinned_sources()}
     base = "https://raw.githubusercontent.com/aws/karpenter-provider-aws/v1.14.1/pkg/apis/crds/"
     prom = ("https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/v0.93.0/"
             "example/prometheus-operator-crd/")
-    assert specs == {"nodepool": base + "karpenter.sh_nodepools.yaml",
-                     "nodeoverlay": base + "karpenter.sh_nodeoverlays.yaml",
-                     "ec2nodeclass": base + "karpenter.k8s.aws_ec2nodeclasses.yaml",
-                     "servicemonitor": prom + "monitoring.coreos.com_servicemonitors.yaml",
-                     "prometheusrule": prom + "monitoring.coreos.com_prometheusrules.yaml"}
+    assert urls["karpenter.sh_nodepools.yaml"] == base + "karpenter.sh_nodepools.yaml"
+    assert urls["monitoring.coreos.com_prometheusrules.yaml"] == prom + "monitoring.coreos.com_prometheusrules.yaml"
     assert config["language"] == "python"

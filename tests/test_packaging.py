@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import venv
+import zipfile
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -32,6 +33,9 @@ def test_wheel_installs_and_synthesizes_outside_checkout(tmp_path: Path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels), str(source)],
                    check=True, capture_output=True, text=True)
     wheel = next(wheels.glob("karpenter_gpu-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:  # the CRDs validation reads ship in the wheel, with their pins
+        crds = sorted(n.rsplit("/", 1)[1] for n in archive.namelist() if n.startswith("karpenter_gpu/data/crds/"))
+    assert crds == ["SOURCES.json", *sorted(p.name for p in (ROOT / "constructs/karpenter_gpu/data/crds").glob("*.yaml"))]
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"

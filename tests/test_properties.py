@@ -11,7 +11,7 @@ import cdk8s
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from karpenter_gpu import (CapacityReservationTerm, CapacityType, DisruptionWindow, Duration, Fallback,
+from karpenter_gpu import (CapacityReservationTerm, CapacityType, Duration, Fallback,
                            GpuCapacityOverlay, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, NodeOverlayDiscourage, PriceAdjustment, ReservationType,
                            ReservedCapacityPool, SpotTier, StaticCapacityPool, Taint, TieredSpotPools)

@@ -40,3 +40,21 @@ def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert all(f"{g}: true" in printed for g in ("nodeOverlay", "reservedCapacity", "staticCapacity"))
     assert namespace["pod_affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+
+
+def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
+    import sys
+    import types
+
+    import stacks
+
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"### Synthesizing safely.*?```python\n(.*?)```", text, re.S).group(1)
+    platform = types.ModuleType("my_platform")
+    platform.ENVIRONMENTS = [stacks.dev.CONFIG]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "my_platform", platform)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "dist" / "dev" / "helm" / "karpenter.values.yaml").is_file()
+    printed = capsys.readouterr().out
+    assert "dev/Deployment.gpu-inference-smoke.k8s.yaml: Deployment/gpu-inference-smoke <root>: info KG304" in printed

@@ -200,7 +200,7 @@ def test_factory_presets_apply_to_keywords_and_to_props_without_a_volume(chart):
 
 
 def test_acknowledge_is_the_function_after_the_platform_is_imported():
-    import karpenter_gpu.gpu_platform  # noqa: F401  (imports karpenter_gpu.check.acknowledge)
+    import karpenter_gpu.gpu_platform  # imports karpenter_gpu.check.acknowledge
     from karpenter_gpu import acknowledge
 
     assert inspect.isfunction(acknowledge)

@@ -1,7 +1,7 @@
 """Pool simulation and pod fit against the packaged catalog.
 
 Every expected name, count and price below was read by hand from
-../shared/upstream/gpu-instance-types.tsv, not computed with the code under test.
+the upstream gpu-instance-types.tsv (the catalog's source), not computed with the code under test.
 """
 
 from __future__ import annotations

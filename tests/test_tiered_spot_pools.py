@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from karpenter_gpu import CapacityType, GpuNodeClass, KarpenterGpuError, Label, Taint, TaintEffect
@@ -52,7 +54,7 @@ def test_derived_weights_fit_the_crd_range(count):
     assert len(weights) == count
     assert weights[0] == 100
     assert all(1 <= w <= 100 for w in weights)
-    assert all(a > b for a, b in zip(weights, weights[1:]))
+    assert all(a > b for a, b in itertools.pairwise(weights))
 
 
 def test_derived_weights_step_ten_up_to_ten_tiers():

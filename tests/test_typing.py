@@ -47,8 +47,15 @@ def mypy(tmp_path_factory):
     return run
 
 
+#: Modules the README's examples import as stand-ins for a platform repository's own code.
+README_STAND_INS = {"my_platform": "from karpenter_gpu import PlatformConfig\n\n"
+                                   "ENVIRONMENTS: tuple[PlatformConfig, ...] = ()\n"}
+
+
 def _readme_blocks(tmp_path: Path) -> list[Path]:
     text = (ROOT / "README.md").read_text()
+    for module, source in README_STAND_INS.items():
+        (tmp_path / f"{module}.py").write_text(source)  # found beside the examples
     files = []
     for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
         path = tmp_path / f"readme_example_{i}.py"

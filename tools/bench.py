@@ -31,12 +31,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_NODE = ROOT / "node_modules" / ".bin" / "node"
-if _NODE.exists():  # jsii on the project's Node 22 LTS
-    os.environ.setdefault("JSII_NODE", str(_NODE))
-_CRDS = ROOT.parent / "shared" / "upstream" / "crds"
-if _CRDS.is_dir():
-    os.environ.setdefault("KARPENTER_GPU_CRDS", str(_CRDS))
 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
@@ -224,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         project_path(2, Path(tmp))
         validate_dir(Path(tmp), crd_dir)
-        simulate_pools(sum(read_manifests(Path(tmp)).values(), []), catalog)
+        simulate_pools([d for docs in read_manifests(Path(tmp)).values() for d in docs], catalog)
 
     results: list[dict] = []
 

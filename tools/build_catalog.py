@@ -1,20 +1,22 @@
 """Generate the packaged instance-type catalog from the upstream TSV.
 
-Reads ``gpu-instance-types.tsv`` (columns described in shared/upstream/FACTS.md §9) and writes
+Reads ``gpu-instance-types.tsv`` (columns described in the upstream FACTS.md §9) and writes
 ``constructs/karpenter_gpu/data/gpu-instance-types.json``: the project's own catalog format, the
 one ``karpenter_gpu.analysis.catalog.load_catalog`` reads (see its docstring). The output is
 deterministic (types sorted by name, keys sorted, indent 1), so a regeneration from the same TSV
 is byte-identical and a test can compare the committed file with a fresh build.
 
-Usage: python tools/build_catalog.py [TSV] [--output JSON] [--check]
-(default TSV: ../shared/upstream/gpu-instance-types.tsv beside the checkout; --check exits 1
-when the committed JSON differs from a regeneration instead of writing it). Standard library only.
+Usage: python tools/build_catalog.py TSV [--output JSON] [--check]
+(TSV: an offline copy of the upstream table, named explicitly: the repository refers to no folder
+outside it; --check exits 1 when the committed JSON differs from a regeneration instead of writing
+it). Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import re
@@ -22,7 +24,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TSV = ROOT.parent / "shared" / "upstream" / "gpu-instance-types.tsv"
 DEFAULT_OUTPUT = ROOT / "constructs" / "karpenter_gpu" / "data" / "gpu-instance-types.json"
 
 SOURCE = (
@@ -31,6 +32,8 @@ SOURCE = (
     "pkg/providers/pricing/zz_generated.pricing_aws.go @ 6fc13b52"
 )
 DATE = "2026-07-20"
+#: sha256 of the TSV the committed catalog was generated from; another TSV needs --repin (and review).
+SOURCE_SHA256 = "cabefa7733e63eb723ab2c3614cc347aaeb59a0dff5c41b755623af64b9143ad"
 REGION = "us-east-1"
 NOTES = [
     "Labels are the ones Karpenter v1.14.1 sets on the instance type (docs generator: al2023@latest, "
@@ -126,11 +129,19 @@ def render(document: dict) -> str:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tsv", nargs="?", type=Path, default=DEFAULT_TSV)
+    parser.add_argument("tsv", type=Path, help="the upstream gpu-instance-types.tsv")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 if stale")
+    parser.add_argument("--repin", action="store_true",
+                        help="accept a TSV whose sha256 differs from SOURCE_SHA256 (then update SOURCE_SHA256)")
     args = parser.parse_args(argv)
-    text = render(build(args.tsv.read_text(encoding="utf-8")))
+    data = args.tsv.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != SOURCE_SHA256 and not args.repin:
+        print(f"{args.tsv} has sha256 {digest}, pinned {SOURCE_SHA256}: pass --repin for a new source "
+              "(and update SOURCE_SHA256)", file=sys.stderr)
+        return 1
+    text = render(build(data.decode("utf-8")))
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:

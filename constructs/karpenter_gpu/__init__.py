@@ -20,6 +20,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from karpenter_gpu import _node
+
+_node.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env var only, starts nothing
+
 if TYPE_CHECKING:
     from karpenter_gpu.addons.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
     from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringKwargs as GpuMonitoringKwargs, GpuMonitoringProps as GpuMonitoringProps
@@ -48,6 +52,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolKwargs as ReservedCapacityPoolKwargs, ReservedCapacityPoolProps as ReservedCapacityPoolProps
     from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolKwargs as StaticCapacityPoolKwargs, StaticCapacityPoolProps as StaticCapacityPoolProps
     from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsKwargs as TieredSpotPoolsKwargs, TieredSpotPoolsProps as TieredSpotPoolsProps
+    from karpenter_gpu.pipeline import SynthFailed as SynthFailed, synth as synth
 
 # module (relative to this package) -> the public names it defines
 _MODULES: dict[str, str] = {
@@ -78,6 +83,7 @@ _MODULES: dict[str, str] = {
     "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolKwargs ReservedCapacityPoolProps",
     "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolKwargs StaticCapacityPoolProps",
     "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsKwargs TieredSpotPoolsProps",
+    "pipeline": "SynthFailed synth",
 }
 _EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names.split()}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
@@ -65,7 +66,8 @@ def path_of(scope: Any, id: str) -> str:
     return f"{scope.node.path}/{id}".lstrip("/")
 
 
-def build(model: type[P], path: str | None = None, instance: P | None = None, /, **values: Any) -> P:
+def build(model: type[P], path: str | None = None, instance: P | Mapping[str, Any] | None = None, /,
+          **values: Any) -> P:
     """Validate props once; raise a coded error located at ``path`` on failure.
 
     ``instance``, an already-validated ``model`` (or a mapping of its fields), is used as it is

@@ -32,7 +32,7 @@ def _hint(func: Any, name: str) -> Any:
     # Only the two annotations needed, so a factory can be decorated inside its class body (where a
     # return annotation naming the class does not resolve yet).
     raw = func.__annotations__.get(name)
-    return eval(raw, func.__globals__) if isinstance(raw, str) else raw  # noqa: S307 - our own annotations
+    return eval(raw, func.__globals__) if isinstance(raw, str) else raw  # our own annotations
 
 
 def keyword_props(func: Any) -> tuple[type[BaseModel] | None, Any]:

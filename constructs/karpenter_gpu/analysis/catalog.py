@@ -32,8 +32,16 @@ from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
 
-__all__ = ["InstanceType", "Catalog", "default_catalog", "load_catalog", "catalog_from_document",
-           "INSTANCE_LABEL_KEYS", "EXTENDED_RESOURCES", "DEFAULT_CATALOG_RESOURCE"]
+__all__ = [
+    "DEFAULT_CATALOG_RESOURCE",
+    "EXTENDED_RESOURCES",
+    "INSTANCE_LABEL_KEYS",
+    "Catalog",
+    "InstanceType",
+    "catalog_from_document",
+    "default_catalog",
+    "load_catalog",
+]
 
 #: Where the packaged catalog lives inside the ``karpenter_gpu`` package.
 DEFAULT_CATALOG_RESOURCE = "data/gpu-instance-types.json"

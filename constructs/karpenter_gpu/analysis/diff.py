@@ -238,8 +238,8 @@ def _list_diff(old: list | None, new: list | None, fmt: Callable[[Any], str]) ->
     a = Counter(_canon(_norm(x)) for x in old or [])
     b = Counter(_canon(_norm(x)) for x in new or [])
     show = {_canon(_norm(x)): fmt(x) for x in [*(old or []), *(new or [])]}
-    added = [f"{show[k]} added" for k in sorted((b - a).elements(), key=show.get)]
-    removed = [f"{show[k]} removed" for k in sorted((a - b).elements(), key=show.get)]
+    added = [f"{show[k]} added" for k in sorted((b - a).elements(), key=lambda k: show[k])]
+    removed = [f"{show[k]} removed" for k in sorted((a - b).elements(), key=lambda k: show[k])]
     return added + removed
 
 

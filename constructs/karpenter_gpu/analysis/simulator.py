@@ -4,7 +4,7 @@ Works on manifest dicts (what ``cdk8s synth`` writes, or YAML read from ``dist/`
 instance-type :class:`~karpenter_gpu.analysis.catalog.Catalog`; pure Python, no cdk8s/jsii import.
 Every Karpenter rule comes from the scheduling core (:mod:`karpenter_gpu.k8s.scheduling`,
 :mod:`~karpenter_gpu.k8s.views`, :mod:`~karpenter_gpu.k8s.offerings`), which cites the upstream
-functions; this module only combines its answers with the catalog (shared/upstream/FACTS.md §5, §6):
+functions; this module only combines its answers with the catalog (the upstream FACTS.md §5, §6):
 
 - An instance type is admitted when its requirements (``computeRequirements``: every modelled
   label defined, absent ones DoesNotExist, ``instance-hypervisor`` "" on bare metal) intersect the
@@ -41,8 +41,18 @@ from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodePoolView, node_pools, ordered_pools, overlays as overlay_views
 
 __all__ = [
-    "Candidate", "PoolReport", "PodShape", "Fit", "requirement_admits", "admits", "simulate_pools",
-    "pod_fit", "fit_reports", "first_choice", "CAPACITY_TYPES", "OPERATORS",
+    "CAPACITY_TYPES",
+    "OPERATORS",
+    "Candidate",
+    "Fit",
+    "PodShape",
+    "PoolReport",
+    "admits",
+    "first_choice",
+    "fit_reports",
+    "pod_fit",
+    "requirement_admits",
+    "simulate_pools",
 ]
 
 _GI = Decimal(2**30)
@@ -328,10 +338,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if unpriced:
         notes.append(f"{len(unpriced)} candidate(s) have no price in the catalog ({', '.join(unpriced)}): "
                      "left out of cost figures")
-    overlaid = sorted({o for c in candidates for o in c.overlays})
-    if overlaid:
-        notes.append(f"NodeOverlays applied: {', '.join(overlaid)} (scheduling simulation only, not billing)")
-    if resolution.unmodelled and overlaid:
+    applied = sorted({o for c in candidates for o in c.overlays})
+    if applied:
+        notes.append(f"NodeOverlays applied: {', '.join(applied)} (scheduling simulation only, not billing)")
+    if resolution.unmodelled and applied:
         notes.append(f"NodeOverlay requirements on {', '.join(sorted(resolution.unmodelled))} are not modelled by "
                      "the catalog and were assumed to match")
     for name, why in resolution.dropped.items():
@@ -348,13 +358,15 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         priced = [c for c in candidates if c.price is not None]
         if priced:
             dearest = max(priced, key=lambda c: (c.price, c.instance.name))
-            worst, worst_name = pool.replicas * dearest.price, dearest.instance.name  # type: ignore[operator]
+            price = dearest.price
+            assert price is not None  # priced
+            worst, worst_name = Decimal(pool.replicas or 0) * price, dearest.instance.name
             notes.append(f"static pool: {pool.replicas} replicas x dearest candidate {dearest.instance.name} "
-                         f"({dearest.price}/h) = {_money(worst)}/h")
+                         f"({price}/h) = {_money(worst)}/h")
             nodes = _limit_amount(pool, "nodes")
             if nodes is not None and nodes > pool.replicas:  # type: ignore[operator]
                 notes.append(f"limits.nodes {nodes} lets drift/expiry replacement surge to {nodes} nodes "
-                             f"({_money(nodes * dearest.price)}/h at the dearest candidate)")
+                             f"({_money(nodes * price)}/h at the dearest candidate)")
             elif nodes is None:
                 notes.append("no limits.nodes: drift/expiry replacement can surge above replicas")
             elif (blocked := static_drift_blocked(pool)) is not None:
@@ -674,7 +686,7 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     limits = _limits(report)
     within = [c for c in fitting if _within_limits(c, limits) is None]
     if not within:
-        broken = sorted({_within_limits(c, limits) for c in fitting})  # type: ignore[type-var]
+        broken = sorted({why for c in fitting if (why := _within_limits(c, limits)) is not None})
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
     def priced(c: Candidate) -> tuple[Decimal | None, OfferingPrice | None]:
@@ -705,7 +717,7 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
     """:func:`pod_fit` on reports already simulated (one simulation for many pods)."""
     pod_reqs = shape.requirements()
-    allowed, types_ok = _OfferingFilter(pod_reqs), {}
+    allowed, types_ok = _OfferingFilter(pod_reqs), dict[str, bool]()
     with _paused_cyclic_gc():
         return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from html import escape
 
 from karpenter_gpu.k8s.views import NodePoolView
 from karpenter_gpu.pools.disruption_window import load_zone
 
 #: Monday of the reference week, in January (northern-hemisphere standard time).
-REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=timezone.utc)
+REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=UTC)
 _WEEK = 7 * 24 * 60
 _DESCRIPTORS = {"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
                 "@hourly": "0 * * * *"}
@@ -115,8 +115,8 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
             for start, end in spans:
                 for a, b in ((start, min(end, _WEEK)), (0, end - _WEEK) if end > _WEEK else (0, 0)):
                     if b > a:
-                        x = label_w + a * day_w / 1440
-                        parts.append(f'<rect x="{x:.1f}" y="{y + 3}" width="{(b - a) * day_w / 1440:.1f}" '
+                        left = label_w + a * day_w / 1440
+                        parts.append(f'<rect x="{left:.1f}" y="{y + 3}" width="{(b - a) * day_w / 1440:.1f}" '
                                      f'height="{row_h - 6}" fill="{colour}"/>')
     legend_y = height - 10
     parts.append(f'<rect x="8" y="{legend_y - 10}" width="12" height="10" fill="{_BLOCKED}"/>'

@@ -108,7 +108,7 @@ class Compiled:
     transition: bool  # mentions oldSelf
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_rule(text: str) -> Compiled:
     """Parse a CEL expression once per distinct text; unknown functions are compile errors too."""
     try:
@@ -162,7 +162,8 @@ def to_cel(value: Any, schema: Schema) -> Any:
                 out[celtypes.StringType(key)] = celpy.json_to_cel(child)
         return celtypes.MapType(out)
     if isinstance(value, list):
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        item_schema = schema.get("items")
+        items = item_schema if isinstance(item_schema, dict) else {}
         return celtypes.ListType([to_cel(item, items) for item in value])
     if isinstance(value, str):
         return celtypes.StringType(value)

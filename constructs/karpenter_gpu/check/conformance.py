@@ -215,7 +215,7 @@ class _Issue:
         return f"{self.message} (rule: {self.rule})"  # a broken rule: its text is the only clue
 
 
-class _Problems(list):  # type: ignore[type-arg]
+class _Problems(list):
     """The issues of one check, remembering whether any would block CEL on the server."""
 
     blocking = False
@@ -388,7 +388,7 @@ def _check_list_type(value: list[Any], schema: Schema, here: str, problems: _Pro
         seen.add(key)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _regex(pattern: str) -> re.Pattern[str]:
     # Kubernetes uses Go RE2. Python differs in two ways that matter here: `$` also matches before
     # a trailing "\n" (so rewrite unescaped `$` outside classes to `\Z`; RE2's `\z` likewise), and

@@ -378,7 +378,7 @@ def _kg407_no_gpu_left(obj: _Object, reqs: list[_Req], names: set[str]) -> None:
         return
     if any(all(core.has(str(REPORTED_GPU_MEMORY_MIB[n])) for _, core in memory) for n in names):
         return
-    cond = " and ".join(f"{r.op} {r.values[0]}" for r, _ in memory)
+    cond = " and ".join(f"{r.op} {(r.values or [''])[0]}" for r, _ in memory)  # _threshold: one value
     obj.add("KG407", memory[0][0].path,
             f"no instance type can match: instance-gpu-name In {sorted(names)} (reported MiB per GPU: "
             f"{_gpu_groups(names)}) and instance-gpu-memory {cond} exclude every one of them, so pods for this "
@@ -594,7 +594,7 @@ def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
     tolerations = [_dict(t) for t in _list(work.pod.get("tolerations"))]
     taints = pool.view.taints
     for taint in untolerated(taints, tolerations):
-        i = taints.index(taint)
+        i = taints.index(dict(taint))
         value = taint.get("value")
         wanted = (f"{{key: {taint.get('key')}, operator: Equal, value: '{value}', effect: {taint.get('effect')}}}"
                   if value not in (None, "") else
@@ -652,7 +652,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND):
             objects.append(_Object(file, manifest))
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
-            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))  # type: ignore[index]
+            objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))
     pools = [o for o in objects if isinstance(o, _Pool)]
     for obj in objects:
         if isinstance(obj, _Pool):

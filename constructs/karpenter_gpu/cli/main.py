@@ -1,4 +1,4 @@
-"""Command line: ``karpenter-gpu validate | explain | diff``."""
+"""Command line: ``karpenter-gpu validate | explain | diff | synth``."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     validate = commands.add_parser(
         "validate", help="check manifests against the Karpenter v1.14.1 CRDs (schema + CEL) and GPU pitfall rules")
     validate.add_argument("dist", nargs="?", default="dist", help="a manifest file or folder (default: dist)")
-    validate.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else a pinned "
-                                         "download of the v1.14.1 CRDs into the user cache)")
+    validate.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the "
+                                         "Karpenter v1.14.1 and prometheus-operator CRDs shipped in the package)")
     validate.add_argument("--strict", action="store_true", help="warnings fail the run too")
     validate.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     validate.set_defaults(run=_validate)
@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     from karpenter_gpu.analysis import explain
     explain.register(commands)
     diff.register(commands)
+    from karpenter_gpu.cli import synth
+    synth.register(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -28,10 +28,20 @@ from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
-__all__ = ["canonical", "RESOLVED_AMI_FAMILY", "hash_form", "same_hash", "same_map", "node_class_hash_fields", "NodeOutcome", "requirement_drift",
-           "static_drift_blocked", "NODE_CLASS_UNHASHED"]
+__all__ = [
+    "NODE_CLASS_UNHASHED",
+    "RESOLVED_AMI_FAMILY",
+    "NodeOutcome",
+    "canonical",
+    "hash_form",
+    "node_class_hash_fields",
+    "requirement_drift",
+    "same_hash",
+    "same_map",
+    "static_drift_blocked",
+]
 
-_ZERO = (None, "", [], {})
+_ZERO: tuple[Any, ...] = (None, "", [], {})
 
 
 def canonical(value: Any) -> str:

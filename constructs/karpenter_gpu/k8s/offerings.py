@@ -29,8 +29,16 @@ from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WEL
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
-__all__ = ["instance_requirements", "node_labels", "Offering", "OfferingPrice", "Overlaid", "OverlayResolution",
-           "zone_universe", "pool_offerings"]
+__all__ = [
+    "Offering",
+    "OfferingPrice",
+    "Overlaid",
+    "OverlayResolution",
+    "instance_requirements",
+    "node_labels",
+    "pool_offerings",
+    "zone_universe",
+]
 
 #: Labels the provider always sets, with the value it uses when EC2 reports nothing.
 _EMPTY_WHEN_ABSENT = {Label.INSTANCE_HYPERVISOR: ""}

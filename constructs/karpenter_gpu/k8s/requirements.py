@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import scheduling
-from karpenter_gpu.k8s.labels import (  # noqa: F401 - re-exported: the builders' public names
+from karpenter_gpu.k8s.labels import (
     AWS_ALLOWED_KEYS, OVERLAY_AWS_KEYS, OVERLAY_KARPENTER_KEYS, Label,
 )
 from karpenter_gpu.k8s.units import GpuMemory
@@ -73,7 +73,7 @@ def check_label_key(key: str, prop: str = "requirements") -> None:
 class Requirement:
     """One node requirement. Build with the operator classmethods; render with :meth:`render`."""
 
-    __slots__ = ("key", "operator", "values", "min_values")
+    __slots__ = ("key", "min_values", "operator", "values")
 
     def __init__(self, key: str, operator: Operator, values: Iterable[str] = (), min_values: int | None = None):
         check_label_key(key)

@@ -15,8 +15,18 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
-    "OPERATORS", "COMPARISONS", "Requirement", "Requirements", "atoi", "pod_requirements", "tolerates",
-    "untolerated", "taint_text", "toleration_for", "tolerations_for", "order_by_weight",
+    "COMPARISONS",
+    "OPERATORS",
+    "Requirement",
+    "Requirements",
+    "atoi",
+    "order_by_weight",
+    "pod_requirements",
+    "taint_text",
+    "tolerates",
+    "toleration_for",
+    "tolerations_for",
+    "untolerated",
 ]
 
 OPERATORS: frozenset[str] = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"})
@@ -49,7 +59,7 @@ class Requirement:
     with bounds (``Gt N`` is stored as ``>= N+1``, ``Lt N`` as ``<= N-1``). Immutable.
     """
 
-    __slots__ = ("key", "complement", "values", "gte", "lte", "min_values", "_hash")
+    __slots__ = ("_hash", "complement", "gte", "key", "lte", "min_values", "values")
 
     def __init__(self, key: str, complement: bool, values: frozenset[str], gte: int | None = None,
                  lte: int | None = None, min_values: int | None = None) -> None:
@@ -280,7 +290,7 @@ class Requirements(Mapping[str, Requirement]):
             out.add(*(other.values() if isinstance(other, Requirements) else other))
         return out
 
-    def get(self, key: str, default: Any = None) -> Requirement:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Requirement:
         """``Requirements.Get``: an undefined key allows any value (Exists)."""
         found = self._by_key.get(key)
         return found if found is not None else Requirement(key, True, frozenset())
@@ -298,13 +308,13 @@ class Requirements(Mapping[str, Requirement]):
         return key in self._by_key
 
     # the dict's own views: the Mapping mixins build a view object per call on the hot path
-    def keys(self):  # type: ignore[override]
+    def keys(self):
         return self._by_key.keys()
 
-    def items(self):  # type: ignore[override]
+    def items(self):
         return self._by_key.items()
 
-    def values(self):  # type: ignore[override]
+    def values(self):
         return self._by_key.values()
 
     def intersects(self, incoming: "Requirements") -> str | None:

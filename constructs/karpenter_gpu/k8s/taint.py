@@ -18,7 +18,7 @@ class TaintEffect(StrEnum):
 class Taint:
     """A taint; ``Taint.gpu()`` is the conventional ``nvidia.com/gpu=true:NoSchedule``."""
 
-    __slots__ = ("key", "value", "effect")
+    __slots__ = ("effect", "key", "value")
 
     def __init__(self, key: str, value: str | None = None, effect: TaintEffect | str = TaintEffect.NO_SCHEDULE):
         try:

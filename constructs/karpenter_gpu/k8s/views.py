@@ -19,8 +19,16 @@ from karpenter_gpu.k8s.labels import (
 )
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, atoi, order_by_weight
 
-__all__ = ["NodePoolView", "NodeClassView", "OverlayView", "node_pools", "node_classes", "overlays",
-           "ordered_pools", "ordered_overlays"]
+__all__ = [
+    "NodeClassView",
+    "NodePoolView",
+    "OverlayView",
+    "node_classes",
+    "node_pools",
+    "ordered_overlays",
+    "ordered_pools",
+    "overlays",
+]
 
 
 def _dict(value: Any) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Iterable
 
-from constructs import Construct
+from constructs import Construct, IConstruct
 from pydantic import PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
@@ -146,7 +146,7 @@ class _Overlay(Construct):
         return self.props.weight
 
 
-def _check_unique(scope: Construct, props: OverlayProps, path: str) -> None:
+def _check_unique(scope: IConstruct, props: OverlayProps, path: str) -> None:
     """No other overlay of the app may share this weight (conflicting ties are dropped) or this name."""
     for node in scope.node.root.node.find_all():
         if not isinstance(node, _Overlay):

@@ -72,6 +72,7 @@ def _amount(key: str, value: Any) -> Quantity:
     if number is None or number < 0 or number != number.to_integral_value():
         raise _bad(key, value, "a whole, non-negative Kubernetes quantity (extended resources are integers)",
                    f"e.g. {{'{key}': 1}}")
+    assert quantity is not None  # number is not None
     return quantity
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from constructs import Construct
+from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
@@ -149,7 +149,7 @@ class TimeSlicingOverlayKwargs(TypedDict, total=False):
     gpu_counts: tuple[int, ...]
 
 
-def plan(root: Construct, path: str, props: TimeSlicingOverlayProps | None = None,
+def plan(root: IConstruct, path: str, props: TimeSlicingOverlayProps | None = None,
          /, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 

@@ -6,7 +6,6 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import field_validator
-from typing_extensions import TypedDict
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps, _NodePoolTemplateKwargs
 from karpenter_gpu.errors import KarpenterGpuError
@@ -75,6 +74,7 @@ class GpuPool(NodePoolConstruct):
     """Base construct for dynamic GPU NodePools. Use :class:`GpuInferencePool` or :class:`GpuTrainingPool`."""
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuPoolProps
+    props: GpuPoolProps
 
     def _spec(self) -> dict:
         p = self.props

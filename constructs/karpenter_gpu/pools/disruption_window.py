@@ -23,8 +23,8 @@ import importlib.resources
 import re
 import zoneinfo
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta, timezone
-from functools import lru_cache
+from datetime import datetime, timedelta, UTC
+from functools import lru_cache, cache
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BeforeValidator, PrivateAttr, ValidationInfo, field_validator, model_validator
@@ -218,7 +218,7 @@ def _zone_names() -> frozenset[str]:
     return frozenset(line.strip() for line in text.splitlines() if line.strip()) - {"Factory"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_zone(name: str) -> zoneinfo.ZoneInfo:
     """A zone from the pinned tzdata package (never the machine's database), or KG151."""
     if name not in _zone_names():
@@ -233,15 +233,15 @@ def load_zone(name: str) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo.from_file(f, key=name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _zone_offsets(name: str) -> tuple[int, ...]:
     """Sorted distinct UTC offsets (minutes) of a tzdata zone during REFERENCE_YEARS."""
     zone = load_zone(name)
     # Samples every 12 hours catch every offset in force for half a day or more; real offsets
     # (standard and daylight time) last months. Hourly sampling cost ~0.1 s per zone for nothing.
     step = timedelta(hours=12)
-    start = datetime(REFERENCE_YEARS.start, 1, 1, tzinfo=timezone.utc)
-    samples = (datetime(REFERENCE_YEARS.stop, 1, 1, tzinfo=timezone.utc) - start) // step
+    start = datetime(REFERENCE_YEARS.start, 1, 1, tzinfo=UTC)
+    samples = (datetime(REFERENCE_YEARS.stop, 1, 1, tzinfo=UTC) - start) // step
     offsets = {(start + i * step).astimezone(zone).utcoffset() for i in range(samples)}
     return tuple(sorted(int(o.total_seconds()) // 60 for o in offsets if o is not None))
 
@@ -375,7 +375,7 @@ class DisruptionWindow(Props):
     def _check_hhmm(cls, value: str, info: ValidationInfo) -> str:
         if not _HHMM.match(value):
             raise KarpenterGpuError(
-                "KG152", prop=info.field_name, value=value,
+                "KG152", prop=str(info.field_name), value=value,
                 allowed="a local time 'HH:MM' from '00:00' to '23:59'",
                 fix="write e.g. '09:00'; for midnight use '00:00'",
             )

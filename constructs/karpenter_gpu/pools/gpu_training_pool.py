@@ -35,7 +35,7 @@ class GpuTrainingPoolProps(GpuPoolProps):
     consolidate_after: Duration = Duration.minutes(30)
     #: Required, no default: pass ``Duration.never()`` for no expiry. 720h (the upstream default) is
     #: not "no expiry": expiry is forceful and ``karpenter.sh/do-not-disrupt`` does not stop it.
-    expire_after: Duration | None = None
+    expire_after: Duration | None = None  # type: ignore[assignment]  # None only to refuse it with a coded error
     #: Voluntary disruption for every reason. Default: one budget of 1 node for Empty/Underutilized.
     budgets: tuple[Budget, ...] = (Budget(nodes=1, reasons=(DisruptionReason.EMPTY, DisruptionReason.UNDERUTILIZED)),)
     #: Drift (AMI, node class or template changes) gets its own budget. Default: 1 node at a time.

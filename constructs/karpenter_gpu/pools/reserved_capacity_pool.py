@@ -13,7 +13,6 @@ from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_res
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolKwargs, GpuTrainingPoolProps
-from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.requirements import CapacityType, Requirement
 from karpenter_gpu.pools._node_pool import NodePoolConstruct

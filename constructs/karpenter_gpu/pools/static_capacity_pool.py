@@ -90,6 +90,7 @@ class StaticCapacityPoolKwargs(NodePoolKwargs, total=False):
 
 class _StaticNodePool(NodePoolConstruct):
     props_type: ClassVar[type[StaticCapacityPoolProps]] = StaticCapacityPoolProps
+    props: StaticCapacityPoolProps
 
     def _spec(self) -> dict:
         p = self.props

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from typing import Mapping
 
 from constructs import Construct
@@ -80,7 +82,8 @@ class TieredSpotPoolsProps(Props):
                 raise KarpenterGpuError("KG185", prop="tiers.weight", value=given,
                                         allowed="weights on every tier or on none (then derived from the order)",
                                         fix="drop the weights, or give every tier one")
-            if any(not 1 <= w <= 100 for w in given) or any(a <= b for a, b in zip(given, given[1:])):
+            weights = [w for w in given if w is not None]  # all of them: None was refused above
+            if any(not 1 <= w <= 100 for w in weights) or any(a <= b for a, b in itertools.pairwise(weights)):
                 raise KarpenterGpuError("KG185", prop="tiers.weight", value=given,
                                         allowed="strictly decreasing weights within 1..100, in tier order "
                                                 "(equal weights make the order arbitrary)",
@@ -99,7 +102,8 @@ class TieredSpotPoolsProps(Props):
     @property
     def weights(self) -> tuple[int, ...]:
         tiers = self.all_tiers
-        return tuple(t.weight for t in tiers) if tiers[0].weight is not None else derived_weights(len(tiers))
+        given = tuple(t.weight for t in tiers if t.weight is not None)  # validated: on every tier or on none
+        return given if given else derived_weights(len(tiers))
 
 
 class TieredSpotPoolsKwargs(TypedDict, total=False):

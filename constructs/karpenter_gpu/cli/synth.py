@@ -1,0 +1,94 @@
+"""``karpenter-gpu synth --app module:attr --out dist``: the library's all-or-nothing synth as a command.
+
+``--app`` names what to synthesize, imported like ``python -m`` would (the current folder first on the
+path): ``module:attr`` where ``attr`` is a PlatformConfig, a cdk8s.App, an iterable of those, or a
+function returning one of them (called with no arguments). See :func:`karpenter_gpu.synth`.
+Exit codes: 0 written, 2 bad input or validation errors (the output folder is left unchanged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Any
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+
+def register(commands: Any) -> None:
+    cmd = commands.add_parser(
+        "synth", help="build, validate and atomically replace an output folder (Helm values under <env>/helm/)")
+    cmd.add_argument("--app", required=True, metavar="MODULE:ATTR",
+                     help="what to synthesize, e.g. stacks:ENVIRONMENTS (configs, apps, or a function returning them)")
+    cmd.add_argument("--out", default=os.environ.get("CDK8S_OUTDIR", "dist"),
+                     help="output folder, replaced only when complete (default: $CDK8S_OUTDIR, else dist)")
+    cmd.add_argument("--crds", help="CRD folder for validation (default: $KARPENTER_GPU_CRDS, else the packaged CRDs)")
+    cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
+    cmd.set_defaults(run=run)
+
+
+def load_app(reference: str) -> Any:
+    """The object ``module:attr`` names (called when it is a function), or KG802."""
+    module_name, _, attr = reference.partition(":")
+    if not module_name or not attr:
+        raise _bad(reference, "MODULE:ATTR, e.g. stacks:ENVIRONMENTS")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: the project's own modules are importable
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as ex:
+        raise _bad(reference, f"an importable module ({ex})") from ex
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise _bad(reference, f"an attribute of {module_name} ({part!r} not found)")
+        target = getattr(target, part)
+    return target() if callable(target) and not isinstance(target, type) else target
+
+
+def run(args: argparse.Namespace) -> int:
+    from karpenter_gpu.pipeline import SynthFailed, synth
+
+    try:
+        items = load_app(args.app)
+        items = [items] if not _is_iterable(items) else items
+        report = synth(items, args.out, crds=args.crds, strict=args.strict)
+    except SynthFailed as failed:
+        _print_findings(failed.report, args.verbose, sys.stderr)
+        print(f"error: {failed}", file=sys.stderr)
+        return 2
+    except KarpenterGpuError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    _print_findings(report, args.verbose, sys.stderr)
+    print(f"ok: {args.out}/ written ({report.summary()})")
+    return 0
+
+
+def _print_findings(report: Any, verbose: bool, stream: Any) -> None:
+    from karpenter_gpu.check.findings import Severity
+
+    for finding in report.findings:
+        if finding.severity != Severity.INFO or verbose:
+            print(finding.line(), file=stream)
+
+
+def _is_iterable(value: Any) -> bool:
+    import cdk8s  # an App is a construct, and constructs are not iterables of items
+
+    from karpenter_gpu.gpu_platform import PlatformConfig
+
+    if isinstance(value, (PlatformConfig, cdk8s.App, dict, str)):
+        return False
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _bad(reference: str, allowed: str) -> KarpenterGpuError:
+    return KarpenterGpuError("KG802", prop="--app", value=reference, allowed=allowed,
+                             fix="name a module on the path and an attribute holding PlatformConfigs or cdk8s apps")

