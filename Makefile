@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test snapshots imports lint lowest clean bench
+.PHONY: deps synth test test-packaging snapshots imports lint lowest clean bench
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -26,9 +26,12 @@ deps: $(BIN)/.installed node_modules/.installed
 synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 	$(BIN)/python main.py
 
-test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots)
+test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots) on every core
 	$(BIN)/karpenter-gpu validate dist
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
+
+test-packaging: deps  ## the wheel, installed into a fresh venv outside the checkout (a separate CI step)
+	$(BIN)/python -m pytest -m packaging
 
 snapshots: deps  ## accept snapshot changes after reviewing them
 	$(BIN)/python -m pytest --snapshot-update

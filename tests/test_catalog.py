@@ -245,6 +245,15 @@ def test_instance_type_is_hashable(catalog):
     assert isinstance(catalog.types[0], InstanceType)
 
 
+def test_yaml_catalog_alias_bomb_is_refused_as_kg701(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\ntypes: *a11\n")
+    with pytest.raises(KarpenterGpuError) as err:
+        load_catalog(tmp_path / "bomb.yaml")
+    assert err.value.code == "KG701" and "KG904" in str(err.value)
+
+
 def test_build_tool_refuses_a_tsv_that_is_not_the_pinned_source(tmp_path):
     other = tmp_path / "other.tsv"
     other.write_text("instance_type\tfamily\n")

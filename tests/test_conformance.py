@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from karpenter_gpu.check._cel import _find, _int, _split, compile_rule
+from karpenter_gpu.check._cel import compile_rule
+from karpenter_gpu.check._cel_lib import CelFunctionError, find, split, to_int
 from karpenter_gpu.check.conformance import Crds, _regex, apply_defaults, check, load_crds, validate_manifest
 from karpenter_gpu.errors import CODES
 from karpenter_gpu.check.findings import Finding, Severity
@@ -612,17 +613,18 @@ def test_every_rule_in_the_karpenter_crds_compiles(crds: Crds) -> None:
 
 
 def test_kubernetes_library_functions() -> None:
-    assert _find("karpenter.sh/nodepool", "^([^/]+)") == "karpenter.sh"
-    assert _find("gpu", "^([^/]+)") == "gpu"  # no '/': the whole key
-    assert _find("abc", "[0-9]+") == ""
-    assert _split("al2023@v1", "@") == ["al2023", "v1"]
-    assert _split("al2023", "@") == ["al2023"]
-    assert _split("a@b@c", "@", 2) == ["a", "b@c"]
-    assert _split("abc", "") == ["a", "b", "c"]
-    assert _split("a@b", "@", 0) == []
-    assert _int("42") == 42 and _int("-1") == -1 and _int("+7") == 7
-    for bad in ("0x10", " 5", "1_000", "1.5", "", "9223372036854775808"):
-        assert not isinstance(_int(bad), int), bad  # a CEL error, as with cel-go's ParseInt
+    assert find("karpenter.sh/nodepool", "^([^/]+)") == "karpenter.sh"
+    assert find("gpu", "^([^/]+)") == "gpu"  # no '/': the whole key
+    assert find("abc", "[0-9]+") == ""
+    assert split("al2023@v1", "@") == ["al2023", "v1"]
+    assert split("al2023", "@") == ["al2023"]
+    assert split("a@b@c", "@", 2) == ["a", "b@c"]
+    assert split("abc", "") == ["a", "b", "c"]
+    assert split("a@b", "@", 0) == []
+    assert to_int("42") == 42 and to_int("-1") == -1 and to_int("+7") == 7 and to_int(2.9) == 2
+    for bad in ("0x10", " 5", "1_000", "1.5", "", "9223372036854775808", True):
+        with pytest.raises(CelFunctionError):  # a CEL error, as with cel-go's ParseInt
+            to_int(bad)
 
 
 def _thing(rules: list[dict[str, Any]], **props: dict[str, Any]) -> Crds:
@@ -644,7 +646,7 @@ THING: Manifest = {"apiVersion": "example.com/v1", "kind": "Thing", "metadata": 
         ("self.a ==", "spec: CEL compile error: syntax error"),
         ("self.a.quantity() > 1", "spec: CEL compile error: undeclared reference to function(s) quantity"),
         ("self.missing == 'x'", "spec: CEL evaluation error: no such member"),
-        ("size(self.a)", "spec: CEL rule returned IntType, not bool (rule: size(self.a))"),
+        ("size(self.a)", "spec: CEL rule returned int, not bool (rule: size(self.a))"),
     ],
 )
 def test_broken_rules_are_problems_not_passes(rule: str, expected: str) -> None:
@@ -739,7 +741,7 @@ def test_cel_finding_message_is_the_rules_message(crds: Crds) -> None:
 def test_broken_cel_rule_finding_cites_the_rule() -> None:
     (finding,) = validate_manifest(THING, _thing([{"rule": "size(self.a)"}], a={"type": "string"}))
     assert finding.code == "KG302" and finding.severity == Severity.ERROR
-    assert finding.message == "CEL rule returned IntType, not bool (rule: size(self.a))"
+    assert finding.message == "CEL rule returned int, not bool (rule: size(self.a))"
 
 
 def test_unknown_kind_is_info(crds: Crds) -> None:

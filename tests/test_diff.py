@@ -18,15 +18,22 @@ import yaml
 from karpenter_gpu.analysis.diff import (
     Category,
     Change,
+    InputProblems,
     classify,
     load_side,
-    register,
     render_markdown,
     render_text,
-    run,
 )
+from karpenter_gpu.cli.diff import register, run
+from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
-from tests.conftest import ROOT
+from tests.conftest import ROOT, find_crds_dir
+
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
 
 INFERENCE = {
     "apiVersion": "karpenter.sh/v1",
@@ -177,9 +184,9 @@ def test_load_side_of_the_bundled_dist():
 
 def test_duplicate_object_is_refused(tmp_path):
     write(tmp_path, {"a.yaml": INFERENCE, "b.yaml": INFERENCE})
-    with pytest.raises(KarpenterGpuError) as err:
+    with pytest.raises(InputProblems) as err:
         load_side(str(tmp_path))
-    assert err.value.code == "KG601"
+    assert [p.code for p in err.value.problems] == ["KG313"]
 
 
 # ------------------------------------------------------------------------------------ NodePool template
@@ -631,7 +638,29 @@ def test_git_revisions_are_read_without_checkout(tmp_path, monkeypatch, capsys):
     with pytest.raises(KarpenterGpuError) as err:
         load_side("no-such-revision", repo=repo)
     assert err.value.code == "KG600"
-    assert run(cli(["diff", "no-such-revision", "HEAD", "--repo", str(repo)])) == 2
+    assert main(["diff", "no-such-revision", "HEAD", "--repo", str(repo)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG600] ")
+
+
+def test_dot_files_are_compared_like_validate_reads_them(tmp_path):
+    def hidden(files):
+        files[".NodePool.gpu-inference.k8s.yaml"] = files.pop("NodePool.gpu-inference.k8s.yaml")
+        return files
+
+    head = hidden(objects())
+    head[".NodePool.gpu-inference.k8s.yaml"]["spec"]["template"]["spec"]["taints"] = []
+    c = one(classify(load_side(str(write(tmp_path / "base", hidden(objects())))),
+                     load_side(str(write(tmp_path / "head", head)))))
+    assert (c.name, c.category) == ("gpu-inference", Category.REPLACES_NODES)
+
+
+def test_a_kind_list_is_expanded(tmp_path):
+    files = objects()
+    pool_ = files.pop("NodePool.gpu-inference.k8s.yaml")
+    files["list.yaml"] = {"apiVersion": "v1", "kind": "List", "items": [pool_]}
+    side = load_side(str(write(tmp_path, files)))
+    assert ("karpenter.sh/v1", "NodePool", "gpu-inference") in side["prod"]
 
 
 # ------------------------------------------------------------------------ hash details (core: k8s/drift.py)

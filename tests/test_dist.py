@@ -5,6 +5,7 @@ from __future__ import annotations
 import filecmp
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -90,9 +91,9 @@ WINDOW = {"days": "MON-FRI", "start": "09:00", "end": "19:00", "nodes": 0}
     (prod_with("training", disruption_windows=({**WINDOW, "time_zone": "Asia/Sejong"},)), "KG151"),
     (prod_with("training", disruption_windows=(WINDOW,)), "KG150"),
 ], ids=["gpu-limit-0", "weight-500", "unpinned-alias", "unknown-zone", "window-without-zone"])
-def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
+def test_bad_props_write_nothing(bad, code, fresh, tmp_path, monkeypatch, capsys):
     out = tmp_path / "dist"
-    synth(stacks.ENVIRONMENTS, out)
+    shutil.copytree(fresh, out)  # an existing dist/ (the module's one synth, not one more per case)
     before = tree(out)
     with pytest.raises(KarpenterGpuError) as exc:
         synth((stacks.dev.CONFIG, bad), out)
@@ -107,11 +108,11 @@ def test_bad_props_write_nothing(bad, code, tmp_path, monkeypatch, capsys):
     assert tree(out) == before
 
 
-def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monkeypatch, capsys):
+def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(fresh, tmp_path, monkeypatch, capsys):
     """An escape-hatch patch can write what the constructs refuse; validation inside synth catches it."""
     import cdk8s
     out = tmp_path / "dist"
-    synth(stacks.ENVIRONMENTS, out)
+    shutil.copytree(fresh, out)
     before = tree(out)
 
     def patched_prod() -> cdk8s.App:
@@ -135,29 +136,33 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(tmp_path, monke
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
 
 
-def run(cmd: list[str], tmp_path: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}  # the app must find a supported Node itself
-    env["CDK8S_OUTDIR"] = str(tmp_path / "out")
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-
-
-def test_python_main_finds_a_supported_node_without_eol_banner(tmp_path):
-    result = run([sys.executable, "main.py"], tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "end-of-life" not in result.stdout + result.stderr
-    assert filecmp.dircmp(tmp_path / "out", ROOT / "dist").diff_files == []
-
-
-def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(tmp_path):
-    outputs = []
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path]]:
+    """`python main.py` once per hash seed, as a user runs it (the app finds a supported Node itself, no
+    JSII_NODE): the outputs the end-to-end tests below share."""
+    runs = {}
     for seed in ("1", "4242"):
-        out = tmp_path / f"seed-{seed}"
-        env = {**os.environ, "PYTHONHASHSEED": seed, "CDK8S_OUTDIR": str(out)}
-        subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)
-        outputs.append(tree(out))
+        out = tmp_path_factory.mktemp(f"seed-{seed}") / "out"
+        env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}
+        env.update(PYTHONHASHSEED=seed, CDK8S_OUTDIR=str(out))
+        runs[seed] = (subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, capture_output=True, text=True,
+                                     timeout=300), out)
+    return runs
+
+
+def test_python_main_finds_a_supported_node_without_eol_banner(seeded):
+    for result, out in seeded.values():
+        assert result.returncode == 0, result.stderr
+        assert "end-of-life" not in result.stdout + result.stderr
+        assert filecmp.dircmp(out, ROOT / "dist").diff_files == []
+
+
+def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(seeded):
+    outputs = [tree(out) for _, out in seeded.values()]
     assert outputs[0] == outputs[1] == tree(ROOT / "dist")
     text = b"".join(outputs[0].values()).decode()
-    assert str(ROOT) not in text and str(tmp_path) not in text and "/home/" not in text
+    tmp = str(next(iter(seeded.values()))[1].parent)
+    assert str(ROOT) not in text and tmp not in text and "/home/" not in text
     assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)  # no timestamps
 
 

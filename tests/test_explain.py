@@ -7,7 +7,13 @@ import json
 import pytest
 
 from karpenter_gpu.cli.main import main
-from tests.conftest import ROOT
+from tests.conftest import ROOT, find_crds_dir
+
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
 
 
 def run(capsys, *args: str) -> str:
@@ -59,7 +65,35 @@ def test_markdown_report_with_svg_timelines(capsys, tmp_path):
 
 @pytest.mark.parametrize("bad", ["gpus=x", "colour=red"])
 def test_bad_pod_shape_is_a_coded_error(capsys, bad):
-    from karpenter_gpu.errors import KarpenterGpuError
-    with pytest.raises(KarpenterGpuError) as exc:
-        main(["explain", str(ROOT / "dist"), "--pod", bad])
-    assert exc.value.code == "KG710"
+    assert main(["explain", str(ROOT / "dist"), "--pod", bad]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    [line] = captured.err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG710] ")
+
+
+@pytest.mark.parametrize("args, code", [
+    (["--env", "qa"], "KG908"),
+    (["--zone", "Mars/Olympus"], "KG151"),
+    (["--catalog", "/no/such/catalog.json"], "KG701"),
+    (["--format", "pdf"], "KG911"),
+])
+def test_bad_options_are_one_coded_line_and_exit_2(capsys, args, code):
+    assert main(["explain", str(ROOT / "dist"), *args]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert f"[{code}]" in line
+
+
+def test_out_folder_that_cannot_be_written_is_kg910(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["explain", str(ROOT / "dist"), "--format", "markdown", "--out", str(blocker / "sub")]) == 2
+    assert "[KG910]" in capsys.readouterr().err
+
+
+def test_reader_findings_stop_explain(capsys, tmp_path):
+    pool = (ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(pool)
+    (tmp_path / "b.yaml").write_text(pool)
+    assert main(["explain", str(tmp_path)]) == 2
+    assert "[KG313]" in capsys.readouterr().err

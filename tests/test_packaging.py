@@ -10,7 +10,11 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.packaging  # a separate CI step: `pytest -m packaging`
 
 SCRIPT = textwrap.dedent("""
     import cdk8s, constructs, karpenter_gpu
@@ -21,6 +25,10 @@ SCRIPT = textwrap.dedent("""
     nc = GpuNodeClass(chart, "Class", name="team-gpu", ami="al2023@v20251103", role="R", cluster_name="c")
     GpuInferencePool(chart, "Pool", node_class=nc, name="team-gpu", gpu_limit=2)
     print(cdk8s.Yaml.stringify(*chart.to_json()))
+    # The compiled CEL runtime came with the wheel's requirements (this platform has a wheel for it).
+    from karpenter_gpu.check import _cel
+    rule = _cel.compile_rule("self.find('^[^/]+') == 'karpenter.sh' && int(self.split('/')[1]) > 0")
+    print("cel", rule.backend.name, _cel.run(rule, "karpenter.sh/7"))
 """)
 
 
@@ -50,3 +58,4 @@ def test_wheel_installs_and_synthesizes_outside_checkout(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     assert "kind: NodePool" in result.stdout and "name: team-gpu" in result.stdout
     assert "end-of-life" not in result.stderr
+    assert "cel cel-expr-python (True, None)" in result.stdout

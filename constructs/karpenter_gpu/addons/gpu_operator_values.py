@@ -34,7 +34,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, path_of, root_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.helm_values import HelmValues
@@ -266,7 +266,7 @@ class GpuOperatorValues(HelmValues):
             overlay = TimeSlicingOverlayKwargs(name=p.overlay_name, replicas=p.time_slicing_replicas,
                                                node_pools=sliced, weight=p.overlay_weight,
                                                gpu_counts=DEFAULT_GPU_COUNTS)
-            plan(scope.node.root, f"{path}/TimeSlicing", **overlay)  # fail before anything is added
+            plan(root_of(scope), f"{path}/TimeSlicing", **overlay)  # fail before anything is added
         self.props = p
         self.pools: tuple[NodePoolConstruct, ...] = tuple(pools)
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME, values=rendered)

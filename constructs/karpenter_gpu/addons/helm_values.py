@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
+from karpenter_gpu.k8s.reader import dump
 from constructs import Construct
 
 
@@ -29,7 +29,7 @@ class HelmValues(Construct):
                   "Do not edit: change the constructs and re-synthesize.",
                   f"helm upgrade --install <release> {self.chart} --version {self.version} -f <this file>",
                   *self.notes()]
-        return "".join(f"# {line}\n" for line in header) + yaml.safe_dump(
+        return "".join(f"# {line}\n" for line in header) + dump(  # LibYAML's emitter: same text, faster
             self.values, sort_keys=False, default_flow_style=False, width=120)
 
 

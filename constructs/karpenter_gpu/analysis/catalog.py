@@ -288,13 +288,13 @@ def load_catalog(path: str | Path) -> Catalog:
                                 fix=f"check the path ({exc.__class__.__name__}: {exc})", path=str(file)) from None
     yaml_suffix = file.suffix.lower() in (".yaml", ".yml")
     try:
-        if yaml_suffix:
-            import yaml
+        if yaml_suffix:  # the manifest reader's loader: LibYAML, bounded aliases and nesting
+            from karpenter_gpu.k8s.reader import load_documents
 
-            document = yaml.safe_load(text)
+            document = next((doc for _, doc, _ in load_documents(text, str(file))), None)
         else:
             document = json.loads(text)
-    except Exception as exc:  # json.JSONDecodeError, yaml.YAMLError
+    except Exception as exc:  # json.JSONDecodeError, RecursionError; the reader's KG903-KG905
         kind = "YAML" if yaml_suffix else "JSON"
         raise KarpenterGpuError("KG701", prop="catalog", value=str(file), allowed=f"a valid {kind} document",
                                 fix=f"fix the syntax ({str(exc).splitlines()[0]})", path=str(file)) from None

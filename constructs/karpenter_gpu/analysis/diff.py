@@ -1,7 +1,7 @@
 """``karpenter-gpu diff BASE HEAD``: review a manifest change by what Karpenter will do to running GPU nodes.
 
-Each side is a dist/ folder or a git revision whose committed dist/ is read with ``git ls-tree`` and
-``git show`` (nothing is checked out). Objects are matched per environment by kind and name, and every
+Each side is a dist/ folder, a file, stdin or a git revision whose committed dist/ is read without a
+checkout, all through :mod:`karpenter_gpu.k8s.reader`. Objects are matched per environment by kind and name, and every
 difference is sorted into a :class:`Category` following Karpenter v1.14.1:
 
 - NodePool: ``spec.template`` is hashed (labels, annotations, taints, startupTaints, expireAfter,
@@ -19,15 +19,11 @@ are applied to both sides, so a change that only spells out a default is not rep
 
 from __future__ import annotations
 
-import argparse
-import subprocess
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Callable, Iterable
-
-import yaml
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
@@ -39,12 +35,10 @@ from karpenter_gpu.k8s.drift import (
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
+from karpenter_gpu.k8s.reader import Problem, Source, metadata, read
 
 Key = tuple[str, str, str]  # (apiVersion, kind, name)
 Side = dict[str, dict[Key, dict]]
-
-_SUFFIXES = (".yaml", ".yml")
-_VALUES_SUFFIX = ".values.yaml"
 
 
 class Category(Enum):
@@ -91,87 +85,45 @@ class Change:
 # ----------------------------------------------------------------------------------------------- loading
 
 
-def load_side(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Side:
-    """Environment → {(apiVersion, kind, name): manifest} for a dist/ folder or a git revision.
+class InputProblems(Exception):
+    """The reader found malformed or ambiguous objects on a side: diff refuses to guess (exit 2)."""
 
-    A folder is read like ``karpenter-gpu validate`` reads it: every sub-folder is an environment, files
-    directly inside belong to an environment named after the folder. Helm values files
-    (``helm/*.values.yaml``) become pseudo-objects keyed ``("helm", "Values", "<file name>")``.
-    Anything else is taken as a git revision of ``repo`` (default: the repository of the current
-    directory), whose ``dist`` folder is read without a checkout. Namespaced objects are named
-    ``"<namespace>/<name>"``.
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(p.line() for p in problems))
+
+
+def side_of(source: Source) -> Side:
+    """Environment key → {(apiVersion, kind, name): manifest}; Helm values become ``("helm", "Values", file)``.
+
+    Namespaced objects are named ``"<namespace>/<name>"``. The root environment (files directly in the
+    folder) is keyed :data:`~karpenter_gpu.k8s.reader.ROOT` whatever the folder is called, so two flat
+    folders compare as one environment.
     """
-    path = Path(spec)
-    if path.is_dir():
-        files = [(p.relative_to(path).as_posix(), p.read_text())
-                 for p in sorted(path.rglob("*")) if p.is_file() and p.suffix in _SUFFIXES
-                 and not any(part.startswith(".") for part in p.relative_to(path).parts)]
-        return _group(files, path.resolve().name, spec)
-    return _group(_git_files(spec, repo, dist), PurePosixPath(dist).name, spec)
-
-
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "-C", str(top), *args], capture_output=True, text=True, check=False)
-
-
-def _git_files(rev: str, repo: Path | None, dist: str) -> list[tuple[str, str]]:
-    def refuse(why: str) -> KarpenterGpuError:
-        return KarpenterGpuError(
-            "KG600", prop="diff side", value=rev,
-            allowed=f"an existing folder or a git revision ({why})",
-            fix="pass a dist/ folder, or a commit, branch or tag of the repository (--repo DIR picks the repository)")
-
-    start = Path(repo) if repo is not None else Path.cwd()
-    top = _git(start, "rev-parse", "--show-toplevel")
-    if top.returncode != 0:
-        raise refuse(f"{start} is not inside a git repository")
-    root = Path(top.stdout.strip())
-    if rev.startswith("-") or _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
-        raise refuse(f"not a folder, and not a commit of {root}")
-    listing = _git(root, "ls-tree", "-r", "--name-only", rev, "--", dist)
-    if listing.returncode != 0:
-        raise refuse(listing.stderr.strip() or "git ls-tree failed")
-    prefix = dist.rstrip("/") + "/"
-    files = []
-    for name in sorted(listing.stdout.splitlines()):
-        if not name.startswith(prefix) or PurePosixPath(name).suffix not in _SUFFIXES:
-            continue
-        shown = _git(root, "show", f"{rev}:{name}")
-        if shown.returncode != 0:
-            raise refuse(shown.stderr.strip() or f"git show {rev}:{name} failed")
-        files.append((name[len(prefix):], shown.stdout))
-    return files
-
-
-def _group(files: Iterable[tuple[str, str]], root_name: str, spec: str) -> Side:
+    if source.problems:
+        raise InputProblems(source.problems)
     side: Side = {}
-    for rel, text in files:
-        parts = PurePosixPath(rel).parts
-        nested = len(parts) > 1 and parts[0] != "helm"
-        environment = parts[0] if nested else root_name
-        inner = parts[1:] if nested else parts
-        objects = side.setdefault(environment, {})
-        if len(inner) >= 2 and inner[-2] == "helm" and inner[-1].endswith(_VALUES_SUFFIX):
-            values = yaml.safe_load(text)
-            _put(objects, ("helm", "Values", inner[-1]), values if isinstance(values, dict) else {}, spec, rel)
-            continue
-        for doc in yaml.safe_load_all(text):
-            if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
-                meta = doc.get("metadata") or {}
-                name = str(meta.get("name", ""))
-                if meta.get("namespace"):
-                    name = f"{meta['namespace']}/{name}"
-                _put(objects, (str(doc["apiVersion"]), str(doc["kind"]), name), doc, spec, rel)
-    return {env: objects for env, objects in sorted(side.items()) if objects}
+    for env in source.environments:
+        objects: dict[Key, dict] = {}
+        for file_name, values in sorted(env.values.items()):
+            objects[("helm", "Values", file_name)] = values
+        for m in env.manifests:
+            meta = metadata(m.manifest)
+            name = str(meta.get("name", ""))
+            if meta.get("namespace"):
+                name = f"{meta['namespace']}/{name}"
+            objects[(str(m.manifest["apiVersion"]), str(m.manifest["kind"]), name)] = m.manifest
+        if objects:
+            side[env.key] = objects
+    return dict(sorted(side.items()))
 
 
-def _put(objects: dict[Key, dict], key: Key, manifest: dict, spec: str, rel: str) -> None:
-    if key in objects:
-        raise KarpenterGpuError(
-            "KG601", prop="diff side", value=f"{spec}: {rel}: {key[1]} {key[2]}",
-            allowed="each apiVersion/kind/name once per environment",
-            fix="remove the duplicate manifest (re-synthesize dist/)")
-    objects[key] = manifest
+def load_side(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Side:
+    """A folder, a file, ``-`` (stdin) or a git revision of ``repo`` whose ``dist`` folder is read (no checkout).
+
+    Read by :func:`karpenter_gpu.k8s.reader.read`, exactly as ``validate`` and ``explain`` read input.
+    """
+    return side_of(read(spec, repo, dist=dist, allow_empty=True))
 
 
 # ------------------------------------------------------------------------------------------- formatting
@@ -773,34 +725,3 @@ def render_markdown(changes: list[Change]) -> str:
 def failed(changes: list[Change], fail_on: Iterable[str]) -> bool:
     watched = frozenset().union(*(FAIL_ON[f] for f in fail_on))
     return any(c.category in watched for c in changes)
-
-
-def run(args: argparse.Namespace) -> int:
-    repo = Path(args.repo) if getattr(args, "repo", None) else None
-    try:
-        changes = classify(load_side(args.base, repo), load_side(args.head, repo))
-    except KarpenterGpuError as err:
-        print(f"error: {err}")
-        return 2
-    render = render_markdown if getattr(args, "format", "text") == "markdown" else render_text
-    print(render(changes), end="")
-    return 1 if failed(changes, getattr(args, "fail_on", None) or []) else 0
-
-
-def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Add ``diff BASE HEAD [--format text|markdown] [--fail-on drift|refused ...] [--repo DIR]``."""
-    parser = subparsers.add_parser(
-        "diff", help="review a manifest change by what Karpenter will do to running GPU nodes",
-        description="Compare two dist/ trees (folders or git revisions) and sort every change by its effect: "
-                    "refused by the API server, drains a pool, replaces nodes (drift), may replace nodes, "
-                    "restarts pods, behavioural only, new object, info.")
-    parser.add_argument("base", help="dist/ folder or git revision (its committed dist/ is read without checkout)")
-    parser.add_argument("head", help="dist/ folder or git revision")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text",
-                        help="markdown renders a PR comment (default: text)")
-    parser.add_argument("--fail-on", dest="fail_on", choices=sorted(FAIL_ON), nargs="+", action="extend",
-                        default=[], help="exit 1 when a change of this kind exists: drift (replaces nodes or drains "
-                                         "a pool), refused (by the API server)")
-    parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
-    parser.set_defaults(run=run)
-    return parser

@@ -8,19 +8,12 @@ table, markdown (pull-request comments, with the SVG written beside it) and JSON
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from karpenter_gpu.analysis import timeline
-from karpenter_gpu.analysis.catalog import Catalog, default_catalog, load_catalog
+from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
-from karpenter_gpu.check.validate import environments
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.views import NodePoolView
@@ -173,49 +166,3 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
         lines.extend(f"{bullet}  {f['pool']}: " + (f"{f['instance']} ({f['offering']})" if f['instance'] else f['reason'])
                      for f in pod["fits"])
     return lines
-
-
-def _load(dist: Path) -> list[tuple[str, list[dict]]]:
-    envs = []
-    for name, paths in environments(dist):
-        docs = [d for path in paths for d in yaml.safe_load_all(path.read_text())
-                if isinstance(d, dict) and "apiVersion" in d and "kind" in d]
-        envs.append((name or dist.name, docs))
-    return envs
-
-
-def run(args: argparse.Namespace) -> int:
-    catalog = load_catalog(args.catalog) if args.catalog else default_catalog()
-    pod = PodShape.parse(args.pod) if args.pod else None
-    loaded = [(name, docs) for name, docs in _load(Path(args.dist)) if not args.env or name in args.env]
-    envs = [explain_environment(name, docs, catalog, pod, args.zone) for name, docs in loaded]
-    if args.format == "json":
-        print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
-                          "environments": envs}, indent=1, sort_keys=True))
-    elif args.format == "markdown":
-        svg_names: dict[str, str] = {}
-        if args.out:
-            out = Path(args.out)
-            out.mkdir(parents=True, exist_ok=True)
-            for (name, docs), env in zip(loaded, envs):
-                svg_names[name] = f"disruption-{name}.svg"
-                pools = [d for d in docs if is_kind(d, NODEPOOL_KIND)]
-                (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"], f"{name}: disruption windows"))
-            (out / "explain.md").write_text(render_markdown(envs, svg_names))
-        print(render_markdown(envs, svg_names))
-    else:
-        print(render_text(envs))
-    return 0
-
-
-def register(commands: Any) -> None:
-    cmd = commands.add_parser("explain", help="candidate instance types, costs and disruption windows per pool")
-    cmd.add_argument("dist", nargs="?", default="dist", help="a dist/ folder (default: dist)")
-    cmd.add_argument("--env", action="append", help="only this environment (repeatable)")
-    cmd.add_argument("--pod", help="a pod shape, e.g. 'gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu'")
-    cmd.add_argument("--format", choices=("table", "markdown", "json"), default="table")
-    cmd.add_argument("--out", help="with --format markdown: write explain.md and one SVG timeline per environment here")
-    cmd.add_argument("--zone", help="time zone of the timeline (default: the zone of the pools' windows, else UTC)")
-    cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
-    cmd.set_defaults(run=run)
-

@@ -23,7 +23,6 @@ functions; this module only combines its answers with the catalog (the upstream 
 from __future__ import annotations
 
 import gc
-import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -254,7 +253,7 @@ def _limit_amount(pool: NodePoolView, resource: str) -> Decimal | None:
 
 
 def _money(amount: Decimal) -> str:
-    return f"{amount.quantize(Decimal('0.01'))}"
+    return f"{amount:.2f}"  # rounds half-even like quantize, without its 28-digit precision limit
 
 
 def _overlay_capacity(resolution: OverlayResolution) -> None:
@@ -378,11 +377,11 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         for c in candidates:
             gpus = int(c.capacity.get(gpu_resource, 0))  # type: ignore[arg-type]
             if gpus > 0 and c.price is not None:
-                options.append((math.ceil(gpu_limit / gpus) * c.price, c.instance.name, gpus))
+                options.append((-(-gpu_limit // gpus) * c.price, c.instance.name, gpus))  # exact ceil: no float
         if options:
             amount, worst_name, gpus = max(options)
             worst = amount
-            notes.append(f"worst case {_money(amount)}/h: {math.ceil(gpu_limit / gpus)} x {worst_name} "
+            notes.append(f"worst case {_money(amount)}/h: {-(-gpu_limit // gpus)} x {worst_name} "
                          f"({gpus} GPU(s) each) to reach the {gpu_resource} limit {gpu_limit}")
         else:
             notes.append(f"no priced candidate has {gpu_resource} capacity: the limit {gpu_limit} cannot be "
@@ -569,7 +568,7 @@ class PodShape:
 
 def _bytes(amount: Decimal) -> str:
     for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
-        if amount >= size and amount % size == 0:
+        if amount >= size and amount == amount.to_integral_value() and int(amount) % size == 0:  # exact for any size
             return f"{int(amount // size)}{unit}"
     return f"{amount.normalize():f}"
 

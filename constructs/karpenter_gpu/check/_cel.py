@@ -1,196 +1,167 @@
 """CEL evaluation of a CRD's `x-kubernetes-validations` rules, as kube-apiserver does on create.
 
-Private to :mod:`karpenter_gpu.check.conformance`. Rules are evaluated with the pure-Python
-`cel-python` package (pinned in pyproject.toml), plus the few Kubernetes CEL library functions
-the Karpenter v1.14.1 CRDs call that it lacks:
+Private to :mod:`karpenter_gpu.check.conformance`. The rules run on one of two backends behind the
+same small interface (``compile(text)``, ``evaluate(program, self)``):
 
-- `<string>.find(<regex>)`: the first RE2 match, or "" (Kubernetes regex library);
-- `<string>.split(<sep>[, <limit>])`: Go `strings.Split`/`SplitN` semantics (Kubernetes strings library);
-- `int(<string>)`: replaced by a strict version -- base-10 only, as cel-go's `strconv.ParseInt`
-  (cel-python also accepts "0x1f", " 5" and "1_000").
+- **cel-expr-python** (``_cel_native``), the CEL project's C++ runtime (cel-cpp): ~15 µs per
+  evaluation, rules parsed and type-checked once. Installed by pyproject.toml only where PyPI has a
+  wheel for it (environment markers: Linux/macOS x86_64 and arm64, Windows AMD64; CPython 3.11-3.14);
+- **cel-python** (``_cel_celpy``), pure Python: installs everywhere, ~1-3 ms per evaluation. The
+  fallback where the compiled runtime is not installed or fails to import.
 
-Standard CEL that cel-python already provides and the CRDs use: `has()`, `all/exists/exists_one/
-filter/map`, `size()`, `in`, `matches` (RE2, unanchored), `startsWith`, `endsWith`, `?:`.
+Choice (December 2026, from what PyPI offers; see BENCHMARKS.md for the figures): cel-expr-python
+over `common-expression-language` (Rust, cel-interpreter). Both have Linux x86_64 and aarch64 wheels
+now. For cel-expr-python: it is the CEL project's own runtime with a real type checker (a mistyped
+rule fails to compile, as in cel-go), it has no dependencies, and evaluation is ~2x faster. Against
+it: 16 MB wheels, glibc >= 2.27 (x86_64) / 2.26 (aarch64), no musl (Alpine) and no sdist, so pip
+cannot build it where no wheel fits -- and markers cannot tell musl from glibc, so on Alpine install
+with ``--no-deps`` plus the other requirements, or use a glibc image. The Rust package pulls in a CLI
+stack (typer, rich, prompt-toolkit: ~0.15 s of import on every validate) and has an sdist that needs a
+Rust toolchain, and its dynamically typed interpreter differs from cel-go in more corners.
+
+``KARPENTER_GPU_CEL=celpy`` forces the fallback (``cel-expr-python`` forces the compiled one);
+unset, the compiled one is used when it imports. Kubernetes' `find`, `split` and strict `int()` are
+one implementation (``_cel_lib``) called by both backends, and a differential test
+(tests/test_cel_backends.py) runs every non-transition rule of the Karpenter CRDs on both over
+valid and invalid values and asserts the same verdicts; `validate` gives the same findings on both.
 
 As on the server: each rule runs with `self` bound to the (defaulted, pruned) value at its schema
 node, and only when that value is present and not null; objects and maps are CEL maps, arrays are
 lists, int-or-string values are ints or strings. Rules that mention `oldSelf` are transition rules
-and are not run on create (they are reported through `skipped`). A rule that fails to parse, calls
-an unknown function, errors, or does not return a bool is reported as a problem, never passed.
+and are not run on create (they are reported through `skipped`). A rule that fails to compile,
+calls an unknown function, errors, or does not return a bool is reported as a problem, never passed;
+their messages use the same words on both backends for syntax errors, unknown functions, missing
+map keys, overloads, result types and the errors of the Kubernetes functions.
 
-Not covered: compile-time type checking against the schema (cel-python is dynamically typed, so
-e.g. a misspelt field surfaces only when evaluated), the cost budget / estimated-cost limits,
-`optionalOldSelf` rules (reported as problems: cel-python has no optional types), `format:
-date-time`/`duration` strings as CEL timestamps/durations, `reason`, and Kubernetes library
-functions these CRDs do not use (quantity, url, ip, cidr, lists.*, format, ...).
+Standard CEL the CRDs use: `has()`, `all/exists/filter`, `size()`, `in`, `matches` (RE2,
+unanchored), `startsWith`, `endsWith`, `?:`.
+
+Not covered: the cost budget / estimated-cost limits, `optionalOldSelf` rules (reported as problems),
+`format: date-time`/`duration` strings as CEL timestamps/durations, `reason`, and Kubernetes library
+functions these CRDs do not use (quantity, url, ip, cidr, lists.*, format, ...). Broken rules can
+differ between backends beyond those words: cel-python has no type checker, so `c ? 'x' : 1` fails
+to compile only on cel-expr-python, and an undeclared variable is a compile error there but an
+evaluation error on cel-python; both are problems (KG302) either way.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import logging
-import re
-from collections.abc import Iterator
+import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-import celpy
-import lark
-import re2
-from celpy import celtypes
-from celpy.evaluation import CELEvalError, base_functions
-
+from karpenter_gpu.check import _cel_lib
 from karpenter_gpu.check.conformance import _Problems, _join
+from karpenter_gpu.errors import KarpenterGpuError
 
 Schema = dict[str, Any]
 
-# cel-python logs every failed function call at ERROR level; the problem is reported here instead.
-logging.getLogger("celpy").setLevel(logging.CRITICAL)
-
-_MACROS = frozenset({"has", "all", "exists", "exists_one", "map", "filter"})
-_INT64 = (-(2**63), 2**63 - 1)
-_DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: Environment variable choosing the backend: "celpy", "cel-expr-python", or unset/"auto".
+BACKEND_ENV = "KARPENTER_GPU_CEL"
 
 
-def _find(text: Any, pattern: Any) -> Any:
-    """Kubernetes regex library: `<string>.find(<string>) -> <string>`, the first match or ""."""
-    if not (isinstance(text, str) and isinstance(pattern, str)):
-        return CELEvalError("no such overload: find", TypeError, (text, pattern))
+class Backend(Protocol):
+    """What a CEL runtime provides: compile once per rule text, evaluate with `self`."""
+
+    name: str
+
+    def __hash__(self) -> int:  # backends key the per-rule caches
+        ...
+
+    def compile(self, text: str) -> tuple[Any, str | None, bool]:
+        """(program or None, error text, whether the rule is a transition rule)."""
+
+    def evaluate(self, program: Any, self_value: Any) -> tuple[Any, str | None]:
+        """(the result as plain Python, error text); `self_value` is plain Python from `_cel_lib.typed`."""
+
+
+def _make(name: str) -> Backend:
+    if name == "celpy":
+        from karpenter_gpu.check._cel_celpy import CelpyBackend
+
+        return CelpyBackend()
+    if name == "cel-expr-python":
+        from karpenter_gpu.check._cel_native import NativeBackend
+
+        return NativeBackend()
+    raise KarpenterGpuError("KG330", prop=BACKEND_ENV, value=name, allowed="cel-expr-python, celpy or auto",
+                            fix=f"unset {BACKEND_ENV} (the compiled runtime when installed, else celpy) or name one")
+
+
+def backend(name: str | None = None) -> Backend:
+    """The backend named (or in $KARPENTER_GPU_CEL): by default the compiled one if it imports, else celpy."""
+    name = name or os.environ.get(BACKEND_ENV) or "auto"
+    if name == "auto":
+        return _backend(_auto())
     try:
-        match = re2.search(pattern, text)
-    except re2.error as ex:
-        return CELEvalError(f"invalid regex {str(pattern)!r}", type(ex), None)
-    return celtypes.StringType(match.group(0) if match else "")
-
-
-def _split(text: Any, sep: Any, limit: Any = None) -> Any:
-    """Kubernetes strings library: `<string>.split(<string>[, <int>]) -> <list<string>>` (Go semantics)."""
-    if not (isinstance(text, str) and isinstance(sep, str)) or not (limit is None or isinstance(limit, int)):
-        return CELEvalError("no such overload: split", TypeError, (text, sep, limit))
-    if limit == 0:
-        parts: list[str] = []
-    elif sep == "":  # Go splits into UTF-8 sequences; the last one takes the rest
-        parts = list(text) if limit is None or limit < 0 or limit >= len(text) else [
-            *text[: limit - 1], text[limit - 1 :]
-        ]
-    else:
-        parts = text.split(sep) if limit is None or limit < 0 else text.split(sep, limit - 1)
-    return celtypes.ListType([celtypes.StringType(p) for p in parts])
-
-
-def _int(value: Any) -> Any:
-    """`int()` as in cel-go: strings parse base 10 only (strconv.ParseInt(s, 10, 64))."""
-    if isinstance(value, CELEvalError):
-        return value
-    if isinstance(value, str):
-        if not _DECIMAL.fullmatch(value):
-            return CELEvalError(f"cannot convert {str(value)!r} to int", ValueError, None)
-        number = int(value)
-        if not _INT64[0] <= number <= _INT64[1]:
-            return CELEvalError(f"int64 overflow converting {str(value)!r}", OverflowError, None)
-        return celtypes.IntType(number)
-    return celtypes.IntType(value)
-
-
-FUNCTIONS: dict[str, Any] = {"find": _find, "split": _split, "int": _int}
-KNOWN_FUNCTIONS = frozenset(base_functions) | frozenset(FUNCTIONS) | _MACROS
-
-_ENV = celpy.Environment()
-
-
-@dataclass(frozen=True)
-class Compiled:
-    """One compiled rule (or message expression): a runnable program or why there is none."""
-
-    program: celpy.Runner | None
-    error: str | None
-    transition: bool  # mentions oldSelf
+        return _backend(name)
+    except ImportError as ex:
+        raise KarpenterGpuError("KG331", prop=BACKEND_ENV, value=name, allowed=", ".join(available()),
+                                fix=f"pip install cel-expr-python (wheels: see pyproject.toml), or unset {BACKEND_ENV}"
+                                ) from ex
 
 
 @functools.cache
-def compile_rule(text: str) -> Compiled:
-    """Parse a CEL expression once per distinct text; unknown functions are compile errors too."""
+def _backend(name: str) -> Backend:
+    return _make(name)
+
+
+@functools.cache
+def _auto() -> str:
     try:
-        ast = _ENV.compile(text)
-    except Exception as ex:  # CELParseError, and lark errors it does not wrap
-        return Compiled(None, f"syntax error: {_first_line(ex)}", False)
-    idents, calls = _names(ast)
-    unknown = sorted(calls - KNOWN_FUNCTIONS)
-    if unknown:
-        return Compiled(None, f"undeclared reference to function(s) {', '.join(unknown)}", "oldSelf" in idents)
-    return Compiled(_ENV.program(ast, functions=FUNCTIONS), None, "oldSelf" in idents)
+        _backend("cel-expr-python")
+    except ImportError:  # no wheel for this platform: the pure-Python fallback
+        return "celpy"
+    return "cel-expr-python"
 
 
-def _names(ast: lark.Tree) -> tuple[set[str], set[str]]:
-    """Free identifiers and called function/method names in a parsed expression."""
-    idents: set[str] = set()
-    calls: set[str] = set()
-    for node in _subtrees(ast):
-        tokens = [c for c in node.children if isinstance(c, lark.Token)]
-        if node.data == "ident" and tokens:
-            idents.add(str(tokens[0]))
-        elif node.data in ("ident_arg", "dot_ident_arg", "member_dot_arg") and tokens:
-            calls.add(str(tokens[0]))
-    return idents, calls
+def available() -> list[str]:
+    """The backends that import here."""
+    names = []
+    for name in ("cel-expr-python", "celpy"):
+        try:
+            _backend(name)
+        except ImportError:
+            continue
+        names.append(name)
+    return names
 
 
-def _subtrees(tree: lark.Tree) -> Iterator[lark.Tree]:
-    yield tree
-    for child in tree.children:
-        if isinstance(child, lark.Tree):
-            yield from _subtrees(child)
+@dataclass(frozen=True, eq=False)
+class Compiled:
+    """One compiled rule (or message expression): a runnable program or why there is none."""
+
+    program: Any
+    error: str | None
+    transition: bool  # mentions oldSelf
+    backend: Backend
 
 
-def to_cel(value: Any, schema: Schema) -> Any:
-    """The CEL value of `value` typed by its structural schema (fields the server prunes are dropped)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return celtypes.BoolType(value)
-    if isinstance(value, dict):
-        props: dict[str, Schema] = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        keep_unknown = schema.get("x-kubernetes-preserve-unknown-fields") or extra is True
-        out: dict[Any, Any] = {}
-        for key, child in value.items():
-            if key in props:
-                out[celtypes.StringType(key)] = to_cel(child, props[key])
-            elif isinstance(extra, dict):
-                out[celtypes.StringType(key)] = to_cel(child, extra)
-            elif keep_unknown:
-                out[celtypes.StringType(key)] = celpy.json_to_cel(child)
-        return celtypes.MapType(out)
-    if isinstance(value, list):
-        item_schema = schema.get("items")
-        items = item_schema if isinstance(item_schema, dict) else {}
-        return celtypes.ListType([to_cel(item, items) for item in value])
-    if isinstance(value, str):
-        return celtypes.StringType(value)
-    if isinstance(value, (int, float)):
-        if schema.get("type") == "number" or (isinstance(value, float) and not value.is_integer()):
-            return celtypes.DoubleType(value)
-        return celtypes.IntType(int(value))
-    return celpy.json_to_cel(value)
+def compile_rule(text: str, backend_name: str | None = None) -> Compiled:
+    """Compile a CEL expression once per distinct text and backend; unknown functions are compile errors too."""
+    return _compile(text, backend(backend_name))
+
+
+@functools.cache
+def _compile(text: str, runtime: Backend) -> Compiled:
+    program, error, transition = runtime.compile(text)
+    return Compiled(program, error, transition, runtime)
 
 
 def run(compiled: Compiled, self_value: Any) -> tuple[Any, str | None]:
-    """Evaluate a compiled rule with `self`; returns (result, error text)."""
+    """Evaluate a compiled rule with `self` (plain Python, see `_cel_lib.typed`); returns (result, error text)."""
     assert compiled.program is not None
-    try:
-        result = compiled.program.evaluate({"self": self_value})
-    except CELEvalError as ex:
-        return None, _eval_error(ex)
-    except Exception as ex:  # an interpreter bug is still not a pass
-        return None, f"{type(ex).__name__}: {_first_line(ex)}"
-    if isinstance(result, CELEvalError):
-        return None, _eval_error(result)
-    return result, None
+    result, error = compiled.backend.evaluate(compiled.program, self_value)
+    if error is not None and error.startswith("no such overload"):
+        error = "no such overload"  # the backends name the argument types differently
+    return result, error
 
 
 # Rule outcomes by (rule, canonical JSON of `self`): rules are pure, and GPU pools repeat the same
 # requirements, taints and budgets, so most evaluations are repeats (celpy costs ~3 ms per run).
-_OUTCOMES: dict[tuple[str, str], tuple[Any, str | None]] = {}
+_OUTCOMES: dict[tuple[str, str, str], tuple[Any, str | None]] = {}
 _MAX_OUTCOMES = 100_000
 
 
@@ -203,43 +174,71 @@ class _Self:
 
     def cel(self) -> Any:
         if self._cel is None:
-            self._cel = to_cel(self.value, self.schema)
+            self._cel = _cel_lib.typed(self.value, self.schema)
         return self._cel
 
 
 def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | None]:
-    key = (text, self_.key)
+    key = (compiled.backend.name, text, self_.key)
     if key not in _OUTCOMES:
         if len(_OUTCOMES) >= _MAX_OUTCOMES:
             _OUTCOMES.clear()
-        _OUTCOMES[key] = run(compiled, self_.cel())
+        try:
+            value = self_.cel()
+        except (ValueError, OverflowError) as ex:  # e.g. an integer outside int64: CEL has no value for it
+            why = (str(ex).strip().splitlines() or [type(ex).__name__])[0][:200]
+            _OUTCOMES[key] = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
+        else:
+            _OUTCOMES[key] = run(compiled, value)
     return _OUTCOMES[key]
 
 
-def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str]) -> None:
+def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
+             runtime: Backend | None = None) -> None:
     """Evaluate every x-kubernetes-validations rule under `schema` whose value is present."""
-    if value is None or not isinstance(schema, dict):
+    if value is None or not isinstance(schema, dict) or not _rules_below(schema):
         return
-    rules = schema.get("x-kubernetes-validations") or []
+    runtime = runtime or backend()  # chosen once per object, not per rule
+    rules = schema.get("x-kubernetes-validations")
     if rules:
         self_ = _Self(value, schema)
         for rule in rules:
-            _apply(rule, self_, path, problems, skipped)
+            _apply(rule, self_, path, problems, skipped, runtime)
     if isinstance(value, dict):
         props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        extra = extra if isinstance(extra, dict) else None
         for key, child in value.items():
-            sub = props.get(key, extra if isinstance(extra, dict) else None)
-            if sub:
-                validate(child, sub, _join(path, key), problems, skipped)
+            sub = props.get(key, extra)
+            if sub and _rules_below(sub):  # checked here too: no path is built for a subtree without rules
+                validate(child, sub, _join(path, key), problems, skipped, runtime)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            validate(item, schema["items"], f"{path}[{index}]", problems, skipped)
+        items = schema["items"]
+        if _rules_below(items):
+            for index, item in enumerate(value):
+                validate(item, items, f"{path}[{index}]", problems, skipped, runtime)
 
 
-def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str]) -> None:
+# Whether a schema node or anything under it has rules, by node: most of an object (metadata, labels,
+# tags, ...) has none, and the walk skips it. Holds the node too, so an id is never reused meanwhile.
+_RULES_BELOW: dict[int, tuple[Schema, bool]] = {}
+
+
+def _rules_below(schema: Schema) -> bool:
+    entry = _RULES_BELOW.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    children = [*schema.get("properties", {}).values(), schema.get("additionalProperties"), schema.get("items")]
+    found = bool(schema.get("x-kubernetes-validations")) or any(
+        _rules_below(child) for child in children if isinstance(child, dict))
+    _RULES_BELOW[id(schema)] = (schema, found)
+    return found
+
+
+def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str],
+           runtime: Backend) -> None:
     text = str(rule.get("rule", ""))
     here = path or "<root>"
-    compiled = compile_rule(text)
+    compiled = _compile(text, runtime)
     if compiled.transition:
         if rule.get("optionalOldSelf"):
             problems.add("KG302", here, "cannot evaluate optionalOldSelf transition rule on create", rule=text)
@@ -252,38 +251,23 @@ def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, s
     result, error = _outcome(compiled, text, self_)
     if error:
         problems.add("KG302", here, f"CEL evaluation error: {error}", rule=text)
-    elif not isinstance(result, celtypes.BoolType):
-        problems.add("KG302", here, f"CEL rule returned {type(result).__name__}, not bool", rule=text)
+    elif not isinstance(result, bool):
+        problems.add("KG302", here, f"CEL rule returned {_cel_lib.type_name(result)}, not bool", rule=text)
     elif not result:
         field_path = str(rule.get("fieldPath") or "")
         if field_path:
             here = f"{path}{field_path}" if path else field_path.lstrip(".")
-        problems.add("KG302", here, _message(rule, self_.cel()), rule=text, violated=True)
+        problems.add("KG302", here, _message(rule, self_.cel(), runtime), rule=text, violated=True)
 
 
-def _message(rule: dict[str, Any], self_value: Any) -> str:
+def _message(rule: dict[str, Any], self_value: Any, runtime: Backend) -> str:
     # As on the server: a messageExpression that yields a non-empty string wins, else `message`,
     # else the rule text.
     expression = rule.get("messageExpression")
     if expression:
-        compiled = compile_rule(str(expression))
+        compiled = _compile(str(expression), runtime)
         if compiled.program is not None and not compiled.transition:
             result, error = run(compiled, self_value)
             if error is None and isinstance(result, str) and result.strip():
                 return str(result)
     return str(rule.get("message") or rule.get("rule", ""))
-
-
-def _eval_error(error: CELEvalError) -> str:
-    args = error.args
-    text = str(args[0]) if args else repr(error)
-    text = text.split(" (in activation", 1)[0].split(" (in container", 1)[0]
-    cause = args[2] if len(args) > 2 else None
-    if cause and not text.startswith("undeclared"):
-        detail = cause[0] if isinstance(cause, tuple) and len(cause) == 1 else cause
-        text = f"{text} ({detail!r})" if not isinstance(detail, str) else f"{text} ({detail})"
-    return text[:300]
-
-
-def _first_line(ex: BaseException) -> str:
-    return (str(ex).strip().splitlines() or [type(ex).__name__])[0][:300]

@@ -695,7 +695,7 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
                                          "if the jobs checkpoint more often than every 2 minutes")
     for workload in workloads:
         target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
-        if target not in reports or any(f.code == "KG417" for f in workload.findings):
+        if not isinstance(target, str) or target not in reports or any(f.code == "KG417" for f in workload.findings):
             continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
         fit = next(iter(fit_reports(_shape(workload.pod), [reports[target]])), None)  # one simulation, every pod
         if fit is not None and fit.instance is None and reports[target].kind != "static":
@@ -706,7 +706,8 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
 def _shape(pod: dict) -> PodShape:
     """The pod's summed container requests (limits when no request), as the simulator's pod shape."""
     totals: dict[str, Decimal] = {}
-    for container in pod.get("containers") or []:
+    containers = pod.get("containers")
+    for container in containers if isinstance(containers, list) else []:
         resources = _dict(_dict(container).get("resources"))
         wanted = {**_dict(resources.get("limits")), **_dict(resources.get("requests"))}
         for name, value in wanted.items():

@@ -1,8 +1,10 @@
-"""Validate a folder of manifests: CRD schema + CEL conformance, then the project's pitfall rules.
+"""Validate manifests: CRD schema + CEL conformance, then the project's pitfall rules.
 
-A folder whose sub-folders hold manifests is treated as one environment per sub-folder (the
-layout of dist/); otherwise the folder itself is one environment. Cross-object rules (e.g. an
-unweighted pool next to weighted ones) look at one environment at a time.
+Input is read by :mod:`karpenter_gpu.k8s.reader` (folders, files, stdin): a folder whose sub-folders
+hold manifests is one environment per sub-folder (the layout of dist/); files directly in it form one
+more. Cross-object rules (e.g. an unweighted pool next to weighted ones) look at one environment at a
+time. The reader's findings (KG310-KG313: malformed documents, duplicate keys, the same object twice)
+are reported with the others.
 """
 
 from __future__ import annotations
@@ -11,14 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from karpenter_gpu.check.conformance import load_crds, validate_manifest
+from karpenter_gpu.check.conformance import assess, load_crds
 from karpenter_gpu.check.crd_source import CrdSourceError
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
-
-_SUFFIXES = (".yaml", ".yml")
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.reader import Manifest, Problem, Source, read_path
 
 
 @dataclass(frozen=True)
@@ -40,43 +40,75 @@ class Report:
                 f"in {self.objects} objects ({self.files} files)")
 
 
-def environments(root: Path) -> list[tuple[str | None, list[Path]]]:
-    """(environment name, manifest files): one per sub-folder, plus the folder itself when it holds files."""
-    if root.is_file():
-        return [(None, [root])]
-    direct = sorted(p for p in root.iterdir() if p.is_file() and p.suffix in _SUFFIXES)
-    subdirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    envs: list[tuple[str | None, list[Path]]] = []
-    if direct or not subdirs:
-        envs.append((root.name, direct))
-    for sub in subdirs:
-        files = sorted(p for p in sub.rglob("*") if p.is_file() and p.suffix in _SUFFIXES)
-        if files:
-            envs.append((sub.name, files))
-    return envs
+#: API groups whose objects the analyzers interpret field by field (NodePool, NodeOverlay, EC2NodeClass).
+_INTERPRETED_GROUPS = frozenset({"karpenter.sh", "karpenter.k8s.aws"})
+_INTERPRETED_KINDS = frozenset({"NodePool", "NodeOverlay", "EC2NodeClass"})
+
+
+def _finding(problem: Problem) -> Finding:
+    return Finding(problem.file, problem.kind, problem.name, problem.path, problem.code, Severity.ERROR,
+                   problem.message)
 
 
 def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
-    """Every manifest under ``root``; file names in findings are relative to ``root``."""
-    root = Path(root)
+    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it."""
+    return validate_source(read_path(root), crds_from(crd_dir))
+
+
+def crds_from(crd_dir: str | Path) -> dict:
+    """The CRDs in ``crd_dir``; none at all is an error (a mistyped --crds must not make every object an
+    "unknown kind" and pass)."""
     crds = load_crds(crd_dir)
-    if not crds:  # a mistyped --crds must not make every object an "unknown kind" and pass
+    if not crds:
         raise CrdSourceError(f"no CustomResourceDefinitions found in {crd_dir}: pass --crds DIR with the Karpenter "
                              "v1.14.1 CRD YAML files, or set KARPENTER_GPU_CRDS")
-    base = root if root.is_dir() else root.parent
-    findings: list[Finding] = []
-    objects = files = 0
-    for environment, paths in environments(root):
-        documents: list[tuple[str, dict]] = []
-        for path in paths:
-            files += 1
-            rel = str(path.relative_to(base))
-            for doc in yaml.safe_load_all(path.read_text()):
-                # Helm values files sit beside the manifests; anything without apiVersion/kind is not an object.
-                if isinstance(doc, dict) and "apiVersion" in doc and "kind" in doc:
-                    documents.append((rel, doc))
-        objects += len(documents)
-        for rel, doc in documents:
-            findings.extend(validate_manifest(doc, crds, file=rel))
-        findings.extend(check_rules(documents, environment=environment))
-    return Report(tuple(sorted(findings)), objects, files)
+    return crds
+
+
+def _file(m: Manifest) -> str:
+    return f"{m.file} {m.where}" if m.where else m.file
+
+
+def validate_source(source: Source, crds: dict) -> Report:
+    """The reader's findings, then per environment the CRD findings of every object and the rules.
+
+    The rules (like the API server's CEL rules) look only at objects without blocking schema errors
+    (wrong types, missing required fields, values outside an enum): those are refused outright, and
+    their KG300 findings already say why.
+    """
+    findings: list[Finding] = [_finding(p) for p in source.problems]
+    objects = 0
+    for env in source.environments:
+        documents = []
+        for m in env.manifests:
+            found, blocking = assess(m.manifest, crds, _file(m))
+            findings.extend(found)
+            if not blocking:
+                documents.append((_file(m), m.manifest))
+        objects += len(env.manifests)
+        try:
+            findings.extend(check_rules(documents, environment=env.name))
+        except KarpenterGpuError as err:  # an object the rules' simulator cannot interpret: say so, keep the rest
+            findings.append(Finding(err.path or "", "", env.name, err.prop, err.code, Severity.ERROR,
+                                    f"rules not run for environment {env.name}: {err}"))
+    return Report(tuple(sorted(findings)), objects, source.files)
+
+
+def schema_refusals(source: Source, crds: dict) -> list[Finding]:
+    """The errors of objects the API server refuses outright (blocking schema errors, no CEL needed).
+
+    ``explain`` and ``diff`` stop on them: what Karpenter does with an object it never receives is not a
+    question they can answer. Only Karpenter's own kinds are interpreted; others are compared as data.
+    """
+    out: list[Finding] = []
+    for env in source.environments:
+        for m in env.manifests:
+            group = str(m.manifest.get("apiVersion", "")).rpartition("/")[0]
+            if group not in _INTERPRETED_GROUPS and m.manifest.get("kind") not in _INTERPRETED_KINDS:
+                continue
+            found, blocking = assess(m.manifest, crds, _file(m), cel=False)
+            # Refused: blocking errors, or an apiVersion/kind the CRDs do not serve (no such resource).
+            unserved = [f for f in found if f.path == "<root>" and f.code in ("KG300", "KG304")]
+            if blocking or unserved:
+                out.extend(f for f in found if f.severity == Severity.ERROR or f in unserved)
+    return out

@@ -1,48 +1,88 @@
-"""Command line: ``karpenter-gpu validate | explain | diff | synth``."""
+"""Command line: ``karpenter-gpu validate | explain | diff | synth``; argument parsing and rendering only.
+
+Exit codes, for every command: 0 clean, 1 findings (or a ``--fail-on`` hit), 2 usage or input error.
+Every error is one coded line on stderr (``karpenter-gpu: error: [KGnnn] ...``), never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import traceback
+from typing import NoReturn
 
-from karpenter_gpu.check.crd_source import CrdSourceError, resolve_crd_dir
-from karpenter_gpu.check.findings import Severity
-from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.check.crd_source import CrdSourceError
+from karpenter_gpu.errors import KarpenterGpuError
+
+PROG = "karpenter-gpu"
+OK, FINDINGS, ERROR = 0, 1, 2
 
 
-def _validate(args: argparse.Namespace) -> int:
+class Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one coded line (argparse prints the usage block and exits 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        error_line(f"[KG911] {self.prog}: {message}. Fix: run '{self.prog} --help'")
+        raise SystemExit(ERROR)
+
+
+def error_line(text: str) -> None:
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+
+
+def stop_on(items: list) -> int:
+    """Print reader problems / blocking findings as coded error lines; the command exits 2 on them."""
+    for item in items:
+        error_line(item.error_text() if hasattr(item, "error_text") else
+                   f"[{item.code}] " + item.line().replace(f": {item.severity} {item.code} ", ": ", 1))
+    return ERROR
+
+
+def build_parser() -> Parser:  # built per call: defaults may read the environment (synth's CDK8S_OUTDIR)
+    parser = Parser(prog=PROG, description="Checks for Karpenter GPU manifests. Exit codes: 0 clean, "
+                                           "1 findings or a --fail-on hit, 2 usage or input error.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    # Each command module pulls in only what it needs (none starts Node.js).
+    from karpenter_gpu.cli import diff, explain, synth, validate
+    validate.register(commands)
+    explain.register(commands)
+    diff.register(commands)
+    synth.register(commands)
+    return parser
+
+
+def _silence_stdout() -> None:
+    # The reader of our output went away (`| head`): later writes and the flush at exit must not raise.
     try:
-        report = validate_dir(args.dist, resolve_crd_dir(args.crds))
-    except CrdSourceError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    for finding in report.findings:
-        if finding.severity != Severity.INFO or args.verbose:
-            print(finding.line())
-    print(("FAILED: " if report.failed(args.strict) else "ok: ") + report.summary())
-    return 1 if report.failed(args.strict) else 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout replaced by an object without a descriptor
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="karpenter-gpu", description="Checks for Karpenter GPU manifests.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    validate = commands.add_parser(
-        "validate", help="check manifests against the Karpenter v1.14.1 CRDs (schema + CEL) and GPU pitfall rules")
-    validate.add_argument("dist", nargs="?", default="dist", help="a manifest file or folder (default: dist)")
-    validate.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the "
-                                         "Karpenter v1.14.1 and prometheus-operator CRDs shipped in the package)")
-    validate.add_argument("--strict", action="store_true", help="warnings fail the run too")
-    validate.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
-    validate.set_defaults(run=_validate)
-    # Imported here: each subcommand module pulls in only what it needs (none starts Node.js).
-    from karpenter_gpu.analysis import diff
-    from karpenter_gpu.analysis import explain
-    explain.register(commands)
-    diff.register(commands)
-    from karpenter_gpu.cli import synth
-    synth.register(commands)
-    args = parser.parse_args(argv)
-    return args.run(args)
+    """Run one command; returns the exit code (0, 1 or 2) and never raises."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except SystemExit as ex:  # argparse: --help (0) and usage errors (2, already printed)
+        return ex.code if isinstance(ex.code, int) else ERROR
+    except KarpenterGpuError as err:
+        error_line(str(err))
+    except CrdSourceError as err:
+        error_line(f"[KG912] {err}")
+    except BrokenPipeError:
+        _silence_stdout()
+        error_line("[KG909] output closed before everything was written (broken pipe). Fix: read the whole output, "
+                   "or ignore this line after `| head`")
+    except KeyboardInterrupt:
+        error_line("[KG918] interrupted. Fix: run the command again")
+    except Exception as ex:  # noqa: BLE001 - the contract: one coded line, never a traceback
+        frame = traceback.extract_tb(ex.__traceback__)[-1]
+        error_line(f"[KG919] internal error {type(ex).__name__}: {ex} (at {os.path.basename(frame.filename)}:"
+                   f"{frame.lineno}). Fix: this is a bug; please report it with the input")
+    return ERROR
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pydantic import PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from karpenter_gpu import _api_object
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, path_of, root_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
@@ -134,6 +134,7 @@ class _Overlay(Construct):
         _check_unique(scope, props, path)  # before super().__init__: nothing is added on error
         self.props = props
         super().__init__(scope, id)
+        _OVERLAYS.setdefault(_app_key(scope), []).append(self)
         require_feature_gate(self, FeatureGate.NODE_OVERLAY, props.gate_reason())
         self.resource = _api_object.create(self, binding=NodeOverlay, name=props.name, spec=props.render())
 
@@ -146,11 +147,20 @@ class _Overlay(Construct):
         return self.props.weight
 
 
+# Every overlay of an app, in creation order: the uniqueness check reads this instead of walking the
+# whole construct tree over jsii (findAll) for each new overlay. Keyed by the root's jsii reference,
+# which is unique per object (the Python proxy of an app made on the JS side, e.g.
+# cdk8s.Testing.app(), is a new object on every read). Held strongly, as the tree holds them.
+_OVERLAYS: dict[str, list[_Overlay]] = {}
+
+
+def _app_key(scope: IConstruct) -> str:
+    return root_of(scope).__jsii_ref__.ref
+
+
 def _check_unique(scope: IConstruct, props: OverlayProps, path: str) -> None:
     """No other overlay of the app may share this weight (conflicting ties are dropped) or this name."""
-    for node in scope.node.root.node.find_all():
-        if not isinstance(node, _Overlay):
-            continue
+    for node in _OVERLAYS.get(_app_key(scope), ()):
         if node.props.weight == props.weight:
             raise KarpenterGpuError(
                 "KG183", prop="weight", value=props.weight,

@@ -17,7 +17,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
-from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._props import DnsLabel, Props, build, path_of, root_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
@@ -193,7 +193,7 @@ class TimeSlicingOverlay(Construct):
     def __init__(self, scope: Construct, id: str, *, props: TimeSlicingOverlayProps | None = None,
                  **kwargs: Unpack[TimeSlicingOverlayKwargs]) -> None:
         """Keyword props (see :class:`TimeSlicingOverlayProps` for defaults) or ``props=``, not both (KG820)."""
-        self.props = plan(scope.node.root, path_of(scope, id), props, **kwargs)
+        self.props = plan(root_of(scope), path_of(scope, id), props, **kwargs)
         super().__init__(scope, id)
         self.overlays: tuple[_Overlay, ...] = tuple(
             _TimeSlicingCountOverlay(self, _child_id(child), **child.model_dump()) for child in self.props.overlays()

@@ -1,0 +1,78 @@
+"""``karpenter-gpu explain``: arguments, input selection and the three renderings (table, markdown, JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from karpenter_gpu.analysis import timeline
+from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
+from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
+from karpenter_gpu.analysis.simulator import PodShape
+from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.cli.main import stop_on
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
+from karpenter_gpu.k8s.reader import read_path
+from karpenter_gpu.pools.disruption_window import load_zone
+
+
+def run(args: argparse.Namespace) -> int:
+    catalog = load_catalog(args.catalog) if args.catalog else default_catalog()
+    pod = PodShape.parse(args.pod) if args.pod else None
+    if args.zone:
+        load_zone(args.zone)  # KG151 before any work
+    source = read_path(args.dist)
+    # explain cannot tell which of two objects, or what a malformed or refused one, means: exit 2 on them.
+    if source.problems:
+        return stop_on(source.problems)
+    refused = schema_refusals(source, crds_from(resolve_crd_dir(args.crds)))
+    if refused:
+        return stop_on(refused)
+    names = [env.name for env in source.environments]
+    unknown = sorted(set(args.env or []) - set(names))
+    if unknown:
+        raise KarpenterGpuError("KG908", prop="--env", value=", ".join(unknown), allowed=f"one of {names}",
+                                fix="pick an environment the input holds (a sub-folder name)")
+    loaded = [(env.name, [m.manifest for m in env.manifests]) for env in source.environments
+              if not args.env or env.name in args.env]
+    envs = [explain_environment(name, docs, catalog, pod, args.zone) for name, docs in loaded]
+    if args.format == "json":
+        print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
+                          "environments": envs}, indent=1, sort_keys=True))
+    elif args.format == "markdown":
+        svg_names: dict[str, str] = {}
+        if args.out:
+            out = Path(args.out)
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                for (name, docs), env in zip(loaded, envs):
+                    svg_names[name] = f"disruption-{name}.svg"
+                    pools = [d for d in docs if is_kind(d, NODEPOOL_KIND)]
+                    (out / svg_names[name]).write_text(timeline.svg(pools, env["zone"],
+                                                                    f"{name}: disruption windows"))
+                (out / "explain.md").write_text(render_markdown(envs, svg_names))
+            except OSError as ex:
+                raise KarpenterGpuError("KG910", prop="--out", value=str(out), allowed="a writable folder",
+                                        fix=f"{ex.strerror or ex}: pick another folder") from None
+        print(render_markdown(envs, svg_names))
+    else:
+        print(render_text(envs))
+    return 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    cmd = commands.add_parser("explain", help="candidate instance types, costs and disruption windows per pool")
+    cmd.add_argument("dist", nargs="?", default="dist", help="a dist/ folder, a manifest file, or - for stdin "
+                                                             "(default: dist)")
+    cmd.add_argument("--env", action="append", help="only this environment (repeatable)")
+    cmd.add_argument("--pod", help="a pod shape, e.g. 'gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu'")
+    cmd.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    cmd.add_argument("--out", help="with --format markdown: write explain.md and one SVG timeline per environment here")
+    cmd.add_argument("--zone", help="time zone of the timeline (default: the zone of the pools' windows, else UTC)")
+    cmd.add_argument("--crds", help="folder of CRD YAML files for the schema check of the input (default: as for "
+                                    "validate)")
+    cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
+    cmd.set_defaults(run=run)

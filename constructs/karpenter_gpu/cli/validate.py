@@ -1,0 +1,30 @@
+"""``karpenter-gpu validate``: one line per finding, a summary line, exit 1 when a finding fails the run."""
+
+from __future__ import annotations
+
+import argparse
+
+from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.check.validate import validate_dir
+
+
+def run(args: argparse.Namespace) -> int:
+    report = validate_dir(args.dist, resolve_crd_dir(args.crds))
+    lines = [f.line() for f in report.findings if f.severity != Severity.INFO or args.verbose]
+    failed = report.failed(args.strict)
+    lines.append(("FAILED: " if failed else "ok: ") + report.summary())
+    print("\n".join(lines))
+    return 1 if failed else 0
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    cmd = commands.add_parser(
+        "validate", help="check manifests against the Karpenter v1.14.1 CRDs (schema + CEL) and GPU pitfall rules")
+    cmd.add_argument("dist", nargs="?", default="dist", help="a manifest file or folder, or - for stdin "
+                                                             "(default: dist)")
+    cmd.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the Karpenter "
+                                    "v1.14.1 and prometheus-operator CRDs shipped in the package)")
+    cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
+    cmd.set_defaults(run=run)

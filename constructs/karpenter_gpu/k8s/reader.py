@@ -1,0 +1,537 @@
+"""The one manifest reader: folders, single files, stdin and git revisions, read the same way.
+
+Every command that looks at manifests (``validate``, ``explain``, ``diff``) reads them here, so a file
+is either seen by all of them or refused by all of them with a coded reason:
+
+- Files: every ``*.yaml`` / ``*.yml`` under the folder, dot-files included (``kubectl apply -f -R`` reads
+  them too); a git revision is listed with ``git ls-tree -z`` (no quoting of non-ASCII names) and read
+  with one ``git cat-file --batch``, without a checkout. ``values.yaml`` and ``*.values.yaml`` files are
+  Helm values, not manifests.
+- Environments: each top-level sub-folder is one environment (the layout of dist/); files directly in
+  the folder (or a single file, or stdin) form the root environment, whose key is :data:`ROOT` whatever
+  the folder is called, so two flat folders compare as one environment. A top-level ``helm/`` folder
+  belongs to the root environment.
+- Documents: ``kind: ...List`` objects are expanded into their items (kubectl decodes any object with
+  ``items`` as a list: apimachinery ``unstructured.UnstructuredJSONScheme.decode``); empty documents are
+  skipped; a document that is not a mapping (KG310), an object without apiVersion/kind (KG311), a
+  duplicate mapping key (KG312: sigs.k8s.io/yaml decodes strictly and refuses it) and the same
+  (group, kind, namespace, name) twice in one environment (KG313) are :class:`Problem` findings.
+- Hostile input is refused before anything walks it (:class:`~karpenter_gpu.errors.KarpenterGpuError`):
+  files over :data:`MAX_FILE_BYTES` (KG906), alias expansion beyond the ratio that gopkg.in/yaml
+  (``decode.go`` ``allowedAliasRatio``, used by sigs.k8s.io/yaml in kubectl and the API server) allows,
+  and self-referencing anchors (KG904), nesting deeper than :data:`MAX_DEPTH` (KG905), unreadable
+  (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903).
+
+YAML is parsed by the C LibYAML loader (``yaml.CSafeLoader``); the pure-Python ``SafeLoader`` is used only
+where PyYAML was built without LibYAML. Both give the same data and the same findings.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Iterator
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+#: The root environment's key: files directly in the folder, a single file, stdin.
+ROOT = "."
+SUFFIXES = (".yaml", ".yml")
+VALUES_SUFFIX = ".values.yaml"
+#: Folder of Helm values files inside an environment (never an environment of its own).
+HELM_DIR = "helm"
+#: A file larger than this is refused unread. The API server takes request bodies up to 3 MiB and etcd
+#: objects up to 1.5 MiB; 16 MiB leaves room for many objects in one file (a ``kubectl get -o yaml``
+#: dump of thousands of NodePools) and loads in about 3 s with LibYAML.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+#: Deepest nesting accepted. Real manifests stay under 20 levels; the checks that walk a manifest
+#: recurse, and Python's recursion limit (1000) needs headroom.
+MAX_DEPTH = 100
+
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def loader_name() -> str:
+    return Loader.__name__
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A reader finding: the input can be read, but an object in it is malformed or ambiguous."""
+
+    file: str
+    kind: str
+    name: str
+    path: str
+    code: str
+    message: str
+
+    def line(self) -> str:
+        where = f"{self.file}: " if self.file else ""
+        what = f"{self.kind}/{self.name}" if self.kind or self.name else "-"
+        return f"{where}{what} {self.path or '-'}: error {self.code} {self.message}"
+
+    def error_text(self) -> str:
+        """The same, as an error line of a command that stops on it: ``[KG311] file: kind/name path: ...``."""
+        return f"[{self.code}] " + self.line().replace(f": error {self.code} ", ": ", 1)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """One Kubernetes object and where it came from (``where``: ``items[3]`` inside a List, else "")."""
+
+    file: str
+    manifest: dict
+    where: str = ""
+
+
+@dataclass
+class Environment:
+    key: str  # ROOT, or the top-level sub-folder's name
+    name: str  # display name: the folder's own name for ROOT
+    manifests: list[Manifest] = field(default_factory=list)
+    values: dict[str, dict] = field(default_factory=dict)  # Helm values by file name
+    files: int = 0
+
+
+@dataclass
+class Source:
+    """What was read: environments in name order, the reader's findings, and how many files."""
+
+    label: str
+    environments: list[Environment]
+    problems: list[Problem]
+    files: int
+
+    def environment(self, key: str) -> Environment | None:
+        return next((e for e in self.environments if e.key == key), None)
+
+
+# ------------------------------------------------------------------------------------------- errors
+
+
+def _refuse(code: str, file: str, value: Any, allowed: str, fix: str) -> KarpenterGpuError:
+    return KarpenterGpuError(code, prop="file", value=value, allowed=allowed, fix=fix, path=file or "<stdin>")
+
+
+# ------------------------------------------------------------------------------------------ parsing
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    """gopkg.in/yaml v2/v3 ``decode.go`` ``allowedAliasRatio``: 99% up to 400k nodes, 10% from 4M, linear between."""
+    low, high = 400_000, 4_000_000
+    if decoded <= low:
+        return 0.99
+    if decoded >= high:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - low) / (high - low)
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return node.value
+    if isinstance(node, MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _inspect(root: Node, file: str) -> None:
+    """Refuse alias bombs, self-referencing anchors and deep nesting, without expanding anything.
+
+    Aliases share their node, so the expanded size of every node is memoized: linear in the number of
+    distinct nodes however large the expansion would be.
+    """
+    done: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, depth)
+    started: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            size, depth = 1, 0
+            for child in _children(node):
+                s, d = done[id(child)]
+                size += s
+                depth = max(depth, d)
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _refuse("KG905", file, f"nesting deeper than {MAX_DEPTH} (line {node.start_mark.line + 1})",
+                              f"at most {MAX_DEPTH} nested mappings/sequences",
+                              "flatten the document; Kubernetes objects nest far less")
+            done[key] = (size, depth)
+            continue
+        if key in done:
+            continue
+        if key in started:  # reached again while still being expanded: the anchor contains itself
+            raise _refuse("KG904", file, f"anchor at line {node.start_mark.line + 1} contains itself",
+                          "aliases to finished anchors only", "remove the recursive alias")
+        started.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in started and id(child) not in done:
+                raise _refuse("KG904", file, f"anchor at line {child.start_mark.line + 1} contains itself",
+                              "aliases to finished anchors only", "remove the recursive alias")
+            if id(child) not in done:
+                stack.append((child, False))
+    expanded, distinct = done[id(root)][0], len(done)
+    aliased = expanded - distinct
+    if aliased > 100 and expanded > 1000 and aliased / expanded > _allowed_alias_ratio(expanded):
+        raise _refuse("KG904", file, f"{distinct} YAML nodes expanding to {expanded} through aliases",
+                      "alias expansion within the ratio gopkg.in/yaml allows (sigs.k8s.io/yaml refuses "
+                      "'document contains excessive aliasing')", "write the values out instead of aliasing them")
+
+
+def _mapping_duplicates(node: MappingNode) -> list[tuple[str, int, int]]:
+    out = []
+    first: dict[tuple[str, str], int] = {}
+    for k, _ in node.value:
+        if isinstance(k, ScalarNode) and k.tag != "tag:yaml.org,2002:merge":
+            ident = (k.tag, k.value)
+            if ident in first:
+                out.append((k.value, k.start_mark.line + 1, first[ident]))
+            else:
+                first[ident] = k.start_mark.line + 1
+    return out
+
+
+def _check_tree(root: Node, file: str, shared: bool) -> list[tuple[str, int, int]]:
+    """Duplicate keys as (key, line, first line), after refusing bombs and deep nesting.
+
+    ``shared``: the text has anchors, so nodes may be shared and the memoized walk of :func:`_inspect`
+    runs first; without anchors the nodes form a tree and one plain walk checks the depth.
+    """
+    if shared:
+        _inspect(root, file)
+    out: list[tuple[str, int, int]] = []
+    seen: set[int] = set()
+    stack: list[tuple[Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if shared:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+        elif depth > MAX_DEPTH:
+            raise _refuse("KG905", file, f"nesting deeper than {MAX_DEPTH} (line {node.start_mark.line + 1})",
+                          f"at most {MAX_DEPTH} nested mappings/sequences",
+                          "flatten the document; Kubernetes objects nest far less")
+        if type(node) is MappingNode:
+            pairs = node.value
+            if len({k.value for k, _ in pairs if type(k) is ScalarNode}) != len(pairs):
+                out.extend(_mapping_duplicates(node))
+            for k, v in pairs:
+                if type(v) is not ScalarNode:
+                    stack.append((v, depth + 1))
+                if type(k) is not ScalarNode:
+                    stack.append((k, depth + 1))
+        elif type(node) is SequenceNode:
+            for child in node.value:
+                if type(child) is not ScalarNode:
+                    stack.append((child, depth + 1))
+    return out
+
+
+def decode(data: bytes, file: str) -> str:
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_big(file, len(data))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as ex:
+        raise _refuse("KG902", file, f"byte {ex.start}: {data[ex.start:ex.start + 4]!r}", "UTF-8 text",
+                      "save the file as UTF-8") from None
+
+
+def _too_big(file: str, size: int) -> KarpenterGpuError:
+    return _refuse("KG906", file, f"{size} bytes", f"at most {MAX_FILE_BYTES} bytes per file",
+                   "split the file; one object is at most 1.5 MiB in etcd")
+
+
+def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[str, int, int]]]]:
+    """(index, data, duplicate keys) for every document of ``text``; empty documents are skipped."""
+    loader = Loader(text)
+    shared = "&" in text  # an alias needs an anchor: without one, the nodes form a tree
+    index = -1
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            index += 1
+            if node is None:
+                continue
+            duplicates = _check_tree(node, file, shared)
+            yield index, loader.construct_document(node), duplicates
+    except yaml.YAMLError as ex:
+        mark = getattr(ex, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(ex, "problem", None) or str(ex)
+        raise _refuse("KG903", file, f"{where}{problem}", "valid YAML", "fix the YAML syntax") from None
+    except RecursionError:  # the pure-Python composer recurses per nesting level
+        raise _refuse("KG905", file, "nesting too deep to parse", f"at most {MAX_DEPTH} nested levels",
+                      "flatten the document") from None
+    finally:
+        loader.dispose()
+
+
+def _identity(doc: dict) -> tuple[str, str]:
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (doc["kind"] if isinstance(doc.get("kind"), str) else "", name if isinstance(name, str) else "")
+
+
+def _objects(doc: Any, file: str, where: str, problems: list[Problem], out: list[Manifest], index: int = 0) -> None:
+    """Append the object(s) in one document; Lists are expanded, malformed documents become problems."""
+    label = where or f"<document {index + 1}>"
+    if not isinstance(doc, dict):
+        problems.append(Problem(file, "", "", label, "KG310",
+                                f"a {_type_name(doc)} where a Kubernetes object (a mapping) was expected"))
+        return
+    api_version, kind = doc.get("apiVersion"), doc.get("kind")
+    missing = [k for k, v in (("apiVersion", api_version), ("kind", kind)) if not isinstance(v, str) or not v]
+    if isinstance(doc.get("items"), list) and isinstance(kind, str) and kind.endswith("List"):
+        for i, item in enumerate(doc["items"]):
+            _objects(item, file, f"{where}items[{i}]" if not where else f"{where}.items[{i}]", problems, out)
+        return
+    if missing:
+        problems.append(Problem(file, *_identity(doc), label, "KG311",
+                                f"{' and '.join(missing)} missing or not a non-empty string: not a Kubernetes "
+                                "object (the API server refuses it)"))
+        return
+    out.append(Manifest(file, doc, where))
+
+
+def _type_name(value: Any) -> str:
+    return {list: "list", str: "string", int: "number", float: "number", bool: "boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _read_file(rel: str, data: bytes, problems: list[Problem]) -> tuple[list[Manifest], dict | None]:
+    text = decode(data, rel)
+    if is_values_file(rel):
+        values: dict = {}
+        for _, doc, dups in load_documents(text, rel):
+            _duplicates(rel, "", "", dups, problems)
+            if isinstance(doc, dict):
+                values.update(doc)
+            elif doc is not None:
+                problems.append(Problem(rel, "", "", "<document>", "KG310",
+                                        f"a {_type_name(doc)} where Helm values (a mapping) were expected"))
+        return [], values
+    manifests: list[Manifest] = []
+    for index, doc, dups in load_documents(text, rel):
+        if doc is None:  # an empty document (`---` at the end of a file)
+            continue
+        _objects(doc, rel, "", problems, manifests, index)
+        kind, name = _identity(doc) if isinstance(doc, dict) else ("", "")
+        _duplicates(rel, kind, name, dups, problems)
+    return manifests, None
+
+
+def is_values_file(rel: str) -> bool:
+    """Helm values (``values.yaml``, ``<chart>.values.yaml``), not manifests: no apiVersion/kind expected."""
+    name = PurePosixPath(rel).name
+    return name == "values.yaml" or name.endswith(VALUES_SUFFIX)
+
+
+def _duplicates(rel: str, kind: str, name: str, dups: list[tuple[str, int, int]], problems: list[Problem]) -> None:
+    for key, line, first in dups:
+        problems.append(Problem(rel, kind, name, f"<line {line}>", "KG312",
+                                f"duplicate key {key!r} (first at line {first}): kubectl and the API server refuse "
+                                "it; PyYAML would silently keep the last one"))
+
+
+# ----------------------------------------------------------------------------------- environments
+
+
+def _environment_of(rel: str) -> str:
+    parts = PurePosixPath(rel).parts
+    if len(parts) == 1 or parts[0] == HELM_DIR:
+        return ROOT
+    return parts[0]
+
+
+def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, allow_empty: bool = False) -> Source:
+    envs: dict[str, Environment] = {}
+    problems: list[Problem] = []
+    count = 0
+    for rel, data in files:
+        count += 1
+        key = _environment_of(rel)
+        env = envs.setdefault(key, Environment(key, root_name if key == ROOT else key))
+        env.files += 1
+        manifests, values = _read_file(rel, data, problems)
+        if values is not None:
+            env.values[PurePosixPath(rel).name] = values
+        env.manifests.extend(manifests)
+    if not allow_empty and not problems and not any(e.manifests or e.values for e in envs.values()):
+        raise KarpenterGpuError("KG907", prop="input", value=label,
+                                allowed="at least one Kubernetes object in a *.yaml or *.yml file",
+                                fix="point at a dist/ folder, a manifest file, or '-' for stdin")
+    for env in envs.values():
+        problems.extend(_same_object_twice(env))
+    ordered = sorted(envs.values(), key=lambda e: (e.key != ROOT, e.key))
+    return Source(label, ordered, problems, count)
+
+
+def metadata(manifest: dict) -> dict:
+    """``metadata`` when it is a mapping, else empty (a malformed one is the schema check's to report)."""
+    meta = manifest.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def object_key(manifest: dict) -> tuple[str, str, str, str]:
+    """(API group, kind, namespace, name): what the API server stores one object under."""
+    group = str(manifest.get("apiVersion", "")).rpartition("/")[0]
+    meta = metadata(manifest)
+    name = meta.get("name") if meta.get("name") is not None else meta.get("generateName", "")
+    return group, str(manifest.get("kind")), str(meta.get("namespace") or ""), str(name)
+
+
+def _same_object_twice(env: Environment) -> list[Problem]:
+    seen: dict[tuple[str, str, str, str], Manifest] = {}
+    out = []
+    for m in env.manifests:
+        key = object_key(m.manifest)
+        meta = m.manifest.get("metadata")
+        if isinstance(meta, dict) and meta.get("name") is None and meta.get("generateName"):
+            continue  # generateName: the server picks a fresh name for each
+        if key in seen:
+            first = seen[key]
+            where = f"{first.file}{' ' + first.where if first.where else ''}"
+            namespaced = f"{key[2]}/{key[3]}" if key[2] else key[3]
+            out.append(Problem(m.file, key[1], key[3], m.where or "<root>", "KG313",
+                               f"{key[1]} {namespaced} is also defined in {where} (environment {env.name}): the "
+                               "second replaces the first when applied; keep one"))
+        else:
+            seen[key] = m
+    return out
+
+
+# ------------------------------------------------------------------------------------------ sources
+
+
+def _read_bytes(path: Path, rel: str) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise _too_big(rel, size)
+        return path.read_bytes()
+    except OSError as ex:
+        raise _refuse("KG901", rel, ex.strerror or str(ex), "a readable file",
+                      "check the path and its permissions") from None
+
+
+def _walk(root: Path) -> list[tuple[str, Path]]:
+    found = []
+    for folder, dirs, names in os.walk(root, onerror=_walk_error):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(SUFFIXES):
+                path = Path(folder) / name
+                found.append((path.relative_to(root).as_posix(), path))
+    return sorted(found)
+
+
+def _walk_error(ex: OSError) -> None:
+    raise _refuse("KG901", str(ex.filename or ""), ex.strerror or str(ex), "a readable folder",
+                  "check the path and its permissions")
+
+
+def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:
+    stream = getattr(sys.stdin, "buffer", None)  # None when the process has no standard input at all
+    data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else b""
+    return _build(label, "stdin", [("<stdin>", data)], allow_empty=allow_empty)
+
+
+def read_path(spec: str | Path, *, allow_empty: bool = False) -> Source:
+    """A folder, a single file, or ``-`` for stdin. Input without any object or values file is KG907 unless
+    ``allow_empty`` (diff: a side before dist/ existed)."""
+    if str(spec) == "-":
+        return read_stdin(allow_empty=allow_empty)
+    path = Path(spec)
+    if path.is_file():
+        return _build(str(spec), path.name, [(path.name, _read_bytes(path, path.name))], allow_empty=allow_empty)
+    if path.is_dir():
+        return _build(str(spec), path.resolve().name, ((rel, _read_bytes(p, rel)) for rel, p in _walk(path)),
+                      allow_empty=allow_empty)
+    raise KarpenterGpuError("KG900", prop="input", value=str(spec), allowed="an existing folder, a file, or '-'",
+                            fix="check the path")
+
+
+def _git(top: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(top), *args], input=stdin, capture_output=True, check=False)
+
+
+def is_git_revision(rev: str, repo: Path | None = None) -> Path | None:
+    """The top folder of ``repo``'s git repository when ``rev`` names a commit there, else None."""
+    start = Path(repo) if repo is not None else Path.cwd()
+    try:
+        top = _git(start, "rev-parse", "--show-toplevel")
+    except OSError:  # no git installed
+        return None
+    if top.returncode != 0 or rev.startswith("-"):
+        return None
+    root = Path(top.stdout.decode().strip())
+    if _git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+        return None
+    return root
+
+
+def read_git(rev: str, root: Path, dist: str = "dist", *, allow_empty: bool = False) -> Source:
+    """The ``dist`` folder of commit ``rev`` in the repository at ``root``, read without a checkout."""
+    prefix = dist.strip("/") + "/"
+    listing = _git(root, "ls-tree", "-r", "-z", "-l", "--full-tree", rev, "--", prefix)
+    if listing.returncode != 0:
+        raise KarpenterGpuError("KG600", prop="diff side", value=rev, allowed="a git revision with a dist/ folder",
+                                fix=listing.stderr.decode(errors="replace").strip() or "check the revision")
+    wanted: list[tuple[str, str]] = []
+    for entry in listing.stdout.split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw_path = entry.partition(b"\t")
+        mode, kind, oid, size = meta.decode().split()
+        path = os.fsdecode(raw_path)
+        if kind != "blob" or mode == "120000" or not path.startswith(prefix) or not path.endswith(SUFFIXES):
+            continue  # submodules, symlinks (their blob is the link's target path)
+        rel = path[len(prefix):]
+        if int(size) > MAX_FILE_BYTES:
+            raise _too_big(f"{rev}:{path}", int(size))
+        wanted.append((rel, oid))
+    wanted.sort()
+    batch = _git(root, "cat-file", "--batch", stdin=b"".join(f"{oid}\n".encode() for _, oid in wanted))
+    if batch.returncode != 0:
+        raise KarpenterGpuError("KG600", prop="diff side", value=rev, allowed="a readable git revision",
+                                fix=batch.stderr.decode(errors="replace").strip() or "check the repository")
+    out, offset = batch.stdout, 0
+    files = []
+    for rel, _ in wanted:  # cat-file answers in request order
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split()
+        size = int(header[2])
+        files.append((rel, out[end + 1:end + 1 + size]))
+        offset = end + 1 + size + 1
+    return _build(f"{rev}:{dist}", PurePosixPath(dist).name, files, allow_empty=allow_empty)
+
+
+def read(spec: str, repo: Path | None = None, *, dist: str = "dist", allow_empty: bool = False) -> Source:
+    """A folder, a file, ``-`` (stdin), or else a git revision of ``repo`` whose ``dist`` folder is read."""
+    if spec == "-" or Path(spec).exists():
+        return read_path(spec, allow_empty=allow_empty)
+    root = is_git_revision(spec, repo)
+    if root is None:
+        where = Path(repo) if repo is not None else Path.cwd()
+        raise KarpenterGpuError(
+            "KG600", prop="diff side", value=spec,
+            allowed=f"an existing folder or file, '-', or a commit of the git repository at {where}",
+            fix="pass a dist/ folder, or a commit, branch or tag of the repository (--repo DIR picks the repository)")
+    return read_git(spec, root, dist, allow_empty=allow_empty)
+
+
+def dump(data: Any, stream: Any = None, **options: Any) -> Any:
+    """``yaml.dump`` with the C LibYAML dumper when PyYAML has it (same output as ``yaml.safe_dump``)."""
+    return yaml.dump(data, stream, Dumper=Dumper, **options)

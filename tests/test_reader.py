@@ -1,0 +1,315 @@
+"""The one manifest reader: every source read the same way, malformed input reported with a code, hostile input
+refused within bounds, and the C LibYAML loader giving what the pure-Python loader gives."""
+
+from __future__ import annotations
+
+import io
+import resource
+import shutil
+import sys
+import time
+
+import pytest
+import yaml
+
+from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.cli.main import main
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s import reader
+from karpenter_gpu.k8s.reader import ROOT as ROOT_ENV
+from karpenter_gpu.k8s.reader import read, read_path
+from tests.conftest import ROOT, find_crds_dir
+from tests.test_diff import git
+
+
+@pytest.fixture(autouse=True)
+def _crds(monkeypatch):
+    """explain and diff check Karpenter objects against the CRDs: the ones beside the checkout, never a download."""
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
+
+PROD = ROOT / "dist" / "prod"
+POOL = (PROD / "NodePool.gpu-inference.k8s.yaml").read_text()
+
+
+@pytest.fixture(params=["c", "python"])
+def loader(request, monkeypatch):
+    """Every reader test runs with LibYAML's loader and with the pure-Python fallback."""
+    if request.param == "c":
+        if not yaml.__with_libyaml__:
+            pytest.fail("PyYAML without LibYAML: the C loader cannot be tested here")
+        monkeypatch.setattr(reader, "Loader", yaml.CSafeLoader)
+    else:
+        monkeypatch.setattr(reader, "Loader", yaml.SafeLoader)
+    return request.param
+
+
+def codes(source) -> list[str]:
+    return [p.code for p in source.problems]
+
+
+def refused(path, code: str) -> KarpenterGpuError:
+    with pytest.raises(KarpenterGpuError) as err:
+        read_path(path)
+    assert err.value.code == code
+    return err.value
+
+
+# ------------------------------------------------------------------------------------------ layout
+
+
+def test_dist_reads_three_environments_with_helm_values(loader):
+    source = read_path(ROOT / "dist")
+    assert [e.key for e in source.environments] == ["dev", "prod", "staging"]
+    prod = source.environment("prod")
+    assert set(prod.values) == {"gpu-operator.values.yaml", "karpenter.values.yaml"}
+    assert {m.manifest["kind"] for m in prod.manifests} >= {"NodePool", "EC2NodeClass", "NodeOverlay"}
+    assert source.problems == []
+
+
+def test_loaders_agree_on_the_bundled_dist(monkeypatch):
+    monkeypatch.setattr(reader, "Loader", yaml.CSafeLoader)
+    fast = read_path(ROOT / "dist")
+    monkeypatch.setattr(reader, "Loader", yaml.SafeLoader)
+    slow = read_path(ROOT / "dist")
+    assert fast == slow
+    assert reader.loader_name() == "SafeLoader"
+
+
+def test_flat_folder_is_the_root_environment_named_after_it(loader, tmp_path):
+    shutil.copytree(PROD, tmp_path / "anything")
+    source = read_path(tmp_path / "anything")
+    [env] = source.environments
+    assert (env.key, env.name) == (ROOT_ENV, "anything")
+    assert "karpenter.values.yaml" in env.values  # helm/ belongs to the folder, not an environment of its own
+
+
+def test_helm_values_files_are_not_manifests(loader, tmp_path):
+    (tmp_path / "values.yaml").write_text("replicas: 2\n")
+    (tmp_path / "gpu-operator.values.yaml").write_text("driver: {enabled: false}\n")
+    (tmp_path / "other.yaml").write_text("replicas: 2\n")  # not a values file name: an object without kind
+    source = read_path(tmp_path)
+    assert set(source.environments[0].values) == {"values.yaml", "gpu-operator.values.yaml"}
+    assert [(p.file, p.code) for p in source.problems] == [("other.yaml", "KG311")]
+
+
+def test_dot_files_are_read_everywhere(loader, tmp_path):
+    (tmp_path / ".hidden.yaml").write_text(POOL)
+    [env] = read_path(tmp_path).environments
+    assert [m.file for m in env.manifests] == [".hidden.yaml"]
+
+
+def test_single_file_and_stdin(loader, tmp_path, monkeypatch):
+    (tmp_path / "pool.yaml").write_text(POOL)
+    [env] = read_path(tmp_path / "pool.yaml").environments
+    assert env.manifests[0].manifest["metadata"]["name"] == "gpu-inference"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(POOL.encode())))
+    [env] = read_path("-").environments
+    assert env.manifests[0].file == "<stdin>"
+
+
+def test_empty_input_is_kg907(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("not yaml")
+    refused(tmp_path, "KG907")
+    (tmp_path / "blank.yaml").write_text("---\n# nothing\n---\n")
+    refused(tmp_path, "KG907")
+    # diff: a side without objects is the state before dist/ existed, so everything on the other side is new.
+    assert main(["diff", str(tmp_path), str(PROD), "--crds", str(find_crds_dir())]) == 0
+    assert "new object" in capsys.readouterr().out
+
+
+def test_missing_path_is_kg900(tmp_path):
+    refused(tmp_path / "nope", "KG900")
+
+
+# ------------------------------------------------------------------------------------ documents
+
+
+def test_list_is_expanded_and_its_nodepool_checked(loader, tmp_path):
+    pool = yaml.safe_load(POOL)
+    pool["spec"]["weight"] = 500  # the CRD allows at most 100
+    (tmp_path / "list.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [pool]}))
+    [env] = read_path(tmp_path).environments
+    assert [(m.file, m.where) for m in env.manifests] == [("list.yaml", "items[0]")]
+    report = validate_dir(tmp_path, find_crds_dir())
+    assert any(f.code == "KG300" and f.path == "spec.weight" and f.file == "list.yaml items[0]"
+               for f in report.findings)
+
+
+def test_non_mapping_and_kindless_documents_are_findings(loader, tmp_path):
+    (tmp_path / "bad.yaml").write_text("- a\n- b\n---\nplain scalar\n---\nmetadata: {name: x}\n---\n"
+                                       "apiVersion: v1\nkind: List\nitems: [3]\n---\n")
+    source = read_path(tmp_path)
+    assert codes(source) == ["KG310", "KG310", "KG311", "KG310"]
+    assert source.problems[3].path == "items[0]"
+
+
+def test_duplicate_keys_are_kg312(loader, tmp_path):
+    (tmp_path / "dup.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  name: y\n")
+    [problem] = read_path(tmp_path).problems
+    assert (problem.code, problem.kind, problem.path) == ("KG312", "ConfigMap", "<line 5>")
+    assert "first at line 4" in problem.message
+
+
+def test_merge_keys_are_not_duplicates(loader, tmp_path):
+    (tmp_path / "merge.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+                                         "base: &b {a: 1}\ndata:\n  <<: *b\n  c: '2'\n")
+    source = read_path(tmp_path)
+    assert source.problems == []
+    assert source.environments[0].manifests[0].manifest["data"] == {"a": 1, "c": "2"}
+
+
+def test_same_object_twice_in_one_environment_is_kg313(loader, tmp_path):
+    (tmp_path / "prod").mkdir()
+    (tmp_path / "prod" / "a.yaml").write_text(POOL)
+    (tmp_path / "prod" / "b.yaml").write_text(POOL)
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "a.yaml").write_text(POOL)  # another environment: fine
+    [problem] = read_path(tmp_path).problems
+    assert (problem.code, problem.file, problem.name) == ("KG313", "prod/b.yaml", "gpu-inference")
+    assert "prod/a.yaml" in problem.message
+    assert main(["validate", str(tmp_path), "--crds", str(find_crds_dir())]) == 1
+
+
+def test_namespaces_and_groups_tell_objects_apart(loader, tmp_path):
+    docs = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": ns}} for ns in "ab"]
+    docs.append({"apiVersion": "other.io/v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "a"}})
+    (tmp_path / "m.yaml").write_text(yaml.safe_dump_all(docs))
+    assert read_path(tmp_path).problems == []
+
+
+# -------------------------------------------------------------------------------------- hostile
+
+
+def test_unreadable_and_non_utf8_files(tmp_path):
+    (tmp_path / "latin1.yaml").write_bytes("kind: caf\xe9\n".encode("latin-1"))
+    assert "byte 9" in str(refused(tmp_path, "KG902"))
+
+
+def test_yaml_syntax_error_is_kg903_with_the_line(loader, tmp_path):
+    (tmp_path / "bad.yaml").write_text("a: b\n  c: [\n")
+    assert "line " in str(refused(tmp_path, "KG903"))
+
+
+def test_unknown_tag_is_kg903(loader, tmp_path):
+    (tmp_path / "tag.yaml").write_text("!!python/object:os.system x\n")
+    refused(tmp_path, "KG903")
+
+
+def test_deep_nesting_is_kg905(loader, tmp_path):
+    (tmp_path / "deep.yaml").write_text("[" * 150 + "]" * 150)
+    refused(tmp_path, "KG905")
+    (tmp_path / "deep.yaml").write_text("[" * 1100 + "]" * 1100)  # past LibYAML's own limit and the recursion one
+    with pytest.raises(KarpenterGpuError) as err:
+        read_path(tmp_path)
+    assert err.value.code in ("KG903", "KG905")
+
+
+def test_recursive_anchor_is_kg904(loader, tmp_path):
+    (tmp_path / "loop.yaml").write_text("a: &x [*x]\n")
+    assert "contains itself" in str(refused(tmp_path, "KG904"))
+
+
+def bomb(levels: int = 12) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_under_1kb_is_refused_fast_in_every_command(loader, tmp_path, capsys):
+    text = bomb()
+    assert len(text) < 1024  # 10^12 scalars when expanded
+    (tmp_path / "bomb.yaml").write_text(text)
+    start = time.perf_counter()
+    assert "expanding to" in str(refused(tmp_path, "KG904"))
+    for argv in (["validate", str(tmp_path), "--crds", str(find_crds_dir())], ["explain", str(tmp_path)],
+                 ["diff", str(tmp_path), str(tmp_path)]):
+        assert main(argv) == 2
+        assert "[KG904]" in capsys.readouterr().err
+    assert time.perf_counter() - start < 2
+
+
+def test_moderate_aliasing_is_accepted(loader, tmp_path):
+    (tmp_path / "ok.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+                                      "data: {a: &v hello, b: *v, c: *v}\n")
+    assert read_path(tmp_path).problems == []
+
+
+def test_50mb_file_is_refused_before_reading(tmp_path):
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as f:
+        f.truncate(50 * 1024 * 1024)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    refused(tmp_path, "KG906")
+    assert time.perf_counter() - start < 0.5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 10 * 1024  # KiB: nothing was read
+
+
+def test_large_files_load_in_bounded_time(tmp_path):
+    # A quarter of the bound in real NodePools under distinct names: ~1 s with LibYAML on an idle 2-core
+    # machine (the whole 16 MiB bound: ~4 s), against ~10 s per 4 MiB for the pure-Python loader.
+    template = POOL.replace("name: gpu-inference\n", "name: pool-{}\n", 1)
+    count = reader.MAX_FILE_BYTES // 4 // (len(template) + 8)
+    (tmp_path / "many.yaml").write_text("---\n".join(template.format(i) for i in range(count)))
+    start = time.perf_counter()
+    [env] = read_path(tmp_path).environments
+    assert len(env.manifests) == count
+    assert time.perf_counter() - start < 10
+
+
+# ------------------------------------------------------------------------------------------ git
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_git_revision_with_a_non_ascii_file_name_is_read(loader, tmp_path, capsys):
+    repo = tmp_path / "repo"
+    (repo / "dist" / "prod").mkdir(parents=True)
+    git(repo, "init", "-q")
+    target = repo / "dist" / "prod" / "NodePool.gpu-추론.k8s.yaml"  # git quotes this name without -z
+    target.write_text(POOL)
+    (repo / "dist" / "prod" / ".dot.yaml").write_text(POOL.replace("gpu-inference", "gpu-dot"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
+    pool = yaml.safe_load(POOL)
+    pool["spec"]["template"]["spec"]["taints"].append({"key": "x", "value": "y", "effect": "NoExecute"})
+    target.write_text(yaml.safe_dump(pool))
+    git(repo, "commit", "-q", "-am", "v2")
+
+    source = read("HEAD", repo)
+    [env] = source.environments
+    assert sorted(m.file for m in env.manifests) == ["prod/.dot.yaml", "prod/NodePool.gpu-추론.k8s.yaml"]
+    assert source == read("HEAD", repo)
+    # The node-replacing change is seen, and --fail-on drift fails the run.
+    assert main(["diff", "HEAD~1", "HEAD", "--repo", str(repo), "--fail-on", "drift"]) == 1
+    assert "replaces nodes (drift)" in capsys.readouterr().out
+    # The same files as a folder read the same way as the revision.
+    folder = read_path(repo / "dist")
+    assert [(m.file, m.manifest) for m in folder.environments[0].manifests] == \
+           [(m.file, m.manifest) for m in env.manifests]
+
+
+def test_two_flat_folders_with_different_names_compare_as_one_environment(tmp_path, capsys):
+    shutil.copytree(PROD, tmp_path / "before")
+    shutil.copytree(PROD, tmp_path / "after")
+    pool = yaml.safe_load(POOL)
+    pool["spec"]["weight"] = 61
+    (tmp_path / "after" / "NodePool.gpu-inference.k8s.yaml").write_text(yaml.safe_dump(pool))
+    assert main(["diff", str(tmp_path / "before"), str(tmp_path / "after"), "--fail-on", "drift"]) == 0
+    out = capsys.readouterr().out
+    assert "drains a pool" not in out
+    assert out.startswith("1 change: 1 behavioural only") and "\nafter:\n" in out
+
+
+def test_c_dumper_writes_what_the_python_dumper_writes():
+    data = {"b": [1, "x: y", None, True], "a": {"ü": "multi\nline", "n": 1.5}}
+    assert reader.dump(data, sort_keys=False) == yaml.safe_dump(data, sort_keys=False)
+    assert reader.Dumper is (yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper)
+
+
+def test_validate_gives_identical_findings_with_either_loader(monkeypatch):
+    corpus = ROOT / "tests" / "fixtures" / "seeds"
+    monkeypatch.setattr(reader, "Loader", yaml.CSafeLoader)
+    fast = validate_dir(corpus, find_crds_dir())
+    monkeypatch.setattr(reader, "Loader", yaml.SafeLoader)
+    slow = validate_dir(corpus, find_crds_dir())
+    assert fast.findings and fast == slow
