@@ -8,23 +8,32 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import shutil
 import subprocess
+from decimal import Decimal
+from importlib import resources
 from pathlib import Path
 
 import pytest
 import yaml
 
+from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, default_catalog, load_catalog
 from karpenter_gpu.analysis.diff import (
     Category,
     Change,
+    CostReport,
     InputProblems,
+    PoolCost,
     classify,
+    cost_changes,
+    cost_markdown,
+    cost_text,
     load_side,
     render_markdown,
     render_text,
 )
-from karpenter_gpu.cli.diff import register, run
+from karpenter_gpu.cli.diff import parse_fail_on, register, run
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
 from tests.conftest import ROOT, find_crds_dir
@@ -596,8 +605,11 @@ def test_fail_on_exit_codes(tmp_path, capsys):
     assert run(cli(["diff", base, refused_dir, "--fail-on", "refused"])) == 1
     assert run(cli(["diff", base, drained_dir, "--fail-on", "refused", "--fail-on", "drift"])) == 1
     assert run(cli(["diff", base, drained_dir])) == 0
+    capsys.readouterr()
     assert run(cli(["diff", base, base, "--format", "markdown", "--fail-on", "drift"])) == 0
-    assert capsys.readouterr().out.endswith("**karpenter-gpu diff**: No changes.\n")
+    out = capsys.readouterr().out
+    assert out.startswith("**karpenter-gpu diff**: No changes.\n")
+    assert "| (none) | — | — | no cost change |" in out
 
 
 # -------------------------------------------------------------------------------------- git revisions
@@ -694,3 +706,241 @@ def test_static_pool_without_surge_is_told_its_drifted_nodes_stay(tmp_path):
     assert {c.category for c in changes} >= {Category.REPLACES_NODES, Category.INFO}
     info = next(c for c in changes if c.category is Category.INFO)
     assert "never replaced" in info.reasons[0]
+
+
+# ------------------------------------------------------------------------------------------------- cost
+
+
+def cost(tmp_path: Path, change, catalog=None) -> CostReport:
+    """The cost report of base (the objects above) against head (the same, after ``change(files)``)."""
+    head = objects()
+    change(head)
+    return cost_changes(load_side(str(write(tmp_path / "base", objects()))),
+                        load_side(str(write(tmp_path / "head", head))), catalog)
+
+
+def pool_cost(report: CostReport, name: str = "gpu-inference") -> PoolCost:
+    [env] = report.environments
+    return next(p for p in env.pools if p.pool == name)
+
+
+def test_cost_no_change_is_empty(tmp_path):
+    report = cost(tmp_path, lambda files: None)
+    assert report.environments == ()
+    assert report.embedded
+    assert "no change to any pool" in cost_text(report)
+
+
+def test_cost_limit_raised_doubles_the_ceiling(tmp_path):
+    report = cost(tmp_path, lambda files: pool(files)["limits"].update({"nvidia.com/gpu": "128"}))
+    p = pool_cost(report)
+    # every candidate's GPU count (1, 4, 8) divides 64, so ceil(128 / n) * price is exactly twice ceil(64 / n) * price
+    assert p.ceiling_before is not None and p.ceiling_after == 2 * p.ceiling_before
+    assert not p.added and not p.removed and p.first_before == p.first_after
+    assert "first choice g4dn.xlarge spot/ap-northeast-2a $0.53/h (unchanged)" in cost_text(report)
+    [env] = report.environments
+    assert env.after - env.before == p.ceiling_before  # the static pool's ceiling is unchanged
+    assert env.exceeds(Decimal(10)) and not env.exceeds(Decimal(1000))
+
+
+def test_cost_gpu_type_added(tmp_path):
+    def add_a100(files):
+        next(r for r in template(files)["requirements"] if r["key"].endswith("gpu-name"))["values"].append("a100")
+    p = pool_cost(cost(tmp_path, add_a100))
+    assert p.added == {"on-demand": ("p4d.24xlarge", "p4de.24xlarge"), "spot": ("p4d.24xlarge", "p4de.24xlarge")}
+    assert not p.removed
+    # 8 x p4de.24xlarge (8 GPUs each, 219.58/h) stays below 64 x g4dn.16xlarge (278.53/h): the ceiling holds
+    assert p.ceiling_after == p.ceiling_before == Decimal(64) * Decimal("4.352")
+    assert p.first_before == p.first_after
+
+
+def test_cost_family_removed(tmp_path):
+    def drop_t4(files):
+        next(r for r in template(files)["requirements"] if r["key"].endswith("gpu-name"))["values"].remove("t4")
+    p = pool_cost(cost(tmp_path, drop_t4))
+    assert not p.added
+    assert set(p.removed) == {"spot", "on-demand"}
+    assert all(name.startswith("g4dn.") for names in p.removed.values() for name in names)
+    assert "g4dn.xlarge" in p.removed["spot"] and "g4dn.metal" in p.removed["on-demand"]
+    assert p.first_before.instance == "g4dn.xlarge" and p.first_after.instance == "g6.xlarge"
+
+
+def test_cost_overlay_added_changes_price_order_and_ceiling(tmp_path):
+    def overlay(files):
+        files["NodeOverlay.pricey-t4.k8s.yaml"] = {
+            "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "pricey-t4"},
+            "spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                       "values": ["g4dn.xlarge"]}], "priceAdjustment": "+1000%", "weight": 20}}
+    p = pool_cost(cost(tmp_path, overlay))
+    assert not p.added and not p.removed  # an overlay re-prices, it does not change which types are admitted
+    assert p.first_before.instance == "g4dn.xlarge" and p.first_after.instance == "g4dn.2xlarge"
+    # 64 x g4dn.xlarge at 11 x 0.526 = 370.30/h is now the dearest way to reach the limit
+    assert p.ceiling_after == Decimal(64) * Decimal("0.526") * 11
+
+
+def test_cost_capacity_type_changed(tmp_path):
+    def on_demand_only(files):
+        next(r for r in template(files)["requirements"] if r["key"] == "karpenter.sh/capacity-type")["values"] = \
+            ["on-demand"]
+    p = pool_cost(cost(tmp_path, on_demand_only))
+    assert not p.added and set(p.removed) == {"spot"}
+    assert "g5.48xlarge" in p.removed["spot"]
+    assert p.first_before.offering.startswith("spot/") and p.first_after.offering.startswith("on-demand/")
+    assert p.first_before.price == p.first_after.price  # the catalog has on-demand prices only: same number
+
+
+def test_cost_pool_without_limit_is_unbounded_and_always_fails_cost_increase(tmp_path):
+    report = cost(tmp_path, lambda files: pool(files).pop("limits"))
+    [env] = report.environments
+    assert env.unbounded_after == ("gpu-inference",) and env.unbounded_before == ()
+    assert env.exceeds(Decimal(10 ** 6))
+    assert "unbounded" in cost_markdown(report)
+
+
+def test_cost_uses_the_given_catalog_and_says_so(tmp_path):
+    embedded = default_catalog()  # a catalog file: the embedded one with every price doubled
+    document = json.loads(resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text())
+    document["source"] = "doubled test prices"
+    for entry in document["types"]:
+        if entry.get("price") is not None:
+            entry["price"] = str(Decimal(str(entry["price"])) * 2)
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(document))
+    raise_limit = lambda files: pool(files)["limits"].update({"nvidia.com/gpu": "128"})  # noqa: E731
+    default = pool_cost(cost(tmp_path / "a", raise_limit))
+    report = cost(tmp_path / "b", raise_limit, load_catalog(path))
+    doubled = pool_cost(report)
+    assert doubled.ceiling_after == 2 * default.ceiling_after
+    assert not report.embedded and "catalog file doubled test prices" in report.price_list()
+    assert "embedded catalog" in cost(tmp_path / "c", raise_limit).price_list()
+    assert len(embedded) > 0
+
+
+def test_cost_markdown_snapshot(tmp_path, snapshot):
+    head = objects()
+    pool(head)["limits"]["nvidia.com/gpu"] = "128"
+    next(r for r in template(head)["requirements"] if r["key"].endswith("gpu-name"))["values"].remove("t4")
+    base_side, head_side = load_side(str(write(tmp_path / "base", objects()))), load_side(str(write(tmp_path / "h", head)))
+    text = render_markdown(classify(base_side, head_side), cost_changes(base_side, head_side))
+    assert text.index("| Environment | Worst-case before |") < text.index("### prod")  # summary table on top
+    assert "eventually consistent" in text and "Prices: embedded catalog" in text
+    assert text == snapshot
+
+
+def test_cost_json_is_stable(tmp_path, capsys):
+    base = objects()
+    head = objects()
+    pool(head)["limits"]["nvidia.com/gpu"] = "128"
+    b, h = str(write(tmp_path / "base", base)), str(write(tmp_path / "head", head))
+    assert main(["diff", b, h, "--format", "json"]) == 0
+    first = capsys.readouterr().out
+    assert main(["diff", b, h, "--format", "json"]) == 0
+    assert capsys.readouterr().out == first
+    document = json.loads(first)
+    assert list(document) == ["summary", "changes", "cost"]
+    assert document["changes"][0]["category"] == "BEHAVIOURAL"
+    [env] = document["cost"]["environments"]
+    [p] = env["pools"]
+    assert p["nodePool"] == "gpu-inference" and p["ceilingAfter"] == f"{2 * Decimal(p['ceilingBefore']):.2f}"
+    assert document["cost"]["priceList"]["embedded"] is True
+    assert "eventually consistent" in document["cost"]["note"]
+
+
+def test_fail_on_cost_increase(tmp_path, capsys):
+    head = objects()
+    pool(head)["limits"]["nvidia.com/gpu"] = "128"
+    b, h = str(write(tmp_path / "base", objects())), str(write(tmp_path / "head", head))
+    assert main(["diff", b, h, "--fail-on", "cost-increase=10"]) == 1
+    assert main(["diff", b, h, "--fail-on", "cost-increase=1000%"]) == 0
+    assert main(["diff", h, b, "--fail-on", "cost-increase=0"]) == 0  # a decrease never fails
+    assert main(["diff", b, h, "--fail-on", "refused", "cost-increase=10"]) == 1
+    capsys.readouterr()
+    for bad in ("cost-increase=abc", "cost-increase=-5", "cost-increase=", "cost-increase=nan", "costs"):
+        assert main(["diff", b, h, "--fail-on", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("karpenter-gpu: error: [KG630]") and err.count("\n") == 1, err
+
+
+def test_parse_fail_on():
+    assert parse_fail_on(["drift", "cost-increase=5", "cost-increase=2.5"]) == (["drift"], Decimal("2.5"))
+    with pytest.raises(KarpenterGpuError) as err:
+        parse_fail_on(["cost-increase=inf"])
+    assert err.value.code == "KG630"
+
+
+def test_changed_list_values_are_shown_in_full_as_items_added_and_removed(tmp_path):
+    toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+    def tolerate(files):
+        files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"]["spec"]["groups"][0]["rules"].append(
+            {"alert": "GpuPoolAtLimitForLong", "for": "1h", "labels": {"tolerations": [toleration]}})
+    [change] = diff(tmp_path, tolerate)
+    [reason] = change.reasons
+    assert "…" not in reason
+    assert reason == ("changed: spec.groups[0].rules: {alert: GpuPoolAtLimitForLong, for: 1h, labels: {tolerations: "
+                      "[{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]}} added")
+
+
+def test_overlay_requirement_change_names_the_values(tmp_path):
+    def widen(files):
+        files["NodeOverlay.discourage-multi-gpu.k8s.yaml"]["spec"]["requirements"][0]["values"].append("g5.48xlarge")
+    [change] = [c for c in diff(tmp_path, widen) if c.kind == "NodeOverlay"]
+    text = change.reasons[0]
+    assert "…" not in text
+    assert text.startswith("spec.requirements[0].values: g5.48xlarge added — ")
+
+
+def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
+    """The README's pull-request example: dist/prod with the inference pool's GPU limit doubled."""
+    base, head = tmp_path / "base", tmp_path / "head"
+    shutil.copytree(ROOT / "dist" / "prod", base / "prod")
+    shutil.copytree(ROOT / "dist" / "prod", head / "prod")
+    path = head / "prod" / "NodePool.gpu-inference.k8s.yaml"
+    manifest = yaml.safe_load(path.read_text())
+    assert manifest["spec"]["limits"]["nvidia.com/gpu"] == "64"
+    manifest["spec"]["limits"]["nvidia.com/gpu"] = "128"
+    path.write_text(yaml.safe_dump(manifest))
+    b, h = load_side(str(base)), load_side(str(head))
+    text = render_markdown(classify(b, h), cost_changes(b, h))
+    readme = (ROOT / "README.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| prod")]
+    assert len(rows) == 2
+    for line in rows:
+        assert line in readme, line
+
+
+def test_cost_new_pool_is_a_rise_from_absent(tmp_path):
+    def add_pool(files):
+        extra = copy.deepcopy(INFERENCE)
+        extra["metadata"]["name"] = "gpu-extra"
+        extra["spec"]["weight"] = 5
+        files["NodePool.gpu-extra.k8s.yaml"] = extra
+    report = cost(tmp_path, add_pool)
+    p = pool_cost(report, "gpu-extra")
+    assert (p.present_before, p.present_after) == (False, True) and p.ceiling_before is None
+    assert p.ceiling_after == Decimal(64) * Decimal("4.352")
+    assert "absent → $278.53/h" in cost_text(report)
+    assert "first choice none → g4dn.xlarge spot/ap-northeast-2a $0.53/h" in cost_text(report)
+    assert set(p.added) == {"spot", "on-demand"} and not p.removed
+
+
+def test_cost_rise_from_nothing_exceeds_any_percent(tmp_path):
+    base = load_side(str(write(tmp_path / "base", {"NodeClass.yaml": NODE_CLASS})))
+    head = load_side(str(write(tmp_path / "head", {"NodeClass.yaml": NODE_CLASS,
+                                                    "NodePool.yaml": INFERENCE})))
+    [env] = cost_changes(base, head).environments
+    assert env.before == 0 and env.increase_percent is None and env.exceeds(Decimal(10 ** 9))
+
+
+def test_overlay_repricing_note_uses_the_given_catalog(tmp_path):
+    document = json.loads(resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text())
+    for entry in document["types"]:
+        if entry["name"] == "g5.12xlarge":
+            entry["price"] = "10"
+    path = tmp_path / "catalog.json"
+    path.write_text(json.dumps(document))
+    head = objects()
+    head["NodeOverlay.discourage-multi-gpu.k8s.yaml"]["spec"]["priceAdjustment"] = "+50%"
+    b, h = load_side(str(write(tmp_path / "base", objects()))), load_side(str(write(tmp_path / "head", head)))
+    [change] = [c for c in classify(b, h, load_catalog(path)) if c.kind == "NodeOverlay"]
+    assert "g5.12xlarge spot/ap-northeast-2a in gpu-inference: 13.0 → 15.0" in change.reasons[0], change.reasons[0]

@@ -112,6 +112,7 @@ CODES: dict[str, str] = {
     "KG600": "diff side is neither a folder nor a git revision of the repository",
     "KG601": "diff side holds the same object twice in one environment (retired: the reader reports KG313)",
     "KG620": "requirement Karpenter cannot read (operator, values or minValues the CRD refuses)",
+    "KG630": "diff --fail-on condition not understood (cost-increase=PERCENT needs a number >= 0)",
     # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS
+from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, default_catalog
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import (
@@ -34,6 +35,7 @@ from karpenter_gpu.k8s.drift import (
 )
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
+from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 from karpenter_gpu.k8s.reader import Problem, Source, metadata, read
 
@@ -129,7 +131,8 @@ def load_side(spec: str, repo: Path | None = None, *, dist: str = "dist") -> Sid
 # ------------------------------------------------------------------------------------------- formatting
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: Any, limit: int | None = None) -> str:
+    """``value`` in one line, in full (a before/after pair cut to the same prefix hides the change)."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -142,7 +145,7 @@ def _short(value: Any, limit: int = 60) -> str:
         text = "{" + ", ".join(f"{k}: {_short(v, limit)}" for k, v in value.items()) + "}"
     else:
         text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
 _canon = canonical
@@ -151,21 +154,28 @@ _same = same_hash
 
 
 def _leaves(old: Any, new: Any, path: str) -> list[str]:
-    """Every differing leaf as ``path: old → new`` (lists compared whole, order ignored)."""
+    """Every differing leaf as ``path: old → new``; lists as the items added and removed (order ignored)."""
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in sorted(set(old) | set(new), key=str):
             sub = f"{path}.{key}" if path else str(key)
             if key not in new:
-                out.append(f"{sub} removed (was {_short(old[key], 40)})")
+                out.append(f"{sub} removed (was {_short(old[key])})")
             elif key not in old:
-                out.append(f"{sub} added: {_short(new[key], 40)}")
+                out.append(f"{sub} added: {_short(new[key])}")
             else:
                 out.extend(_leaves(old[key], new[key], sub))
         return out
     if _same(old, new):
         return []
-    return [f"{path}: {_short(old, 40)} → {_short(new, 40)}"]
+    if isinstance(old, list) and isinstance(new, list):
+        gone = [x for x in old if not any(_same(x, y) for y in new)]
+        came = [y for y in new if not any(_same(x, y) for x in old)]
+        if gone and len(gone) == len(came) and all(isinstance(x, dict) for x in gone + came):
+            # the same number of maps changed: show what changed inside each (paired in list order)
+            return [leaf for x, y in zip(gone, came) for leaf in _leaves(x, y, f"{path}[{old.index(x)}]")]
+        return [f"{path}: {'; '.join(_list_diff(old, new, _short))}"]
+    return [f"{path}: {_short(old)} → {_short(new)}"]
 
 
 def _few(items: list[str], limit: int = 4) -> str:
@@ -177,11 +187,11 @@ def _map_diff(old: dict | None, new: dict | None) -> list[str]:
     out = []
     for key in sorted(set(old) | set(new)):
         if key not in old:
-            out.append(f"{key}={_short(new[key], 40)} added")
+            out.append(f"{key}={_short(new[key])} added")
         elif key not in new:
             out.append(f"{key} removed")
         elif not _same(old[key], new[key]):
-            out.append(f"{key}: {_short(old[key], 40)} → {_short(new[key], 40)}")
+            out.append(f"{key}: {_short(old[key])} → {_short(new[key])}")
     return out
 
 
@@ -220,12 +230,12 @@ def _device(d: Any) -> str:
     bits = [str(d.get("deviceName", "?"))] + [str(ebs[k]) for k in ("volumeSize", "volumeType") if k in ebs]
     extra = {k: v for k, v in ebs.items() if k not in ("volumeSize", "volumeType")}
     if extra:
-        bits.append(_short(extra, 50))
+        bits.append(_short(extra))
     return " ".join(bits)
 
 
 def _term(t: Any) -> str:
-    return _short(t, 50)
+    return _short(t)
 
 
 def _requirement(r: dict) -> str:
@@ -263,8 +273,9 @@ def _requirements_text(old: list | None, new: list | None) -> str:
 class _Simulations:
     """One simulator run per side, shared by every NodePool of the environment."""
 
-    def __init__(self, base_env: dict[Key, dict]) -> None:
+    def __init__(self, base_env: dict[Key, dict], catalog: Catalog | None = None) -> None:
         self.base_env = base_env
+        self.catalog = catalog
         self._reports: dict[str, PoolReport] | None = None
         self.error: KarpenterGpuError | None = None
 
@@ -275,7 +286,7 @@ class _Simulations:
         if self._reports is None:
             manifests = [m for (api, _, _), m in sorted(self.base_env.items()) if api != "helm"]
             try:
-                self._reports = {r.name: r for r in simulate_pools(manifests)}
+                self._reports = {r.name: r for r in simulate_pools(manifests, self.catalog)}
             except KarpenterGpuError as error:
                 self._reports, self.error = {}, error
         return self._reports
@@ -599,9 +610,10 @@ def _spec_key(manifest: dict) -> str:
     return _canon(_norm(manifest.get("spec")))
 
 
-def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict]) -> list[Change]:
+def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
+                 catalog: Catalog | None = None) -> list[Change]:
     base, head = _index(base_env), _index(head_env)
-    sims, head_sims = _Simulations(base_env), _Simulations(head_env)
+    sims, head_sims = _Simulations(base_env, catalog), _Simulations(head_env, catalog)
     changes: list[Change] = []
     removed = sorted(set(base) - set(head))
     added = sorted(set(head) - set(base))
@@ -660,12 +672,271 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
     return changes
 
 
-def classify(base: Side, head: Side) -> list[Change]:
-    """Every difference between two sides, one :class:`Change` per object and category, deterministic order."""
+def classify(base: Side, head: Side, catalog: Catalog | None = None) -> list[Change]:
+    """Every difference between two sides, one :class:`Change` per object and category, deterministic order.
+
+    ``catalog`` prices the re-pricing notes of NodeOverlay changes (default: the embedded catalog).
+    """
     changes: list[Change] = []
     for environment in sorted(set(base) | set(head)):
-        changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {})))
+        changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {}), catalog))
     return sorted(changes, key=Change.sort_key)
+
+
+# -------------------------------------------------------------------------------------------------- cost
+
+EVENTUALLY_CONSISTENT = ("limits are eventually consistent: Karpenter counts launched capacity after the fact, so a "
+                         "pool can overrun its limit during fast scale-out (ceilings are what the limit allows, not a "
+                         "hard cap)")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A pool's cheapest candidate (``OrderByPrice``) and the offering that price is for."""
+
+    instance: str
+    offering: str | None
+    price: Decimal
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    """What a change does to one NodePool's capacity and spend.
+
+    ``added``/``removed`` map a capacity type to the instance types the pool admits with an offering of that
+    type after/before but not before/after. ``ceiling_*`` is the simulator's ``worst_case_hourly`` (None:
+    unbounded or not priced, see ``unbounded_*``); ``present_*`` False when the pool is absent on that side.
+    """
+
+    pool: str
+    present_before: bool
+    present_after: bool
+    added: Mapping[str, tuple[str, ...]]
+    removed: Mapping[str, tuple[str, ...]]
+    ceiling_before: Decimal | None
+    ceiling_after: Decimal | None
+    first_before: Choice | None
+    first_after: Choice | None
+    unbounded_before: bool
+    unbounded_after: bool
+
+
+@dataclass(frozen=True)
+class EnvironmentCost:
+    """The sum of the worst-case ceilings of an environment's pools, before and after, and its changed pools."""
+
+    environment: str
+    before: Decimal
+    after: Decimal
+    unbounded_before: tuple[str, ...]
+    unbounded_after: tuple[str, ...]
+    pools: tuple[PoolCost, ...]
+
+    @property
+    def increase_percent(self) -> Decimal | None:
+        """(after - before) / before in percent; None when ``before`` is 0 (any rise is unbounded in percent)."""
+        if self.before == 0:
+            return None
+        return (self.after - self.before) * 100 / self.before
+
+    def exceeds(self, percent: Decimal) -> bool:
+        """Whether the ceiling rises by more than ``percent``; a new unbounded pool, or a rise from 0, always does."""
+        if set(self.unbounded_after) - set(self.unbounded_before):
+            return True
+        change = self.increase_percent
+        return self.after > self.before if change is None else change > percent
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """Per-environment cost changes and the price list they were computed with."""
+
+    catalog: Catalog
+    embedded: bool
+    environments: tuple[EnvironmentCost, ...]
+
+    def price_list(self) -> str:
+        where = "embedded catalog" if self.embedded else "catalog file"
+        return f"{where} {self.catalog.source} ({self.catalog.region}, {self.catalog.date}; on-demand prices)"
+
+
+def _unbounded(report: PoolReport) -> bool:
+    """A dynamic pool without a GPU limit: its spend has no ceiling (the simulator's note says so)."""
+    return report.kind == "dynamic" and report.gpu_limit is None and bool(report.candidates)
+
+
+def _offered(report: PoolReport | None) -> set[tuple[str, str]]:
+    """(capacity type, instance type) for every admitted type and offering the simulator found for the pool."""
+    if report is None:
+        return set()
+    return {(o.offering.capacity_type, c.name) for c in report.candidates for o in c.offerings}
+
+
+def _first(report: PoolReport | None) -> Choice | None:
+    """The cheapest priced candidate (candidates are sorted by price, unknown prices last)."""
+    if report is None or not report.candidates:
+        return None
+    c = report.candidates[0]
+    return None if c.price is None else Choice(c.name, c.cheapest_offering(Requirements()), c.price)
+
+
+def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for capacity_type, name in sorted(pairs):
+        out.setdefault(capacity_type, []).append(name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _reports(env: dict[Key, dict], catalog: Catalog) -> dict[str, PoolReport]:
+    manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
+    return {r.name: r for r in simulate_pools(manifests, catalog)}
+
+
+def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
+                      catalog: Catalog) -> EnvironmentCost:
+    old, new = _reports(base_env, catalog), _reports(head_env, catalog)
+    pools = []
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name), new.get(name)
+        before, after = _offered(a), _offered(b)
+        cost = PoolCost(
+            pool=name, present_before=a is not None, present_after=b is not None,
+            added=_by_capacity(after - before), removed=_by_capacity(before - after),
+            ceiling_before=a.worst_case_hourly if a else None, ceiling_after=b.worst_case_hourly if b else None,
+            first_before=_first(a), first_after=_first(b),
+            unbounded_before=bool(a and _unbounded(a)), unbounded_after=bool(b and _unbounded(b)))
+        if (cost.added or cost.removed or cost.ceiling_before != cost.ceiling_after or cost.first_before !=
+                cost.first_after or cost.present_before != cost.present_after
+                or cost.unbounded_before != cost.unbounded_after):
+            pools.append(cost)
+    total = lambda reports: sum((r.worst_case_hourly or Decimal(0) for r in reports.values()), Decimal(0))  # noqa: E731
+    return EnvironmentCost(environment, total(old), total(new),
+                           tuple(sorted(n for n, r in old.items() if _unbounded(r))),
+                           tuple(sorted(n for n, r in new.items() if _unbounded(r))), tuple(pools))
+
+
+def cost_changes(base: Side, head: Side, catalog: Catalog | None = None) -> CostReport:
+    """What the change does to each environment's GPU capacity and worst-case spend.
+
+    Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
+    scheduling core matches requirements, the overlay resolution re-prices offerings), so NodeOverlay, limit,
+    requirement and capacity-type changes show up as the simulator sees them. Environments without a
+    cost change are left out.
+    """
+    embedded = catalog is None
+    catalog = catalog if catalog is not None else default_catalog()
+    envs = []
+    for environment in sorted(set(base) | set(head)):
+        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog)
+        if cost.pools or cost.before != cost.after:
+            envs.append(cost)
+    return CostReport(catalog, embedded, tuple(envs))
+
+
+def _usd(amount: Decimal | None, unbounded: bool = False) -> str:
+    if unbounded:
+        return "unbounded"
+    return "—" if amount is None else f"${amount:,.2f}/h"
+
+
+def _delta(before: Decimal, after: Decimal) -> str:
+    sign = "+" if after >= before else "-"
+    text = f"{sign}${abs(after - before):,.2f}/h"
+    if before:
+        text += f" ({sign}{abs(after - before) * 100 / before:.1f}%)"
+    return text
+
+
+def _choice(choice: Choice | None) -> str:
+    if choice is None:
+        return "none"
+    return f"{choice.instance} {choice.offering or ''} ${choice.price:,.2f}/h".replace("  ", " ")
+
+
+def _types(by_capacity: Mapping[str, tuple[str, ...]]) -> str:
+    return "; ".join(f"{ct}: {', '.join(names)}" for ct, names in by_capacity.items()) or "none"
+
+
+def _pool_ceiling(p: PoolCost, before: bool) -> str:
+    if not (p.present_before if before else p.present_after):
+        return "absent"
+    return _usd(p.ceiling_before if before else p.ceiling_after, p.unbounded_before if before else p.unbounded_after)
+
+
+def _ceilings(p: PoolCost) -> str:
+    a, b = _pool_ceiling(p, True), _pool_ceiling(p, False)
+    return f"{a} (unchanged)" if a == b else f"{a} → {b}"
+
+
+def _choices(p: PoolCost) -> str:
+    a, b = _choice(p.first_before), _choice(p.first_after)
+    return f"{a} (unchanged)" if a == b else f"{a} → {b}"
+
+
+def cost_json(report: CostReport) -> dict:
+    """The cost report as plain JSON types; money as strings with two decimals, keys in a fixed order."""
+    money = lambda d: None if d is None else f"{d:.2f}"  # noqa: E731
+    choice = lambda c: None if c is None else {"instance": c.instance, "offering": c.offering,  # noqa: E731
+                                               "price": money(c.price)}
+    return {
+        "priceList": {"embedded": report.embedded, "source": report.catalog.source,
+                      "region": report.catalog.region, "date": report.catalog.date},
+        "note": EVENTUALLY_CONSISTENT,
+        "environments": [{
+            "environment": e.environment, "ceilingBefore": money(e.before), "ceilingAfter": money(e.after),
+            "increasePercent": None if e.increase_percent is None else f"{e.increase_percent:.1f}",
+            "unboundedBefore": list(e.unbounded_before), "unboundedAfter": list(e.unbounded_after),
+            "pools": [{
+                "nodePool": p.pool, "presentBefore": p.present_before, "presentAfter": p.present_after,
+                "ceilingBefore": money(p.ceiling_before), "ceilingAfter": money(p.ceiling_after),
+                "unboundedBefore": p.unbounded_before, "unboundedAfter": p.unbounded_after,
+                "firstChoiceBefore": choice(p.first_before), "firstChoiceAfter": choice(p.first_after),
+                "typesAdded": {k: list(v) for k, v in p.added.items()},
+                "typesRemoved": {k: list(v) for k, v in p.removed.items()},
+            } for p in e.pools],
+        } for e in report.environments],
+    }
+
+
+def cost_text(report: CostReport) -> str:
+    lines = [f"Cost (prices: {report.price_list()}; {EVENTUALLY_CONSISTENT}):"]
+    if not report.environments:
+        lines.append("  no change to any pool's instance types, first choice or worst-case ceiling")
+    for e in report.environments:
+        lines.append(f"  {e.environment}: worst-case ceiling {_usd(e.before)} → {_usd(e.after)} "
+                     f"({_delta(e.before, e.after)})")
+        if e.unbounded_after:
+            lines.append(f"    unbounded (no GPU limit) after: {', '.join(e.unbounded_after)}")
+        for p in e.pools:
+            lines.append(f"    NodePool {p.pool}: ceiling {_ceilings(p)}; first choice {_choices(p)}")
+            if p.added:
+                lines.append(f"      types added: {_types(p.added)}")
+            if p.removed:
+                lines.append(f"      types removed: {_types(p.removed)}")
+    return "\n".join(lines) + "\n"
+
+
+def cost_markdown(report: CostReport) -> str:
+    lines = ["| Environment | Worst-case before | Worst-case after | Change |", "|---|---|---|---|"]
+    for e in report.environments:
+        after = _usd(e.after) + (f" + unbounded: {', '.join(e.unbounded_after)}" if e.unbounded_after else "")
+        lines.append(f"| {_cell(e.environment)} | {_usd(e.before)} | {_cell(after)} | {_delta(e.before, e.after)} |")
+    if not report.environments:
+        lines.append("| (none) | — | — | no cost change |")
+    lines += ["", f"Prices: {_cell(report.price_list())}. {EVENTUALLY_CONSISTENT[0].upper()}{EVENTUALLY_CONSISTENT[1:]}."]
+    pools = [(e.environment, p) for e in report.environments for p in e.pools]
+    if pools:
+        lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",
+                  "|---|---|---|---|---|---|"]
+        for env, p in pools:
+            lines.append(f"| {_cell(env)} | `{p.pool}` | {_ceilings(p)} | {_cell(_choices(p))} | "
+                         f"{_cell(_types(p.added))} | {_cell(_types(p.removed))} |")
+    return "\n".join(lines) + "\n"
+
+
+def cost_exceeded(report: CostReport, percent: Decimal) -> list[str]:
+    """The environments whose worst-case ceiling rises by more than ``percent`` (``--fail-on cost-increase``)."""
+    return [e.environment for e in report.environments if e.exceeds(percent)]
 
 
 # ----------------------------------------------------------------------------------------------- render
@@ -690,26 +961,30 @@ def _object(change: Change) -> str:
     return f"helm {change.name}" if change.kind == "Values" else f"{change.kind} {change.name}"
 
 
-def render_text(changes: list[Change]) -> str:
+def render_text(changes: list[Change], cost: CostReport | None = None) -> str:
+    """The changes by environment and category, then the cost section when ``cost`` is given."""
+    tail = "\n" + cost_text(cost) if cost is not None else ""
     if not changes:
-        return "No changes.\n"
+        return "No changes.\n" + tail
     lines = [summary(changes)]
     for environment, items in _environments(changes).items():
         lines += ["", f"{environment}:"]
         for change in items:
             lines.append(f"  {_object(change)}: {change.category.value}")
             lines += [f"    - {reason}" for reason in change.reasons]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + tail
 
 
 def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(changes: list[Change]) -> str:
+def render_markdown(changes: list[Change], cost: CostReport | None = None) -> str:
+    """A pull-request comment: the cost summary table on top (when ``cost`` is given), then the changes."""
+    top = ["", cost_markdown(cost).rstrip("\n")] if cost is not None else []
     if not changes:
-        return "**karpenter-gpu diff**: No changes.\n"
-    lines = [f"**karpenter-gpu diff**: {summary(changes)}"]
+        return "\n".join(["**karpenter-gpu diff**: No changes.", *top]) + "\n"
+    lines = [f"**karpenter-gpu diff**: {summary(changes)}", *top]
     for environment, items in _environments(changes).items():
         lines += ["", f"### {environment}", "", "| Object | Category | Reasons |", "|---|---|---|"]
         for change in items:
@@ -717,6 +992,19 @@ def render_markdown(changes: list[Change]) -> str:
             reasons = "<br>".join(_cell(r) for r in change.reasons)
             lines.append(f"| {obj} | {change.category.value} | {reasons} |")
     return "\n".join(lines) + "\n"
+
+
+def render_json(changes: list[Change], cost: CostReport | None = None) -> str:
+    """Stable JSON for machines: sorted changes, the cost report, fixed key order."""
+    import json
+    document: dict[str, Any] = {
+        "summary": summary(changes),
+        "changes": [{"environment": c.environment, "kind": c.kind, "name": c.name, "category": c.category.name,
+                     "effect": c.category.value, "reasons": list(c.reasons)} for c in changes],
+    }
+    if cost is not None:
+        document["cost"] = cost_json(cost)
+    return json.dumps(document, indent=2) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------------- CLI

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from karpenter_gpu.analysis.catalog import load_catalog
 from karpenter_gpu.analysis.diff import (
     FAIL_ON,
     InputProblems,
     Side,
     classify,
+    cost_changes,
+    cost_exceeded,
     failed,
+    render_json,
     render_markdown,
     render_text,
     side_of,
 )
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.validate import crds_from, schema_refusals
 from karpenter_gpu.cli.main import stop_on
@@ -29,7 +35,39 @@ def _label_root(base: Side, head: Side, name: str) -> tuple[Side, Side]:
     return rename(base), rename(head)
 
 
+COST_INCREASE = "cost-increase="
+
+
+def parse_fail_on(items: list[str]) -> tuple[list[str], Decimal | None]:
+    """Split ``--fail-on`` into change groups (``drift``, ``refused``) and the ``cost-increase=PERCENT`` threshold.
+
+    A bad item is a usage error (KG630, exit 2), checked before any input is read.
+    """
+    groups: list[str] = []
+    percent: Decimal | None = None
+    for item in items:
+        if item in FAIL_ON:
+            groups.append(item)
+            continue
+        if item.startswith(COST_INCREASE):
+            text = item[len(COST_INCREASE):].removesuffix("%")
+            try:
+                value = Decimal(text)
+            except InvalidOperation:
+                value = Decimal(-1)
+            if value.is_finite() and value >= 0:
+                percent = value if percent is None else min(percent, value)
+                continue
+        raise KarpenterGpuError(
+            "KG630", prop="--fail-on", value=item,
+            allowed=f"{', '.join(sorted(FAIL_ON))} or cost-increase=PERCENT (a number >= 0, e.g. cost-increase=10)",
+            fix="write e.g. --fail-on drift cost-increase=10")
+    return groups, percent
+
+
 def run(args: argparse.Namespace) -> int:
+    groups, percent = parse_fail_on(args.fail_on or [])
+    catalog = load_catalog(args.catalog) if args.catalog else None
     repo = Path(args.repo) if args.repo else None
     # An empty side is a side without objects (the change that first adds dist/), not an error.
     base_source, head_source = read(args.base, repo, allow_empty=True), read(args.head, repo, allow_empty=True)
@@ -44,28 +82,36 @@ def run(args: argparse.Namespace) -> int:
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    changes = classify(base, head)
-    render = render_markdown if args.format == "markdown" else render_text
-    print(render(changes), end="")
-    return 1 if failed(changes, args.fail_on or []) else 0
+    changes = classify(base, head, catalog)
+    cost = cost_changes(base, head, catalog)
+    render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
+    print(render(changes, cost), end="")
+    over = percent is not None and bool(cost_exceeded(cost, percent))
+    return 1 if failed(changes, groups) or over else 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:
-    """Add ``diff BASE HEAD [--format text|markdown] [--fail-on drift|refused ...] [--repo DIR]``."""
+    """Add ``diff BASE HEAD [--format text|markdown|json] [--fail-on drift|refused|cost-increase=N ...]
+    [--catalog FILE] [--repo DIR]``."""
     parser = commands.add_parser(
         "diff", help="review a manifest change by what Karpenter will do to running GPU nodes",
         description="Compare two dist/ trees (folders, files, - for stdin, or git revisions) and sort every "
                     "change by its effect: refused by the API server, drains a pool, replaces nodes (drift), "
-                    "may replace nodes, restarts pods, behavioural only, new object, info. Exit codes: 0 no "
+                    "may replace nodes, restarts pods, behavioural only, new object, info; then what it costs: per "
+                    "changed NodePool the instance types added and removed, the worst-case $/h at its limit and "
+                    "the cheapest first choice, before and after. Exit codes: 0 no "
                     "--fail-on hit, 1 a --fail-on hit, 2 usage or input error.")
     parser.add_argument("base", help="dist/ folder, file, - or git revision (its committed dist/ is read without "
                                      "checkout)")
     parser.add_argument("head", help="dist/ folder, file, - or git revision")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text",
-                        help="markdown renders a PR comment (default: text)")
-    parser.add_argument("--fail-on", dest="fail_on", choices=sorted(FAIL_ON), nargs="+", action="extend",
-                        default=[], help="exit 1 when a change of this kind exists: drift (replaces nodes or drains "
-                                         "a pool), refused (by the API server)")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                        help="markdown renders a PR comment with the cost table on top; json is stable for "
+                             "machines (default: text)")
+    parser.add_argument("--fail-on", dest="fail_on", nargs="+", action="extend", metavar="CONDITION",
+                        default=[], help="exit 1 when: drift (a change replaces nodes or drains a pool), refused (by "
+                                         "the API server), cost-increase=PERCENT (an environment's worst-case "
+                                         "ceiling rises by more than PERCENT, or a pool without GPU limit appears)")
+    parser.add_argument("--catalog", help="instance catalog file for prices (default: the embedded catalog)")
     parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
                                        "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
