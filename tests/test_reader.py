@@ -313,3 +313,53 @@ def test_validate_gives_identical_findings_with_either_loader(monkeypatch):
     monkeypatch.setattr(reader, "Loader", yaml.SafeLoader)
     slow = validate_dir(corpus, find_crds_dir())
     assert fast.findings and fast == slow
+
+
+# --- the direct constructor for anchor-free documents gives exactly PyYAML's data ----------------------
+
+_CONSTRUCT_CASES = [
+    "a: b\nc: [1, 2.5, true, null, ~, '3', \"x\"]\nd: {e: 2026-01-01, f: 2026-01-01T10:00:00Z}\n",
+    "a: 1\na: 2\n",  # a repeated key: the last wins
+    "1: a\nb: c\n",  # a key that is not a string
+    "base: &b {x: 1}\n",  # an anchor (never reaches the direct constructor)
+    "? [a]\n: b\n",  # an unhashable key: PyYAML's error
+    "a: !!str 5\nb: !!int '7'\nc: !!binary aGk=\nd: 0x1f\ne: .inf\nf: 1_000\n",
+    "a: !!set {x, y}\n",
+    "a: !!omap [{x: 1}]\n",
+    "!!map {a: b}\n",
+    "- a\n- {b: [c, {d: e}]}\n",
+    "plain\n",
+    "a: {<<: {x: 1}, y: 2}\n",  # a merge key without anchors
+    "a: !custom x\n",  # an unknown tag: PyYAML's error
+    "= : x\n",  # the value key
+]
+
+
+def _pyyaml(text: str):
+    try:
+        return ("ok", list(yaml.load_all(text, Loader=reader.Loader)))
+    except yaml.YAMLError as ex:
+        return ("error", type(ex).__name__)
+
+
+def _ours(text: str):
+    try:
+        return ("ok", [doc for _, doc, _ in reader.load_documents(text, "x.yaml")] if text.strip() else [])
+    except KarpenterGpuError as ex:
+        assert ex.code == "KG903"
+        return ("error", "YAMLError")
+
+
+@pytest.mark.parametrize("text", _CONSTRUCT_CASES)
+def test_direct_constructor_matches_pyyaml(text: str) -> None:
+    expected, got = _pyyaml(text), _ours(text)
+    if expected[0] == "error":
+        assert got[0] == "error"
+    else:
+        assert repr(got) == repr(expected)  # repr: True and 1, 1.0 and 1 compare equal
+
+
+def test_direct_constructor_matches_pyyaml_on_dist() -> None:
+    for path in sorted((ROOT / "dist").rglob("*.yaml")):
+        text = path.read_text()
+        assert repr(_ours(text)) == repr(_pyyaml(text)), path

@@ -487,3 +487,17 @@ def test_fit_reports_answers_like_pod_fit_from_one_simulation():
     manifests = [pool("a", req("family", "In", "g5"), weight=5), pool("b", req("family", "In", "g6"), weight=5)]
     shape = PodShape(gpus=1)
     assert fit_reports(shape, simulate_pools(manifests)) == pod_fit(shape, manifests)
+
+
+def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
+    # The rules hand over the NodePool views they built: the reports must be the ones the manifests give.
+    from karpenter_gpu.k8s.reader import read_path
+    from karpenter_gpu.k8s.views import node_pools
+
+    for env in read_path(ROOT / "dist").environments:
+        docs = [m.manifest for m in env.manifests]
+        assert node_pools(docs), env.name
+        given = simulate_pools(docs, pools=node_pools(docs))
+        read = simulate_pools(docs)
+        assert [repr(r.notes) + r.name + repr(r.candidates) for r in given] == \
+               [repr(r.notes) + r.name + repr(r.candidates) for r in read]

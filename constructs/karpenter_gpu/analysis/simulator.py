@@ -398,8 +398,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
 
 
 
-def _resolution(manifests: Sequence[Any], catalog: Catalog) -> tuple[list[NodePoolView], OverlayResolution]:
-    pools = node_pools(manifests)
+def _resolution(manifests: Sequence[Any], catalog: Catalog,
+                pools: Sequence[NodePoolView] | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
+    pools = node_pools(manifests) if pools is None else list(pools)
     for pool in pools:
         if pool.problem is not None:
             raise _unreadable(pool.problem)
@@ -412,16 +413,19 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog) -> tuple[list[NodePo
     return pools, resolution
 
 
-def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[PoolReport]:
+def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
+                   pools: Sequence[NodePoolView] | None = None) -> list[PoolReport]:
     """A :class:`PoolReport` for every ``karpenter.sh/v1`` NodePool, in the order the scheduler tries them
     (``OrderByWeight``: highest weight first, equal weights by name descending).
 
     NodeOverlays (``karpenter.sh/v1alpha1``) in the same manifests are applied to the candidates.
-    ``catalog`` defaults to :func:`~karpenter_gpu.analysis.catalog.default_catalog`.
+    ``catalog`` defaults to :func:`~karpenter_gpu.analysis.catalog.default_catalog`. ``pools``: the views
+    of the manifests' NodePools (``node_pools(manifests)``) when the caller has them already, so each
+    pool is read once (the rules build them for their own checks).
     """
     catalog = catalog if catalog is not None else default_catalog()
     with _paused_cyclic_gc():
-        pools, resolution = _resolution(manifests, catalog)
+        pools, resolution = _resolution(manifests, catalog, pools)
         memo: dict = {}
         return [_simulate(p, catalog, resolution, memo) for p in ordered_pools(pools)]
 
@@ -710,7 +714,8 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     (``karpenter.sh/nodepool`` is the pool's name), no candidate has enough allocatable cpu, memory
     and GPUs (after overlays), or a limit is smaller than one node of every candidate that fits.
     """
-    return fit_reports(shape, simulate_pools(manifests, catalog))
+    with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
+        return fit_reports(shape, simulate_pools(manifests, catalog))
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:

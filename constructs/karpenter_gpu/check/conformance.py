@@ -122,9 +122,33 @@ def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
     crd = _lookup(manifest, crds)
     if crd is None:
         raise KeyError(f"no served CRD for {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}")
-    result = _copy(manifest)
-    _default(result, crd["schema"])
-    return result
+    return _defaulted(manifest, crd["schema"])
+
+
+def _defaulted(value: Any, schema: Schema) -> Any:
+    """A copy of ``value`` (as :func:`_copy`) with the schema's defaults filled in, in one walk."""
+    # Same algorithm as apiextensions-apiserver's structural defaulting: fill absent properties
+    # (and nulls in non-nullable ones, which the server prunes first), then recurse -- including
+    # into freshly defaulted values, so nested defaults apply too.
+    if isinstance(value, dict):
+        props: dict[str, Schema] = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        extra = extra if isinstance(extra, dict) else None
+        out = {}
+        for key, child in value.items():
+            sub = props.get(key, extra)
+            out[key] = _defaulted(child, sub) if sub else _copy(child)
+        for key, prop in props.items():
+            absent = key not in out or (out[key] is None and not prop.get("nullable"))
+            if absent and prop.get("default") is not None:
+                out[key] = _defaulted(prop["default"], prop)
+        return out
+    if isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            return [_defaulted(item, items) for item in value]
+        return [_copy(item) for item in value]
+    return value
 
 
 def _copy(value: Any) -> Any:
@@ -268,26 +292,6 @@ def _lookup(manifest: dict[str, Any], crds: Crds) -> dict[str, Any] | None:
     if not (isinstance(api_version, str) and isinstance(kind, str)):
         return None
     return crds.get((api_version, kind))
-
-
-def _default(value: Any, schema: Schema) -> None:
-    # Same algorithm as apiextensions-apiserver's structural defaulting: fill absent properties
-    # (and nulls in non-nullable ones, which the server prunes first), then recurse -- including
-    # into freshly defaulted values, so nested defaults apply too.
-    if isinstance(value, dict):
-        props: dict[str, Schema] = schema.get("properties", {})
-        for key, prop in props.items():
-            absent = key not in value or (value[key] is None and not prop.get("nullable"))
-            if absent and prop.get("default") is not None:
-                value[key] = _copy(prop["default"])
-        extra = schema.get("additionalProperties")
-        for key, child in value.items():
-            sub = props.get(key, extra if isinstance(extra, dict) else None)
-            if sub:
-                _default(child, sub)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for item in value:
-            _default(item, schema["items"])
 
 
 def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:

@@ -672,7 +672,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
 def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_Workload]) -> None:
     """KG418–KG421: what the embedded instance catalog says about the pools and the workloads on them."""
     try:
-        reports = {r.name: r for r in simulate_pools(manifests)}
+        reports = {r.name: r for r in simulate_pools(manifests, pools=[p.view for p in pools])}
     except KarpenterGpuError:
         return  # objects the simulator cannot read; the schema and other rules say why
     for pool in pools:

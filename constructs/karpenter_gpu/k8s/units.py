@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from functools import total_ordering
-from typing import Any, ClassVar
-
-from pydantic_core import core_schema
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from karpenter_gpu.errors import KarpenterGpuError
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema
 
 
 class _ValueObject:
@@ -33,6 +34,8 @@ class _ValueObject:
 
     @classmethod
     def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only when pydantic builds a model: the analyzers never do
+
         return core_schema.no_info_plain_validator_function(
             cls._coerce, serialization=core_schema.plain_serializer_function_ser_schema(str)
         )
