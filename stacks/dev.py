@@ -13,10 +13,10 @@ CONFIG = PlatformConfig(
     # Developers share GPUs: 4 pods per GPU. The GPU Operator renders the time-slicing config and the
     # matching NodeOverlays, so Karpenter's simulation sees 4 × the physical GPUs.
     gpu_operator=GpuOperatorValuesProps(time_slicing_replicas=4),
-    inference=GpuInferencePoolProps(
+    inference=(GpuInferencePoolProps(
         name="gpu-inference", gpu_limit=4, capacity_types=(CapacityType.SPOT,),
         consolidate_after=Duration.minutes(2),
         # Keep the nightly demo up: no voluntary disruption 18:00-22:00 UTC.
         disruption_windows=(DisruptionWindow(start="18:00", end="22:00", time_zone="UTC", nodes=0),),
-    ),
+    ),),
 )

@@ -33,16 +33,16 @@ CONFIG = PlatformConfig(
         ),
     ),
     # Warm nodes so the first inference requests never wait for a GPU node to boot.
-    static=StaticCapacityPoolProps(name="gpu-warm", replicas=1, instance_types=("g5.xlarge",),
-                                   zones=("ap-northeast-2a", "ap-northeast-2c")),
+    static=(StaticCapacityPoolProps(name="gpu-warm", replicas=1, instance_types=("g5.xlarge",),
+                                   zones=("ap-northeast-2a", "ap-northeast-2c")),),
     # The ODCRs tagged for ML training are used first; on-demand H100 when they are full.
     reservations=(CapacityReservationTerm.by_tags({"purpose": "ml-training"}),),
-    reserved=ReservedCapacityPoolProps(
+    reserved=(ReservedCapacityPoolProps(
         name="gpu-training-reserved", gpu_limit=32, gpu_names=("h100",), zones=ZONES, weight=100,
         fallback=Fallback.ON_DEMAND, reservation_type=ReservationType.ODCR,
         expire_after=Duration.never(), termination_grace_period=Duration.hours(2),
         labels={"node-type": "gpu-training", "workload": "training"},
-    ),
+    ),),
     # Seed 004: make the big multi-GPU shapes look 30% dearer, so single-GPU inference pods are
     # packed onto right-sized instances instead of landing alone on a 4-GPU node.
     discourage_overlays=(NodeOverlayDiscourageProps(

@@ -34,7 +34,7 @@ def test_a_single_config_or_a_function_returning_apps(tmp_path, monkeypatch):
 
         from karpenter_gpu import GpuPlatform
         app = cdk8s.App(outdir="staging")
-        GpuPlatform(app, config=stacks.staging.CONFIG)
+        GpuPlatform(app, props=stacks.staging.CONFIG)
         return app
 
     monkeypatch.setattr(stacks, "build", build, raising=False)

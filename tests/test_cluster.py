@@ -181,7 +181,7 @@ def add_team(platform: GpuPlatform, team: str) -> None:
 @pytest.mark.parametrize("team_order", list(itertools.permutations(TEAMS))[::2], ids="-".join)
 def test_three_team_platform_prod_and_staging_in_one_app(team_order, tmp_path):
     app = cdk8s.Testing.app()
-    platforms = {env: GpuPlatform(app, config=platform_config(env)) for env in ("prod", "staging")}
+    platforms = {env: GpuPlatform(app, props=platform_config(env)) for env in ("prod", "staging")}
     for team in team_order:
         for platform in platforms.values():
             add_team(platform, team)

@@ -119,7 +119,7 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(fresh, tmp_path
 
     def patched_prod() -> cdk8s.App:
         app = cdk8s.App(outdir="prod")
-        pool = GpuPlatform(app, config=stacks.prod.CONFIG).inference[0]
+        pool = GpuPlatform(app, props=stacks.prod.CONFIG).inference[0]
         cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
         return app
 

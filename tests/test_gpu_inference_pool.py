@@ -154,7 +154,7 @@ def test_fails_when_props_object_and_keywords_are_mixed(chart, node_class):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuInferencePool(chart, "Pool", node_class=node_class,
                          props=GpuInferencePoolProps(name="gpu-inference", gpu_limit=16), weight=10)
-    assert exc.value.code == "KG100" and exc.value.prop == "weight"
+    assert exc.value.code == "KG820" and exc.value.prop == "weight"
 
 
 def test_gpu_operator_label_can_be_left_off(chart, node_class):

@@ -13,7 +13,7 @@ from stacks import ENVIRONMENTS, dev, prod, staging
 
 
 def synth(config) -> list[dict]:
-    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), config=config))
+    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), props=config))
 
 
 @pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
@@ -89,7 +89,7 @@ def config_with(**changes) -> dict:
 ])
 def test_fails_when_config_is_bad(change, code, prop):
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=config_with(**change))
+        GpuPlatform(cdk8s.Testing.app(), **config_with(**change))
     assert exc.value.code == code
     assert exc.value.prop.startswith(prop)
 
@@ -130,12 +130,12 @@ def test_overlays_never_set_price_and_price_adjustment_together():
 def test_fails_when_reserved_pool_has_no_reservations():
     data = config_with(reservations=())
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=data)
+        GpuPlatform(cdk8s.Testing.app(), **data)
     assert exc.value.code == "KG191"
 
 
 def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
-    platform = GpuPlatform(cdk8s.Testing.app(), config=dev.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=dev.CONFIG)
     overlays = {m["metadata"]["name"]: m["spec"] for m in cdk8s.Testing.synth(platform) if m["kind"] == "NodeOverlay"}
     for count in (1, 2, 4, 8):  # GPUs per instance × 4 time-slicing replicas
         assert overlays[f"gpu-time-slicing-{count}gpu"]["capacity"] == {"nvidia.com/gpu": str(count * 4)}
@@ -145,7 +145,7 @@ def test_dev_time_slicing_overlays_match_the_device_plugin_replicas():
 
 def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_pools():
     from karpenter_gpu.check.rules import check_rules
-    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=prod.CONFIG)
     tolerated = {(t["key"], t.get("value"), t["effect"]) for t in platform.gpu_operator.values["daemonsets"]["tolerations"]}
     for pool in platform.pools:
         for taint in pool.taints:
@@ -157,7 +157,7 @@ def test_operator_tolerates_every_pool_taint_and_smoke_workloads_land_on_their_p
 
 
 def test_one_near_limit_alert_per_dynamic_pool_with_its_own_limit():
-    platform = GpuPlatform(cdk8s.Testing.app(), config=prod.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=prod.CONFIG)
     rules = platform.monitoring.rule_group["rules"]
     near = {r["labels"]["nodepool"]: r["expr"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"}
     assert set(near) == {"gpu-inference", "gpu-training", "gpu-training-reserved", "search-inference",
@@ -169,7 +169,7 @@ def test_fails_when_spot_pools_have_no_interruption_queue():
     data = {k: getattr(staging.CONFIG, k) for k in staging.CONFIG.model_fields_set}
     data["karpenter"] = {"cluster_name": "ml-staging"}
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config=data)
+        GpuPlatform(cdk8s.Testing.app(), **data)
     assert exc.value.code == "KG523" and "gpu-batch-a10g-spot" in exc.value.allowed
 
 
@@ -177,7 +177,7 @@ def test_fails_when_spot_pools_have_no_interruption_queue():
 
 def test_pool_added_after_construction_gets_tolerations_alerts_and_a_smoke_workload():
     """It used to be missing from the GPU Operator tolerations, the alerts and the smoke workloads."""
-    platform = GpuPlatform(cdk8s.Testing.app(), config=dev.CONFIG)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=dev.CONFIG)
     team = cdk8s.Chart(platform, "team-x")
     GpuInferencePool(team, "Pool", node_class=platform.inference_class, name="team-x-inference", gpu_limit=4,
                      capacity_types=(CapacityType.SPOT,), taints=(Taint.gpu(), Taint("team", "x")))
@@ -200,7 +200,7 @@ def test_tuples_of_pools_on_chosen_node_classes():
     data["inference"] = (first, first.model_copy(update={"name": "team-b-inference"}))
     data["node_classes"] = (PlatformNodeClass(name="gpu-team-b"),)
     data["pool_node_classes"] = {"team-b-inference": "gpu-team-b"}
-    platform = GpuPlatform(cdk8s.Testing.app(), config=data)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=data)
     pools = by_name(cdk8s.Testing.synth(platform), "NodePool")
     assert pools["team-b-inference"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-team-b"
     assert pools["gpu-inference"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-inference"
@@ -212,7 +212,7 @@ def test_single_pool_form_still_means_a_tuple_of_one():
     data["inference"] = dev.CONFIG.inference[0]
     config = PlatformConfig(**data)
     assert config.inference == dev.CONFIG.inference
-    assert GpuPlatform(cdk8s.Testing.app(), config=config).inference[0].node.path == "dev/Inference"
+    assert GpuPlatform(cdk8s.Testing.app(), props=config).inference[0].node.path == "dev/Inference"
 
 
 @pytest.mark.parametrize("change, code, says", [
@@ -225,15 +225,15 @@ def test_single_pool_form_still_means_a_tuple_of_one():
 def test_fails_on_bad_pool_layout(change, code, says):
     data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config={**data, **change})
+        GpuPlatform(cdk8s.Testing.app(), props={**data, **change})
     assert exc.value.code == code and says in exc.value.allowed
 
 
 def test_misspelt_prop_in_a_nested_section_names_the_closest_prop():
     data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config={**data, "karpenter": {"cluster_nme": "ml-dev"}})
+        GpuPlatform(cdk8s.Testing.app(), props={**data, "karpenter": {"cluster_nme": "ml-dev"}})
     assert exc.value.prop == "karpenter.cluster_nme" and "did you mean 'cluster_name'" in exc.value.allowed
     with pytest.raises(KarpenterGpuError) as exc:
-        GpuPlatform(cdk8s.Testing.app(), config={**data, "inference": ({"name": "x", "gpu_limt": 4},)})
+        GpuPlatform(cdk8s.Testing.app(), props={**data, "inference": ({"name": "x", "gpu_limt": 4},)})
     assert exc.value.prop == "inference[0].gpu_limt" and "did you mean 'gpu_limit'" in exc.value.allowed

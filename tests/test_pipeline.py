@@ -53,7 +53,7 @@ def test_writes_environments_and_helm_values_and_returns_the_report(tmp_path, tr
 
 def test_a_user_app_is_written_like_a_config(tmp_path, trees):
     app = cdk8s.App(outdir="anywhere/dev")  # only the last part names the environment
-    GpuPlatform(app, config=stacks.dev.CONFIG)
+    GpuPlatform(app, props=stacks.dev.CONFIG)
     synth([app], tmp_path / "dist")
     assert tree(tmp_path / "dist") == trees["a"]
 
@@ -139,7 +139,7 @@ def test_validation_failure_keeps_the_old_output(tmp_path, trees):
     out = tmp_path / "dist"
     synth([stacks.dev.CONFIG], out)
     app = cdk8s.App(outdir="prod")
-    pool = GpuPlatform(app, config=stacks.prod.CONFIG).inference[0]
+    pool = GpuPlatform(app, props=stacks.prod.CONFIG).inference[0]
     cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.replace("/spec/weight", 500))
     with pytest.raises(pipeline.SynthFailed) as failed:
         synth([app], out)

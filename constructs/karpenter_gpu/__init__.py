@@ -26,65 +26,65 @@ _node.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env 
 
 if TYPE_CHECKING:
     from karpenter_gpu.addons.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
-    from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringProps as GpuMonitoringProps
-    from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesProps as GpuOperatorValuesProps
-    from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
+    from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringKwargs as GpuMonitoringKwargs, GpuMonitoringProps as GpuMonitoringProps
+    from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesKwargs as GpuOperatorValuesKwargs, GpuOperatorValuesProps as GpuOperatorValuesProps
+    from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadKwargs as GpuWorkloadKwargs, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
     from karpenter_gpu.addons.helm_values import HelmValues as HelmValues, helm_values_in as helm_values_in
-    from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesProps as KarpenterControllerValuesProps
+    from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesKwargs as KarpenterControllerValuesKwargs, KarpenterControllerValuesProps as KarpenterControllerValuesProps
     from karpenter_gpu.check.acknowledge import acknowledge as acknowledge
     from karpenter_gpu.check.findings import Finding as Finding, Severity as Severity
     from karpenter_gpu.check.validate import Report as Report, validate_dir as validate_dir
     from karpenter_gpu.errors import CODES as CODES, KarpenterGpuError as KarpenterGpuError
     from karpenter_gpu.cluster import Cluster as Cluster, finalize as finalize
-    from karpenter_gpu.gpu_platform import GpuPlatform as GpuPlatform, PlatformConfig as PlatformConfig, PlatformNodeClass as PlatformNodeClass
+    from karpenter_gpu.gpu_platform import GpuPlatform as GpuPlatform, GpuPlatformKwargs as GpuPlatformKwargs, PlatformConfig as PlatformConfig, PlatformNodeClass as PlatformNodeClass
     from karpenter_gpu.k8s.requirements import CapacityType as CapacityType, Label as Label, Operator as Operator, Requirement as Requirement
     from karpenter_gpu.k8s.taint import Taint as Taint, TaintEffect as TaintEffect
     from karpenter_gpu.k8s.units import Duration as Duration, GpuMemory as GpuMemory, Quantity as Quantity
-    from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay as GpuCapacityOverlay, GpuCapacityOverlayProps as GpuCapacityOverlayProps
-    from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage as NodeOverlayDiscourage, NodeOverlayDiscourageProps as NodeOverlayDiscourageProps
+    from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay as GpuCapacityOverlay, GpuCapacityOverlayKwargs as GpuCapacityOverlayKwargs, GpuCapacityOverlayProps as GpuCapacityOverlayProps
+    from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage as NodeOverlayDiscourage, NodeOverlayDiscourageKwargs as NodeOverlayDiscourageKwargs, NodeOverlayDiscourageProps as NodeOverlayDiscourageProps
     from karpenter_gpu.overlays.overlay_price import Price as Price, PriceAdjustment as PriceAdjustment
-    from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay as TimeSlicingOverlay
-    from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy as ConsolidationPolicy, GpuPool as GpuPool, GpuPoolProps as GpuPoolProps
+    from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay as TimeSlicingOverlay, TimeSlicingOverlayKwargs as TimeSlicingOverlayKwargs, TimeSlicingOverlayProps as TimeSlicingOverlayProps
+    from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy as ConsolidationPolicy, GpuPool as GpuPool, GpuPoolKwargs as GpuPoolKwargs, GpuPoolProps as GpuPoolProps
     from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm as CapacityReservationTerm, InstanceMatchCriteria as InstanceMatchCriteria, ReservationType as ReservationType, prefer_reserved_capacity as prefer_reserved_capacity
     from karpenter_gpu.pools.disruption_window import Budget as Budget, DisruptionReason as DisruptionReason, DisruptionWindow as DisruptionWindow, compile_budgets as compile_budgets
-    from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool as GpuInferencePool, GpuInferencePoolProps as GpuInferencePoolProps
-    from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, RootVolume as RootVolume
-    from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolProps as GpuTrainingPoolProps
-    from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolProps as ReservedCapacityPoolProps
-    from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolProps as StaticCapacityPoolProps
-    from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsProps as TieredSpotPoolsProps
+    from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool as GpuInferencePool, GpuInferencePoolKwargs as GpuInferencePoolKwargs, GpuInferencePoolProps as GpuInferencePoolProps
+    from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassKwargs as GpuNodeClassKwargs, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, NodeClassConfigKwargs as NodeClassConfigKwargs, RootVolume as RootVolume
+    from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolKwargs as GpuTrainingPoolKwargs, GpuTrainingPoolProps as GpuTrainingPoolProps
+    from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolKwargs as ReservedCapacityPoolKwargs, ReservedCapacityPoolProps as ReservedCapacityPoolProps
+    from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolKwargs as StaticCapacityPoolKwargs, StaticCapacityPoolProps as StaticCapacityPoolProps
+    from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsKwargs as TieredSpotPoolsKwargs, TieredSpotPoolsProps as TieredSpotPoolsProps
     from karpenter_gpu.pipeline import SynthFailed as SynthFailed, synth as synth
 
 # module (relative to this package) -> the public names it defines
 _MODULES: dict[str, str] = {
     "addons.feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
-    "addons.gpu_monitoring": "GpuMonitoring GpuMonitoringProps",
-    "addons.gpu_operator_values": "GpuOperatorValues GpuOperatorValuesProps",
-    "addons.gpu_workload": "GpuWorkload GpuWorkloadProps pod_placement",
+    "addons.gpu_monitoring": "GpuMonitoring GpuMonitoringKwargs GpuMonitoringProps",
+    "addons.gpu_operator_values": "GpuOperatorValues GpuOperatorValuesKwargs GpuOperatorValuesProps",
+    "addons.gpu_workload": "GpuWorkload GpuWorkloadKwargs GpuWorkloadProps pod_placement",
     "addons.helm_values": "HelmValues helm_values_in",
-    "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesProps",
+    "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesKwargs KarpenterControllerValuesProps",
     "check.acknowledge": "acknowledge",
     "check.findings": "Finding Severity",
     "check.validate": "Report validate_dir",
     "errors": "CODES KarpenterGpuError",
     "cluster": "Cluster finalize",
-    "gpu_platform": "GpuPlatform PlatformConfig PlatformNodeClass",
+    "gpu_platform": "GpuPlatform GpuPlatformKwargs PlatformConfig PlatformNodeClass",
     "k8s.requirements": "CapacityType Label Operator Requirement",
     "k8s.taint": "Taint TaintEffect",
     "k8s.units": "Duration GpuMemory Quantity",
-    "overlays.gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayProps",
-    "overlays.node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageProps",
+    "overlays.gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayKwargs GpuCapacityOverlayProps",
+    "overlays.node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageKwargs NodeOverlayDiscourageProps",
     "overlays.overlay_price": "Price PriceAdjustment",
-    "overlays.time_slicing_overlay": "TimeSlicingOverlay",
-    "pools._gpu_pool": "ConsolidationPolicy GpuPool GpuPoolProps",
+    "overlays.time_slicing_overlay": "TimeSlicingOverlay TimeSlicingOverlayKwargs TimeSlicingOverlayProps",
+    "pools._gpu_pool": "ConsolidationPolicy GpuPool GpuPoolKwargs GpuPoolProps",
     "pools.capacity_reservation": "CapacityReservationTerm InstanceMatchCriteria ReservationType prefer_reserved_capacity",
     "pools.disruption_window": "Budget DisruptionReason DisruptionWindow compile_budgets",
-    "pools.gpu_inference_pool": "GpuInferencePool GpuInferencePoolProps",
-    "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassProps NodeClassConfig RootVolume",
-    "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolProps",
-    "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolProps",
-    "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolProps",
-    "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsProps",
+    "pools.gpu_inference_pool": "GpuInferencePool GpuInferencePoolKwargs GpuInferencePoolProps",
+    "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassKwargs GpuNodeClassProps NodeClassConfig NodeClassConfigKwargs RootVolume",
+    "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolKwargs GpuTrainingPoolProps",
+    "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolKwargs ReservedCapacityPoolProps",
+    "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolKwargs StaticCapacityPoolProps",
+    "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsKwargs TieredSpotPoolsProps",
     "pipeline": "SynthFailed synth",
 }
 _EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names.split()}
@@ -92,13 +92,14 @@ _EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() f
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+if not TYPE_CHECKING:  # a module __getattr__ would make every unknown name (a typo) an Any for type checkers
+    def __getattr__(name: str) -> Any:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
 
 
 def __dir__() -> list[str]:

@@ -198,9 +198,10 @@ def build(model: type[P], path: str | None = None, instance: P | Mapping[str, An
     """
     if instance is not None:
         if values:
-            raise KarpenterGpuError("KG100", prop=", ".join(values), value="given with props=",
+            raise KarpenterGpuError("KG820", prop=", ".join(values), value="given with props=",
                                     allowed="either props=<validated props> or keyword props, not both",
-                                    fix="drop one of them", path=path)
+                                    fix=f"pass every prop as a keyword, or every prop in props={model.__name__}(...)",
+                                    path=path)
         if isinstance(instance, model):
             return instance
         values = dict(instance)

@@ -141,6 +141,8 @@ CODES: dict[str, str] = {
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",
     "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",
     "KG803": "synth output path is a file, a symlink, or the current folder (or a parent of it)",
+    # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
+    "KG820": "props= and keyword props given together",
 }
 
 

@@ -12,9 +12,11 @@ from typing import Annotated, Any, Mapping
 import cdk8s
 from constructs import Construct
 from pydantic import BeforeValidator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, sorted_by_name
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
@@ -160,6 +162,30 @@ def _closest(word: str, choices: list[str]) -> str:
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
+class GpuPlatformKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuPlatform`: the fields of :class:`PlatformConfig`, same types."""
+
+    environment: str
+    node_class: NodeClassConfig
+    inference: tuple[GpuInferencePoolProps, ...]
+    training: tuple[GpuTrainingPoolProps, ...]
+    tiers: tuple[TieredSpotPoolsProps, ...]
+    static: tuple[StaticCapacityPoolProps, ...]
+    reserved: tuple[ReservedCapacityPoolProps, ...]
+    reservations: tuple[CapacityReservationTerm, ...]
+    node_classes: tuple[PlatformNodeClass, ...]
+    pool_node_classes: Mapping[str, str]
+    discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
+    gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...]
+    karpenter: KarpenterControllerValuesProps
+    gpu_operator: GpuOperatorValuesProps
+    monitoring: GpuMonitoringProps | None
+    smoke_workloads: bool
+    acknowledgements: tuple[tuple[str, str, str], ...]
+    inference_volume: RootVolume
+    training_volume: RootVolume
+
+
 def _fields(model: Props) -> dict[str, Any]:
     # Shallow: keeps value objects (AmiAlias, Taint …) as they are.
     return {name: getattr(model, name) for name in type(model).model_fields}
@@ -175,15 +201,21 @@ class GpuPlatform(cdk8s.Chart):
     Example::
 
         app = cdk8s.App()
-        prod = GpuPlatform(app, config=PlatformConfig(environment="prod", node_class=..., inference=(...,)))
+        prod = GpuPlatform(app, props=PlatformConfig(environment="prod", node_class=..., inference=(...,)))
         team_a = cdk8s.Chart(prod, "team-a")
         GpuInferencePool(team_a, "Serve", node_class=prod.inference_class, name="team-a-serve", gpu_limit=8)
+
+    The props may also be given as keywords: ``GpuPlatform(app, environment="prod", node_class=..., ...)``.
+    ``id`` defaults to the environment name.
     """
 
     _kg_cluster_boundary = True
+    __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str | None = None, *, config: PlatformConfig | Mapping[str, Any]) -> None:
-        cfg = build(PlatformConfig, id or "GpuPlatform", config)
+    def __init__(self, scope: Construct, id: str | None = None, *, props: PlatformConfig | None = None,
+                 **kwargs: Unpack[GpuPlatformKwargs]) -> None:
+        """Keyword props (see :class:`PlatformConfig` for defaults) or ``props=``, not both (KG820)."""
+        cfg = build(PlatformConfig, id or "GpuPlatform", props, **kwargs)
         if not cfg.group_names():
             raise KarpenterGpuError("KG170", prop="inference", value=(),
                                     allowed="at least one pool (inference, training, tiers, static or reserved)",

@@ -142,7 +142,7 @@ def _render(items: list[Any], staging: Path) -> None:
                                     fix="pass the environments' configs or the apps you built")
         env_dir = claim(item.environment, f"item {index}")
         app = cdk8s.App(outdir=str(env_dir), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
-        GpuPlatform(app, config=item)
+        GpuPlatform(app, props=item)
         built.append((env_dir, app, True))
     from karpenter_gpu.cluster import finalize
 

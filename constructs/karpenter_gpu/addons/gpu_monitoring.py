@@ -54,10 +54,12 @@ from typing import Annotated, Any, Mapping
 import cdk8s
 from constructs import Construct
 from pydantic import BeforeValidator, StrictBool, field_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu import _api_object
 from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
@@ -112,8 +114,9 @@ def _prom_duration(value: Any) -> str:
     return text
 
 
-#: A props field holding a Prometheus duration (a str, or a :class:`~karpenter_gpu.k8s.units.Duration`).
-PromDuration = Annotated[str, BeforeValidator(_prom_duration)]
+#: A props field holding a Prometheus duration, given as a str or a :class:`~karpenter_gpu.k8s.units.Duration`
+#: (both are typed, for keyword props and the props model alike) and always stored as its text.
+PromDuration = Annotated[str | Duration, BeforeValidator(_prom_duration)]
 
 
 def _number(value: Any, prop: str, low: float, high: float, what: str, example: str) -> float | int:
@@ -191,6 +194,20 @@ def gpu_pools(scope: Construct) -> tuple[GpuPool, ...]:
     return tuple(sorted_by_name(members_of(scope, GpuPool)))
 
 
+class GpuMonitoringKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuMonitoring`: the fields of :class:`GpuMonitoringProps`, same types."""
+
+    namespace: str
+    karpenter_service_monitor: bool
+    dcgm_service_monitor: bool
+    dcgm_namespace: str
+    near_limit_ratio: float
+    low_utilization_percent: float
+    low_utilization_for: str | Duration
+    consistent_state_grace: str | Duration
+    labels: Mapping[str, str]
+
+
 class GpuMonitoring(Construct):
     """ServiceMonitors for Karpenter (and optionally DCGM) plus the GPU alert rules; see the module doc.
 
@@ -200,21 +217,13 @@ class GpuMonitoring(Construct):
     the tree when accessed.
     """
 
-    def __init__(self, scope: Construct, id: str, *, namespace: str = "karpenter",
-                 karpenter_service_monitor: bool = True, dcgm_service_monitor: bool = False,
-                 dcgm_namespace: str = "gpu-operator", near_limit_ratio: float = 0.9,
-                 low_utilization_percent: float = 20, low_utilization_for: str | Duration = "30m",
-                 consistent_state_grace: str | Duration = "15m",
-                 labels: Mapping[str, str] | None = None) -> None:
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: GpuMonitoringProps | None = None,
+                 **kwargs: Unpack[GpuMonitoringKwargs]) -> None:
+        """Keyword props (see :class:`GpuMonitoringProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        values: dict[str, Any] = dict(
-            namespace=namespace, karpenter_service_monitor=karpenter_service_monitor,
-            dcgm_service_monitor=dcgm_service_monitor, dcgm_namespace=dcgm_namespace,
-            near_limit_ratio=near_limit_ratio, low_utilization_percent=low_utilization_percent,
-            low_utilization_for=low_utilization_for, consistent_state_grace=consistent_state_grace)
-        if labels is not None:
-            values["labels"] = labels
-        self.props = p = build(GpuMonitoringProps, path, None, **values)
+        self.props = p = build(GpuMonitoringProps, path, props, **kwargs)
         require_chart(scope, path, "GpuMonitoring")  # before super().__init__: nothing is added on error
         self._path = path
         super().__init__(scope, id)

@@ -32,17 +32,20 @@ from typing import Any, Literal
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
+from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
+                                                         TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
-from karpenter_gpu.overlays.time_slicing_overlay import DEFAULT_GPU_COUNTS, TimeSlicingOverlay, check_replicas, plan
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
 CHART = "nvidia/gpu-operator"
@@ -221,6 +224,20 @@ def _not_auto_mode() -> dict:
         {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
 
 
+class GpuOperatorValuesKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuOperatorValues`: the fields of :class:`GpuOperatorValuesProps`, same types."""
+
+    mig_strategy: Literal["single", "mixed"]
+    mig_manager: bool
+    time_slicing_replicas: int | None
+    time_sliced_pools: tuple[str, ...]
+    dcgm_service_monitor: bool
+    extra_operands: frozenset[str]
+    node_label: tuple[str, str]
+    overlay_weight: int
+    overlay_name: str
+
+
 class GpuOperatorValues(HelmValues):
     """Values for the NVIDIA GPU Operator v26.7.0 on the Karpenter GPU pools under ``scope``.
 
@@ -240,19 +257,22 @@ class GpuOperatorValues(HelmValues):
     Only keys set here are emitted; everything else stays at the chart default.
     """
 
+    __signature__ = ConstructSignature()
+
     def __init__(self, scope: Construct, id: str, *, props: GpuOperatorValuesProps | None = None,
-                 **values: Any) -> None:
+                 **kwargs: Unpack[GpuOperatorValuesKwargs]) -> None:
+        """Keyword props (see :class:`GpuOperatorValuesProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        p = build(GpuOperatorValuesProps, path, props, **values)
+        p = build(GpuOperatorValuesProps, path, props, **kwargs)
         pools = _pools_under(scope)
         if pools:  # what is wrong already stays wrong in the final tree: fail early
             self._check_labels(pools, p, path)
             self._render(pools, p, (), path, final=False)
-        overlay: dict[str, Any] | None = None
+        overlay: TimeSlicingOverlayKwargs | None = None
         if p.time_slicing_replicas is not None:
             sliced = tuple(n for n in _pool_names(pools) if not p.time_sliced_pools or n in p.time_sliced_pools)
             # The overlays' pools are re-derived at synth; a placeholder keeps the props valid until then.
-            overlay = dict(name=p.overlay_name, replicas=p.time_slicing_replicas,
+            overlay = TimeSlicingOverlayKwargs(name=p.overlay_name, replicas=p.time_slicing_replicas,
                            node_pools=sliced or p.time_sliced_pools or (_PENDING,),
                            weight=p.overlay_weight, gpu_counts=DEFAULT_GPU_COUNTS)
             plan(scope, f"{path}/TimeSlicing", **overlay)  # fail before anything is added

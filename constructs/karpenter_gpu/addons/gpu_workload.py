@@ -28,9 +28,11 @@ import cdk8s
 import cdk8s_plus_29 as kplus
 from constructs import Construct
 from pydantic import StrictBool, field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import register_object, require_chart
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
@@ -93,12 +95,12 @@ def expand_pools(pools: Any, prop: str = "pools") -> tuple[NodePoolConstruct, ..
     return tuple(out)
 
 
-def toleration(taint: Taint) -> dict:
+def toleration(taint: Taint) -> dict[str, Any]:
     """The toleration matching exactly ``taint``: ``Equal`` on its value, ``Exists`` when it has none."""
     return toleration_for(taint.render())
 
 
-def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict:
+def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     """``nodeSelector`` / ``affinity`` and ``tolerations`` putting a pod on exactly the given pools, as plain dicts.
 
     ``pools`` are NodePool constructs or groups of them (a whole :class:`TieredSpotPools` ladder, a
@@ -292,6 +294,24 @@ class GpuWorkloadProps(Props):
             isinstance(p, GpuTrainingPool) for p in self.targets)
 
 
+class GpuWorkloadKwargs(TypedDict, total=False):
+    """The keyword props of :class:`GpuWorkload`: the fields of :class:`GpuWorkloadProps`, same types."""
+
+    pool: NodePoolConstruct
+    pools: tuple[Any, ...]
+    prefer_reserved: bool
+    name: str | None
+    namespace: str | None
+    image: str
+    gpus: int
+    replicas: int
+    cpu: Quantity
+    memory: Quantity
+    user: int
+    training: bool | None
+    pdb_min_available: int | None
+
+
 class GpuWorkload(Construct):
     """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
@@ -316,10 +336,13 @@ class GpuWorkload(Construct):
     below 1, or at or above replicas > 0), KG120 (name), KG100/KG102 (other props).
     """
 
-    def __init__(self, scope: Construct, id: str, *, props: GpuWorkloadProps | None = None, **values: Any) -> None:
-        """Pass the props as keywords (``pool=`` … see :class:`GpuWorkloadProps`) or ``props=``."""
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: GpuWorkloadProps | None = None,
+                 **kwargs: Unpack[GpuWorkloadKwargs]) -> None:
+        """Keyword props (``pool=`` …, see :class:`GpuWorkloadProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(GpuWorkloadProps, path, props, **values)
+        self.props = build(GpuWorkloadProps, path, props, **kwargs)
         p = self.props
         require_chart(scope, path, "GpuWorkload")  # before super().__init__: nothing is added on error
         register_object(scope, ("apps/v1", "Deployment", p.namespace or "", p.workload_name), f"{path}/Deployment")

@@ -21,10 +21,12 @@ from typing import Any, Mapping
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu.pools.gpu_node_class import EKS_CLUSTER_NAME
 from karpenter_gpu._props import Props, build, check_known, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from karpenter_gpu.addons.helm_values import HelmValues
@@ -169,6 +171,17 @@ class KarpenterControllerValuesProps(Props):
         return self.feature_gates.get(FeatureGate.SPOT_TO_SPOT_CONSOLIDATION, self.spot_to_spot_consolidation)
 
 
+class KarpenterControllerValuesKwargs(TypedDict, total=False):
+    """The keyword props of :class:`KarpenterControllerValues`: the fields of
+    :class:`KarpenterControllerValuesProps`, same types."""
+
+    cluster_name: str
+    interruption_queue: str | None
+    feature_gates: Mapping[FeatureGate | str, bool]
+    spot_to_spot_consolidation: bool
+    allow_spot_without_interruption_queue: bool
+
+
 class KarpenterControllerValues(HelmValues):
     """``settings`` for the Karpenter v1.14.1 Helm chart, derived from the constructs of its cluster.
 
@@ -184,11 +197,14 @@ class KarpenterControllerValues(HelmValues):
     construction (KG522, KG523) fails there too.
     """
 
+    __signature__ = ConstructSignature()
+
     def __init__(self, scope: Construct, id: str, *, props: KarpenterControllerValuesProps | None = None,
-                 **values: Any) -> None:
-        """Pass the props as keywords, or ``props=`` an already-validated props object."""
+                 **kwargs: Unpack[KarpenterControllerValuesKwargs]) -> None:
+        """Keyword props (see :class:`KarpenterControllerValuesProps` for defaults) or ``props=``, not both
+        (KG820)."""
         path = path_of(scope, id)
-        self.props = build(KarpenterControllerValuesProps, path, props, **values)
+        self.props = build(KarpenterControllerValuesProps, path, props, **kwargs)
         self._path = path
         self._check(required_feature_gates(cluster_of(scope), members(cluster_of(scope))), _spot_pools(scope))
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)

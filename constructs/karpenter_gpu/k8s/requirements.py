@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Iterable
+from typing import Any, Iterable
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import scheduling
@@ -168,7 +168,7 @@ class Requirement:
     def lte(cls, key: str, value: "int | GpuMemory") -> "Requirement":
         return cls._compare(key, Operator.LTE, value)
 
-    def render(self) -> dict:
+    def render(self) -> dict[str, Any]:
         out: dict = {"key": self.key, "operator": str(self.operator)}
         if self.operator not in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
             out["values"] = list(self.values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
@@ -40,7 +41,7 @@ class Taint:
     def gpu(cls) -> "Taint":
         return cls("nvidia.com/gpu", "true", TaintEffect.NO_SCHEDULE)
 
-    def render(self) -> dict:
+    def render(self) -> dict[str, Any]:
         out = {"key": self.key}
         if self.value is not None:
             out["value"] = self.value

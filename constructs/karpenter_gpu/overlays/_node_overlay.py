@@ -15,9 +15,11 @@ from typing import Any, ClassVar, Iterable
 
 from constructs import Construct, IConstruct
 from pydantic import PrivateAttr, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, check_known, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import cluster_of, ref_of, require_chart
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
@@ -27,7 +29,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_overlay_key
 #: ``spec.weight`` bounds of the v1.14.1 CRD.
 MIN_WEIGHT, MAX_WEIGHT = 1, 10000
 
-def render_in(key: str, values: Iterable[str], prop: str) -> dict:
+def render_in(key: str, values: Iterable[str], prop: str) -> dict[str, Any]:
     """``{key, operator: In, values}``, checked like the CRD checks it (KG182)."""
     check_overlay_key(key, prop)
     vals = list(values)
@@ -40,7 +42,7 @@ def render_in(key: str, values: Iterable[str], prop: str) -> dict:
     return {"key": key, "operator": "In", "values": vals}
 
 
-def strings(value: Any, prop: str, code: str, example: str) -> tuple:
+def strings(value: Any, prop: str, code: str, example: str) -> tuple[str, ...]:
     """A tuple prop given as a list/tuple of strings; a bare string would become one item per character."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) or not all(
         isinstance(v, str) for v in value
@@ -96,7 +98,7 @@ class OverlayProps(Props):
         """(prop, key, values) for each ``In`` requirement, in render order."""
         raise NotImplementedError
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         """The spec fields between ``requirements`` and ``weight`` (price, capacity)."""
         raise NotImplementedError
 
@@ -109,19 +111,30 @@ class OverlayProps(Props):
     def requirements(self) -> tuple[dict, ...]:
         return self._requirements
 
-    def render(self) -> dict:
+    def render(self) -> dict[str, Any]:
         return {"requirements": [dict(r, values=list(r["values"])) for r in self._requirements],
                 **self.spec_fields(), "weight": self.weight}
 
 
+class OverlayKwargs(TypedDict, total=False):
+    """The keyword props every NodeOverlay construct has: the fields of :class:`OverlayProps`, same types."""
+
+    name: str
+    weight: int
+
+
 class _Overlay(Construct):
-    """Base of the NodeOverlay constructs: validate, check the weight is unique, record the gate, render."""
+    """Base of the NodeOverlay constructs: validate, check the weight is unique, record the gate, render.
+
+    Subclasses declare ``**kwargs: Unpack[<Construct>Kwargs]`` for type checkers and call this.
+    """
 
     props_type: ClassVar[type[OverlayProps]] = OverlayProps
+    __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str, /, **values: Any) -> None:
+    def __init__(self, scope: Construct, id: str, *, props: OverlayProps | None = None, **values: Any) -> None:
         path = path_of(scope, id)
-        props = build(self.props_type, path, None, **values)
+        props = build(self.props_type, path, props, **values)
         _check_unique(scope, props, path)  # before super().__init__: nothing is added on error
         require_chart(scope, path, type(self).__name__)
         self.props = props

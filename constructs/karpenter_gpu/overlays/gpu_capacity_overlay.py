@@ -8,8 +8,9 @@ from typing import Any, Iterable, Mapping
 
 from constructs import Construct
 from pydantic import field_validator
+from typing_extensions import Unpack
 
-from karpenter_gpu.overlays._node_overlay import OverlayProps, _Overlay, distinct_matching
+from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay, distinct_matching
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import GPU_RESOURCES as _GPU_RESOURCES, Label
 from karpenter_gpu.k8s.units import Quantity
@@ -81,7 +82,8 @@ class GpuCapacityOverlayProps(OverlayProps):
     #: ``karpenter.k8s.aws/instance-family In``. Default: ("g6f", "gr6f"), which report 0 GPUs.
     families: tuple[str, ...] = ("g6f", "gr6f")
     #: Extended resources to add, e.g. ``{"nvidia.com/gpu": 1}``; rendered as strings. Default: one NVIDIA GPU.
-    capacity: Mapping[str, Quantity] = {"nvidia.com/gpu": Quantity("1")}
+    #: Given as quantities, whole numbers or strings; validated into a Quantity each.
+    capacity: Mapping[str, Quantity | int | str] = dict(DEFAULT_CAPACITY)
 
     @field_validator("families", mode="before")
     @classmethod
@@ -103,12 +105,19 @@ class GpuCapacityOverlayProps(OverlayProps):
     def requirement_terms(self) -> Iterable[tuple[str, str, tuple[str, ...]]]:
         yield "families", Label.INSTANCE_FAMILY, self.families
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         return {"capacity": {key: str(value) for key, value in self.capacity.items()}}
 
     def gate_reason(self) -> str:
         added = ", ".join(f"{k}={v}" for k, v in self.capacity.items())
         return f"adds {added} to instance families {', '.join(self.families)} in Karpenter's scheduling simulation"
+
+
+class GpuCapacityOverlayKwargs(OverlayKwargs, total=False):
+    """The keyword props of :class:`GpuCapacityOverlay`: the fields of :class:`GpuCapacityOverlayProps`."""
+
+    families: tuple[str, ...]
+    capacity: Mapping[str, Quantity | int | str]
 
 
 class GpuCapacityOverlay(_Overlay):
@@ -142,7 +151,7 @@ class GpuCapacityOverlay(_Overlay):
     props_type = GpuCapacityOverlayProps
     props: GpuCapacityOverlayProps
 
-    def __init__(self, scope: Construct, id: str, *, name: str, weight: int,
-                 families: tuple[str, ...] = ("g6f", "gr6f"),
-                 capacity: Mapping[str, Quantity | int | str] = DEFAULT_CAPACITY) -> None:
-        super().__init__(scope, id, name=name, weight=weight, families=families, capacity=capacity)
+    def __init__(self, scope: Construct, id: str, *, props: GpuCapacityOverlayProps | None = None,
+                 **kwargs: Unpack[GpuCapacityOverlayKwargs]) -> None:
+        """Keyword props (see :class:`GpuCapacityOverlayProps` for defaults) or ``props=``, not both (KG820)."""
+        super().__init__(scope, id, props=props, **kwargs)

@@ -7,8 +7,9 @@ from typing import Any, Iterable
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import Unpack
 
-from karpenter_gpu.overlays._node_overlay import OverlayProps, _Overlay, distinct_matching, strings
+from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay, distinct_matching, strings
 from karpenter_gpu._props import check_dns1123
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
@@ -73,7 +74,7 @@ class NodeOverlayDiscourageProps(OverlayProps):
         if self.node_pools:
             yield "node_pools", Label.NODEPOOL, self.node_pools
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         if self.price_adjustment is not None:
             return {"priceAdjustment": str(self.price_adjustment)}
         return {"price": str(self.price)}
@@ -84,6 +85,15 @@ class NodeOverlayDiscourageProps(OverlayProps):
         else:
             change = f"price {self.price}"
         return f"{change} on {', '.join(self.instance_types)} in Karpenter's scheduling simulation"
+
+
+class NodeOverlayDiscourageKwargs(OverlayKwargs, total=False):
+    """The keyword props of :class:`NodeOverlayDiscourage`: the fields of :class:`NodeOverlayDiscourageProps`."""
+
+    instance_types: tuple[str, ...]
+    price_adjustment: PriceAdjustment | None
+    price: Price | None
+    node_pools: tuple[str, ...]
 
 
 class NodeOverlayDiscourage(_Overlay):
@@ -116,8 +126,7 @@ class NodeOverlayDiscourage(_Overlay):
     props_type = NodeOverlayDiscourageProps
     props: NodeOverlayDiscourageProps
 
-    def __init__(self, scope: Construct, id: str, *, name: str, instance_types: tuple[str, ...], weight: int,
-                 price_adjustment: PriceAdjustment | str | None = None, price: Price | str | None = None,
-                 node_pools: tuple[str, ...] = ()) -> None:
-        super().__init__(scope, id, name=name, instance_types=instance_types, weight=weight,
-                         price_adjustment=price_adjustment, price=price, node_pools=node_pools)
+    def __init__(self, scope: Construct, id: str, *, props: NodeOverlayDiscourageProps | None = None,
+                 **kwargs: Unpack[NodeOverlayDiscourageKwargs]) -> None:
+        """Keyword props (see :class:`NodeOverlayDiscourageProps` for defaults) or ``props=``, not both (KG820)."""
+        super().__init__(scope, id, props=props, **kwargs)

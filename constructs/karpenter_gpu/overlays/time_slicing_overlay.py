@@ -14,9 +14,11 @@ from typing import Any, Callable, Iterable
 
 from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
 
@@ -54,7 +56,7 @@ class TimeSlicingCountProps(OverlayProps):
         yield "gpu_counts", Label.GPU_COUNT, (str(self.gpu_count),)
         yield "node_pools", Label.NODEPOOL, self.node_pools
 
-    def spec_fields(self) -> dict:
+    def spec_fields(self) -> dict[str, Any]:
         return {"capacity": {GPU_RESOURCE: str(self.gpu_count * self.replicas)}}
 
     def gate_reason(self) -> str:
@@ -147,13 +149,24 @@ class TimeSlicingOverlayProps(Props):
         )
 
 
-def plan(scope: IConstruct, path: str, **values: Any) -> TimeSlicingOverlayProps:
+class TimeSlicingOverlayKwargs(TypedDict, total=False):
+    """The keyword props of :class:`TimeSlicingOverlay`: the fields of :class:`TimeSlicingOverlayProps`."""
+
+    name: str
+    replicas: int
+    node_pools: tuple[str, ...]
+    weight: int
+    gpu_counts: tuple[int, ...]
+
+
+def plan(scope: IConstruct, path: str, props: TimeSlicingOverlayProps | None = None,
+         /, **values: Any) -> TimeSlicingOverlayProps:
     """Validate a TimeSlicingOverlay to be created at construct ``path`` without adding anything to the tree.
 
     Checks the props and that no overlay of the cluster of ``scope`` has one of its weights or names, so a
     construct that creates the overlay as a child can fail before it adds itself.
     """
-    props = build(TimeSlicingOverlayProps, path, None, **values)
+    props = build(TimeSlicingOverlayProps, path, props, **values)
     for child in props.overlays():
         _check_unique(scope, child, f"{path}/{_child_id(child)}")
     return props
@@ -185,10 +198,12 @@ class TimeSlicingOverlay(Construct):
     - Needs the ``nodeOverlay`` feature gate (recorded on each overlay); weights are unique per cluster (KG183).
     """
 
-    def __init__(self, scope: Construct, id: str, *, name: str, replicas: int, node_pools: tuple[str, ...],
-                 weight: int, gpu_counts: tuple[int, ...] = DEFAULT_GPU_COUNTS) -> None:
-        self.props = plan(scope, path_of(scope, id), name=name, replicas=replicas,
-                          node_pools=node_pools, weight=weight, gpu_counts=gpu_counts)
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: TimeSlicingOverlayProps | None = None,
+                 **kwargs: Unpack[TimeSlicingOverlayKwargs]) -> None:
+        """Keyword props (see :class:`TimeSlicingOverlayProps` for defaults) or ``props=``, not both (KG820)."""
+        self.props = plan(scope, path_of(scope, id), props, **kwargs)
         #: Set by a parent that derives the pools at synth (GpuOperatorValues); else the ``node_pools`` prop.
         self.node_pools_of: Callable[[], tuple[str, ...]] | None = None
         super().__init__(scope, id)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import field_validator
 
-from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps
+from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps, _NodePoolTemplateKwargs
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
 from karpenter_gpu.k8s.requirements import CapacityType
@@ -63,6 +63,21 @@ class GpuPoolProps(NodePoolProps):
                                     allowed="1..100 (the CRD maximum; 0 or unset makes the pool the last resort)",
                                     fix="pick 1..100, higher is tried first")
         return v
+
+
+class _GpuPoolLimitsKwargs(_NodePoolTemplateKwargs, total=False):
+    gpu_limit: int
+    cpu_limit: Quantity | None
+    memory_limit: Quantity | None
+    weight: int
+    consolidation_policy: ConsolidationPolicy
+    consolidate_after: Duration
+
+
+class GpuPoolKwargs(_GpuPoolLimitsKwargs, total=False):
+    """The keyword props of a dynamic GPU pool: the fields of :class:`GpuPoolProps`, same types."""
+
+    expire_after: Duration
 
 
 class GpuPool(NodePoolConstruct):

@@ -10,9 +10,11 @@ from typing import Any, ClassVar, Mapping
 
 from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
+from typing_extensions import TypedDict
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow, compile_budgets
 from karpenter_gpu.errors import KarpenterGpuError
@@ -199,7 +201,7 @@ class NodePoolProps(Props):
         out.append(Requirement.in_(Label.CAPACITY_TYPE, [str(c) for c in self.capacity_types]))
         return tuple(out) + self.requirements
 
-    def render_template(self, node_class: GpuNodeClass) -> dict:
+    def render_template(self, node_class: GpuNodeClass) -> dict[str, Any]:
         """``spec.template``: what every node of the pool gets (changes here drift nodes)."""
         spec: dict = {
             "nodeClassRef": node_class.ref,
@@ -214,14 +216,44 @@ class NodePoolProps(Props):
         return {"metadata": {"labels": self.node_labels}, "spec": spec}
 
 
+class _NodePoolTemplateKwargs(TypedDict, total=False):
+    # NodePoolProps without expire_after, whose type the training pool narrows (a TypedDict key cannot
+    # be re-declared in a subclass).
+    name: str
+    gpu_names: tuple[str, ...]
+    min_gpu_memory: GpuMemory | None
+    instance_sizes: tuple[str, ...]
+    zones: tuple[str, ...]
+    architectures: tuple[str, ...]
+    capacity_types: tuple[CapacityType, ...]
+    requirements: tuple[Requirement, ...]
+    labels: Mapping[str, str]
+    gpu_operator: bool
+    taints: tuple[Taint, ...]
+    startup_taints: tuple[Taint, ...]
+    termination_grace_period: Duration | None
+    budgets: tuple[Budget, ...]
+    disruption_windows: tuple[DisruptionWindow, ...]
+
+
+class NodePoolKwargs(_NodePoolTemplateKwargs, total=False):
+    """The keyword props of a NodePool construct: the fields of :class:`NodePoolProps`, same types."""
+
+    expire_after: Duration
+
+
 class NodePoolConstruct(Construct):
     """Validates props, then renders one NodePool as child "Resource". Subclasses write ``_spec``."""
 
     props_type: ClassVar[type[NodePoolProps]] = NodePoolProps
+    __signature__ = ConstructSignature()
 
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
                  props: NodePoolProps | None = None, **values: Any) -> None:
-        """Pass the props as keywords, or ``props=`` an already-validated props object."""
+        """Pass the props as keywords, or ``props=`` an already-validated props object (not both: KG820).
+
+        Subclasses declare ``**kwargs: Unpack[<Construct>Kwargs]`` for type checkers and call this.
+        """
         path = path_of(scope, id)
         if not isinstance(node_class, GpuNodeClass):
             raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,

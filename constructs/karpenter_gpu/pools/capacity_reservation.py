@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Mapping
+from typing import Any, Mapping
 
 from pydantic import model_validator
 
@@ -89,7 +89,7 @@ class CapacityReservationTerm(Props):
     def by_instance_match(cls, criteria: InstanceMatchCriteria, owner_id: str | None = None) -> "CapacityReservationTerm":
         return cls(instance_match_criteria=criteria, owner_id=owner_id)
 
-    def render(self) -> dict:
+    def render(self) -> dict[str, Any]:
         out: dict = {}
         if self.id is not None:
             out["id"] = self.id
@@ -102,7 +102,7 @@ class CapacityReservationTerm(Props):
         return out
 
 
-def prefer_reserved_capacity(weight: int = 100) -> dict:
+def prefer_reserved_capacity(weight: int = 100) -> dict[str, Any]:
     """Pod ``affinity`` preferring reserved nodes, for the workload side (seed 002).
 
     Preferred, not required: when the reservation expires (or a Capacity Block ends), pods can

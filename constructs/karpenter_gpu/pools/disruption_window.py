@@ -28,6 +28,7 @@ from functools import lru_cache, cache
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BeforeValidator, PrivateAttr, ValidationInfo, field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu._props import Props, build
 from karpenter_gpu.errors import KarpenterGpuError
@@ -151,6 +152,16 @@ Reasons = Annotated[tuple[DisruptionReason, ...], BeforeValidator(_reasons)]
 # --- Budget ------------------------------------------------------------------------------
 
 
+class BudgetOptions(TypedDict, total=False):
+    """What :meth:`Budget.percent` and :meth:`Budget.count` take besides the node count: the other
+    fields of :class:`Budget`, same types."""
+
+    reasons: tuple[DisruptionReason, ...]
+    schedule: str | None
+    duration: Duration | None
+    note: str | None
+
+
 class Budget(Props):
     """One ``spec.disruption.budgets[]`` entry, rendered exactly as the CRD expects.
 
@@ -166,12 +177,12 @@ class Budget(Props):
     note: str | None = None
 
     @classmethod
-    def percent(cls, n: int, **kw: Any) -> "Budget":
+    def percent(cls, n: int, **kw: Unpack[BudgetOptions]) -> "Budget":
         """At most ``n`` percent of the pool's nodes (``'10%'``)."""
         return build(cls, None, nodes=f"{n}%", **kw)
 
     @classmethod
-    def count(cls, n: int, **kw: Any) -> "Budget":
+    def count(cls, n: int, **kw: Unpack[BudgetOptions]) -> "Budget":
         """At most ``n`` nodes."""
         return build(cls, None, nodes=n, **kw)
 
@@ -394,7 +405,9 @@ class DisruptionWindow(Props):
       disruption on its days and is rejected (KG152).
     """
 
-    days: Annotated[tuple[str, ...], BeforeValidator(_parse_days)] = _DAYS
+    #: Given as ``"MON-FRI"``, ``"SAT,SUN"`` or a tuple of day names (typed both ways for callers);
+    #: always stored as a tuple of day names.
+    days: Annotated[tuple[str, ...] | str, BeforeValidator(_parse_days)] = _DAYS
     start: str
     end: str
     time_zone: str | None = None

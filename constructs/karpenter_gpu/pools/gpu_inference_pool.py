@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping
 
-from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps
+from constructs import Construct
+from typing_extensions import Unpack
+
+from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolKwargs, GpuPoolProps
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.units import Duration
 
@@ -28,6 +32,10 @@ class GpuInferencePoolProps(GpuPoolProps):
     expire_after: Duration = Duration.hours(720)
 
 
+class GpuInferencePoolKwargs(GpuPoolKwargs, total=False):
+    """The keyword props of :class:`GpuInferencePool`: the fields of :class:`GpuInferencePoolProps`."""
+
+
 class GpuInferencePool(GpuPool):
     """A NodePool for GPU inference, described by instance properties rather than names.
 
@@ -42,3 +50,9 @@ class GpuInferencePool(GpuPool):
     """
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuInferencePoolProps
+    props: GpuInferencePoolProps
+
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: GpuInferencePoolProps | None = None, **kwargs: Unpack[GpuInferencePoolKwargs]) -> None:
+        """Keyword props (see :class:`GpuInferencePoolProps` for defaults) or ``props=``, not both (KG820)."""
+        super().__init__(scope, id, node_class=node_class, props=props, **kwargs)

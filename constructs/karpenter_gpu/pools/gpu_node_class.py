@@ -7,9 +7,11 @@ from typing import Any, Mapping
 
 from constructs import Construct
 from pydantic import field_validator, model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature, keyword_signature
 from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError
@@ -124,14 +126,16 @@ class RootVolume(Props):
         return v
 
     @classmethod
+    @keyword_signature
     def inference(cls) -> "RootVolume":
         return cls(size=Quantity.gi(200), iops=6000, throughput=250)
 
     @classmethod
+    @keyword_signature
     def training(cls) -> "RootVolume":
         return cls(size=Quantity.gi(500), iops=16000, throughput=1000)
 
-    def render(self, alias: AmiAlias) -> list[dict]:
+    def render(self, alias: AmiAlias) -> list[dict[str, Any]]:
         ebs: dict = {"volumeSize": str(self.size), "volumeType": "gp3", "iops": self.iops,
                      "throughput": self.throughput, "encrypted": True, "deleteOnTermination": True}
         if self.kms_key_id:
@@ -275,6 +279,31 @@ class GpuNodeClassProps(NodeClassConfig):
         return v
 
 
+class NodeClassConfigKwargs(TypedDict, total=False):
+    """The fields of :class:`NodeClassConfig`, same types: settings several node classes share, e.g.
+    ``common: NodeClassConfigKwargs = {...}`` then ``GpuNodeClass(..., **common)``."""
+
+    ami: AmiAlias
+    allow_latest_ami: bool
+    role: str | None
+    instance_profile: str | None
+    cluster_name: str | None
+    subnet_ids: tuple[str, ...]
+    security_group_ids: tuple[str, ...]
+    tags: Mapping[str, str]
+
+
+class GpuNodeClassKwargs(NodeClassConfigKwargs, total=False):
+    """The keyword props of :class:`GpuNodeClass`: the fields of :class:`GpuNodeClassProps`, same types."""
+
+    name: str
+    root_volume: RootVolume
+    imds_hop_limit: int
+    instance_store_raid0: bool
+    user_data: str | None
+    capacity_reservations: tuple[CapacityReservationTerm, ...]
+
+
 class GpuNodeClass(Construct):
     """An ``EC2NodeClass`` for GPU nodes: pinned AMI alias, IMDSv2, encrypted gp3 root volume.
 
@@ -282,27 +311,44 @@ class GpuNodeClass(Construct):
     Use :meth:`inference` / :meth:`training` for the seed's volume presets.
     """
 
-    def __init__(self, scope: Construct, id: str, **props: Any) -> None:
-        self.props: GpuNodeClassProps = build(GpuNodeClassProps, path_of(scope, id), **props)
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: GpuNodeClassProps | None = None,
+                 **kwargs: Unpack[GpuNodeClassKwargs]) -> None:
+        """Keyword props (see :class:`GpuNodeClassProps` for defaults) or ``props=``, not both (KG820)."""
+        self.props: GpuNodeClassProps = build(GpuNodeClassProps, path_of(scope, id), props, **kwargs)
         super().__init__(scope, id)
         self.resource = _api_object.create(self, binding=Ec2NodeClass, name=self.props.name, spec=self._render())
 
     @classmethod
-    def inference(cls, scope: Construct, id: str, **props: Any) -> "GpuNodeClass":
+    @keyword_signature
+    def inference(cls, scope: Construct, id: str, *, props: GpuNodeClassProps | None = None,
+                  **kwargs: Unpack[GpuNodeClassKwargs]) -> GpuNodeClass:
         """200Gi / 6000 IOPS / 250 MiB/s root volume unless ``root_volume`` is given."""
-        return cls(scope, id, **{"root_volume": RootVolume.inference(), **props})
+        return cls._preset(scope, id, RootVolume.inference(), props, kwargs)
 
     @classmethod
-    def training(cls, scope: Construct, id: str, **props: Any) -> "GpuNodeClass":
+    @keyword_signature
+    def training(cls, scope: Construct, id: str, *, props: GpuNodeClassProps | None = None,
+                 **kwargs: Unpack[GpuNodeClassKwargs]) -> GpuNodeClass:
         """500Gi / 16000 IOPS / 1000 MiB/s root volume unless ``root_volume`` is given."""
-        return cls(scope, id, **{"root_volume": RootVolume.training(), **props})
+        return cls._preset(scope, id, RootVolume.training(), props, kwargs)
+
+    @classmethod
+    def _preset(cls, scope: Construct, id: str, volume: RootVolume, props: GpuNodeClassProps | None,
+                kwargs: GpuNodeClassKwargs) -> GpuNodeClass:
+        if props is not None and not kwargs and "root_volume" not in props.model_fields_set:
+            props = props.model_copy(update={"root_volume": volume})  # a validated RootVolume: nothing to re-check
+        elif props is None:
+            kwargs = {"root_volume": volume, **kwargs}
+        return cls(scope, id, props=props, **kwargs)
 
     @property
     def name(self) -> str:
         return self.props.name
 
     @property
-    def ref(self) -> dict:
+    def ref(self) -> dict[str, Any]:
         """The NodePool ``nodeClassRef`` for this class."""
         api_version, kind = _api_object.gvk_of(Ec2NodeClass)
         return {"group": api_version.split("/")[0], "kind": kind,

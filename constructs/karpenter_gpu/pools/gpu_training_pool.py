@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar, Mapping
 
+from constructs import Construct
 from pydantic import model_validator
+from typing_extensions import Unpack
 
-from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps
+from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps, _GpuPoolLimitsKwargs
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.requirements import CapacityType
@@ -60,6 +63,13 @@ class GpuTrainingPoolProps(GpuPoolProps):
         return self.budgets + ((self.drift_budget,) if self.drift_budget else ())
 
 
+class GpuTrainingPoolKwargs(_GpuPoolLimitsKwargs, total=False):
+    """The keyword props of :class:`GpuTrainingPool`: the fields of :class:`GpuTrainingPoolProps`, same types."""
+
+    expire_after: Duration | None
+    drift_budget: Budget | None
+
+
 class GpuTrainingPool(GpuPool):
     """A NodePool for GPU training: on-demand, ``WhenEmpty``, explicit expiry, protected hours.
 
@@ -69,3 +79,9 @@ class GpuTrainingPool(GpuPool):
     """
 
     props_type: ClassVar[type[GpuPoolProps]] = GpuTrainingPoolProps
+    props: GpuTrainingPoolProps
+
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: GpuTrainingPoolProps | None = None, **kwargs: Unpack[GpuTrainingPoolKwargs]) -> None:
+        """Keyword props (see :class:`GpuTrainingPoolProps` for defaults) or ``props=``, not both (KG820)."""
+        super().__init__(scope, id, node_class=node_class, props=props, **kwargs)

@@ -5,14 +5,18 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from constructs import Construct
 from pydantic import model_validator
+from typing_extensions import Unpack
 
 from karpenter_gpu._props import check_known
 from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolKwargs, GpuTrainingPoolProps
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.requirements import CapacityType, Requirement
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
 
 _RESERVATION_TYPE = Label.CAPACITY_RESERVATION_TYPE
 
@@ -73,6 +77,13 @@ class ReservedCapacityPoolProps(GpuTrainingPoolProps):
         return out + (Requirement.not_in(_RESERVATION_TYPE, [str(other)]),)
 
 
+class ReservedCapacityPoolKwargs(GpuTrainingPoolKwargs, total=False):
+    """The keyword props of :class:`ReservedCapacityPool`: the fields of :class:`ReservedCapacityPoolProps`."""
+
+    fallback: Fallback
+    reservation_type: ReservationType | None
+
+
 class ReservedCapacityPool(GpuTrainingPool):
     """A GPU NodePool that offers ``reserved`` capacity first (Karpenter prefers reserved > spot > on-demand).
 
@@ -87,6 +98,14 @@ class ReservedCapacityPool(GpuTrainingPool):
     """
 
     props_type: ClassVar[type[ReservedCapacityPoolProps]] = ReservedCapacityPoolProps
+    props: ReservedCapacityPoolProps
+
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+                 props: ReservedCapacityPoolProps | None = None, **kwargs: Unpack[ReservedCapacityPoolKwargs]) -> None:
+        """Keyword props (see :class:`ReservedCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
+        # Straight to the shared constructor: GpuTrainingPool.__init__ is typed for GpuTrainingPoolKwargs,
+        # which lacks fallback and reservation_type (it only forwards, as this does).
+        NodePoolConstruct.__init__(self, scope, id, node_class=node_class, props=props, **kwargs)
 
     def _check_node_class(self, path: str) -> None:
         if not self.node_class.props.capacity_reservations:
@@ -97,6 +116,6 @@ class ReservedCapacityPool(GpuTrainingPool):
                 fix="GpuNodeClass(..., capacity_reservations=(CapacityReservationTerm.by_id('cr-...'),))", path=path)
 
     @staticmethod
-    def pod_affinity(weight: int = 100) -> dict:
+    def pod_affinity(weight: int = 100) -> dict[str, Any]:
         """Pod affinity preferring reserved nodes; see :func:`prefer_reserved_capacity`."""
         return prefer_reserved_capacity(weight)

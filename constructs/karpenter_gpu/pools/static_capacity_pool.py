@@ -6,9 +6,11 @@ from typing import Any, ClassVar, Mapping
 
 from constructs import Construct
 from pydantic import StrictInt, model_validator
+from typing_extensions import Unpack
 
-from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps
+from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolKwargs, NodePoolProps
 from karpenter_gpu._props import build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
@@ -80,6 +82,14 @@ class StaticCapacityPoolProps(NodePoolProps):
         return out
 
 
+class StaticCapacityPoolKwargs(NodePoolKwargs, total=False):
+    """The keyword props of :class:`StaticCapacityPool`: the fields of :class:`StaticCapacityPoolProps`."""
+
+    replicas: int
+    node_limit: int | None
+    instance_types: tuple[str, ...]
+
+
 class _StaticNodePool(NodePoolConstruct):
     props_type: ClassVar[type[StaticCapacityPoolProps]] = StaticCapacityPoolProps
     props: StaticCapacityPoolProps
@@ -112,10 +122,13 @@ class StaticCapacityPool(Construct):
       silently launches nothing.
     """
 
+    __signature__ = ConstructSignature()
+
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
-                 props: StaticCapacityPoolProps | None = None, **values: Any) -> None:
+                 props: StaticCapacityPoolProps | None = None, **kwargs: Unpack[StaticCapacityPoolKwargs]) -> None:
+        """Keyword props (see :class:`StaticCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(StaticCapacityPoolProps, path, props, **values)
+        self.props = build(StaticCapacityPoolProps, path, props, **kwargs)
         p = self.props
         base = f"{p.name}-{SUFFIX}"
         if p.zones:

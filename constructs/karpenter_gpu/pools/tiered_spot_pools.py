@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 
-from typing import Any, Mapping
+from typing import Mapping
 
 from constructs import Construct
 from pydantic import model_validator
+from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
@@ -104,6 +106,22 @@ class TieredSpotPoolsProps(Props):
         return given if given else derived_weights(len(tiers))
 
 
+class TieredSpotPoolsKwargs(TypedDict, total=False):
+    """The keyword props of :class:`TieredSpotPools`: the fields of :class:`TieredSpotPoolsProps`, same types."""
+
+    name: str
+    tiers: tuple[SpotTier, ...]
+    on_demand_floor: SpotTier | None
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    zones: tuple[str, ...]
+    architectures: tuple[str, ...]
+    consolidate_after: Duration
+    expire_after: Duration
+    budgets: tuple[Budget, ...]
+    disruption_windows: tuple[DisruptionWindow, ...]
+
+
 class TieredSpotPools(Construct):
     """Weighted GPU NodePools tried in order: e.g. a10g spot → t4 spot → a10g on-demand.
 
@@ -121,10 +139,13 @@ class TieredSpotPools(Construct):
                                      capacity_types=(CapacityType.ON_DEMAND,)))
     """
 
+    __signature__ = ConstructSignature()
+
     def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
-                 props: TieredSpotPoolsProps | None = None, **values: Any) -> None:
+                 props: TieredSpotPoolsProps | None = None, **kwargs: Unpack[TieredSpotPoolsKwargs]) -> None:
+        """Keyword props (see :class:`TieredSpotPoolsProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(TieredSpotPoolsProps, path, props, **values)
+        self.props = build(TieredSpotPoolsProps, path, props, **kwargs)
         p = self.props
         shared = {k: getattr(p, k) for k in ("labels", "taints", "zones", "architectures", "consolidate_after",
                                              "expire_after", "budgets", "disruption_windows")}
