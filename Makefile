@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test test-packaging snapshots imports lint lowest clean bench
+.PHONY: deps synth test test-packaging snapshots imports catalog-check lint lowest clean bench
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -45,6 +45,10 @@ lint: $(BIN)/.installed  ## ruff and mypy (configured in pyproject.toml)
 
 lowest: $(BIN)/.installed  ## the wheel with the lowest allowed dependency versions, in a fresh venv, without Node
 	$(BIN)/python -m pytest -q -m install
+
+catalog-check: deps  ## the packaged catalog equals a regeneration from its pinned TSV (TSV=path/to/gpu-instance-types.tsv)
+	@test -n "$(TSV)" || { echo "make catalog-check TSV=path/to/gpu-instance-types.tsv (the pinned source; see tools/build_catalog.py)" >&2; exit 2; }
+	$(BIN)/python tools/build_catalog.py "$(TSV)" --check
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py
