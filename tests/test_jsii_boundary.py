@@ -1,6 +1,7 @@
 """The jsii boundary stays thin (karpenter_gpu._props.path_of / root_of, the overlay registry in
-karpenter_gpu.overlays._node_overlay): building pools and overlays costs no per-object jsii reads
-beyond what creating the objects needs -- no construct path read per object, no findAll per overlay."""
+karpenter_gpu.overlays._node_overlay, feature-gate needs kept in Python in karpenter_gpu.addons.feature_gates,
+cached parents in karpenter_gpu.cluster): building pools and overlays costs no jsii reads beyond what creating
+the objects needs -- no construct path or root read at all, no findAll or addMetadata per overlay."""
 
 from __future__ import annotations
 
@@ -41,16 +42,47 @@ def _environment(chart: cdk8s.Chart, pools: int, weight: int) -> None:
                           instance_types=("g5.12xlarge",), price_adjustment=PriceAdjustment.percent(30))
 
 
-def test_paths_and_roots_are_read_once_per_scope_not_per_object(requests: collections.Counter) -> None:
-    app = cdk8s.App()
+def _charts(app: cdk8s.App) -> list[cdk8s.Chart]:
     # One cluster per environment: the same object names in each (karpenter_gpu.cluster).
-    charts = [cdk8s.Chart(Cluster(app, f"cluster-{i}"), f"env-{i}") for i in range(3)]
+    return [cdk8s.Chart(Cluster(app, f"cluster-{i}"), f"env-{i}") for i in range(3)]
+
+
+#: jsii requests for the three environments below (24 objects: 3 x (a node class, 6 pools, an overlay)):
+#: per object a Construct, an ApiObject, its registration and its JSON patch (96), the node and scope of each
+#: new construct once (66) and one validation per cluster and for the App (4). A rise is a regression.
+REQUESTS = 170
+
+
+def test_building_reads_no_paths_roots_or_metadata(requests: collections.Counter) -> None:
+    _environment(cdk8s.Chart(cdk8s.App(), "warm"), pools=1, weight=1)  # first use of each binding: its GVK
+    app = cdk8s.App()
+    charts = _charts(app)
     requests.clear()
     for i, chart in enumerate(charts):
         _environment(chart, pools=6, weight=i + 1)
-    assert requests[("GetRequest", "path")] <= len(charts)
-    assert requests[("GetRequest", "root")] <= len(charts)
+    assert requests[("GetRequest", "path")] == 0  # paths only for error messages
+    assert requests[("GetRequest", "root")] == 0  # from the cached parents
+    assert requests[("InvokeRequest", "addMetadata")] == 0  # gate needs are kept in Python
     assert requests[("InvokeRequest", "findAll")] == 0  # the overlay weight check reads the registry
+    assert sum(requests.values()) == REQUESTS, sorted(requests.items())
+
+
+def test_an_error_still_names_the_construct_path() -> None:
+    chart = _charts(cdk8s.App())[0]
+    _environment(chart, pools=1, weight=1)
+    with pytest.raises(KarpenterGpuError) as err:
+        NodeOverlayDiscourage(chart, "Again", name="again", weight=1, instance_types=("g5.12xlarge",),
+                              price_adjustment=PriceAdjustment.percent(30))
+    assert err.value.code == "KG183" and err.value.path == "cluster-0/env-0/Again"
+    assert isinstance(err.value.path, str) and "cluster-0/env-0/Discourage" in str(err.value)
+
+
+def test_path_of_reads_the_scope_path_only_when_formatted(requests: collections.Counter) -> None:
+    chart = cdk8s.Chart(cdk8s.App(), "lazy")
+    requests.clear()
+    path = path_of(chart, "Pool")
+    assert sum(requests.values()) == 0
+    assert f"{path}" == "lazy/Pool" and requests[("GetRequest", "path")] == 1
 
 
 def test_path_of_names_the_child_and_root_of_the_app() -> None:

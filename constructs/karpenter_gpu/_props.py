@@ -6,7 +6,7 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from types import UnionType
-from typing import Annotated, Any, ClassVar, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, TypeVar, Union, cast, get_args, get_origin
 from weakref import WeakKeyDictionary
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
@@ -173,12 +173,53 @@ _PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
 _ROOTS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 
 
-def path_of(scope: Any, id: str) -> str:
-    """The construct path a child ``id`` of ``scope`` will have: errors name it before the child exists."""
+def _scope_path(scope: Any) -> str:
     base = _PATHS.get(scope)
     if base is None:
         base = _PATHS[scope] = scope.node.path
-    return f"{base}/{id}".lstrip("/")
+    return base
+
+
+class ConstructPath:
+    """The construct path a child ``id`` of ``scope`` will have, read over jsii only when formatted.
+
+    A path is needed only for error messages; building a valid construct never formats it, so a
+    chart's path costs no round trip. ``str()``, f-strings and ``==`` with a str give the path.
+    """
+
+    __slots__ = ("_id", "_scope", "_text")
+
+    def __init__(self, scope: Any, id: str) -> None:
+        self._scope: Any = scope
+        self._id = id
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = f"{_scope_path(self._scope)}/{self._id}".lstrip("/")
+            self._scope = None  # the text is all that is needed from now on
+        return text
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == (str(other) if isinstance(other, (str, ConstructPath)) else other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def path_of(scope: Any, id: str) -> str:
+    """The construct path a child ``id`` of ``scope`` will have: errors name it before the child exists.
+
+    Lazy (a :class:`ConstructPath`, typed as the str it formats to): the jsii read of the scope's path
+    happens only when a message needs it.
+    """
+    return cast(str, ConstructPath(scope, id))
 
 
 def root_of(scope: Any) -> Any:

@@ -91,6 +91,14 @@ def _parent(construct: Node) -> Node | None:
     return None if cached is _NO_PARENT else cached
 
 
+def _root(construct: Node) -> Node:
+    """``construct.node.root`` from the cached parents (cluster_of has read them): no jsii read."""
+    parent = _parent(construct)
+    while parent is not None:
+        construct, parent = parent, _parent(parent)
+    return construct
+
+
 def in_chart(construct: Node) -> bool:
     """Whether ``construct`` is a cdk8s Chart or inside one (cached per construct)."""
     cached = getattr(construct, "_kg_in_chart", None)
@@ -132,8 +140,8 @@ def _state(cluster: Node) -> dict:
     if state is None:
         state = _STATES[key] = {"objects": {}, "derived": [], "files": {}}
         cluster.node.add_validation(_ClusterValidation(cluster))
-        if cluster.node.scope is not None:
-            _state(cluster.node.root)  # the App's pass also checks what the clusters write side by side
+        if _parent(cluster) is not None:
+            _state(_root(cluster))  # the App's pass also checks what the clusters write side by side
     return state
 
 

@@ -189,7 +189,7 @@ class KarpenterGpuError(ValueError):
         self.value = value
         self.allowed = allowed
         self.fix = fix
-        self.path = path
+        self.path = None if path is None else str(path)  # a lazy construct path is read here, on error
         super().__init__(self._render())
 
     def _render(self) -> str:

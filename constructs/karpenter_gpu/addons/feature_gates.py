@@ -13,7 +13,10 @@ from enum import StrEnum
 
 from constructs import Construct
 
-_METADATA_TYPE = "karpenter-gpu:feature-gate"
+#: Attribute of a construct holding its recorded (gate, reason) pairs. Kept on the Python object, not in
+#: construct metadata: ``node.add_metadata`` costs two jsii round trips per construct, reading it back two
+#: more per construct of the tree, and the needs are only read from Python.
+_NEEDS_ATTR = "_kg_gate_needs"
 
 
 class FeatureGate(StrEnum):
@@ -40,16 +43,21 @@ class GateNeed:
 
 def require_feature_gate(construct: Construct, gate: FeatureGate, reason: str) -> None:
     """Record on ``construct`` that it only works with ``gate`` enabled."""
-    construct.node.add_metadata(_METADATA_TYPE, {"gate": str(gate), "reason": reason})
+    needs = getattr(construct, _NEEDS_ATTR, None)
+    if needs is None:
+        needs = []
+        setattr(construct, _NEEDS_ATTR, needs)
+    needs.append((FeatureGate(gate), reason))
 
 
 def required_feature_gates(scope: Construct, nodes: list[Construct] | None = None) -> tuple[GateNeed, ...]:
     """Every gate need recorded at or below ``scope`` (or on ``nodes``, e.g. a cluster's members), in tree order."""
-    needs = []
+    needs: list[GateNeed] = []
     for node in (scope.node.find_all() if nodes is None else nodes):
-        for entry in node.node.metadata:
-            if entry.type == _METADATA_TYPE:
-                needs.append(GateNeed(FeatureGate(entry.data["gate"]), node.node.path, entry.data["reason"]))
+        recorded = getattr(node, _NEEDS_ATTR, None)
+        if recorded:  # the path (a jsii read) only for constructs that need a gate
+            path = node.node.path
+            needs.extend(GateNeed(gate, path, reason) for gate, reason in recorded)
     return tuple(needs)
 
 
