@@ -1,4 +1,4 @@
-"""The jsii boundary stays thin (karpenter_gpu._props.path_of / root_of, the overlay registry in
+"""The jsii boundary stays thin (karpenter_gpu._props.path_of, the overlay registry in
 karpenter_gpu.overlays._node_overlay, feature-gate needs kept in Python in karpenter_gpu.addons.feature_gates,
 cached parents in karpenter_gpu.cluster): building pools and overlays costs no jsii reads beyond what creating
 the objects needs -- no construct path or root read at all, no findAll or addMetadata per overlay."""
@@ -14,7 +14,7 @@ from jsii._kernel.providers import process
 
 from karpenter_gpu import (AmiAlias, GpuInferencePool, GpuNodeClass, KarpenterGpuError, NodeOverlayDiscourage,
                            PriceAdjustment, RootVolume)
-from karpenter_gpu._props import path_of, root_of
+from karpenter_gpu._props import path_of
 from karpenter_gpu.cluster import Cluster
 
 
@@ -85,11 +85,10 @@ def test_path_of_reads_the_scope_path_only_when_formatted(requests: collections.
     assert f"{path}" == "lazy/Pool" and requests[("GetRequest", "path")] == 1
 
 
-def test_path_of_names_the_child_and_root_of_the_app() -> None:
+def test_path_of_names_the_child() -> None:
     app = cdk8s.App()
     chart = cdk8s.Chart(app, "env")
     assert path_of(chart, "Pool") == "env/Pool" and path_of(app, "env") == "env"
-    assert root_of(chart) is app
 
 
 def test_overlay_registry_sees_overlays_of_other_charts_and_js_created_apps() -> None:

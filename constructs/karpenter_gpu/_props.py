@@ -167,10 +167,9 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
-# A construct's path and root never change once it exists, so each scope's are read over jsii once
-# (two pipe round trips each) and kept on the Python side; weak keys, so a dropped app frees them.
+# A construct's path never changes once it exists, so each scope's is read over jsii once (two pipe
+# round trips) and kept on the Python side; weak keys, so a dropped app frees them.
 _PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
-_ROOTS: WeakKeyDictionary[Any, Any] = WeakKeyDictionary()
 
 
 def _scope_path(scope: Any) -> str:
@@ -220,14 +219,6 @@ def path_of(scope: Any, id: str) -> str:
     happens only when a message needs it.
     """
     return cast(str, ConstructPath(scope, id))
-
-
-def root_of(scope: Any) -> Any:
-    """The root (the App) of ``scope``'s construct tree, read over jsii once per scope."""
-    root = _ROOTS.get(scope)
-    if root is None:
-        root = _ROOTS[scope] = scope.node.root
-    return root
 
 
 def build(model: type[P], path: str | None = None, instance: P | Mapping[str, Any] | None = None, /,
