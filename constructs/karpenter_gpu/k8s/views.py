@@ -17,7 +17,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import (
     CAPACITY_TYPES, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND, AWS_GROUP, Label, is_kind,
 )
-from karpenter_gpu.k8s.scheduling import Requirement, Requirements, atoi, order_by_weight
+from karpenter_gpu.k8s.scheduling import Requirements, atoi, order_by_weight
 
 __all__ = [
     "NodeClassView",
@@ -273,8 +273,3 @@ def ordered_pools(pools: Sequence[NodePoolView]) -> list[NodePoolView]:
 def ordered_overlays(items: Sequence[OverlayView]) -> list[OverlayView]:
     """NodeOverlays in the order the overlay controller applies them (``NodeOverlayList.OrderByWeight``)."""
     return order_by_weight(items, lambda o: o.weight, lambda o: o.name)
-
-
-def requirement_of(raw: Any, where: str) -> Requirement:
-    """One checked requirement dict (KG620), for callers holding a single NodeSelectorRequirement."""
-    return Requirement.from_dict(raw, where)

@@ -90,18 +90,19 @@ class PriceAdjustment(_ValueObject):
     @classmethod
     def percent(cls, value: int | float | Decimal) -> "PriceAdjustment":
         """A relative change: ``percent(30)`` is ``"+30%"``, ``percent(-15)`` is ``"-15%"``."""
-        number = _decimal(value)
-        if number is None:
-            raise cls._error(value, "a finite number of percent")
-        return cls(number, is_percent=True)
+        return cls._of(value, is_percent=True)
 
     @classmethod
     def absolute(cls, value: int | float | Decimal) -> "PriceAdjustment":
         """A fixed change in the instance-price currency: ``absolute(0.5)`` is ``"+0.5"``."""
+        return cls._of(value, is_percent=False)
+
+    @classmethod
+    def _of(cls, value: Any, *, is_percent: bool) -> "PriceAdjustment":
         number = _decimal(value)
         if number is None:
-            raise cls._error(value, "a finite number")
-        return cls(number, is_percent=False)
+            raise cls._error(value, "a finite number of percent" if is_percent else "a finite number")
+        return cls(number, is_percent=is_percent)
 
     @classmethod
     def parse(cls, value: Any) -> "PriceAdjustment":
