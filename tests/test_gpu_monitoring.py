@@ -11,8 +11,8 @@ import pytest
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.cluster import Cluster, finalize
-from karpenter_gpu.addons.gpu_monitoring import (INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR, GpuMonitoring,
-                                          GpuMonitoringProps, gpu_pools)
+from karpenter_gpu.addons.gpu_monitoring import (DCGM_RELABELINGS, INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR,
+                                                 GpuMonitoring, GpuMonitoringProps, gpu_pools)
 from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
 from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools
 from tests.conftest import manifests, only
@@ -156,7 +156,9 @@ def test_dcgm_service_monitor_selects_the_gpu_operator_service(chart, pools):
     sm = next(m for m in manifests(chart) if m["metadata"]["name"] == "dcgm-exporter")
     # The GPU Operator names the exporter Service port gpu-metrics (the seed's `metrics` matches nothing).
     assert sm["spec"] == {"selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
-                          "endpoints": [{"port": "gpu-metrics", "interval": "15s", "path": "/metrics"}]}
+                          "attachMetadata": {"node": True},
+                          "endpoints": [{"port": "gpu-metrics", "interval": "15s", "path": "/metrics",
+                                         "relabelings": [dict(r) for r in DCGM_RELABELINGS]}]}
 
 
 def test_karpenter_service_monitor_can_be_left_to_the_chart(chart, pools):

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool as GpuInferencePool, GpuInferencePoolKwargs as GpuInferencePoolKwargs, GpuInferencePoolProps as GpuInferencePoolProps
     from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassKwargs as GpuNodeClassKwargs, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, NodeClassConfigKwargs as NodeClassConfigKwargs, RootVolume as RootVolume
     from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolKwargs as GpuTrainingPoolKwargs, GpuTrainingPoolProps as GpuTrainingPoolProps
+    from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup as HybridGpuNodeGroup, HybridGpuNodeGroupKwargs as HybridGpuNodeGroupKwargs, HybridGpuNodeGroupProps as HybridGpuNodeGroupProps
     from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolKwargs as ReservedCapacityPoolKwargs, ReservedCapacityPoolProps as ReservedCapacityPoolProps
     from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolKwargs as StaticCapacityPoolKwargs, StaticCapacityPoolProps as StaticCapacityPoolProps
     from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsKwargs as TieredSpotPoolsKwargs, TieredSpotPoolsProps as TieredSpotPoolsProps
@@ -82,6 +83,7 @@ _MODULES: dict[str, str] = {
     "pools.gpu_inference_pool": "GpuInferencePool GpuInferencePoolKwargs GpuInferencePoolProps",
     "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassKwargs GpuNodeClassProps NodeClassConfig NodeClassConfigKwargs RootVolume",
     "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolKwargs GpuTrainingPoolProps",
+    "pools.hybrid_gpu_nodes": "HybridGpuNodeGroup HybridGpuNodeGroupKwargs HybridGpuNodeGroupProps",
     "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolKwargs ReservedCapacityPoolProps",
     "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolKwargs StaticCapacityPoolProps",
     "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsKwargs TieredSpotPoolsProps",

@@ -46,6 +46,13 @@ CODES: dict[str, str] = {
     "KG195": "static pool with weight or limits other than nodes",
     "KG196": "static pool node limit below replicas",
     "KG197": "construct that renders Kubernetes objects created outside a cdk8s Chart",
+    # HybridGpuNodeGroup (karpenter_gpu.pools.hybrid_gpu_nodes): on-premises GPU servers (EKS Hybrid Nodes).
+    "KG240": "invalid hybrid node group GPU name or location (a label value)",
+    "KG241": "hybrid node group GPU or node count out of range",
+    "KG242": "invalid hybrid node group label (or one the group sets itself)",
+    "KG243": "invalid hybrid node group cpu or memory",
+    "KG244": "duplicate hybrid node group taint",
+    "KG245": "placement mixing Karpenter NodePools and hybrid node groups in one pod",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.conformance): CRD schema + CEL.
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",
@@ -85,6 +92,7 @@ CODES: dict[str, str] = {
     "KG420": "training pool whose only capacity type is spot",
     "KG421": "workload pod shape fits no instance type of the pool it targets",
     "KG430": "static pool whose limits.nodes equals replicas: drifted nodes are never replaced",
+    "KG450": "workload pod shape larger than one node of the hybrid node group it targets",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",
@@ -93,6 +101,8 @@ CODES: dict[str, str] = {
     "KG505": "time-sliced pools unknown or not selected by the device-plugin config label",
     "KG506": "unknown GPU Operator operand",
     "KG507": "time slicing without the operator's device plugin (Bottlerocket)",
+    "KG580": "hybrid node group without the GPU Operator node label (no driver, no device plugin there)",
+    "KG581": "hybrid nodes whose DCGM metrics cannot be labelled by location (no GpuMonitoring to scrape them)",
     # KarpenterControllerValues (karpenter_gpu.addons.karpenter_values): Karpenter chart settings.
     "KG520": "Karpenter cluster name missing or invalid",
     "KG521": "interruption queue not an SQS queue name (URL or ARN given)",

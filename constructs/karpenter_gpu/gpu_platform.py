@@ -31,6 +31,7 @@ from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, Kar
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
+from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup, HybridGpuNodeGroupProps, hybrid_groups_of
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
 from karpenter_gpu.pools.reserved_capacity_pool import ReservedCapacityPool, ReservedCapacityPoolProps
 from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
@@ -94,6 +95,8 @@ class PlatformConfig(Props):
     #: ``reservations``. Default: - none.
     reserved: Annotated[tuple[ReservedCapacityPoolProps, ...], _many("reserved", "ReservedCapacityPoolProps")] = ()
     reservations: tuple[CapacityReservationTerm, ...] = ()
+    #: On-premises GPU servers joined with EKS Hybrid Nodes (not Karpenter-managed). Default: - none.
+    hybrid: Annotated[tuple[HybridGpuNodeGroupProps, ...], _many("hybrid", "HybridGpuNodeGroupProps")] = ()
     #: Node classes beyond the built-in three. Default: - none.
     node_classes: tuple[PlatformNodeClass, ...] = ()
     #: Pool (or ladder / static pool) name → node class name. Default: - the built-in class of the pool's kind.
@@ -173,6 +176,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     static: tuple[StaticCapacityPoolProps, ...]
     reserved: tuple[ReservedCapacityPoolProps, ...]
     reservations: tuple[CapacityReservationTerm, ...]
+    hybrid: tuple[HybridGpuNodeGroupProps, ...]
     node_classes: tuple[PlatformNodeClass, ...]
     pool_node_classes: Mapping[str, str]
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
@@ -216,9 +220,10 @@ class GpuPlatform(cdk8s.Chart):
                  **kwargs: Unpack[GpuPlatformKwargs]) -> None:
         """Keyword props (see :class:`PlatformConfig` for defaults) or ``props=``, not both (KG820)."""
         cfg = build(PlatformConfig, id or "GpuPlatform", props, **kwargs)
-        if not cfg.group_names():
+        if not cfg.group_names() and not cfg.hybrid:
             raise KarpenterGpuError("KG170", prop="inference", value=(),
-                                    allowed="at least one pool (inference, training, tiers, static or reserved)",
+                                    allowed="at least one pool (inference, training, tiers, static or reserved) or "
+                                            "hybrid node group",
                                     fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
         self.config = cfg
@@ -260,6 +265,8 @@ class GpuPlatform(cdk8s.Chart):
         self.reserved: tuple[ReservedCapacityPool, ...] = tuple(
             ReservedCapacityPool(self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS),
                                  props=p) for p in cfg.reserved)
+        self.hybrid: tuple[HybridGpuNodeGroup, ...] = tuple(
+            HybridGpuNodeGroup(self, f"Hybrid-{g.name}", props=g) for g in cfg.hybrid)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
             + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])
@@ -294,10 +301,11 @@ class GpuPlatform(cdk8s.Chart):
 
     # -- derived -----------------------------------------------------------------------------
     def materialize(self) -> None:
-        """A smoke workload for every NodePool of the cluster that has none yet (pools added later too)."""
+        """A smoke workload for every NodePool and hybrid node group of the cluster that has none yet (pools
+        added later too)."""
         if not self.config.smoke_workloads:
             return
-        for pool in sorted_by_name(members_of(self, NodePoolConstruct)):
+        for pool in sorted_by_name(members_of(self, NodePoolConstruct)) + hybrid_groups_of(self):
             if ref_of(pool) not in self._smoke:
                 self._smoke[ref_of(pool)] = GpuWorkload(self, f"Smoke-{pool.name}", pool=pool)
 
@@ -306,7 +314,8 @@ class GpuPlatform(cdk8s.Chart):
 
     @property
     def workloads(self) -> tuple[GpuWorkload, ...]:
-        """The smoke workloads, one per NodePool of the cluster (created for new pools on access and at synth)."""
+        """The smoke workloads, one per NodePool and hybrid node group of the cluster (created for new ones on
+        access and at synth)."""
         self.materialize()
         return tuple(sorted(self._smoke.values(), key=lambda w: w.name))
 

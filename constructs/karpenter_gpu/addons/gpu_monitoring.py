@@ -14,12 +14,19 @@ selects ServiceMonitors and PrometheusRules by):
   only sees Services in its own namespace, so ``namespace`` must be the namespace the Karpenter chart
   is installed in (the upstream getting-started uses ``kube-system``; the seed uses ``karpenter``).
   Turn it off (``karpenter_service_monitor=False``) when the chart's ``serviceMonitor.enabled`` is on.
-- ``ServiceMonitor/dcgm-exporter`` in ``dcgm_namespace``, **only** with ``dcgm_service_monitor=True``
+- ``ServiceMonitor/dcgm-exporter`` in ``dcgm_namespace``, **only** with ``dcgm_service_monitor=True`` or when
+  the cluster has hybrid node groups
   (GpuOperatorValues gives the GPU Operator chart's own ServiceMonitor these ``labels`` as additionalLabels):
   the GPU Operator chart creates its own (``dcgmExporter.serviceMonitor.enabled``), and two monitors
   on one Service scrape every GPU twice (duplicate series, doubled averages' inputs). Port
   ``gpu-metrics``: the name the GPU Operator gives the exporter's Service port (the seed's ``metrics``
   matches no port of that Service, and a ServiceMonitor with no matching port scrapes nothing).
+  It attaches node metadata (``attachMetadata.node``, Prometheus ≥ 2.37; Prometheus needs list/watch on
+  nodes, which kube-prometheus-stack grants) and relabels every DCGM series with ``location`` (the node's
+  ``topology.kubernetes.io/region``, overridden by a hybrid node's ``karpenter-gpu.io/location``),
+  ``hybrid_group`` and ``compute_type`` (``eks.amazonaws.com/compute-type``). The chart's own monitor cannot
+  (ClusterPolicy's ``serviceMonitor`` has ``relabelings`` but no ``attachMetadata``, and the endpoints a
+  ServiceMonitor discovers carry pod, not node, labels), so with hybrid groups GpuOperatorValues turns it off.
 - ``PrometheusRule/karpenter-gpu-alerts`` in ``namespace``, group ``karpenter-gpu``:
 
   - ``GPUNodePoolNearLimit``, **one per dynamic GPU pool** under ``scope`` (every NodePool construct
@@ -29,6 +36,11 @@ selects ServiceMonitors and PrometheusRules by):
     carries a ``nodepool`` label. Metric name as Karpenter v1 exports it (the seed's
     ``karpenter_nodepool_usage`` is the pre-v1 name); the ``resource_type`` value is the resource name
     lower-cased with '-' → '_', i.e. ``nvidia.com/gpu``.
+  - ``HybridGPUNodeGroupNearCapacity``, one per hybrid node group: GPUs in use by pods (DCGM series with an
+    ``exported_pod`` label, see :data:`DCGM_ALLOCATED_LABEL`) divided by the group's fixed GPU count (nodes × GPUs per node) as a literal, above
+    ``near_limit_ratio`` for 5m. Hybrid nodes have no Karpenter limit: their capacity is what is racked.
+  - ``HybridGPUsMissing``, one per hybrid node group: fewer GPUs report to DCGM than the group has, for
+    ``consistent_state_grace`` (a server down, or its driver or device plugin failed).
   - ``LowGPUUtilization``: a node's GPUs (DCGM exporter, ``Hostname`` label) averaged below
     ``low_utilization_percent`` over ``low_utilization_for``, sustained for ``low_utilization_for``.
   - ``KarpenterProvisioningFailed``: NodeClaims Karpenter gave up on in the last 15 minutes — see
@@ -43,7 +55,8 @@ Every alert has a ``severity`` label and ``summary``/``description`` annotations
 
 The pools are those of its cluster (every chart of it; see :mod:`karpenter_gpu.cluster`), read from the
 final tree at synth: create the constructs in any order. One GpuMonitoring per cluster (a second renders
-the same objects: KG171). No GPU pool in the cluster is an error (KG540): the rule would watch nothing.
+the same objects: KG171). No GPU pool and no hybrid node group in the cluster is an error (KG540): the rule
+would watch nothing.
 """
 
 from __future__ import annotations
@@ -58,9 +71,10 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu import _api_object
 from karpenter_gpu.pools._gpu_pool import GpuPool
+from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID_GROUP_LABEL, LOCATION_LABEL, HybridGpuNodeGroup, hybrid_groups_of
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.k8s.labels import NVIDIA_GPU
+from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, NVIDIA_GPU, Label
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
@@ -88,6 +102,32 @@ DCGM_NODE_LABEL = "Hostname"
 PROVISIONING_FAILED_EXPR = (
     'sum by (nodepool, reason) (increase(karpenter_nodeclaims_disrupted_total'
     '{reason=~"insufficient_capacity|launch_timeout|registration_timeout"}[15m])) > 0'
+)
+#: One series per GPU. dcgm-exporter labels the series of a GPU allocated to a pod with that pod's ``pod``
+#: (its Kubernetes mapping, on in the GPU Operator); a free GPU's series has none. The ServiceMonitor's own
+#: target label ``pod`` (the exporter's pod) wins with ``honorLabels: false``, the default, and Prometheus
+#: keeps the scraped one as ``exported_pod``: that is the label that tells allocated GPUs apart.
+DCGM_GPU_SERIES = "DCGM_FI_DEV_GPU_UTIL"
+DCGM_ALLOCATED_LABEL = "exported_pod"
+
+
+def _meta(label: str) -> str:
+    """Prometheus' Kubernetes SD name of a node label: ``__meta_kubernetes_node_label_`` + the name with every
+    character outside [a-zA-Z0-9_] replaced by '_' (``strutil.SanitizeLabelName``)."""
+    return "__meta_kubernetes_node_label_" + re.sub(r"[^a-zA-Z0-9_]", "_", label)
+
+
+#: DCGM relabelings (order matters: a hybrid node's location replaces its region). Regex ``(.+)``: a node
+#: without the label keeps what it had (the default ``(.*)`` would set an empty value, i.e. drop the label).
+DCGM_RELABELINGS: tuple[dict[str, Any], ...] = (
+    {"sourceLabels": [_meta(Label.REGION)], "regex": "(.+)", "targetLabel": "location", "replacement": "$1",
+     "action": "replace"},
+    {"sourceLabels": [_meta(LOCATION_LABEL)], "regex": "(.+)", "targetLabel": "location", "replacement": "$1",
+     "action": "replace"},
+    {"sourceLabels": [_meta(HYBRID_GROUP_LABEL)], "regex": "(.+)", "targetLabel": "hybrid_group",
+     "replacement": "$1", "action": "replace"},
+    {"sourceLabels": [_meta(COMPUTE_TYPE_LABEL)], "regex": "(.+)", "targetLabel": "compute_type",
+     "replacement": "$1", "action": "replace"},
 )
 #: Seed 000 §17 / the Karpenter v1.14 troubleshooting guide. Karpenter also exports it as
 #: ``operator_nodeclaim_status_condition_count`` (no ``kind`` label).
@@ -141,7 +181,8 @@ class GpuMonitoringProps(Props):
     #: Default: True.
     karpenter_service_monitor: StrictBool = True
     #: Render ``ServiceMonitor/dcgm-exporter``. Default: False — the GPU Operator chart can create its own
-    #: (``dcgmExporter.serviceMonitor.enabled``); both together scrape every GPU twice.
+    #: (``dcgmExporter.serviceMonitor.enabled``); both together scrape every GPU twice. Rendered anyway when
+    #: the cluster has hybrid node groups (their metrics need the node's location; see the module doc).
     dcgm_service_monitor: StrictBool = False
     #: Namespace of the GPU Operator (its DCGM exporter Service). Default: "gpu-operator".
     dcgm_namespace: DnsLabel = "gpu-operator"
@@ -187,6 +228,11 @@ class GpuMonitoringProps(Props):
                                         allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
                                         fix="e.g. 'kube-prometheus-stack'")
         return dict(v)
+
+
+def hybrid_groups(scope: Construct) -> tuple[HybridGpuNodeGroup, ...]:
+    """The hybrid node groups of the cluster of ``scope``, by name."""
+    return tuple(hybrid_groups_of(scope))
 
 
 def gpu_pools(scope: Construct) -> tuple[GpuPool, ...]:
@@ -240,12 +286,7 @@ class GpuMonitoring(Construct):
 
         self.dcgm_service_monitor: cdk8s.ApiObject | None = None
         if p.dcgm_service_monitor:
-            self.dcgm_service_monitor = _api_object.create(
-                Construct(self, "DcgmServiceMonitor"), binding=ServiceMonitor, name=DCGM_SERVICE_MONITOR,
-                namespace=p.dcgm_namespace, labels=obj_labels, spec={
-                    "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
-                    "endpoints": [{"port": "gpu-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics"}],
-                })
+            self._dcgm_monitor()
 
         self.prometheus_rule: cdk8s.ApiObject = _api_object.create(
             Construct(self, "Rules"), binding=PrometheusRule, name=RULE_NAME, namespace=p.namespace,
@@ -254,16 +295,66 @@ class GpuMonitoring(Construct):
 
     @property
     def pools(self) -> tuple[GpuPool, ...]:
-        """The dynamic GPU pools of the cluster, by name (KG540 when there is none)."""
-        return _check_pools(self, self._path)
+        """The dynamic GPU pools of the cluster, by name (KG540 when there is neither one nor a hybrid group)."""
+        return _check_pools(self, self._path)[0]
+
+    def _hybrid_rules(self, group: HybridGpuNodeGroup) -> list[dict[str, Any]]:
+        p = self.props
+        name, count = group.name, group.gpu_count
+        series = f'{DCGM_GPU_SERIES}{{hybrid_group="{name}"'
+        shape = f"{group.props.nodes} nodes × {group.props.gpus_per_node} {group.props.gpu_name}"
+        return [{
+            "alert": "HybridGPUNodeGroupNearCapacity",
+            "expr": f'count({series}, {DCGM_ALLOCATED_LABEL}!=""}}) / {count} > {_num(p.near_limit_ratio)}',
+            "for": NEAR_LIMIT_FOR,
+            "labels": {"severity": "warning", "hybrid_group": name},
+            "annotations": {
+                "summary": (f"Hybrid GPU nodes {name} ({group.props.location}) are above "
+                            f"{_pct(p.near_limit_ratio)} of their {count} GPUs"),
+                "description": (f"Pods hold {{{{ $value | humanizePercentage }}}} of the {count} GPUs of hybrid node "
+                                f"group {name} ({shape} at {group.props.location}). These servers are fixed: no "
+                                "node is added when they are full, and pods that only fit there stay Pending. "
+                                "Move load to a Karpenter pool or add servers."),
+            },
+        }, {
+            "alert": "HybridGPUsMissing",
+            "expr": f"(count({series}}}) or vector(0)) < {count}",
+            "for": p.consistent_state_grace,
+            "labels": {"severity": "warning", "hybrid_group": name},
+            "annotations": {
+                "summary": f"Fewer than {count} GPUs of hybrid node group {name} report to DCGM",
+                "description": (f"{{{{ $value }}}} of the {count} GPUs of hybrid node group {name} ({shape} at "
+                                f"{group.props.location}) report DCGM metrics. A server is down or unreachable, or "
+                                "the GPU Operator's driver, toolkit or device plugin failed on it: check `kubectl "
+                                f"get nodes -l {HYBRID_GROUP_LABEL}={name}` and the gpu-operator pods there."),
+            },
+        }]
 
     @property
     def rule_group(self) -> dict[str, Any]:
         """The rendered rule group, from the final tree."""
         return {"name": RULE_GROUP, "rules": self._rules()}
 
+    def _dcgm_monitor(self) -> None:
+        p = self.props
+        self.dcgm_service_monitor = _api_object.create(
+            Construct(self, "DcgmServiceMonitor"), binding=ServiceMonitor, name=DCGM_SERVICE_MONITOR,
+            namespace=p.dcgm_namespace, labels=dict(p.labels), spec={
+                "selector": {"matchLabels": {"app": "nvidia-dcgm-exporter"}},
+                "attachMetadata": {"node": True},
+                "endpoints": [{"port": "gpu-metrics", "interval": SCRAPE_INTERVAL, "path": "/metrics",
+                               "relabelings": [dict(r) for r in DCGM_RELABELINGS]}],
+            })
+
+    @property
+    def renders_dcgm_monitor(self) -> bool:
+        """Whether ``ServiceMonitor/dcgm-exporter`` is (or will be, at synth) rendered."""
+        return self.props.dcgm_service_monitor or bool(hybrid_groups(self))
+
     def materialize(self) -> None:
-        """Nothing to create: the rule's spec is rendered at synth."""
+        """The DCGM ServiceMonitor when hybrid node groups need it (the rule's spec is rendered at synth)."""
+        if self.dcgm_service_monitor is None and self.renders_dcgm_monitor:
+            self._dcgm_monitor()
 
     def check_final(self) -> None:
         self._rules()
@@ -273,7 +364,8 @@ class GpuMonitoring(Construct):
         ratio, percent = _num(p.near_limit_ratio), _num(p.low_utilization_percent)
         rules: list[dict[str, Any]] = []
         seen: set[str] = set()
-        for pool in self.pools:
+        pools, groups = _check_pools(self, self._path)
+        for pool in pools:
             name, limit = pool.props.name, pool.props.gpu_limit
             if name in seen:
                 continue  # pool names are unique in a cluster (KG171); never twice
@@ -292,6 +384,8 @@ class GpuMonitoring(Construct):
                                     "can overrun it briefly. Raise gpu_limit or move load to another pool."),
                 },
             })
+        for group in groups:
+            rules.extend(self._hybrid_rules(group))
         rules.append({
             "alert": "LowGPUUtilization",
             "expr": (f"avg by ({DCGM_NODE_LABEL}) (avg_over_time(DCGM_FI_DEV_GPU_UTIL[{p.low_utilization_for}])) "
@@ -343,13 +437,13 @@ def _pct(ratio: float) -> str:
     return f"{ratio * 100:g}%"
 
 
-def _check_pools(scope: Construct, path: str) -> tuple[GpuPool, ...]:
-    pools = gpu_pools(scope)
-    if not pools:
+def _check_pools(scope: Construct, path: str) -> tuple[tuple[GpuPool, ...], tuple[HybridGpuNodeGroup, ...]]:
+    pools, groups = gpu_pools(scope), hybrid_groups(scope)
+    if not pools and not groups:
         raise KarpenterGpuError(
             "KG540", prop="scope", value=cluster_of(scope).node.path or "<app>",
             allowed="a cluster holding at least one dynamic GPU pool (a NodePool construct with gpu_limit, e.g. "
-                    "GpuInferencePool, GpuTrainingPool, TieredSpotPools) in any of its charts; static pools have no "
-                    "GPU limit to watch",
+                    "GpuInferencePool, GpuTrainingPool, TieredSpotPools) or hybrid node group in any of its charts; "
+                    "static pools have no GPU limit to watch",
             fix="add the pools to the same App, Cluster or GpuPlatform as GpuMonitoring", path=path)
-    return pools
+    return pools, groups

@@ -24,24 +24,48 @@ outside Auto Mode (``eks.amazonaws.com/compute-type NotIn [auto]``): nodes it do
 the same NotIn-auto affinity but **not** the ``gpu-operator`` selector: pinned to GPU nodes it would
 either stay Pending (it does not tolerate ``nvidia.com/gpu``) or, tolerating it, keep a GPU node
 running for ever so that pools never scale to zero.
+
+Hybrid nodes (:class:`~karpenter_gpu.pools.hybrid_gpu_nodes.HybridGpuNodeGroup`, on-premises servers joined
+with EKS Hybrid Nodes) have no AWS GPU stack: the operator must install the driver and the container
+toolkit there, and must not on EKS-optimized AMIs, which ship both (a second driver fails to load; a second
+toolkit rewrites the AMI's containerd config). The chart has no per-operand node selector (ClusterPolicy
+has none; the NVIDIADriver CR's ``nodeSelector`` covers the driver only, not the toolkit), so the switch is
+per node: the operator labels every GPU node ``nvidia.com/gpu.deploy.<operand>=true`` **unless the label
+already has a non-empty value** (NVIDIA/gpu-operator v26.7.0 ``controllers/state_manager.go``
+``addGPUStateLabels``), and each operand's DaemonSet selects ``nvidia.com/gpu.deploy.<operand>: "true"``
+(``assets/state-driver/0500_daemonset.yaml``, ``assets/state-container-toolkit/0500_daemonset.yaml``). So when
+a hybrid group needs them, ``driver`` / ``toolkit`` are enabled and every Karpenter NodePool whose node class
+ships them gets ``nvidia.com/gpu.deploy.driver: "false"`` / ``nvidia.com/gpu.deploy.container-toolkit: "false"``
+as template labels (added to the NodePools at synth, from the final tree; without hybrid nodes needing them
+nothing changes). Bottlerocket pools likewise get ``nvidia.com/gpu.deploy.device-plugin: "false"`` when the
+operator's device plugin is on for hybrid nodes. Auto Mode nodes get nothing at all: the NFD worker never
+runs there. :mod:`karpenter_gpu.addons.gpu_operator_nodes` evaluates all this against a node's labels.
+
+DCGM metrics by location: the chart's ServiceMonitor supports ``relabelings`` but not ``attachMetadata``, and
+without node metadata a relabeling cannot see a node's labels. With hybrid groups in the cluster the chart's
+monitor is therefore turned off and :class:`~karpenter_gpu.addons.gpu_monitoring.GpuMonitoring` renders the
+DCGM ServiceMonitor with node metadata and ``location`` / ``hybrid_group`` relabelings (KG581 without one).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Sequence
 
+import cdk8s
 from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu.pools.hybrid_gpu_nodes import (DEPLOY_DEVICE_PLUGIN, DEPLOY_DRIVER, DEPLOY_TOOLKIT,
+                                                  HybridGpuNodeGroup, hybrid_groups_of)
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
-from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
-from karpenter_gpu.k8s.labels import NVIDIA_GPU
+from karpenter_gpu.cluster import cluster_of, members_of, ref_of, register_derived, require_chart, sorted_by_name
+from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
@@ -72,8 +96,6 @@ TIME_SLICED_KEY = "any"
 EXCLUSIVE_KEY = "exclusive"
 TIME_SLICING_CONFIG_NAME = "time-slicing-config"
 
-#: EKS sets ``eks.amazonaws.com/compute-type: auto`` on Auto Mode nodes.
-COMPUTE_TYPE_LABEL = "eks.amazonaws.com/compute-type"
 #: Every GPU operand tolerates at least this (the chart default).
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -212,11 +234,31 @@ def _pool_names(pools: list[NodePoolConstruct]) -> list[str]:
     return sorted(dict.fromkeys(pool.props.name for pool in pools))
 
 
-def _tolerations(pools: list[NodePoolConstruct]) -> list[dict]:
-    """Every taint and startup taint of the pools, tolerated; an ``Exists`` covers ``Equal`` on its key/effect."""
+def _tolerations(pools: list[NodePoolConstruct], groups: Sequence[HybridGpuNodeGroup] = ()) -> list[dict]:
+    """Every taint and startup taint of the pools and every taint of the hybrid groups, tolerated; an
+    ``Exists`` covers ``Equal`` on its key/effect."""
     taints = [{"key": NVIDIA_GPU, "effect": "NoSchedule"}]
     taints += [t.render() for pool in pools for t in (*pool.props.taints, *pool.props.startup_taints)]
+    taints += [t.render() for group in groups for t in group.props.taints]
     return tolerations_for(taints)
+
+
+def _family(pool: NodePoolConstruct) -> str | None:
+    """The AMI alias family of the pool's node class; None for node classes without one (Auto Mode)."""
+    ami = getattr(getattr(pool.node_class, "props", None), "ami", None)
+    return getattr(ami, "family", None)
+
+
+def ships(pool: NodePoolConstruct) -> frozenset[str]:
+    """The deploy labels of the operands a pool's nodes already have: the EKS-optimized AMIs ship the driver
+    and toolkit, Bottlerocket's NVIDIA variant also a device plugin. Empty for node classes without an AMI alias."""
+    family = _family(pool)
+    if family not in EKS_OPTIMIZED_FAMILIES:
+        return frozenset()
+    own = {DEPLOY_DRIVER, DEPLOY_TOOLKIT}
+    if family in SHIPS_DEVICE_PLUGIN:
+        own.add(DEPLOY_DEVICE_PLUGIN)
+    return frozenset(own)
 
 
 def _not_auto_mode() -> dict:
@@ -246,8 +288,11 @@ class GpuOperatorValues(HelmValues):
     - ``daemonsets.tolerations`` and ``node-feature-discovery.worker.tolerations``: every pool taint and
       startup taint (``Equal`` with its value, ``Exists`` without), plus ``nvidia.com/gpu`` Exists NoSchedule.
     - ``driver`` / ``toolkit`` off when every node class uses an EKS-optimized alias (al2023, bottlerocket
-      ship both). ``devicePlugin`` off when every node class is Bottlerocket (its NVIDIA variant runs one),
-      on when none is; a mix is KG501.
+      ship both) and no hybrid node group needs them; on for hybrid groups, with the pools' templates
+      labelled ``nvidia.com/gpu.deploy.driver`` / ``.container-toolkit: "false"`` (see the module docstring).
+      ``devicePlugin`` off when every node class is Bottlerocket (its NVIDIA variant runs one) and there is
+      no hybrid group, on otherwise; a mix of pool families is KG501. A hybrid group without the
+      ``node_label`` is KG580; hybrid groups with the chart's DCGM ServiceMonitor and no GpuMonitoring, KG581.
     - NFD worker ``nodeSelector`` = the ``node_label`` and affinity ``eks.amazonaws.com/compute-type NotIn
       [auto]``; operator affinity NotIn [auto] (see the module docstring). A pool without the label is KG502.
     - ``devicePlugin.config`` for time slicing, and a :class:`TimeSlicingOverlay` child ("TimeSlicing") so
@@ -265,9 +310,10 @@ class GpuOperatorValues(HelmValues):
         path = path_of(scope, id)
         p = build(GpuOperatorValuesProps, path, props, **kwargs)
         pools = _pools_under(scope)
-        if pools:  # what is wrong already stays wrong in the final tree: fail early
-            self._check_labels(pools, p, path)
-            self._render(pools, p, (), path, final=False)
+        groups = hybrid_groups_of(scope)
+        if pools or groups:  # what is wrong already stays wrong in the final tree: fail early
+            self._check_labels(pools, p, path, groups)
+            self._render(pools, p, (), path, final=False, groups=groups)
         overlay: TimeSlicingOverlayKwargs | None = None
         if p.time_slicing_replicas is not None:
             sliced = tuple(n for n in _pool_names(pools) if not p.time_sliced_pools or n in p.time_sliced_pools)
@@ -279,6 +325,8 @@ class GpuOperatorValues(HelmValues):
             require_chart(scope, f"{path}/TimeSlicing", "GpuOperatorValues with time slicing (its NodeOverlays)")
         self.props = p
         self._path = path
+        #: (pool ref, label) pairs already added to NodePool templates (materialize is idempotent).
+        self._deploy_patched: set[tuple[str, str]] = set()
         super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)
         self.time_slicing: TimeSlicingOverlay | None = None
         if overlay is not None:
@@ -292,9 +340,48 @@ class GpuOperatorValues(HelmValues):
         """Every NodePool construct of the cluster, in name order."""
         return tuple(sorted_by_name(_pools_under(self)))
 
+    @property
+    def hybrid_groups(self) -> tuple[HybridGpuNodeGroup, ...]:
+        """Every hybrid node group of the cluster, in name order."""
+        return tuple(hybrid_groups_of(self))
+
     def sliced_pools(self) -> tuple[str, ...]:
         """Names of the time-sliced NodePools of the cluster (sorted); () without time slicing."""
-        return self._sliced_pools(list(self.pools), self.props, self._path)
+        return self._sliced_pools(list(self.pools), self.props, self._path, hybrid=bool(self.hybrid_groups))
+
+    def deploy_labels(self) -> dict[str, dict[str, str]]:
+        """NodePool name → the ``nvidia.com/gpu.deploy.*: "false"`` template labels it gets at synth: the
+        operands the values enable (for hybrid nodes) that the pool's nodes already ship."""
+        values = self.render_values()
+        enabled = {DEPLOY_DRIVER: values["driver"]["enabled"], DEPLOY_TOOLKIT: values["toolkit"]["enabled"],
+                   DEPLOY_DEVICE_PLUGIN: values["devicePlugin"]["enabled"]}
+        out: dict[str, dict[str, str]] = {}
+        for pool in self.pools:
+            labels = {k: "false" for k in sorted(ships(pool)) if enabled[k] and k not in pool.props.node_labels}
+            if labels:
+                out[pool.name] = labels
+        return out
+
+    def materialize(self) -> None:
+        """Add the deploy labels of :meth:`deploy_labels` to the NodePools' templates (once each)."""
+        by_name = {pool.name: pool for pool in self.pools}
+        for name, labels in self.deploy_labels().items():
+            pool = by_name[name]
+            for key, value in labels.items():
+                mark = (ref_of(pool), key)
+                if mark in self._deploy_patched:
+                    continue
+                self._deploy_patched.add(mark)
+                cdk8s.ApiObject.of(pool.resource).add_json_patch(cdk8s.JsonPatch.add(
+                    "/spec/template/metadata/labels/" + key.replace("~", "~0").replace("/", "~1"), value))
+
+    def notes(self) -> list[str]:
+        patched = self.deploy_labels()
+        if not patched:
+            return []
+        return ["Hybrid nodes get the driver/toolkit/device plugin from this release; these NodePools ship them and",
+                "carry nvidia.com/gpu.deploy.<operand>=false template labels instead: "
+                + "; ".join(f"{name}: {', '.join(labels)}" for name, labels in patched.items())]
 
     def monitoring_labels(self) -> dict[str, str]:
         """Labels for the chart's DCGM ServiceMonitor: those of the cluster's GpuMonitoring (what its Prometheus
@@ -304,21 +391,42 @@ class GpuOperatorValues(HelmValues):
 
     def render_values(self) -> dict:
         pools = list(self.pools)
-        if not pools:
+        groups = list(self.hybrid_groups)
+        if not pools and not groups:
             raise KarpenterGpuError("KG500", prop="scope", value=cluster_of(self).node.path or "<app>",
-                                    allowed="a cluster with at least one GPU NodePool construct (in any of its charts)",
+                                    allowed="a cluster with at least one GPU NodePool construct or hybrid node group "
+                                            "(in any of its charts)",
                                     fix="add the pools to the same App, Cluster or GpuPlatform as the values",
                                     path=self._path)
-        self._check_labels(pools, self.props, self._path)
+        self._check_labels(pools, self.props, self._path, groups)
+        monitors = members_of(self, GpuMonitoring)
+        if groups and self.props.dcgm_service_monitor and not monitors:
+            raise KarpenterGpuError(
+                "KG581", prop="dcgm_service_monitor", value=True,
+                allowed="hybrid nodes' DCGM metrics labelled by location: the chart's ServiceMonitor cannot attach "
+                        "node metadata (no attachMetadata in ClusterPolicy's serviceMonitor), so a GpuMonitoring in "
+                        "the cluster must scrape DCGM (it does, with location relabelings, when hybrid groups exist)",
+                fix="add GpuMonitoring to the cluster, or set dcgm_service_monitor=False and scrape DCGM yourself",
+                path=self._path)
         rendered = self._render(pools, self.props, self.sliced_pools(), self._path,
-                                monitor_labels=self.monitoring_labels())
+                                monitor_labels=self.monitoring_labels(), groups=groups,
+                                chart_monitor=self.props.dcgm_service_monitor and not (groups and monitors))
         check_chart_validations(rendered, self._path)
         return rendered
 
     # -- checks ------------------------------------------------------------------------------
     @staticmethod
-    def _check_labels(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:
+    def _check_labels(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str,
+                      groups: Sequence[HybridGpuNodeGroup] = ()) -> None:
         key, value = p.node_label
+        for group in groups:
+            if group.node_labels.get(key) != value:
+                raise KarpenterGpuError(
+                    "KG580", prop=f"hybrid group {group.name} labels[{key}]", value=group.node_labels.get(key),
+                    allowed=f"{value!r}: the GPU Operator (NFD worker, hence every operand) only runs on nodes labelled "
+                            f"{key}={value}; these servers have no AWS GPU stack, so without it they get no driver and "
+                            "no device plugin and their GPUs never appear",
+                    fix=f"keep gpu_operator=True on {group.node.path} (or match node_label to its labels)", path=path)
         for pool in pools:
             if pool.props.node_labels.get(key) != value:
                 raise KarpenterGpuError(
@@ -329,7 +437,8 @@ class GpuOperatorValues(HelmValues):
                     fix=f"add labels={{..., {key!r}: {value!r}}} to {pool.node.path}", path=path)
 
     @staticmethod
-    def _sliced_pools(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, ...]:
+    def _sliced_pools(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str,
+                      hybrid: bool = False) -> tuple[str, ...]:
         if p.time_slicing_replicas is None:
             return ()
         names = _pool_names(pools)
@@ -340,7 +449,8 @@ class GpuOperatorValues(HelmValues):
                                     fix="fix the spelling, or add the pool to this cluster", path=path)
         chosen = set(p.time_sliced_pools or names)
         sliced = tuple(n for n in names if n in chosen)
-        default = TIME_SLICED_KEY if len(sliced) == len(names) else EXCLUSIVE_KEY
+        # Hybrid nodes take the default config: unshared (no NodeOverlay describes them, their count is fixed).
+        default = TIME_SLICED_KEY if len(sliced) == len(names) and not hybrid else EXCLUSIVE_KEY
         for pool in pools:
             label = pool.props.node_labels.get(DEVICE_PLUGIN_CONFIG_LABEL)
             effective = label or default
@@ -361,12 +471,14 @@ class GpuOperatorValues(HelmValues):
     # -- rendering ---------------------------------------------------------------------------
     @staticmethod
     def _render(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, sliced: tuple[str, ...],
-                path: str, final: bool = True, monitor_labels: dict[str, str] | None = None) -> dict:
-        families = {pool.node_class.props.ami.family for pool in pools}
+                path: str, final: bool = True, monitor_labels: dict[str, str] | None = None,
+                groups: Sequence[HybridGpuNodeGroup] = (),
+                chart_monitor: bool | None = None) -> dict:
+        families = {f for pool in pools if (f := _family(pool)) is not None}
         own_plugin = families & SHIPS_DEVICE_PLUGIN
         if own_plugin and families - SHIPS_DEVICE_PLUGIN:
             by_family = {f: sorted({pool.node_class.node.path for pool in pools
-                                    if pool.node_class.props.ami.family == f}) for f in sorted(families)}
+                                    if _family(pool) == f}) for f in sorted(families)}
             raise KarpenterGpuError(
                 "KG501", prop="node classes", value=by_family,
                 allowed="node classes that agree on the device plugin: Bottlerocket's NVIDIA variant runs its own "
@@ -375,19 +487,22 @@ class GpuOperatorValues(HelmValues):
                 fix="use one AMI family for the pools under this scope, or split them into separate charts "
                     "(clusters) with a GpuOperatorValues each", path=path)
         eks_optimized = families <= EKS_OPTIMIZED_FAMILIES
-        device_plugin = not own_plugin
-        if p.time_slicing_replicas is not None and not device_plugin:
+        # Hybrid nodes ship no GPU stack unless the group says the host has it.
+        driver = not eks_optimized or any(not g.props.driver_preinstalled for g in groups)
+        toolkit = not eks_optimized or any(not g.props.toolkit_preinstalled for g in groups)
+        device_plugin = bool(groups) or not own_plugin
+        if p.time_slicing_replicas is not None and own_plugin:
             raise KarpenterGpuError(
                 "KG507", prop="time_slicing_replicas", value=p.time_slicing_replicas,
                 allowed="only with the operator's device plugin; on Bottlerocket the host's device plugin is "
                         "configured through the node settings, not devicePlugin.config",
                 fix="drop time_slicing_replicas (configure Bottlerocket's settings.kubelet-device-plugins.nvidia "
                     "time-slicing in the node class user data), or use al2023 node classes", path=path)
-        tolerations = _tolerations(pools)
+        tolerations = _tolerations(pools, groups)
         key, value = p.node_label
         plugin: dict = {"enabled": device_plugin}
         if p.time_slicing_replicas is not None and final:
-            every = len(sliced) == len({pool.props.name for pool in pools})
+            every = len(sliced) == len({pool.props.name for pool in pools}) and not groups
             data = {TIME_SLICED_KEY: time_slicing_config(p.time_slicing_replicas)}
             if not every:
                 data[EXCLUSIVE_KEY] = "version: v1\n"
@@ -397,14 +512,14 @@ class GpuOperatorValues(HelmValues):
             "daemonsets": {"tolerations": tolerations},
             "operator": {"affinity": _not_auto_mode()},
             "mig": {"strategy": p.mig_strategy},
-            "driver": {"enabled": not eks_optimized},
-            "toolkit": {"enabled": not eks_optimized},
+            "driver": {"enabled": driver},
+            "toolkit": {"enabled": toolkit},
             "devicePlugin": plugin,
             # The chart's ServiceMonitor carries no release label by default: a kube-prometheus-stack
             # Prometheus (selecting by release) would never scrape DCGM. additionalLabels adds it.
             "dcgmExporter": {"enabled": True, "serviceMonitor": (
-                {"enabled": True, "additionalLabels": dict(monitor_labels or {})} if p.dcgm_service_monitor
-                else {"enabled": False})},
+                {"enabled": True, "additionalLabels": dict(monitor_labels or {})}
+                if (p.dcgm_service_monitor if chart_monitor is None else chart_monitor) else {"enabled": False})},
             "migManager": {"enabled": p.mig_manager},
         }
         for operand in OPTIONAL_OPERANDS:

@@ -37,13 +37,14 @@ from karpenter_gpu.cluster import register_object, require_chart
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
+from karpenter_gpu.pools.hybrid_gpu_nodes import COMPUTE_TYPE_LABEL, HYBRID, HYBRID_GROUP_LABEL, HybridGpuNodeGroup
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
 from karpenter_gpu.k8s.scheduling import toleration_for
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
 
-__all__ = ["DO_NOT_DISRUPT", "GPU_RESOURCE", "PAUSE_IMAGE", "GpuWorkload", "GpuWorkloadProps", "expand_pools",
-           "pod_placement", "toleration"]
+__all__ = ["DO_NOT_DISRUPT", "GPU_RESOURCE", "PAUSE_IMAGE", "GpuWorkload", "GpuWorkloadProps", "Target",
+           "expand_pools", "pod_placement", "toleration"]
 
 #: The image of upstream's GPU example workloads: does nothing, runs as uid 65535.
 PAUSE_IMAGE = "public.ecr.aws/eks-distro/kubernetes/pause:3.10"
@@ -61,29 +62,34 @@ _SMOKE_SUFFIX = "smoke"
 _INT32_MAX = 2**31 - 1
 
 
-def _pool(pool: Any, prop: str = "pool") -> NodePoolConstruct:
-    if not isinstance(pool, NodePoolConstruct):
+#: What a pod may be placed on: a NodePool construct or a hybrid node group.
+Target = NodePoolConstruct | HybridGpuNodeGroup
+
+
+def _pool(pool: Any, prop: str = "pool") -> Target:
+    if not isinstance(pool, (NodePoolConstruct, HybridGpuNodeGroup)):
         raise KarpenterGpuError("KG100", prop=prop, value=type(pool).__name__,
                                 allowed="a NodePool construct of this library (GpuInferencePool, GpuTrainingPool, "
-                                        "StaticCapacityPool's pools, …), passed by object, not by name",
+                                        "StaticCapacityPool's pools, …) or a HybridGpuNodeGroup, passed by object, "
+                                        "not by name",
                                 fix="pass pool=<the pool construct>")
     return pool
 
 
-def expand_pools(pools: Any, prop: str = "pools") -> tuple[NodePoolConstruct, ...]:
+def expand_pools(pools: Any, prop: str = "pools") -> tuple[Target, ...]:
     """NodePool constructs from pools and groups of pools (a TieredSpotPools ladder, a StaticCapacityPool), in order.
 
     A group is anything holding its NodePool constructs in ``pools`` (the ladder's tiers, the static pool's
-    zones). Each NodePool once; at least one.
+    zones). Each NodePool once; at least one. Hybrid node groups are targets of their own, kept as they are.
     """
     if isinstance(pools, (str, bytes)) or not isinstance(pools, (list, tuple)):
         raise KarpenterGpuError("KG100", prop=prop, value=type(pools).__name__,
                                 allowed="a tuple of pool constructs (GpuInferencePool, TieredSpotPools, "
                                         "StaticCapacityPool, …)",
                                 fix=f"pass {prop}=(pool,) or {prop}=(warm, dynamic)")
-    out: list[NodePoolConstruct] = []
+    out: list[Target] = []
     for i, item in enumerate(pools):
-        members = item.pools if not isinstance(item, NodePoolConstruct) and isinstance(
+        members = item.pools if not isinstance(item, (NodePoolConstruct, HybridGpuNodeGroup)) and isinstance(
             getattr(item, "pools", None), tuple) else (item,)
         for member in members:
             member = _pool(member, f"{prop}[{i}]")
@@ -118,15 +124,21 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     (:func:`~karpenter_gpu.pools.capacity_reservation.prefer_reserved_capacity`): reserved nodes first,
     the pools' other capacity when the reservation is full or over. Merge the result into any pod spec:
     ``{**pod_placement(warm, pool), "containers": [...]}``.
+
+    Hybrid node groups (:class:`~karpenter_gpu.pools.hybrid_gpu_nodes.HybridGpuNodeGroup`) carry no
+    ``karpenter.sh/nodepool`` label: one group gives ``nodeSelector`` ``{eks.amazonaws.com/compute-type: hybrid,
+    karpenter-gpu.io/hybrid-group: <name>}``, several a required node affinity on both keys, plus their
+    taints' tolerations. Hybrid groups and NodePools cannot be mixed in one placement (KG245): Karpenter
+    reads only the first nodeSelectorTerm of a pod's affinity (``newPodRequirements``), so the pool
+    term would have to come first, and a pod that fits the hybrid term would still make Karpenter launch
+    a node for it whenever the hybrid nodes are full; use a workload per kind instead.
     """
     found = expand_pools(pools, "pools")
+    hybrid = [t for t in found if isinstance(t, HybridGpuNodeGroup)]
+    if hybrid:
+        return _hybrid_placement(found, hybrid, prefer_reserved)
     names = list(dict.fromkeys(p.name for p in found))
-    tolerations: list[dict] = []
-    for pool in found:
-        for taint in pool.taints:
-            t = toleration(taint)
-            if t not in tolerations:
-                tolerations.append(t)
+    tolerations = _tolerations(found)
     out: dict = {}
     node_affinity: dict = {}
     if len(names) == 1:
@@ -142,11 +154,45 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     return out
 
 
+def _hybrid_placement(found: tuple[Target, ...], groups: list[HybridGpuNodeGroup],
+                      prefer_reserved: bool) -> dict[str, Any]:
+    if len(groups) != len(found) or prefer_reserved:
+        pools = sorted(t.name for t in found if not isinstance(t, HybridGpuNodeGroup))
+        raise KarpenterGpuError(
+            "KG245", prop="pools" if len(groups) != len(found) else "prefer_reserved",
+            value={"node_pools": pools, "hybrid_groups": [g.name for g in groups], "prefer_reserved": prefer_reserved},
+            allowed="hybrid node groups alone, without prefer_reserved: a pod's required affinity would need one "
+                    "term per kind and Karpenter provisions from the first term only; reserved capacity is an EC2 "
+                    "offering that hybrid nodes do not have",
+            fix="place the pod on the hybrid groups or on the NodePools (one GpuWorkload per kind)")
+    names = list(dict.fromkeys(g.name for g in groups))
+    out: dict[str, Any] = {}
+    if len(names) == 1:
+        out["nodeSelector"] = {COMPUTE_TYPE_LABEL: HYBRID, HYBRID_GROUP_LABEL: names[0]}
+    else:
+        out["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "In", "values": [HYBRID]},
+                                  {"key": HYBRID_GROUP_LABEL, "operator": "In", "values": names}]}]}}}
+    out["tolerations"] = _tolerations(groups)
+    return out
+
+
+def _tolerations(targets: Any) -> list[dict]:
+    """One toleration per distinct taint of the targets, in target order."""
+    tolerations: list[dict] = []
+    for target in targets:
+        for taint in target.taints:
+            t = toleration(taint)
+            if t not in tolerations:
+                tolerations.append(t)
+    return tolerations
+
+
 class GpuWorkloadProps(Props):
     """What :class:`GpuWorkload` renders. Validated once, at construction."""
 
-    #: The NodePool construct the pods must land on (selected by ``karpenter.sh/nodepool``).
-    #: Exactly one of ``pool`` / ``pools``.
+    #: The NodePool construct (selected by ``karpenter.sh/nodepool``) or hybrid node group the pods must
+    #: land on. Exactly one of ``pool`` / ``pools``.
     pool: Any = None
     #: Several pools (or ladders, static pools) the pods may land on: see :func:`pod_placement`.
     #: Default: - ``(pool,)``.
@@ -178,12 +224,12 @@ class GpuWorkloadProps(Props):
 
     @field_validator("pool", mode="before")
     @classmethod
-    def _pool(cls, v: Any) -> NodePoolConstruct | None:
+    def _pool(cls, v: Any) -> Target | None:
         return None if v is None else _pool(v)
 
     @field_validator("pools", mode="before")
     @classmethod
-    def _pools(cls, v: Any) -> tuple[NodePoolConstruct, ...]:
+    def _pools(cls, v: Any) -> tuple[Target, ...]:
         return () if isinstance(v, tuple) and not v else expand_pools(v)
 
     @model_validator(mode="before")
@@ -244,6 +290,15 @@ class GpuWorkloadProps(Props):
             if q.as_decimal() <= 0:
                 raise KarpenterGpuError("KG102", prop=prop, value=str(q), allowed="a positive quantity",
                                         fix="e.g. cpu='1', memory='256Mi'")
+        pod_placement(*self.targets, prefer_reserved=self.prefer_reserved)  # KG245 before anything is built
+        per_node = {t.name: t.props.gpus_per_node for t in self.targets if isinstance(t, HybridGpuNodeGroup)}
+        if per_node and self.gpus > max(per_node.values()):
+            biggest = max(per_node, key=lambda name: per_node[name])
+            raise KarpenterGpuError(
+                "KG560", prop="gpus", value=self.gpus,
+                allowed=f"at most the GPUs of one node of hybrid group {biggest} ({per_node[biggest]}): the "
+                        "group's nodes are fixed and a pod's GPUs come from one node, so the pod stays Pending",
+                fix=f"lower gpus to ≤ {per_node[biggest]}")
         limits: dict[str, int] = {p.name: limit for p in self.targets
                                   if isinstance(limit := getattr(p.props, "gpu_limit", None), int)}
         if len(limits) == len(self.targets) and self.gpus > max(limits.values()):
@@ -278,8 +333,8 @@ class GpuWorkloadProps(Props):
         return self
 
     @property
-    def targets(self) -> tuple[NodePoolConstruct, ...]:
-        """The NodePools the pods may land on: ``pools``, or ``(pool,)``."""
+    def targets(self) -> tuple[Target, ...]:
+        """The NodePools (or hybrid node groups) the pods may land on: ``pools``, or ``(pool,)``."""
         return self.pools or (self.pool,)
 
     @property
@@ -297,7 +352,7 @@ class GpuWorkloadProps(Props):
 class GpuWorkloadKwargs(TypedDict, total=False):
     """The keyword props of :class:`GpuWorkload`: the fields of :class:`GpuWorkloadProps`, same types."""
 
-    pool: NodePoolConstruct
+    pool: NodePoolConstruct | HybridGpuNodeGroup
     pools: tuple[Any, ...]
     prefer_reserved: bool
     name: str | None
@@ -350,8 +405,8 @@ class GpuWorkload(Construct):
             register_object(scope, ("policy/v1", "PodDisruptionBudget", p.namespace or "", p.workload_name),
                             f"{path}/Pdb")
         super().__init__(scope, id)
-        self.pool: NodePoolConstruct = p.targets[0]
-        self.pools: tuple[NodePoolConstruct, ...] = p.targets
+        self.pool: Target = p.targets[0]
+        self.pools: tuple[Target, ...] = p.targets
         labels = {_NAME_LABEL: p.workload_name}
         annotations = {DO_NOT_DISRUPT: "true"} if p.is_training else None
 

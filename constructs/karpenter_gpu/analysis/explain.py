@@ -13,10 +13,11 @@ from decimal import Decimal
 from typing import Any
 
 from karpenter_gpu.analysis.catalog import Catalog
+from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
-from karpenter_gpu.k8s.views import NodePoolView
+from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
 
 _WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
@@ -80,8 +81,20 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(manifest, r),
             "windows": _windows(manifest),
         })
+    for group in hybrid_groups(manifests):  # fixed on-premises nodes: no catalog, price or Karpenter limit
+        out["pools"].append({
+            "name": group.name, "kind": HYBRID_KIND, "weight": None, "capacity_types": ["on-premises"],
+            "zones": [group.location], "candidates": [node_shape(group)], "offerings": [], "overlaid_offerings": {},
+            "gpu_names": [group.gpu_name], "price_range": None, "gpu_limit": group.gpu_count,
+            "worst_case_hourly": None, "launchable": False,
+            "notes": [f"{group.nodes} on-premises node(s) × {group.gpus_per_node} {group.gpu_name} at {group.location} "
+                      f"(EKS Hybrid Nodes: fixed, {group.gpu_count} GPUs, not launched by Karpenter)"]
+                     + ([f"description unreadable: {group.problem}"] if group.problem else []),
+            "feature_gates": [], "windows": [],
+        })
     if pod is not None:
-        fits = pod_fit(pod, manifests, catalog)
+        # Existing (hybrid) nodes first: the scheduler binds a pod to a node that fits before Karpenter provisions.
+        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog)
         choice = first_choice(fits)
         out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance, "offering": f.offering,
                                                   "price": None if f.price is None else str(f.price),

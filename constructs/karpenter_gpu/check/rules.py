@@ -23,14 +23,16 @@ from typing import Any, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, kind_of
+from karpenter_gpu.k8s.labels import (COMPUTE_TYPE_LABEL, HYBRID, HYBRID_GROUP_LABEL, NODE_CLASS_KIND, NODEPOOL_KIND,
+                                     NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, kind_of)
 from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import (
     COMPARISONS, Requirement, Requirements, atoi, pod_requirements, taint_text, untolerated,
 )
 from karpenter_gpu.k8s.drift import static_drift_blocked
-from karpenter_gpu.k8s.views import NodePoolView
+from karpenter_gpu.k8s.views import HybridGroupView, NodePoolView, hybrid_groups
+from karpenter_gpu.analysis.hybrid import hybrid_fit
 from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
 
@@ -70,6 +72,7 @@ RULES: dict[str, Rule] = {
     "KG420": Rule(_W, "training pool whose only capacity type is spot"),
     "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
     "KG430": Rule(_W, "static pool whose limits.nodes equals replicas: drifted nodes are never replaced"),
+    "KG450": Rule(_E, "workload pod shape larger than one node of the hybrid node group it targets"),
 }
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -642,8 +645,56 @@ def _affinity_pools(work: _Workload) -> list[tuple[str, str]]:
     return out
 
 
-def _kg417_placement(work: _Workload, pools: list[_Pool]) -> None:
+def _targets_hybrid(work: _Workload) -> bool:
+    """Whether the pod requires ``eks.amazonaws.com/compute-type In [hybrid]`` (nodeSelector or the first
+    required nodeSelectorTerm, as pod_placement renders it) and names no NodePool."""
+    try:
+        reqs = pod_requirements(work.pod)
+    except KarpenterGpuError:
+        return False
+    req = reqs.get(COMPUTE_TYPE_LABEL)
+    return Label.NODEPOOL not in reqs and req.operator == "In" and req.values == {HYBRID}
+
+
+def _kg417_hybrid(work: _Workload, groups: Sequence[HybridGroupView]) -> None:
+    """KG417 / KG450 for a pod on hybrid nodes: existing nodes, so the kube-scheduler's rules
+    (:func:`karpenter_gpu.analysis.hybrid.hybrid_fit`) against the groups the environment describes."""
     selector = _dict(work.pod.get("nodeSelector"))
+    where = f"{work.pod_path}.nodeSelector" if COMPUTE_TYPE_LABEL in selector else f"{work.pod_path}.affinity"
+    reqs = pod_requirements(work.pod)  # readable: _targets_hybrid read it
+    shape = _shape(work.pod)
+    if not groups:
+        work.add("KG417", where, f"the pod requires {COMPUTE_TYPE_LABEL}={HYBRID} but no hybrid node group is "
+                                 f"described in this environment (ConfigMaps labelled {HYBRID_GROUP_LABEL}, rendered "
+                                 "by HybridGpuNodeGroup): Karpenter never launches hybrid nodes, so unless such nodes "
+                                 "exist the pod stays Pending; fix: add the HybridGpuNodeGroup to this environment, "
+                                 "or target a NodePool")
+        return
+    results = {g.name: hybrid_fit(shape, g, reqs) for g in groups}
+    placeable = [name for name, fit in results.items() if fit.placement is None]
+    if not placeable:
+        named = reqs.get(HYBRID_GROUP_LABEL)
+        why = "; ".join(f"{name}: {fit.placement}" for name, fit in results.items())
+        unknown = sorted(named.values - set(results)) if named.operator == "In" else []
+        work.add("KG417", where,
+                 (f"{HYBRID_GROUP_LABEL} {', '.join(unknown)} names no hybrid node group of this environment "
+                  f"(groups here: {', '.join(results)}); " if unknown else "")
+                 + f"the pod fits the nodes of no hybrid node group ({why}): hybrid nodes are fixed and Karpenter "
+                   "launches none, so the pod stays Pending; fix: place it with pod_placement(<group>), which "
+                   "renders the group's selector and tolerations")
+        return
+    if all(results[name].resources for name in placeable):
+        work.add("KG450", work.pod_path,
+                 "; ".join(f"hybrid node group {name}: {results[name].resources}" for name in placeable)
+                 + ": no node of the group can ever run the pod, so it stays Pending; fix: ask for at most what one "
+                   "node has, or target a NodePool with bigger instance types")
+
+
+def _kg417_placement(work: _Workload, pools: list[_Pool], groups: Sequence[HybridGroupView] = ()) -> None:
+    selector = _dict(work.pod.get("nodeSelector"))
+    if Label.NODEPOOL not in selector and _targets_hybrid(work):
+        _kg417_hybrid(work, groups)
+        return
     if Label.NODEPOOL not in selector:
         # Several pools: a required node affinity on karpenter.sh/nodepool (pod_placement(*pools)).
         for target, path in _affinity_pools(work):
@@ -733,11 +784,12 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
             objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))
     pools = [o for o in objects if isinstance(o, _Pool)]
+    groups = hybrid_groups([m for _, m in manifests if isinstance(m, dict)])
     for obj in objects:
         if isinstance(obj, _Pool):
             _check_pool(obj, pools)
         elif isinstance(obj, _Workload):
-            _kg417_placement(obj, pools)
+            _kg417_placement(obj, pools, groups)
         elif obj.kind == NODE_CLASS_KIND[1]:
             _check_node_class(obj, environment)
         else:

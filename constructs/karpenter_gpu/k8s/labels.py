@@ -119,3 +119,14 @@ OVERLAY_KARPENTER_KEYS: frozenset[str] = frozenset({Label.CAPACITY_TYPE, Label.N
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"
 GPU_RESOURCES: tuple[str, ...] = (NVIDIA_GPU, AMD_GPU)
+
+#: Set by EKS on the nodes it manages: ``auto`` on Auto Mode nodes, ``hybrid`` on Hybrid Nodes (the VPC CNI's
+#: anti-affinity keys on it: EKS user guide "Configure CNI for hybrid nodes"); absent on self-managed nodes.
+COMPUTE_TYPE_LABEL = "eks.amazonaws.com/compute-type"
+#: ``eks.amazonaws.com/compute-type`` of EKS Hybrid Nodes.
+HYBRID = "hybrid"
+#: The hybrid node group a node belongs to (karpenter_gpu.pools.hybrid_gpu_nodes); also the label of the
+#: ConfigMap describing the group, which the analyzers read (karpenter_gpu.k8s.views.HybridGroupView).
+HYBRID_GROUP_LABEL = "karpenter-gpu.io/hybrid-group"
+#: Where a hybrid node is (the DCGM ``location`` label; cloud nodes report their region instead).
+LOCATION_LABEL = "karpenter-gpu.io/location"

@@ -7,6 +7,7 @@ type reads as unset, and a requirement Karpenter cannot read is kept in :attr:`N
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -15,14 +16,16 @@ from typing import Any, Mapping, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import (
-    CAPACITY_TYPES, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND, AWS_GROUP, Label, is_kind,
+    CAPACITY_TYPES, HYBRID_GROUP_LABEL, NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, AWS_GROUP, Label, is_kind,
 )
 from karpenter_gpu.k8s.scheduling import Requirements, atoi, order_by_weight
 
 __all__ = [
+    "HybridGroupView",
     "NodeClassView",
     "NodePoolView",
     "OverlayView",
+    "hybrid_groups",
     "node_classes",
     "node_pools",
     "ordered_overlays",
@@ -273,3 +276,62 @@ def ordered_pools(pools: Sequence[NodePoolView]) -> list[NodePoolView]:
 def ordered_overlays(items: Sequence[OverlayView]) -> list[OverlayView]:
     """NodeOverlays in the order the overlay controller applies them (``NodeOverlayList.OrderByWeight``)."""
     return order_by_weight(items, lambda o: o.weight, lambda o: o.name)
+
+
+@dataclass(frozen=True, eq=False)
+class HybridGroupView:
+    """A hybrid node group, read from the ``v1`` ConfigMap labelled ``karpenter-gpu.io/hybrid-group`` that
+    :class:`~karpenter_gpu.pools.hybrid_gpu_nodes.HybridGpuNodeGroup` renders: a fixed set of on-premises nodes
+    (not Karpenter-managed) with these labels, taints and GPUs. ``problem`` says what cannot be read."""
+
+    manifest: Mapping[str, Any] = field(repr=False)
+    name: str
+    node_labels: Mapping[str, str]
+    taints: tuple[dict, ...]
+    gpu_name: str
+    gpus_per_node: int
+    nodes: int
+    location: str
+    gpu_resource: str
+    cpu: str | None = None
+    memory: str | None = None
+    problem: str | None = None
+
+    @classmethod
+    def of(cls, manifest: Mapping[str, Any]) -> "HybridGroupView":
+        labels = _dict(_dict(manifest.get("metadata")).get("labels"))
+        data = _dict(manifest.get("data"))
+        name = str(labels.get(HYBRID_GROUP_LABEL) or _name(manifest))
+        problem = None
+
+        def decoded(key: str, kind: type) -> Any:
+            nonlocal problem
+            try:
+                value = json.loads(str(data.get(key, "")))
+            except ValueError:
+                value = None
+            if not isinstance(value, kind):
+                problem = problem or f"data.{key} is not a JSON {kind.__name__}"
+                return kind()
+            return value
+        node_labels = {str(k): str(v) for k, v in decoded("nodeLabels", dict).items()}
+        taints = tuple(_dict(t) for t in decoded("taints", list))
+        counts = {key: _int(data.get(key)) for key in ("gpusPerNode", "nodes")}
+        for key, value in counts.items():
+            if value is None or value < 1:
+                problem = problem or f"data.{key} is not a whole number ≥ 1"
+        return cls(manifest, name, node_labels, taints, str(data.get("gpuName") or ""), counts["gpusPerNode"] or 0,
+                   counts["nodes"] or 0, str(data.get("location") or ""), str(data.get("gpuResource") or NVIDIA_GPU),
+                   None if data.get("cpu") is None else str(data["cpu"]),
+                   None if data.get("memory") is None else str(data["memory"]), problem)
+
+    @property
+    def gpu_count(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+
+def hybrid_groups(manifests: Sequence[Any]) -> list[HybridGroupView]:
+    """The hybrid node groups described in ``manifests``, in name order."""
+    found = [HybridGroupView.of(m) for m in manifests
+             if is_kind(m, ("v1", "ConfigMap")) and HYBRID_GROUP_LABEL in _dict(_dict(m.get("metadata")).get("labels"))]
+    return sorted(found, key=lambda g: g.name)
