@@ -8,7 +8,7 @@ import cdk8s
 import pydantic
 import pytest
 
-from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError
+from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup, KarpenterGpuError
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.cluster import Cluster, finalize
 from karpenter_gpu.addons.gpu_monitoring import (DCGM_RELABELINGS, INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR,
@@ -360,3 +360,66 @@ def test_same_pool_name_twice_in_one_cluster_is_a_duplicate():
 def test_error_messages_are_complete(chart, pools):
     err = error(chart, low_utilization_for="PT30M")
     assert re.search(r"\[KG542\] test/Monitoring: low_utilization_for='PT30M' is not allowed: .*Fix: ", str(err))
+
+
+# -- hybrid node groups ---------------------------------------------------------------------------
+
+
+def hybrid(chart, id="Dc1", name="dc1-a100", **props):
+    return HybridGpuNodeGroup(chart, id, **{"name": name, "gpu_name": "a100", "gpus_per_node": 8, "nodes": 4,
+                                            "location": "seoul-dc1", **props})
+
+
+def test_hybrid_alerts_use_the_fixed_gpu_count(chart, pools):
+    hybrid(chart)
+    GpuMonitoring(chart, "Monitoring", near_limit_ratio=0.8)
+    (near,) = alerts(chart, "HybridGPUNodeGroupNearCapacity")
+    assert near["expr"] == 'count(DCGM_FI_DEV_GPU_UTIL{hybrid_group="dc1-a100", exported_pod!=""}) / 32 > 0.8'
+    assert near["labels"] == {"severity": "warning", "hybrid_group": "dc1-a100"}
+    (missing,) = alerts(chart, "HybridGPUsMissing")
+    assert missing["expr"] == '(count(DCGM_FI_DEV_GPU_UTIL{hybrid_group="dc1-a100"}) or vector(0)) < 32'
+    assert missing["for"] == "15m"
+    assert len(alerts(chart, "GPUNodePoolNearLimit")) == 2  # the pools keep their limit-based alert
+
+
+def test_hybrid_groups_alone_are_enough_to_monitor(chart):
+    hybrid(chart)
+    monitoring = GpuMonitoring(chart, "Monitoring")
+    finalize(chart.node.root)
+    assert monitoring.pools == ()
+    assert [r["alert"] for r in rules(chart)][:2] == ["HybridGPUNodeGroupNearCapacity", "HybridGPUsMissing"]
+
+
+def test_hybrid_groups_bring_the_dcgm_monitor_with_location_labels(chart, pools, crds):
+    monitoring = GpuMonitoring(chart, "Monitoring")
+    assert monitoring.dcgm_service_monitor is None
+    hybrid(chart)  # created afterwards: read at synth
+    finalize(chart.node.root)
+    sm = next(m for m in manifests(chart) if m["metadata"]["name"] == "dcgm-exporter")
+    assert sm["spec"]["attachMetadata"] == {"node": True}
+    relabel = sm["spec"]["endpoints"][0]["relabelings"]
+    assert [(r["sourceLabels"], r["targetLabel"]) for r in relabel] == [
+        (["__meta_kubernetes_node_label_topology_kubernetes_io_region"], "location"),
+        (["__meta_kubernetes_node_label_karpenter_gpu_io_location"], "location"),
+        (["__meta_kubernetes_node_label_karpenter_gpu_io_hybrid_group"], "hybrid_group"),
+        (["__meta_kubernetes_node_label_eks_amazonaws_com_compute_type"], "compute_type")]
+    assert all(r["regex"] == "(.+)" for r in relabel)  # an absent label keeps what an earlier rule set
+    assert check(sm, crds) == []  # the prometheus-operator CRD accepts it
+
+
+def test_dcgm_relabelings_label_a_hybrid_series_with_its_site_and_a_cloud_series_with_its_region():
+    """Prometheus' ``replace`` relabeling, applied in order: a rule whose regex does not match changes nothing."""
+    def relabel(meta: dict[str, str]) -> dict[str, str]:
+        labels = dict(meta)
+        for rule in DCGM_RELABELINGS:
+            value = ";".join(labels.get(s, "") for s in rule["sourceLabels"])
+            match = re.fullmatch(rule["regex"], value)
+            if match:
+                labels[rule["targetLabel"]] = match.expand(rule["replacement"].replace("$", "\\"))
+        return {k: v for k, v in labels.items() if not k.startswith("__")}
+    hybrid_node = {"__meta_kubernetes_node_label_karpenter_gpu_io_location": "seoul-dc1",
+                   "__meta_kubernetes_node_label_karpenter_gpu_io_hybrid_group": "dc1-a100",
+                   "__meta_kubernetes_node_label_eks_amazonaws_com_compute_type": "hybrid"}
+    cloud_node = {"__meta_kubernetes_node_label_topology_kubernetes_io_region": "us-east-1"}
+    assert relabel(hybrid_node) == {"location": "seoul-dc1", "hybrid_group": "dc1-a100", "compute_type": "hybrid"}
+    assert relabel(cloud_node) == {"location": "us-east-1"}

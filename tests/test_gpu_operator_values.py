@@ -13,6 +13,9 @@ from karpenter_gpu.addons.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring
 from karpenter_gpu.addons.helm_values import helm_values_in
 from karpenter_gpu.cluster import Cluster, finalize
+from karpenter_gpu import HybridGpuNodeGroup
+from karpenter_gpu.addons.gpu_operator_nodes import nfd_worker_runs, operand_runs
+from karpenter_gpu.k8s.views import hybrid_groups, node_pools
 from tests.conftest import manifests
 
 LABELS = {"gpu-operator": "enabled", "workload": "inference"}
@@ -388,3 +391,162 @@ def test_time_slicing_outside_a_chart_is_kg197_and_adds_nothing():
         GpuOperatorValues(app, "GpuOperator", time_slicing_replicas=4)
     assert code_of(exc) == "KG197" and exc.value.path == "GpuOperator/TimeSlicing"
     assert app.node.try_find_child("GpuOperator") is None
+
+
+# -- hybrid nodes: driver and toolkit only where no driver is preinstalled ------------------------
+
+ON_PREM = Taint("on-premises")
+
+
+def hybrid(chart, id="Dc1", name="dc1-a100", **props):
+    return HybridGpuNodeGroup(chart, id, **{"name": name, "gpu_name": "a100", "gpus_per_node": 8, "nodes": 4,
+                                            "location": "seoul-dc1", "taints": (Taint.gpu(), ON_PREM), **props})
+
+
+def rendered_nodes(chart) -> dict[str, tuple[dict, list]]:
+    """Node name → (labels, taints) of one node of each pool and hybrid group, from the synthesized manifests:
+    a Karpenter node carries its pool's template labels plus karpenter.sh/nodepool; a hybrid node the labels and
+    taints its group's ConfigMap describes; an Auto Mode node the same template plus compute-type: auto."""
+    docs = manifests(chart)
+    nodes = {}
+    for pool in node_pools(docs):
+        labels = {**pool.labels, "karpenter.sh/nodepool": pool.name}
+        nodes[pool.name] = (labels, pool.taints)
+        nodes[f"auto-{pool.name}"] = ({**labels, "eks.amazonaws.com/compute-type": "auto"}, pool.taints)
+    for group in hybrid_groups(docs):
+        nodes[group.name] = (dict(group.node_labels), list(group.taints))
+    return nodes
+
+
+def runs(values, operand, node) -> bool:
+    labels, taints = node
+    return operand_runs(values, operand, labels, taints)
+
+
+def test_driver_and_toolkit_never_on_eks_ami_or_auto_mode_nodes_and_always_on_hybrid_nodes(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart)
+    hybrid(chart, "Dc2", name="dc2-l40s", gpu_name="l40s", taints=(ON_PREM,))
+    ops = GpuOperatorValues(chart, "GpuOperator")
+    GpuMonitoring(chart, "Monitoring")
+    finalize(chart.node.root)
+    values = ops.values
+    nodes = rendered_nodes(chart)
+    assert values["driver"]["enabled"] and values["toolkit"]["enabled"]
+    for operand in ("driver", "toolkit"):
+        assert not runs(values, operand, nodes["gpu-inference"]), operand           # AL2023 ships both
+        assert not runs(values, operand, nodes["auto-gpu-inference"]), operand      # Auto Mode: no operand at all
+        assert runs(values, operand, nodes["dc1-a100"]), operand
+        assert runs(values, operand, nodes["dc2-l40s"]), operand
+    # The rest of the stack still reaches the EKS AMI nodes, nothing reaches Auto Mode nodes.
+    assert runs(values, "devicePlugin", nodes["gpu-inference"]) and runs(values, "dcgmExporter", nodes["dc1-a100"])
+    assert not nfd_worker_runs(values, *nodes["auto-gpu-inference"])
+    assert not any(runs(values, op, nodes["auto-gpu-inference"]) for op in ("devicePlugin", "dcgmExporter", "gfd"))
+
+
+def test_without_hybrid_nodes_the_pools_are_not_relabelled(platform):
+    ops = GpuOperatorValues(platform, "GpuOperator")
+    finalize(platform.node.root)
+    assert ops.deploy_labels() == {}
+    assert not ops.values["driver"]["enabled"]
+    assert all("nvidia.com/gpu.deploy.driver" not in p.labels for p in node_pools(manifests(platform)))
+
+
+def test_deploy_labels_reach_every_pool_whatever_the_construction_order(chart):
+    ops = GpuOperatorValues(chart, "GpuOperator", dcgm_service_monitor=False)
+    hybrid(chart)
+    nc = node_class(chart)
+    inference(chart, nc)
+    training(chart, nc)
+    finalize(chart.node.root)
+    finalize(chart.node.root)  # idempotent: one patch per label
+    labels = {p.name: p.labels for p in node_pools(manifests(chart))}
+    for name in ("gpu-inference", "gpu-training"):
+        assert labels[name]["nvidia.com/gpu.deploy.driver"] == "false"
+        assert labels[name]["nvidia.com/gpu.deploy.container-toolkit"] == "false"
+    assert ops.deploy_labels() == {n: {"nvidia.com/gpu.deploy.container-toolkit": "false",
+                                       "nvidia.com/gpu.deploy.driver": "false"} for n in ("gpu-inference", "gpu-training")}
+    assert "nvidia.com/gpu.deploy" in ops.to_yaml().split("daemonsets:")[0]  # the header says why
+
+
+def test_preinstalled_hybrid_driver_keeps_the_driver_off(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart, driver_preinstalled=True)
+    ops = GpuOperatorValues(chart, "GpuOperator", dcgm_service_monitor=False)
+    finalize(chart.node.root)
+    values = ops.values
+    assert not values["driver"]["enabled"] and values["toolkit"]["enabled"]
+    nodes = rendered_nodes(chart)
+    assert not runs(values, "driver", nodes["dc1-a100"]) and runs(values, "toolkit", nodes["dc1-a100"])
+    assert not runs(values, "toolkit", nodes["gpu-inference"])
+
+
+def test_bottlerocket_pools_keep_their_own_device_plugin_beside_hybrid_nodes(chart):
+    inference(chart, node_class(chart, ami="bottlerocket@v1.44.0"))
+    hybrid(chart)
+    ops = GpuOperatorValues(chart, "GpuOperator", dcgm_service_monitor=False)
+    finalize(chart.node.root)
+    values = ops.values
+    nodes = rendered_nodes(chart)
+    assert values["devicePlugin"]["enabled"]
+    assert not runs(values, "devicePlugin", nodes["gpu-inference"])
+    assert runs(values, "devicePlugin", nodes["dc1-a100"])
+
+
+def test_hybrid_taints_are_tolerated_by_every_operand_and_nfd(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart)
+    values = GpuOperatorValues(chart, "GpuOperator", dcgm_service_monitor=False).values
+    on_prem = {"key": "on-premises", "operator": "Exists", "effect": "NoSchedule"}
+    assert on_prem in values["daemonsets"]["tolerations"]
+    assert on_prem in values["node-feature-discovery"]["worker"]["tolerations"]
+
+
+def test_only_hybrid_groups_is_a_cluster_the_operator_serves(chart):
+    hybrid(chart)
+    values = GpuOperatorValues(chart, "GpuOperator", dcgm_service_monitor=False).values
+    assert values["driver"]["enabled"] and values["devicePlugin"]["enabled"]
+
+
+def test_time_slicing_leaves_hybrid_nodes_unshared(chart):
+    inference(chart, node_class(chart), labels={**LABELS, "nvidia.com/device-plugin.config": "any"})
+    hybrid(chart)
+    values = GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4, dcgm_service_monitor=False).values
+    assert values["devicePlugin"]["config"]["default"] == "exclusive"
+
+
+def test_fails_when_time_sliced_pool_lacks_the_label_beside_hybrid_nodes(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart)
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4, dcgm_service_monitor=False)
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart.node.root)
+    assert code_of(exc) == "KG505"
+
+
+def test_fails_when_a_hybrid_group_lacks_the_operator_label(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart, gpu_operator=False)
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(exc) == "KG580"
+
+
+def test_hybrid_dcgm_metrics_need_gpu_monitoring(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart)
+    GpuOperatorValues(chart, "GpuOperator")
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart.node.root)
+    assert code_of(exc) == "KG581"
+
+
+def test_with_hybrid_groups_gpu_monitoring_scrapes_dcgm_instead_of_the_chart(chart):
+    inference(chart, node_class(chart))
+    hybrid(chart)
+    ops = GpuOperatorValues(chart, "GpuOperator")
+    GpuMonitoring(chart, "Monitoring")
+    finalize(chart.node.root)
+    assert ops.values["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
+    assert [m["metadata"]["name"] for m in manifests(chart) if m["kind"] == "ServiceMonitor"] == \
+        ["karpenter", "dcgm-exporter"]

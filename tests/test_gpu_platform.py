@@ -5,8 +5,8 @@ from __future__ import annotations
 import cdk8s
 import pytest
 
-from karpenter_gpu import (CapacityType, GpuInferencePool, GpuPlatform, KarpenterGpuError, PlatformConfig,
-                           PlatformNodeClass, Taint, finalize)
+from karpenter_gpu import (CapacityType, GpuInferencePool, GpuPlatform, HybridGpuNodeGroupProps, KarpenterGpuError,
+                           PlatformConfig, PlatformNodeClass, Taint, finalize)
 from karpenter_gpu.check.conformance import validate_manifest
 from karpenter_gpu.check.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
@@ -237,3 +237,29 @@ def test_misspelt_prop_in_a_nested_section_names_the_closest_prop():
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), props={**data, "inference": ({"name": "x", "gpu_limt": 4},)})
     assert exc.value.prop == "inference[0].gpu_limt" and "did you mean 'gpu_limit'" in exc.value.allowed
+
+
+def test_hybrid_groups_get_a_description_a_smoke_workload_and_the_operator_driver():
+    group = HybridGpuNodeGroupProps(name="dc1-a100", gpu_name="a100", gpus_per_node=8, nodes=4, location="seoul-dc1",
+                                    taints=(Taint.gpu(), Taint("on-premises")))
+    platform = GpuPlatform(cdk8s.Testing.app(), **{**config_with(), "hybrid": group})
+    docs = cdk8s.Testing.synth(platform)
+    assert "hybrid-gpu-dc1-a100" in by_name(docs, "ConfigMap")
+    smoke = by_name(docs, "Deployment")["dc1-a100-smoke"]["spec"]["template"]["spec"]
+    assert smoke["nodeSelector"] == {"eks.amazonaws.com/compute-type": "hybrid",
+                                     "karpenter-gpu.io/hybrid-group": "dc1-a100"}
+    assert platform.gpu_operator.values["driver"]["enabled"]
+    for pool in by_name(docs, "NodePool").values():
+        assert pool["spec"]["template"]["metadata"]["labels"]["nvidia.com/gpu.deploy.driver"] == "false"
+
+
+def test_a_platform_of_hybrid_groups_only():
+    data = {k: v for k, v in config_with().items() if k not in ("inference", "training", "static", "reserved",
+                                                                 "tiers", "reservations", "acknowledgements",
+                                                                 "pool_node_classes", "node_classes")}
+    platform = GpuPlatform(cdk8s.Testing.app(), **data, hybrid=(HybridGpuNodeGroupProps(
+        name="dc1", gpu_name="l40s", gpus_per_node=4, nodes=2, location="busan"),))
+    docs = cdk8s.Testing.synth(platform)
+    assert "NodePool" not in {d["kind"] for d in docs}
+    assert [r["alert"] for r in by_name(docs, "PrometheusRule")["karpenter-gpu-alerts"]["spec"]["groups"][0]["rules"]][:2] \
+        == ["HybridGPUNodeGroupNearCapacity", "HybridGPUsMissing"]

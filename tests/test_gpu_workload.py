@@ -7,8 +7,9 @@ import copy
 import cdk8s
 import pytest
 
-from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, KarpenterGpuError,
-                           StaticCapacityPool, Taint, TaintEffect)
+from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup,
+                           KarpenterGpuError, StaticCapacityPool, Taint, TaintEffect)
+from karpenter_gpu.k8s.scheduling import Requirements, pod_requirements, untolerated
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.addons.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
 from karpenter_gpu.check.rules import check_rules
@@ -333,3 +334,73 @@ def test_placement_of_one_pool_keeps_the_node_selector(inference):
     with pytest.raises(KarpenterGpuError) as exc:
         pod_placement()
     assert exc.value.code == "KG100"
+
+
+# --------------------------------------------------------------------------- hybrid node groups
+
+ON_PREM = Taint("on-premises")
+
+
+def hybrid(chart, id="Dc1", name="dc1-a100", **props):
+    return HybridGpuNodeGroup(chart, id, **{"name": name, "gpu_name": "a100", "gpus_per_node": 8, "nodes": 4,
+                                            "location": "seoul-dc1", "taints": (Taint.gpu(), ON_PREM), **props})
+
+
+def lands_on(placement: dict, labels: dict, taints: list) -> bool:
+    """The kube-scheduler's node filter for the placement: selectors/affinity against labels, taints tolerated."""
+    return (pod_requirements(placement).admits_labels(labels) is None
+            and not untolerated(taints, placement["tolerations"]))
+
+
+def test_one_hybrid_group_is_a_node_selector_and_its_tolerations(chart):
+    dc1 = hybrid(chart)
+    placement = pod_placement(dc1)
+    assert placement == {
+        "nodeSelector": {"eks.amazonaws.com/compute-type": "hybrid", "karpenter-gpu.io/hybrid-group": "dc1-a100"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+                        {"key": "on-premises", "operator": "Exists", "effect": "NoSchedule"}]}
+    taints = [t.render() for t in dc1.taints]
+    assert lands_on(placement, dc1.node_labels, taints)
+    other = hybrid(chart, "Dc2", name="dc2-a100")
+    assert not lands_on(placement, other.node_labels, taints)
+    assert not lands_on(placement, {"karpenter.sh/nodepool": "gpu-inference", "gpu-operator": "enabled"}, [])
+
+
+def test_several_hybrid_groups_are_a_required_affinity(chart):
+    dc1, dc2 = hybrid(chart), hybrid(chart, "Dc2", name="dc2-l40s", taints=(ON_PREM,))
+    placement = pod_placement(dc1, dc2)
+    assert "nodeSelector" not in placement
+    reqs = pod_requirements(placement)
+    assert reqs == Requirements.from_dicts([
+        {"key": "eks.amazonaws.com/compute-type", "operator": "In", "values": ["hybrid"]},
+        {"key": "karpenter-gpu.io/hybrid-group", "operator": "In", "values": ["dc1-a100", "dc2-l40s"]}])
+    for group in (dc1, dc2):
+        assert lands_on(placement, group.node_labels, [t.render() for t in group.taints])
+
+
+@pytest.mark.parametrize("prefer_reserved", [False, True])
+def test_fails_when_hybrid_groups_are_mixed_with_node_pools_or_reserved(chart, inference, prefer_reserved):
+    dc1 = hybrid(chart)
+    with pytest.raises(KarpenterGpuError) as err:
+        pod_placement(dc1, inference) if not prefer_reserved else pod_placement(dc1, prefer_reserved=True)
+    assert err.value.code == "KG245"
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "Mixed", pools=(dc1, inference))
+    assert err.value.code == "KG245"
+
+
+def test_hybrid_workload_passes_kg417_and_lands_on_its_group(chart):
+    dc1 = hybrid(chart)
+    workload = GpuWorkload(chart, "OnPrem", pool=dc1, gpus=8)
+    assert workload.name == "dc1-a100-smoke" and not workload.props.is_training
+    findings = check_rules([("app.yaml", m) for m in manifests(chart)])
+    assert [f for f in findings if f.code in ("KG417", "KG450")] == []
+    (deployment,) = workloads(chart)
+    pod = deployment["spec"]["template"]["spec"]
+    assert lands_on(pod, dc1.node_labels, [t.render() for t in dc1.taints])
+
+
+def test_fails_when_a_hybrid_pod_asks_more_gpus_than_a_node_has(chart):
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "TooBig", pool=hybrid(chart), gpus=9)
+    assert err.value.code == "KG560"

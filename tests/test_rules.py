@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Callable
 
 import pytest
@@ -678,3 +679,60 @@ def test_kg421_workload_too_big_for_every_instance_of_its_pool():
     finding = only(run(pool, big), "KG421")
     assert finding.severity is Severity.ERROR and "gpu-inference" in finding.message
     assert [f for f in run(pool, workload()) if f.code == "KG421"] == []  # one GPU fits
+
+
+# --------------------------------------------------------------------------- hybrid node groups (KG417, KG450)
+
+
+def hybrid_group(name: str = "dc1-a100", gpus: int = 8, taints: list | None = None) -> dict:
+    """The ConfigMap HybridGpuNodeGroup renders, written by hand."""
+    labels = {"eks.amazonaws.com/compute-type": "hybrid", "karpenter-gpu.io/hybrid-group": name,
+              "karpenter-gpu.io/location": "seoul-dc1", "gpu-operator": "enabled", "kubernetes.io/arch": "amd64"}
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": f"hybrid-gpu-{name}", "namespace": "kube-system",
+                         "labels": {"karpenter-gpu.io/hybrid-group": name}},
+            "data": {"gpuName": "a100", "gpusPerNode": str(gpus), "nodes": "4", "location": "seoul-dc1",
+                     "nodeLabels": json.dumps(labels),
+                     "taints": json.dumps(taints if taints is not None else
+                                          [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])}}
+
+
+def hybrid_pod(selector: dict | None = None, tolerate: bool = True, gpus: int = 1) -> dict:
+    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}] if tolerate else []
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "onprem"}, "spec": {
+        "nodeSelector": selector if selector is not None else {
+            "eks.amazonaws.com/compute-type": "hybrid", "karpenter-gpu.io/hybrid-group": "dc1-a100"},
+        "tolerations": tolerations,
+        "containers": [{"name": "main", "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}]}}
+
+
+def test_hybrid_pod_that_fits_its_group_is_clean():
+    assert [f.code for f in run(hybrid_group(), hybrid_pod(gpus=8))] == []
+    assert [f.code for f in run(hybrid_group(), hybrid_pod({"eks.amazonaws.com/compute-type": "hybrid"}))] == []
+
+
+def test_kg417_hybrid_pod_without_any_group_described():
+    finding = only(run(gpu_pool(), hybrid_pod()), "KG417")
+    assert finding.path == "spec.nodeSelector" and "no hybrid node group is described" in finding.message
+
+
+def test_kg417_hybrid_pod_not_tolerating_the_group_taint():
+    finding = only(run(hybrid_group(), hybrid_pod(tolerate=False)), "KG417")
+    assert "dc1-a100: taint nvidia.com/gpu=true:NoSchedule is not tolerated" in finding.message
+
+
+def test_kg417_hybrid_pod_naming_an_unknown_group():
+    finding = only(run(hybrid_group(), hybrid_pod({"eks.amazonaws.com/compute-type": "hybrid",
+                                                   "karpenter-gpu.io/hybrid-group": "dc9"})), "KG417")
+    assert "karpenter-gpu.io/hybrid-group dc9 names no hybrid node group" in finding.message
+
+
+def test_kg450_hybrid_pod_larger_than_a_node():
+    finding = only(run(hybrid_group(gpus=4), hybrid_pod(gpus=8)), "KG450")
+    assert finding.severity is Severity.ERROR and "a node has 4" in finding.message
+
+
+def test_a_nodepool_pod_selecting_hybrid_labels_is_still_checked_against_its_pool():
+    pod = hybrid_pod({"karpenter.sh/nodepool": "gpu-inference", "eks.amazonaws.com/compute-type": "hybrid"})
+    finding = only(run(gpu_pool(), hybrid_group(), pod), "KG417")
+    assert "does not have known values" in finding.message

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
-from karpenter_gpu.k8s.views import NodePoolView, OverlayView, node_pools, ordered_overlays, ordered_pools, overlays
+from karpenter_gpu.k8s.views import (NodePoolView, OverlayView, hybrid_groups, node_pools, ordered_overlays, ordered_pools,
+                                     overlays)
 
 
 def test_wrong_types_read_as_unset_and_bad_requirements_are_kept_as_a_problem():
@@ -48,3 +50,15 @@ def test_ordering_helpers():
     manifests = [np("a", 1), np("b", 1), np("c", 2), ov("x", 3), ov("y", 3), {"kind": "Other"}, "text"]
     assert [p.name for p in ordered_pools(node_pools(manifests))] == ["c", "b", "a"]
     assert [o.name for o in ordered_overlays(overlays(manifests))] == ["y", "x"]
+
+
+def test_hybrid_groups_read_only_labelled_config_maps_in_name_order():
+    def cm(name: str, labelled: bool = True) -> dict:
+        return {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": f"hybrid-gpu-{name}",
+                             "labels": {"karpenter-gpu.io/hybrid-group": name} if labelled else {}},
+                "data": {"gpuName": "a100", "gpusPerNode": "8", "nodes": "2", "location": "x",
+                         "nodeLabels": json.dumps({"a": "b"}), "taints": "[]"}}
+    views = hybrid_groups([cm("b"), cm("a"), cm("c", labelled=False), {"kind": "ConfigMap"}])
+    assert [(v.name, v.gpu_count, dict(v.node_labels), v.gpu_resource, v.problem) for v in views] == [
+        ("a", 16, {"a": "b"}, "nvidia.com/gpu", None), ("b", 16, {"a": "b"}, "nvidia.com/gpu", None)]
