@@ -75,3 +75,16 @@ def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "dist" / "dev" / "helm" / "karpenter.values.yaml").is_file()
     printed = capsys.readouterr().out
     assert "dev/Deployment.gpu-inference-smoke.k8s.yaml: Deployment/gpu-inference-smoke <root>: info KG304" in printed
+
+
+def test_readme_hybrid_nodes_example_runs(tmp_path):
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"### On-premises GPUs: EKS Hybrid Nodes\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = code.replace("app = cdk8s.App()", f"app = cdk8s.App(outdir={str(tmp_path / 'dist')!r})")
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
+    assert ("ConfigMap", "hybrid-gpu-dc1-a100") in out
+    labels = out[("NodePool", "gpu-inference")]["spec"]["template"]["metadata"]["labels"]
+    assert labels["nvidia.com/gpu.deploy.driver"] == "false"
+    assert namespace["spec"]["nodeSelector"]["karpenter-gpu.io/hybrid-group"] == "dc1-a100"
