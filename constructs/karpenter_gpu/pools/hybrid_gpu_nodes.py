@@ -35,7 +35,7 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.cluster import members_of, register_object, require_chart, sorted_by_name
+from karpenter_gpu.cluster import ScopedConstruct, members_of, register_object, require_chart, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, HYBRID, HYBRID_GROUP_LABEL, LOCATION_LABEL, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
@@ -220,7 +220,7 @@ class HybridGpuNodeGroupKwargs(TypedDict, total=False):
     namespace: str
 
 
-class HybridGpuNodeGroup(Construct):
+class HybridGpuNodeGroup(ScopedConstruct):
     """A fixed group of on-premises GPU servers joined with EKS Hybrid Nodes (see the module doc).
 
     Renders ``ConfigMap/hybrid-gpu-<name>`` (child "Resource") describing the nodes for the analyzers and
