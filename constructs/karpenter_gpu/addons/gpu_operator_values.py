@@ -376,12 +376,23 @@ class GpuOperatorValues(HelmValues):
                     "/spec/template/metadata/labels/" + key.replace("~", "~0").replace("/", "~1"), value))
 
     def notes(self) -> list[str]:
+        """Why the pools carry deploy labels, and the command for nodes launched before they did: Karpenter puts
+        template labels on new nodes only, and the operator has already labelled running nodes ``=true``."""
         patched = self.deploy_labels()
         if not patched:
             return []
-        return ["Hybrid nodes get the driver/toolkit/device plugin from this release; these NodePools ship them and",
-                "carry nvidia.com/gpu.deploy.<operand>=false template labels instead: "
-                + "; ".join(f"{name}: {', '.join(labels)}" for name, labels in patched.items())]
+        by_labels: dict[tuple[str, ...], list[str]] = {}
+        for name, labels in patched.items():
+            by_labels.setdefault(tuple(labels), []).append(name)
+        lines = ["Hybrid nodes get the driver/toolkit/device plugin from this release; these NodePools ship them and",
+                 "carry nvidia.com/gpu.deploy.<operand>=false template labels instead: "
+                 + "; ".join(f"{name}: {', '.join(labels)}" for name, labels in patched.items()),
+                 "Apply the NodePools first; nodes they launched earlier keep =true until replaced (drift), so",
+                 "before upgrading this release run:"]
+        for labels, names in by_labels.items():
+            lines.append(f"  kubectl label nodes -l 'karpenter.sh/nodepool in ({','.join(names)})' "
+                         + " ".join(f"{label}=false" for label in labels) + " --overwrite")
+        return lines
 
     def monitoring_labels(self) -> dict[str, str]:
         """Labels for the chart's DCGM ServiceMonitor: those of the cluster's GpuMonitoring (what its Prometheus
