@@ -467,7 +467,7 @@ def test_deploy_labels_reach_every_pool_whatever_the_construction_order(chart):
     assert ops.deploy_labels() == {n: {"nvidia.com/gpu.deploy.container-toolkit": "false",
                                        "nvidia.com/gpu.deploy.driver": "false"} for n in ("gpu-inference", "gpu-training")}
     header = ops.to_yaml().split("daemonsets:")[0]  # says why, and how to relabel nodes launched before
-    assert ("# kubectl label nodes -l 'karpenter.sh/nodepool in (gpu-inference,gpu-training)' "
+    assert ("#   kubectl label nodes -l 'karpenter.sh/nodepool in (gpu-inference,gpu-training)' "
             "nvidia.com/gpu.deploy.container-toolkit=false nvidia.com/gpu.deploy.driver=false --overwrite") in header
 
 
