@@ -128,10 +128,12 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     Hybrid node groups (:class:`~karpenter_gpu.pools.hybrid_gpu_nodes.HybridGpuNodeGroup`) carry no
     ``karpenter.sh/nodepool`` label: one group gives ``nodeSelector`` ``{eks.amazonaws.com/compute-type: hybrid,
     karpenter-gpu.io/hybrid-group: <name>}``, several a required node affinity on both keys, plus their
-    taints' tolerations. Hybrid groups and NodePools cannot be mixed in one placement (KG245): Karpenter
-    reads only the first nodeSelectorTerm of a pod's affinity (``newPodRequirements``), so the pool
-    term would have to come first, and a pod that fits the hybrid term would still make Karpenter launch
-    a node for it whenever the hybrid nodes are full; use a workload per kind instead.
+    taints' tolerations. Hybrid groups and NodePools are not mixed in one placement (KG245). It would take
+    two ORed nodeSelectorTerms (one per kind): the kube-scheduler accepts either, and Karpenter provisions
+    from the first term and drops it only after it failed (``removeRequiredNodeAffinityTerm`` in
+    ``pkg/controllers/provisioning/scheduling/preferences.go``), so the order of the terms would decide
+    what bursts where, and every analyzer here (KG417, ``explain --pod``) reads one term as Karpenter first
+    does (``newPodRequirements``): half of such a placement would go unchecked. Use a workload per kind.
     """
     found = expand_pools(pools, "pools")
     hybrid = [t for t in found if isinstance(t, HybridGpuNodeGroup)]
@@ -162,8 +164,8 @@ def _hybrid_placement(found: tuple[Target, ...], groups: list[HybridGpuNodeGroup
             "KG245", prop="pools" if len(groups) != len(found) else "prefer_reserved",
             value={"node_pools": pools, "hybrid_groups": [g.name for g in groups], "prefer_reserved": prefer_reserved},
             allowed="hybrid node groups alone, without prefer_reserved: a pod's required affinity would need one "
-                    "term per kind and Karpenter provisions from the first term only; reserved capacity is an EC2 "
-                    "offering that hybrid nodes do not have",
+                    "ORed term per kind, Karpenter provisions from the first term until it fails and the checks "
+                    "read one term; reserved capacity is an EC2 offering that hybrid nodes do not have",
             fix="place the pod on the hybrid groups or on the NodePools (one GpuWorkload per kind)")
     names = list(dict.fromkeys(g.name for g in groups))
     out: dict[str, Any] = {}
