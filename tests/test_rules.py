@@ -112,7 +112,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG450"]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG450", "KG451"]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -121,7 +121,7 @@ def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
 def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
     assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
-                                                                             "KG417", "KG419", "KG421", "KG450"}
+                                                                             "KG417", "KG419", "KG421", "KG450", "KG451"}
     assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
 
 
@@ -736,3 +736,12 @@ def test_a_nodepool_pod_selecting_hybrid_labels_is_still_checked_against_its_poo
     pod = hybrid_pod({"karpenter.sh/nodepool": "gpu-inference", "eks.amazonaws.com/compute-type": "hybrid"})
     finding = only(run(gpu_pool(), hybrid_group(), pod), "KG417")
     assert "does not have known values" in finding.message
+
+
+def test_kg451_unreadable_hybrid_group_description():
+    group = hybrid_group()
+    group["data"]["taints"] = "nvidia.com/gpu=true:NoSchedule"  # kubectl's spelling, not JSON
+    finding = only(run(group), "KG451")
+    assert (finding.kind, finding.path) == ("ConfigMap", "data")
+    assert "data.taints is not a JSON list" in finding.message
+    assert [f.code for f in run(hybrid_group())] == []

@@ -93,6 +93,7 @@ CODES: dict[str, str] = {
     "KG421": "workload pod shape fits no instance type of the pool it targets",
     "KG430": "static pool whose limits.nodes equals replicas: drifted nodes are never replaced",
     "KG450": "workload pod shape larger than one node of the hybrid node group it targets",
+    "KG451": "hybrid node group description that cannot be read",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",

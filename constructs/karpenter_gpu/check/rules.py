@@ -73,6 +73,7 @@ RULES: dict[str, Rule] = {
     "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
     "KG430": Rule(_W, "static pool whose limits.nodes equals replicas: drifted nodes are never replaced"),
     "KG450": Rule(_E, "workload pod shape larger than one node of the hybrid node group it targets"),
+    "KG451": Rule(_E, "hybrid node group description that cannot be read"),
 }
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -690,6 +691,17 @@ def _kg417_hybrid(work: _Workload, groups: Sequence[HybridGroupView]) -> None:
                    "node has, or target a NodePool with bigger instance types")
 
 
+def _check_hybrid_group(obj: _Object) -> None:
+    """KG451: a hybrid group's ConfigMap (hand-written, or edited) whose node description is unreadable: the
+    placement checks and explain would see no labels, taints or GPUs for its nodes."""
+    problem = HybridGroupView.of(obj.manifest).problem
+    if problem is not None:
+        obj.add("KG451", "data", f"hybrid node group {obj.metadata.get('labels', {}).get(HYBRID_GROUP_LABEL)}: "
+                                 f"{problem}; pods placed on it cannot be checked (KG417) or explained; fix: render it "
+                                 "with HybridGpuNodeGroup, or write nodeLabels/taints as JSON and the counts as "
+                                 "whole numbers")
+
+
 def _kg417_placement(work: _Workload, pools: list[_Pool], groups: Sequence[HybridGroupView] = ()) -> None:
     selector = _dict(work.pod.get("nodeSelector"))
     if Label.NODEPOOL not in selector and _targets_hybrid(work):
@@ -779,7 +791,8 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         gvk = kind_of(manifest)
         if gvk == NODEPOOL_KIND:
             objects.append(_Pool(file, manifest))
-        elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND):
+        elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND) or (
+                gvk == ("v1", "ConfigMap") and HYBRID_GROUP_LABEL in _dict(_dict(manifest.get("metadata")).get("labels"))):
             objects.append(_Object(file, manifest))
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
             objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))
@@ -792,6 +805,8 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _kg417_placement(obj, pools, groups)
         elif obj.kind == NODE_CLASS_KIND[1]:
             _check_node_class(obj, environment)
+        elif obj.kind == "ConfigMap":
+            _check_hybrid_group(obj)
         else:
             _check_overlay(obj)
     # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
