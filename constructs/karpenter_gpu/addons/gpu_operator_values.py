@@ -389,9 +389,9 @@ class GpuOperatorValues(HelmValues):
                  + "; ".join(f"{name}: {', '.join(labels)}" for name, labels in patched.items()),
                  "Apply the NodePools first; nodes they launched earlier keep =true until replaced (drift), so",
                  "before upgrading this release run:"]
-        for labels, names in by_labels.items():
+        for keys, names in by_labels.items():
             lines.append(f"  kubectl label nodes -l 'karpenter.sh/nodepool in ({','.join(names)})' "
-                         + " ".join(f"{label}=false" for label in labels) + " --overwrite")
+                         + " ".join(f"{key}=false" for key in keys) + " --overwrite")
         return lines
 
     def monitoring_labels(self) -> dict[str, str]:
