@@ -21,6 +21,10 @@ It renders one ``ConfigMap`` (``hybrid-gpu-<name>``, labelled ``karpenter-gpu.io
 analyzers read manifests only, and ``validate`` (KG417) and ``explain --pod`` learn the group's nodes from
 it. Its ``kubeletFlags`` key is what ``nodeadm``'s ``NodeConfig`` ``spec.kubelet.flags`` must pass so the
 servers register with exactly these labels and taints (``compute-type`` is set by nodeadm itself).
+
+The operator's driver container builds for the host's kernel: NVIDIA supports it on Ubuntu and RHEL, and
+requires every node that gets it to run the same OS version (GPU Operator "Installing the NVIDIA GPU Operator",
+prerequisites); servers that differ need ``driver_preinstalled=True``.
 """
 
 from __future__ import annotations
