@@ -46,6 +46,16 @@ CODES: dict[str, str] = {
     "KG195": "static pool with weight or limits other than nodes",
     "KG196": "static pool node limit below replicas",
     "KG197": "construct that renders Kubernetes objects created outside a cdk8s Chart",
+    # EKS Auto Mode (karpenter_gpu.pools.auto_mode_node_class, pools on an AutoModeNodeClass).
+    "KG200": "invalid Auto Mode NodeClass prop (name, role, subnet/security-group selectors, proxy)",
+    "KG201": "Auto Mode ephemeral storage outside the documented ranges",
+    "KG202": "Auto Mode NodeClass tag restricted or beyond EC2 limits",
+    "KG203": "Auto Mode pod subnet and pod security group selectors not set together",
+    "KG204": "AMI, user data or other EC2NodeClass-only setting on an Auto Mode NodeClass (Bottlerocket only)",
+    "KG205": "Auto Mode pool expireAfter above 21 days or Never",
+    "KG206": "label key of the other flavour (karpenter.k8s.aws on Auto Mode, eks.amazonaws.com on EC2NodeClass)",
+    "KG207": "GPU Operator placement on an Auto Mode pool",
+    "KG208": "Auto Mode reserved pool restricted to a reservation type (no such Auto Mode label)",
     # Findings of `karpenter-gpu validate` (karpenter_gpu.check.conformance): CRD schema + CEL.
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",
@@ -93,6 +103,8 @@ CODES: dict[str, str] = {
     "KG505": "time-sliced pools unknown or not selected by the device-plugin config label",
     "KG506": "unknown GPU Operator operand",
     "KG507": "time slicing without the operator's device plugin (Bottlerocket)",
+    "KG570": "GPU Operator values whose only pools run on EKS Auto Mode (the operator does not run there)",
+    "KG571": "time slicing requested for an EKS Auto Mode pool",
     # KarpenterControllerValues (karpenter_gpu.addons.karpenter_values): Karpenter chart settings.
     "KG520": "Karpenter cluster name missing or invalid",
     "KG521": "interruption queue not an SQS queue name (URL or ARN given)",

@@ -56,7 +56,7 @@ __all__ = [
 
 _GI = Decimal(2**30)
 # Labels Karpenter puts on instance types that the catalog does not model: requirements on them are noted.
-_UNMODELLED_PREFIXES = ("karpenter.k8s.aws/", "topology.k8s.aws/")
+_UNMODELLED_PREFIXES = ("karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/")
 _UNMODELLED = frozenset({Label.REGION, Label.WINDOWS_BUILD})
 
 
@@ -629,8 +629,9 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
     """Why the pod's requirements are not ``Compatible`` (``AllowUndefinedWellKnownLabels``) with the
     NodeClaim template's, key by key (Compatible checks keys independently)."""
     template = report.view.template_requirements if report.view is not None else Requirements()
+    well_known = report.view.well_known_labels if report.view is not None else WELL_KNOWN_LABELS
     for key, req in pod_reqs.items():
-        why = template.compatible(Requirements([req]), WELL_KNOWN_LABELS)
+        why = template.compatible(Requirements([req]), well_known)
         if why is None:
             continue
         if key == Label.NODEPOOL:

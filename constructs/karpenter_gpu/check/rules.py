@@ -25,7 +25,6 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, kind_of
 from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
-from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import (
     COMPARISONS, Requirement, Requirements, atoi, pod_requirements, taint_text, untolerated,
 )
@@ -693,7 +692,7 @@ def _kg417_target(work: _Workload, pools: list[_Pool], target: str, base: str, h
     for key, req in pod_reqs.items():
         if key == Label.NODEPOOL:
             continue
-        why = template.compatible(Requirements([req]), WELL_KNOWN_LABELS)
+        why = template.compatible(Requirements([req]), pool.view.well_known_labels)
         if why is None:
             continue
         where = f"{base}[{key}]" if key in selector else f"{work.pod_path}.affinity"

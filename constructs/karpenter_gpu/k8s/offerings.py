@@ -25,7 +25,7 @@ from decimal import Decimal
 from heapq import merge
 from typing import Any, Iterable, Mapping, Sequence
 
-from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS
+from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS, with_auto_mode_aliases
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
@@ -45,11 +45,17 @@ _EMPTY_WHEN_ABSENT = {Label.INSTANCE_HYPERVISOR: ""}
 
 
 def node_labels(labels: Mapping[str, str]) -> dict[str, str]:
-    """An instance type's labels as a node carries them: ``instance-hypervisor`` is "" on ``.metal`` types."""
+    """An instance type's labels as a node carries them: ``instance-hypervisor`` is "" on ``.metal`` types.
+
+    Each karpenter.k8s.aws attribute also under its EKS Auto Mode spelling (``eks.amazonaws.com/instance-gpu-name``,
+    :data:`~karpenter_gpu.k8s.labels.AUTO_MODE_ALIASES`): the one place where both spellings meet, so every
+    analyzer gives a pool or pod written with either the same instance types. Which spelling a pool or pod may
+    use undeclared is the pool's flavour (:attr:`~karpenter_gpu.k8s.views.NodePoolView.well_known_labels`).
+    """
     out = dict(labels)
     for key, empty in _EMPTY_WHEN_ABSENT.items():
         out.setdefault(key, empty)
-    return out
+    return with_auto_mode_aliases(out)
 
 
 def instance_requirements(labels: Mapping[str, str], modelled: Iterable[str]) -> Requirements:
