@@ -328,6 +328,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                             f"candidates ({', '.join(sorted(distinct)) or 'none'}); Karpenter will not launch "
                             "(minValuesPolicy Strict)")
     notes.extend(offering_notes)
+    if pool.auto_mode:
+        notes.append("EKS Auto Mode pool: AWS runs its Karpenter, NVIDIA driver and device plugin, replaces nodes after "
+                     "at most 21 days and applies no NodeOverlay (aws/containers-roadmap#2690)")
     zero_gpu = [c.instance.name for c in candidates
                 if c.instance.labels.get(Label.GPU_MANUFACTURER) == "nvidia" and not c.capacity.get(NVIDIA_GPU)]
     if zero_gpu:

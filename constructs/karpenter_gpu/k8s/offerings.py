@@ -242,7 +242,9 @@ class OverlayResolution:
         """No overlay looks at this pool's name or template labels: what overlays do to an instance type is the
         same for every such pool with the same offerings (``getOverlaidOfferings`` reads nothing else of it)."""
         keys = self._overlay_keys
-        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels)
+        # An Auto Mode pool gets no overlay at all (see apply): never share a Karpenter pool's overlaid answer.
+        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels) and (not pool.auto_mode
+                                                                                      or not self.order)
 
     # ------------------------------------------------------------------ matching
 
@@ -322,7 +324,9 @@ class OverlayResolution:
         state = self._pools[pool.name]
         prices: dict[Offering, OfferingPrice] = {}
         used: set[int] = set()
-        for i in self._candidates(0, pool.name, it_name):
+        # NodeOverlay is not available on EKS Auto Mode (aws/containers-roadmap#2690, open): AWS's Karpenter there
+        # reads no overlays, so an Auto Mode pool keeps the types' own prices and capacity.
+        for i in () if pool.auto_mode else self._candidates(0, pool.name, it_name):
             overlay = self.order[i]
             if overlay.name in self.dropped:
                 continue
@@ -334,7 +338,7 @@ class OverlayResolution:
             if len(prices) == len(offerings):
                 break
         added: dict[str, Any] = {}
-        for i in self._candidates(1, pool.name, it_name):
+        for i in () if pool.auto_mode else self._candidates(1, pool.name, it_name):
             overlay = self.order[i]
             if overlay.name in self.dropped or not self._offerings(i, state, it_name, state.universe):
                 continue

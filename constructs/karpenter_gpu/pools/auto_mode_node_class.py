@@ -43,21 +43,17 @@ from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.auto_mode import (IOPS, RESTRICTED_TAGS, THROUGHPUT, check_node_class_spec, check_size,
+                                         restricted_tag)
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 
 __all__ = ["AutoModeEphemeralStorage", "AutoModeNodeClass", "AutoModeNodeClassKwargs", "AutoModeNodeClassProps",
-           "check_node_class_spec"]
+           "check_node_class_spec", "render_spec"]
 
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
 _SG_ID = re.compile(r"^sg-[0-9a-z]+$")
-# ephemeralStorage.size: "Range: 1-59000Gi or 1-64000G or 1-58Ti or 1-64T".
-_SIZE = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)$")
-_SIZE_MAX = {"Gi": 59000, "G": 64000, "Ti": 58, "T": 64}
-#: Tag keys Auto Mode sets itself ("Cannot use restricted tags like ...").
-RESTRICTED_TAGS = ("karpenter.sh/provisioner-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
-                   "karpenter.sh/managed-by", "eks.amazonaws.com/nodeclass")
 #: Props an EC2NodeClass has and an Auto Mode NodeClass must not: Auto Mode runs Bottlerocket only, picks the
 #: AMI itself and takes no user data or block-device mappings (its volume is ``ephemeral_storage``).
 _NOT_AUTO_MODE = ("ami", "allow_latest_ami", "user_data", "root_volume", "instance_store_raid0", "imds_hop_limit",
@@ -91,8 +87,7 @@ class AutoModeEphemeralStorage(Props):
     @field_validator("size")
     @classmethod
     def _size(cls, v: Quantity) -> Quantity:
-        m = _SIZE.match(str(v))
-        if not m or int(m.group(1)) > _SIZE_MAX[m.group(2)]:
+        if not check_size(str(v)):
             raise _fail("size", str(v), "1-59000Gi, 1-64000G, 1-58Ti or 1-64T (the documented range)",
                         "e.g. Quantity.gi(200)", "KG201")
         return v
@@ -100,7 +95,7 @@ class AutoModeEphemeralStorage(Props):
     @field_validator("iops")
     @classmethod
     def _iops(cls, v: int | None) -> int | None:
-        if v is not None and not 3000 <= v <= 16000:
+        if v is not None and not IOPS[0] <= v <= IOPS[1]:
             raise _fail("iops", v, "3000..16000 (Auto Mode's documented range, narrower than gp3's)",
                         "e.g. iops=6000", "KG201")
         return v
@@ -108,7 +103,7 @@ class AutoModeEphemeralStorage(Props):
     @field_validator("throughput")
     @classmethod
     def _throughput(cls, v: int | None) -> int | None:
-        if v is not None and not 125 <= v <= 1000:
+        if v is not None and not THROUGHPUT[0] <= v <= THROUGHPUT[1]:
             raise _fail("throughput", v, "125..1000 MiB/s (Auto Mode's documented range, narrower than gp3's)",
                         "e.g. throughput=250", "KG201")
         return v
@@ -241,7 +236,7 @@ class AutoModeNodeClassProps(Props):
     @classmethod
     def _tags(cls, v: Mapping[str, str]) -> dict[str, str]:
         for key, value in v.items():
-            if not key or key in RESTRICTED_TAGS or key.startswith("kubernetes.io/cluster"):
+            if not key or restricted_tag(key):
                 raise _fail("tags", key, f"any non-empty key except {list(RESTRICTED_TAGS)} and kubernetes.io/cluster/* "
                                          "(restricted: Auto Mode sets them)", "rename or drop the tag", "KG202")
             if key.lower().startswith("aws:") or len(key) > 128:
@@ -355,56 +350,6 @@ def render_spec(p: AutoModeNodeClassProps) -> dict[str, Any]:
     if p.tags:
         spec["tags"] = dict(sorted(p.tags.items()))
     return spec
-
-
-#: Top-level ``spec`` fields the guide documents, and the EC2NodeClass fields people carry over by mistake.
-DOCUMENTED_FIELDS = frozenset({
-    "role", "subnetSelectorTerms", "securityGroupSelectorTerms", "podSubnetSelectorTerms",
-    "podSecurityGroupSelectorTerms", "snatPolicy", "networkPolicy", "networkPolicyEventLogs", "ephemeralStorage",
-    "advancedNetworking", "advancedSecurity", "certificateBundles", "capacityReservationSelectorTerms", "tags",
-})
-_ENUMS = {"snatPolicy": ("Random", "Disabled"), "networkPolicy": ("DefaultAllow", "DefaultDeny"),
-          "networkPolicyEventLogs": ("Disabled", "Enabled")}
-
-
-def check_node_class_spec(spec: Any) -> list[tuple[str, str]]:
-    """(path, problem) for a hand-written NodeClass ``spec``, against the documented fields, enums and ranges.
-
-    What :class:`AutoModeNodeClassProps` enforces, read tolerantly (a wrong type is a problem, not a crash), for
-    ``validate`` (KG443): there is no CRD to do it.
-    """
-    out: list[tuple[str, str]] = []
-    if not isinstance(spec, dict):
-        return [("spec", "missing or not an object: role, subnetSelectorTerms and securityGroupSelectorTerms are "
-                         "required")]
-    for key in sorted(str(k) for k in spec if k not in DOCUMENTED_FIELDS):
-        why = ("Auto Mode runs Bottlerocket only and picks the AMI itself" if key in (
-            "amiSelectorTerms", "amiFamily", "userData", "blockDeviceMappings", "kubelet", "metadataOptions")
-               else "not a documented field")
-        out.append((f"spec.{key}", f"{why}: Auto Mode's NodeClass has no {key}, so it does nothing (the API server "
-                                   "prunes or refuses it)"))
-    for key in ("role", "subnetSelectorTerms", "securityGroupSelectorTerms"):
-        if not spec.get(key):
-            out.append((f"spec.{key}", "missing: the guide lists it as required"))
-    for key, allowed in _ENUMS.items():
-        if key in spec and spec[key] not in allowed:
-            out.append((f"spec.{key}", f"{spec[key]!r} is not one of {list(allowed)}"))
-    storage = spec.get("ephemeralStorage")
-    if storage is not None:
-        storage = storage if isinstance(storage, dict) else {}
-        size = storage.get("size")
-        m = _SIZE.match(str(size)) if size is not None else None
-        if size is not None and (not m or int(m.group(1)) > _SIZE_MAX[m.group(2)]):
-            out.append(("spec.ephemeralStorage.size", f"{size!r} is outside 1-59000Gi / 1-64000G / 1-58Ti / 1-64T"))
-        for key, low, high in (("iops", 3000, 16000), ("throughput", 125, 1000)):
-            value = storage.get(key)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high):
-                out.append((f"spec.ephemeralStorage.{key}", f"{value!r} is outside {low}..{high}"))
-    tags = spec.get("tags")
-    for key in (tags if isinstance(tags, dict) else {}):
-        if key in RESTRICTED_TAGS or str(key).startswith("kubernetes.io/cluster"):
-            out.append((f"spec.tags[{key}]", "a restricted tag key: Auto Mode sets it itself"))
-    return out
 
 
 class AutoModeNodeClass(ScopedConstruct):
