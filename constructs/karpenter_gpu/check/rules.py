@@ -372,9 +372,10 @@ def _kg441_karpenter_keys(pool: _Pool) -> None:
             continue
         eks = auto_mode_key(r.key)
         pool.add("KG441", r.path,
-                 f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): Auto Mode documents "
-                 "eks.amazonaws.com keys for instance attributes and no karpenter.k8s.aws key, so this requirement is "
-                 "not known to select anything there and pods selecting the key do not match Auto Mode nodes; fix: "
+                 f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode uses "
+                 "different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and its supported "
+                 "list has no karpenter.k8s.aws key, so nothing documents what this requirement selects there, and "
+                 "pods selecting it look for a label Auto Mode does not document on its nodes; fix: "
                  + (f"use {eks}" if eks != r.key else "drop it (Auto Mode documents no equivalent)"))
 
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import (
-    AUTO_COMPUTE_TYPE, AUTO_MODE_NODE_CLASS_KIND, AUTO_MODE_WELL_KNOWN_LABELS, CAPACITY_TYPES, COMPUTE_TYPE,
+    AUTO_COMPUTE_TYPE, AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AUTO_MODE_WELL_KNOWN_LABELS, CAPACITY_TYPES, COMPUTE_TYPE,
     NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND, AWS_GROUP, WELL_KNOWN_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.scheduling import Requirements, atoi, order_by_weight
@@ -138,8 +138,7 @@ class NodePoolView:
         """The pool runs on EKS Auto Mode: ``nodeClassRef`` is ``{group: eks.amazonaws.com, kind: NodeClass}``
         (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)."""
         ref = self.node_class_ref
-        return (ref.get("group"), ref.get("kind")) == (AUTO_MODE_NODE_CLASS_KIND[0].split("/")[0],
-                                                       AUTO_MODE_NODE_CLASS_KIND[1])
+        return (ref.get("group"), ref.get("kind")) == (AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND[1])
 
     @property
     def well_known_labels(self) -> frozenset[str]:
