@@ -21,6 +21,9 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 
 Figures and their floors run interleaved, one repetition of each per round, and a ratio to a floor is
 the median of the rounds' ratios: on a shared machine both sides of a ratio then see the same load.
+simulate and pod_fit run the same way at 100 and 1,000 pools, so their scaling time(1000)/time(100) is
+the median of per-round ratios too. A garbage collection precedes every timed repetition (untimed), so
+each starts from the same collector state.
 
 Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests]
 """
