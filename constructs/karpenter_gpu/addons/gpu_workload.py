@@ -133,7 +133,7 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     node_affinity: dict = {}
     # Every pool on EKS Auto Mode: also require its nodes' eks.amazonaws.com/compute-type: auto, as the EKS guide
     # does for Auto Mode workloads (associate-workload.html). A mix with Karpenter pools cannot carry it.
-    auto = all(pool.auto_mode for pool in found)
+    auto = all(getattr(pool, "auto_mode", False) for pool in found)  # targets other than NodePools: not Auto Mode
     if len(names) == 1:
         out["nodeSelector"] = {Label.NODEPOOL: names[0], **({COMPUTE_TYPE: AUTO_COMPUTE_TYPE} if auto else {})}
     else:
