@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG440", "KG441", "KG442", "KG443"]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG440", "KG441", "KG442", "KG443", "KG444"]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -791,3 +791,11 @@ def test_kg417_auto_mode_pod_selects_compute_type_and_auto_mode_keys():
     assert all("does not have known values" in f.message for f in refused)
     finding = only(run(auto_pool(), pod("gpu-auto", **{"karpenter.k8s.aws/instance-family": "g6"})), "KG417")
     assert "karpenter.k8s.aws/instance-family" in finding.message
+
+
+def test_kg444_node_overlay_naming_an_auto_mode_pool():
+    named = overlay([{"key": "karpenter.sh/nodepool", "operator": "In", "values": ["gpu-auto", "gpu-inference"]}])
+    finding = only(run(auto_pool(), gpu_pool(), named), "KG444")
+    assert finding.path == "spec.requirements[0]" and "gpu-auto" in finding.message
+    assert "gpu-inference" not in finding.message.split("pool(s)")[1].split(":")[0]
+    assert not [f for f in run(auto_pool(), gpu_pool(), overlay()) if f.code == "KG444"]  # names no pool

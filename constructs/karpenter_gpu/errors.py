@@ -99,6 +99,7 @@ CODES: dict[str, str] = {
     "KG441": "karpenter.k8s.aws key on an EKS Auto Mode pool (Auto Mode documents eks.amazonaws.com keys)",
     "KG442": "eks.amazonaws.com key on an EC2NodeClass pool (self-managed Karpenter does not know it)",
     "KG443": "EKS Auto Mode NodeClass field or value outside the EKS documentation (no public CRD)",
+    "KG444": "NodeOverlay naming an EKS Auto Mode pool (NodeOverlay is not available on Auto Mode)",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",

@@ -78,6 +78,7 @@ RULES: dict[str, Rule] = {
     "KG441": Rule(_W, "karpenter.k8s.aws key on an EKS Auto Mode pool (Auto Mode documents eks.amazonaws.com keys)"),
     "KG442": Rule(_W, "eks.amazonaws.com key on an EC2NodeClass pool (self-managed Karpenter does not know it)"),
     "KG443": Rule(_W, "EKS Auto Mode NodeClass field or value outside the EKS documentation (no public CRD)"),
+    "KG444": Rule(_W, "NodeOverlay naming an EKS Auto Mode pool (NodeOverlay is not available on Auto Mode)"),
 }
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -393,6 +394,21 @@ def _kg442_auto_mode_keys(pool: _Pool) -> None:
                  "nor uses to pick instance types, so the requirement restricts nothing and may stamp a wrong label "
                  "on every node (explain models it as on Auto Mode); fix: "
                  + (f"use {karpenter}" if karpenter else "drop it, or point the pool at an eks.amazonaws.com NodeClass"))
+
+
+def _kg444_overlay_on_auto_mode(obj: _Object, pools: list[_Pool]) -> None:
+    """An overlay that names Auto Mode pools (``karpenter.sh/nodepool``): AWS's Karpenter there reads no NodeOverlay
+    (aws/containers-roadmap#2690, open), so the capacity or price it states never reaches those pools."""
+    for r in _requirements(obj.spec.get("requirements"), "spec.requirements"):
+        if r.key != Label.NODEPOOL or r.op != "In" or not r.values:
+            continue
+        named = sorted(p.name for p in pools if p.view.auto_mode and p.name in r.values)
+        if named:
+            obj.add("KG444", r.path,
+                    f"NodeOverlay names EKS Auto Mode pool(s) {', '.join(named)}: NodeOverlay is not available on Auto "
+                    "Mode (aws/containers-roadmap#2690), so Karpenter there never sees this capacity or price and pods "
+                    "that need it (time-sliced or MIG resources) stay Pending; fix: serve those pods from a "
+                    "self-managed Karpenter pool (EC2NodeClass), or drop the Auto Mode pools from the overlay")
 
 
 def _check_auto_mode_node_class(obj: _Object) -> None:
@@ -825,6 +841,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _check_node_class(obj, environment)
         else:
             _check_overlay(obj)
+            _kg444_overlay_on_auto_mode(obj, pools)
     # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
     _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools,
                    [o for o in objects if isinstance(o, _Workload)])
