@@ -405,14 +405,16 @@ def hybrid(chart, id="Dc1", name="dc1-a100", **props):
 
 def rendered_nodes(chart) -> dict[str, tuple[dict, list]]:
     """Node name → (labels, taints) of one node of each pool and hybrid group, from the synthesized manifests:
-    a Karpenter node carries its pool's template labels plus karpenter.sh/nodepool; a hybrid node the labels and
-    taints its group's ConfigMap describes; an Auto Mode node the same template plus compute-type: auto."""
+    a Karpenter node carries its pool's template labels plus karpenter.sh/nodepool, and on an Auto Mode pool
+    (nodeClassRef group eks.amazonaws.com) also EKS's compute-type: auto; a hybrid node carries the labels and
+    taints its group's ConfigMap describes."""
     docs = manifests(chart)
     nodes = {}
     for pool in node_pools(docs):
         labels = {**pool.labels, "karpenter.sh/nodepool": pool.name}
+        if (pool.template_spec.get("nodeClassRef") or {}).get("group") == "eks.amazonaws.com":
+            labels["eks.amazonaws.com/compute-type"] = "auto"
         nodes[pool.name] = (labels, pool.taints)
-        nodes[f"auto-{pool.name}"] = ({**labels, "eks.amazonaws.com/compute-type": "auto"}, pool.taints)
     for group in hybrid_groups(docs):
         nodes[group.name] = (dict(group.node_labels), list(group.taints))
     return nodes
@@ -424,7 +426,12 @@ def runs(values, operand, node) -> bool:
 
 
 def test_driver_and_toolkit_never_on_eks_ami_or_auto_mode_nodes_and_always_on_hybrid_nodes(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
     inference(chart, node_class(chart))
+    training(chart, node_class(chart, "TrainingClass"))
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="auto-inference", gpu_limit=8)
     hybrid(chart)
     hybrid(chart, "Dc2", name="dc2-l40s", gpu_name="l40s", taints=(ON_PREM,))
     ops = GpuOperatorValues(chart, "GpuOperator")
@@ -433,15 +440,17 @@ def test_driver_and_toolkit_never_on_eks_ami_or_auto_mode_nodes_and_always_on_hy
     values = ops.values
     nodes = rendered_nodes(chart)
     assert values["driver"]["enabled"] and values["toolkit"]["enabled"]
+    assert set(nodes) == {"gpu-inference", "gpu-training", "auto-inference", "dc1-a100", "dc2-l40s"}
     for operand in ("driver", "toolkit"):
         assert not runs(values, operand, nodes["gpu-inference"]), operand           # AL2023 ships both
-        assert not runs(values, operand, nodes["auto-gpu-inference"]), operand      # Auto Mode: no operand at all
+        assert not runs(values, operand, nodes["gpu-training"]), operand
+        assert not runs(values, operand, nodes["auto-inference"]), operand         # Auto Mode: no operand at all
         assert runs(values, operand, nodes["dc1-a100"]), operand
         assert runs(values, operand, nodes["dc2-l40s"]), operand
     # The rest of the stack still reaches the EKS AMI nodes, nothing reaches Auto Mode nodes.
     assert runs(values, "devicePlugin", nodes["gpu-inference"]) and runs(values, "dcgmExporter", nodes["dc1-a100"])
-    assert not nfd_worker_runs(values, *nodes["auto-gpu-inference"])
-    assert not any(runs(values, op, nodes["auto-gpu-inference"]) for op in ("devicePlugin", "dcgmExporter", "gfd"))
+    assert not nfd_worker_runs(values, *nodes["auto-inference"])
+    assert not any(runs(values, op, nodes["auto-inference"]) for op in ("devicePlugin", "dcgmExporter", "gfd"))
 
 
 def test_without_hybrid_nodes_the_pools_are_not_relabelled(platform):
@@ -552,3 +561,60 @@ def test_with_hybrid_groups_gpu_monitoring_scrapes_dcgm_instead_of_the_chart(cha
     assert ops.values["dcgmExporter"]["serviceMonitor"] == {"enabled": False}
     assert [m["metadata"]["name"] for m in manifests(chart) if m["kind"] == "ServiceMonitor"] == \
         ["karpenter", "dcgm-exporter"]
+
+
+# --- EKS Auto Mode: the operator never serves those pools ---------------------------------------
+
+AUTO = {"name": "gpu-auto", "role": "AmazonEKSAutoNodeRole", "subnet_ids": ("subnet-0a",),
+        "security_group_ids": ("sg-0a",)}
+
+
+def test_not_auto_mode_affinity_excludes_exactly_auto_mode_nodes(platform):
+    """The NotIn-auto affinity, read by the scheduling core: an Auto Mode node is refused, a node without the label
+    (EKS AMI, Bottlerocket under Karpenter) and one of another compute type are admitted."""
+    from karpenter_gpu.k8s.scheduling import Requirements
+
+    term = GpuOperatorValues(platform, "GpuOperator").values["node-feature-discovery"]["worker"]["affinity"][
+        "nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    reqs = Requirements.from_dicts(term["matchExpressions"])
+    assert reqs.admits_labels({"eks.amazonaws.com/compute-type": "auto"}) is not None
+    assert reqs.admits_labels({"gpu-operator": "enabled"}) is None
+    assert reqs.admits_labels({"eks.amazonaws.com/compute-type": "hybrid"}) is None
+
+
+def test_auto_mode_pools_are_left_out(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    nc = node_class(chart)
+    inference(chart, nc)
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    # No gpu-operator label, a taint of its own: neither KG502 nor an extra toleration for the operands.
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8,
+                     taints=(Taint.gpu(), Taint("example.com/auto", "yes")))
+    values = GpuOperatorValues(chart, "GpuOperator")
+    assert [p.props.name for p in values.pools] == ["gpu-inference"]
+    assert values.values["daemonsets"]["tolerations"] == [GPU_TOLERATION]
+    assert values.values["driver"] == {"enabled": False}  # from the al2023 class alone; Auto Mode has no AMI
+
+
+def test_only_auto_mode_pools_is_kg570(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8)
+    GpuOperatorValues(chart, "GpuOperator")
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert code_of(exc) == "KG570" and "gpu-auto" in str(exc.value.value)
+
+
+def test_time_slicing_an_auto_mode_pool_is_kg571(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    inference(chart, node_class(chart))
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8)
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-auto",))
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert code_of(exc) == "KG571"

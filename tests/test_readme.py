@@ -88,3 +88,14 @@ def test_readme_hybrid_nodes_example_runs(tmp_path):
     labels = out[("NodePool", "gpu-inference")]["spec"]["template"]["metadata"]["labels"]
     assert labels["nvidia.com/gpu.deploy.driver"] == "false"
     assert namespace["spec"]["nodeSelector"]["karpenter-gpu.io/hybrid-group"] == "dc1-a100"
+
+
+def test_readme_auto_mode_example_runs():
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## EKS Auto Mode pools\n\n.*?```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
+    assert set(out) == {("NodeClass", "gpu-auto"), ("NodePool", "auto-inference"), ("NodePool", "auto-training")}
+    keys = [r["key"] for r in out[("NodePool", "auto-inference")]["spec"]["template"]["spec"]["requirements"]]
+    assert "eks.amazonaws.com/instance-gpu-name" in keys and not [k for k in keys if k.startswith("karpenter.k8s.aws")]

@@ -62,3 +62,20 @@ def test_hybrid_groups_read_only_labelled_config_maps_in_name_order():
     views = hybrid_groups([cm("b"), cm("a"), cm("c", labelled=False), {"kind": "ConfigMap"}])
     assert [(v.name, v.gpu_count, dict(v.node_labels), v.gpu_resource, v.problem) for v in views] == [
         ("a", 16, {"a": "b"}, "nvidia.com/gpu", None), ("b", 16, {"a": "b"}, "nvidia.com/gpu", None)]
+
+
+def test_auto_mode_pool_view():
+    auto = NodePoolView.of({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "a"}, "spec": {
+        "template": {"spec": {"nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu"},
+                              "requirements": []}}}})
+    karpenter = NodePoolView.of({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "k"}, "spec": {
+        "template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                              "requirements": []}}}})
+    assert auto.auto_mode and not karpenter.auto_mode
+    # Auto Mode nodes carry compute-type auto (the node-class label of the NodeClaim template there).
+    assert auto.template_requirements["eks.amazonaws.com/compute-type"].values == {"auto"}
+    assert "eks.amazonaws.com/compute-type" not in karpenter.template_requirements
+    assert "eks.amazonaws.com/instance-gpu-name" in auto.well_known_labels
+    assert "karpenter.k8s.aws/instance-gpu-name" not in auto.well_known_labels
+    assert "karpenter.k8s.aws/instance-gpu-name" in karpenter.well_known_labels
+    assert "eks.amazonaws.com/instance-gpu-name" not in karpenter.well_known_labels

@@ -74,7 +74,7 @@ from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID_GROUP_LABEL, LOCATION_LABEL, HybridGpuNodeGroup, hybrid_groups_of
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, NVIDIA_GPU, Label
+from karpenter_gpu.k8s.labels import COMPUTE_TYPE, NVIDIA_GPU, Label
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, ScopedConstruct, sorted_by_name
@@ -126,7 +126,7 @@ DCGM_RELABELINGS: tuple[dict[str, Any], ...] = (
      "action": "replace"},
     {"sourceLabels": [_meta(HYBRID_GROUP_LABEL)], "regex": "(.+)", "targetLabel": "hybrid_group",
      "replacement": "$1", "action": "replace"},
-    {"sourceLabels": [_meta(COMPUTE_TYPE_LABEL)], "regex": "(.+)", "targetLabel": "compute_type",
+    {"sourceLabels": [_meta(COMPUTE_TYPE)], "regex": "(.+)", "targetLabel": "compute_type",
      "replacement": "$1", "action": "replace"},
 )
 #: Seed 000 §17 / the Karpenter v1.14 troubleshooting guide. Karpenter also exports it as

@@ -59,13 +59,14 @@ from typing_extensions import TypedDict, Unpack
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu.pools.hybrid_gpu_nodes import (DEPLOY_DEVICE_PLUGIN, DEPLOY_DRIVER, DEPLOY_TOOLKIT,
                                                   HybridGpuNodeGroup, hybrid_groups_of)
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, ref_of, register_derived, require_chart, sorted_by_name
-from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, NVIDIA_GPU
+from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
@@ -96,6 +97,8 @@ TIME_SLICED_KEY = "any"
 EXCLUSIVE_KEY = "exclusive"
 TIME_SLICING_CONFIG_NAME = "time-slicing-config"
 
+#: EKS sets ``eks.amazonaws.com/compute-type: auto`` on Auto Mode nodes.
+COMPUTE_TYPE_LABEL = COMPUTE_TYPE
 #: Every GPU operand tolerates at least this (the chart default).
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -226,8 +229,20 @@ _PENDING = "pending"
 
 
 def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
-    """Every NodePool construct of the cluster of ``scope`` (all its charts), in tree order."""
-    return members_of(scope, NodePoolConstruct)
+    """Every NodePool construct of the cluster of ``scope`` (all its charts) the operator serves, in tree order:
+    not the EKS Auto Mode pools, whose nodes run AWS's NVIDIA driver and device plugin (the operands are kept
+    off them by the NotIn-auto affinity, see the module docstring)."""
+    return [pool for pool in members_of(scope, NodePoolConstruct) if not pool.auto_mode]
+
+
+def _auto_mode_pools(scope: Construct) -> list[NodePoolConstruct]:
+    return [pool for pool in members_of(scope, NodePoolConstruct) if pool.auto_mode]
+
+
+def _family(pool: NodePoolConstruct) -> str:
+    """The AMI family of a pool the operator serves (never an Auto Mode one: :func:`_pools_under`)."""
+    node_class = pool.node_class
+    return node_class.props.ami.family if isinstance(node_class, GpuNodeClass) else ""
 
 
 def _pool_names(pools: list[NodePoolConstruct]) -> list[str]:
@@ -243,12 +258,6 @@ def _tolerations(pools: list[NodePoolConstruct], groups: Sequence[HybridGpuNodeG
     return tolerations_for(taints)
 
 
-def _family(pool: NodePoolConstruct) -> str | None:
-    """The AMI alias family of the pool's node class; None for node classes without one (Auto Mode)."""
-    ami = getattr(getattr(pool.node_class, "props", None), "ami", None)
-    return getattr(ami, "family", None)
-
-
 def ships(pool: NodePoolConstruct) -> frozenset[str]:
     """The deploy labels of the operands a pool's nodes already have: the EKS-optimized AMIs ship the driver
     and toolkit, Bottlerocket's NVIDIA variant also a device plugin. Empty for node classes without an AMI alias."""
@@ -262,8 +271,11 @@ def ships(pool: NodePoolConstruct) -> frozenset[str]:
 
 
 def _not_auto_mode() -> dict:
+    """Required node affinity ``eks.amazonaws.com/compute-type NotIn [auto]``: NotIn also matches nodes without the
+    label (every non-Auto-Mode node), and no Auto Mode node (https://docs.aws.amazon.com/eks/latest/userguide/
+    associate-workload.html: Auto Mode nodes carry ``eks.amazonaws.com/compute-type: auto``)."""
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
+        {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": [AUTO_COMPUTE_TYPE]}]}]}}}
 
 
 class GpuOperatorValuesKwargs(TypedDict, total=False):
@@ -403,6 +415,14 @@ class GpuOperatorValues(HelmValues):
     def render_values(self) -> dict:
         pools = list(self.pools)
         groups = list(self.hybrid_groups)
+        if not pools and not groups and _auto_mode_pools(self):
+            raise KarpenterGpuError(
+                "KG570", prop="scope", value=sorted(p.props.name for p in _auto_mode_pools(self)),
+                allowed="at least one self-managed Karpenter GPU pool (GpuNodeClass) or hybrid node group: every pool "
+                        "here runs on EKS Auto Mode, where AWS runs the NVIDIA driver and device plugin and the "
+                        "operator cannot run",
+                fix="drop GpuOperatorValues from this cluster (Auto Mode needs none), or add the Karpenter GPU pools "
+                    "it should serve", path=self._path)
         if not pools and not groups:
             raise KarpenterGpuError("KG500", prop="scope", value=cluster_of(self).node.path or "<app>",
                                     allowed="a cluster with at least one GPU NodePool construct or hybrid node group "
@@ -454,6 +474,13 @@ class GpuOperatorValues(HelmValues):
             return ()
         names = _pool_names(pools)
         unknown = [n for n in p.time_sliced_pools if n not in names]
+        auto = [n for n in unknown if n in {pool.props.name for pool in _auto_mode_pools(pools[0])}] if pools else []
+        if auto:
+            raise KarpenterGpuError("KG571", prop="time_sliced_pools", value=auto,
+                                    allowed="self-managed Karpenter pools only: EKS Auto Mode runs its own device "
+                                            "plugin (not the operator's devicePlugin.config) and offers no NodeOverlay "
+                                            "to tell Karpenter about the extra slices",
+                                    fix="drop the Auto Mode pools from time_sliced_pools", path=path)
         if unknown:
             raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=unknown,
                                     allowed=f"names of NodePools under the scope ({names})",
@@ -485,7 +512,7 @@ class GpuOperatorValues(HelmValues):
                 path: str, final: bool = True, monitor_labels: dict[str, str] | None = None,
                 groups: Sequence[HybridGpuNodeGroup] = (),
                 chart_monitor: bool | None = None) -> dict:
-        families = {f for pool in pools if (f := _family(pool)) is not None}
+        families = {_family(pool) for pool in pools}
         own_plugin = families & SHIPS_DEVICE_PLUGIN
         if own_plugin and families - SHIPS_DEVICE_PLUGIN:
             by_family = {f: sorted({pool.node_class.node.path for pool in pools

@@ -41,13 +41,13 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import ScopedConstruct, members_of, register_object, require_chart, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.labels import COMPUTE_TYPE_LABEL, HYBRID, HYBRID_GROUP_LABEL, LOCATION_LABEL, NVIDIA_GPU, Label
+from karpenter_gpu.k8s.labels import COMPUTE_TYPE, HYBRID, HYBRID_GROUP_LABEL, LOCATION_LABEL, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.pools._node_pool import GPU_OPERATOR_LABEL
 
-__all__ = ["COMPUTE_TYPE_LABEL", "HYBRID", "HYBRID_GROUP_LABEL", "LOCATION_LABEL", "HybridGpuNodeGroup",
+__all__ = ["HYBRID", "HYBRID_GROUP_LABEL", "LOCATION_LABEL", "HybridGpuNodeGroup",
            "HybridGpuNodeGroupKwargs", "HybridGpuNodeGroupProps", "hybrid_groups_of"]
 
 #: GPU Operator per-node operand switches (NVIDIA/gpu-operator v26.7.0 controllers/state_manager.go
@@ -58,7 +58,7 @@ DEPLOY_DRIVER = "nvidia.com/gpu.deploy.driver"
 DEPLOY_TOOLKIT = "nvidia.com/gpu.deploy.container-toolkit"
 DEPLOY_DEVICE_PLUGIN = "nvidia.com/gpu.deploy.device-plugin"
 #: Labels the group sets itself (a ``labels`` entry may not override them).
-_OWN = (COMPUTE_TYPE_LABEL, HYBRID_GROUP_LABEL, LOCATION_LABEL, Label.ARCH, DEPLOY_DRIVER, DEPLOY_TOOLKIT)
+_OWN = (COMPUTE_TYPE, HYBRID_GROUP_LABEL, LOCATION_LABEL, Label.ARCH, DEPLOY_DRIVER, DEPLOY_TOOLKIT)
 #: ConfigMap name prefix and data keys (read back by :mod:`karpenter_gpu.k8s.views`).
 CONFIG_MAP_PREFIX = "hybrid-gpu-"
 
@@ -164,7 +164,7 @@ class HybridGpuNodeGroupProps(Props):
     @property
     def node_labels(self) -> dict[str, str]:
         """Every label the group's nodes carry (what pods select on), sorted by key."""
-        out = {COMPUTE_TYPE_LABEL: HYBRID, HYBRID_GROUP_LABEL: self.name, LOCATION_LABEL: self.location,
+        out = {COMPUTE_TYPE: HYBRID, HYBRID_GROUP_LABEL: self.name, LOCATION_LABEL: self.location,
                Label.ARCH: self.architecture, "kubernetes.io/os": "linux", **self.labels}
         if self.gpu_operator:
             out[GPU_OPERATOR_LABEL[0]] = GPU_OPERATOR_LABEL[1]
@@ -183,7 +183,7 @@ class HybridGpuNodeGroupProps(Props):
     @property
     def kubelet_flags(self) -> list[str]:
         """``nodeadm`` NodeConfig ``spec.kubelet.flags``: the labels (bar what EKS/kubelet set) and the taints."""
-        own = {COMPUTE_TYPE_LABEL, Label.ARCH, "kubernetes.io/os"}
+        own = {COMPUTE_TYPE, Label.ARCH, "kubernetes.io/os"}
         labels = ",".join(f"{k}={v}" for k, v in self.node_labels.items() if k not in own)
         flags = [f"--node-labels={labels}"]
         if self.taints:
