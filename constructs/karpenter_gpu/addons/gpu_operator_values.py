@@ -46,6 +46,8 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
+from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
 CHART = "nvidia/gpu-operator"
@@ -93,10 +95,13 @@ class GpuOperatorValuesProps(Props):
     """Props of :class:`GpuOperatorValues`. Everything about the nodes is read from the pools."""
 
     #: ``mig.strategy``: how MIG devices are advertised (``single``: as nvidia.com/gpu; ``mixed``: per profile).
-    mig_strategy: Literal["single", "mixed"] = "single"
-    #: ``migManager.enabled`` (the chart enables it; it only acts on MIG-capable GPUs with a mig.config label).
-    #: Default: False.
-    mig_manager: bool = False
+    #: Default: - the strategy of the cluster's MigPartitionedPools, else "single" (the chart default). A value
+    #: that contradicts the pools is KG576.
+    mig_strategy: Literal["single", "mixed"] | None = None
+    #: ``migManager.enabled`` (it only acts on MIG-capable GPUs with a ``nvidia.com/mig.config`` label).
+    #: Default: - True when a pool of the cluster carries that label (a MigPartitionedPool), else False;
+    #: False beside such a pool is KG576.
+    mig_manager: bool | None = None
     #: Time-slicing replicas per GPU (≥ 2): renders ``devicePlugin.config`` and a :class:`TimeSlicingOverlay`.
     #: Default: - no time slicing.
     time_slicing_replicas: int | None = None
@@ -219,6 +224,43 @@ def _tolerations(pools: list[NodePoolConstruct]) -> list[dict]:
     return tolerations_for(taints)
 
 
+def _mig_pools(pools: list[NodePoolConstruct]) -> list[NodePoolConstruct]:
+    """Pools whose nodes MIG Manager partitions: a ``nvidia.com/mig.config`` template label other than all-disabled."""
+    return [pool for pool in pools if pool.props.node_labels.get(MIG_CONFIG_LABEL, MIG_DISABLED) != MIG_DISABLED]
+
+
+def _mig_settings(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, bool]:
+    """``mig.strategy`` and ``migManager.enabled`` from the cluster's MIG pools (one strategy per cluster: the
+    device plugin reads one ``MIG_STRATEGY``), checked against the props."""
+    partitioned = _mig_pools(pools)
+    by_strategy: dict[str, list[str]] = {}
+    for pool in partitioned:
+        if isinstance(pool, MigPartitionedPool):
+            by_strategy.setdefault(pool.mig_strategy, []).append(pool.props.name)
+    if len(by_strategy) > 1:
+        raise KarpenterGpuError(
+            "KG575", prop="mig_strategy", value={k: sorted(v) for k, v in sorted(by_strategy.items())},
+            allowed="one MIG strategy for every MIG pool of the cluster: the GPU Operator sets one mig.strategy for "
+                    "every device plugin",
+            fix="give every MigPartitionedPool of this cluster the same mig_strategy", path=path)
+    derived = next(iter(by_strategy), None)
+    if p.mig_strategy is not None and derived is not None and p.mig_strategy != derived:
+        raise KarpenterGpuError(
+            "KG576", prop="mig_strategy", value=p.mig_strategy,
+            allowed=f"{derived!r}, the strategy of the cluster's MIG pools {sorted(by_strategy[derived])}: their "
+                    "NodeOverlays tell Karpenter the resources that strategy advertises",
+            fix=f"drop mig_strategy (it is derived), or set mig_strategy={p.mig_strategy!r} on the pools", path=path)
+    if p.mig_manager is False and partitioned:
+        raise KarpenterGpuError(
+            "KG576", prop="mig_manager", value=False,
+            allowed=f"True (or unset) while pools carry {MIG_CONFIG_LABEL} "
+                    f"({sorted(pool.props.name for pool in partitioned)}): without MIG Manager their GPUs are never "
+                    "partitioned and the MIG resources Karpenter was told about never appear",
+            fix="drop mig_manager=False", path=path)
+    strategy = p.mig_strategy or derived or "single"
+    return strategy, p.mig_manager if p.mig_manager is not None else bool(partitioned)
+
+
 def _not_auto_mode() -> dict:
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
@@ -227,8 +269,8 @@ def _not_auto_mode() -> dict:
 class GpuOperatorValuesKwargs(TypedDict, total=False):
     """The keyword props of :class:`GpuOperatorValues`: the fields of :class:`GpuOperatorValuesProps`, same types."""
 
-    mig_strategy: Literal["single", "mixed"]
-    mig_manager: bool
+    mig_strategy: Literal["single", "mixed"] | None
+    mig_manager: bool | None
     time_slicing_replicas: int | None
     time_sliced_pools: tuple[str, ...]
     dcgm_service_monitor: bool
@@ -253,6 +295,12 @@ class GpuOperatorValues(HelmValues):
     - ``devicePlugin.config`` for time slicing, and a :class:`TimeSlicingOverlay` child ("TimeSlicing") so
       Karpenter's simulation counts GPUs × replicas on the time-sliced pools. Pool GPU limits then count
       replicas too.
+
+    - ``mig.strategy`` and ``migManager`` from the MIG pools (:class:`MigPartitionedPool`, or any pool labelled
+      ``nvidia.com/mig.config``): MIG Manager on, ``config.default: all-disabled`` (MIG-capable nodes without the
+      label keep whole GPUs), the strategy of the pools (KG575 when they disagree, KG576 when a prop contradicts
+      them). MIG Manager is placed like every operand (NFD labels ``nvidia.com/mig.capable`` nodes; the
+      operand tolerations above include the MIG pools' taints). Time slicing on a MIG pool is KG577.
 
     Only keys set here are emitted; everything else stays at the chart default.
     """
@@ -340,6 +388,15 @@ class GpuOperatorValues(HelmValues):
                                     fix="fix the spelling, or add the pool to this cluster", path=path)
         chosen = set(p.time_sliced_pools or names)
         sliced = tuple(n for n in names if n in chosen)
+        partitioned = sorted(pool.props.name for pool in _mig_pools(pools) if pool.props.name in chosen)
+        if partitioned:
+            raise KarpenterGpuError(
+                "KG577", prop="time_sliced_pools", value=list(p.time_sliced_pools) or "every pool",
+                allowed=f"pools without MIG: {partitioned} are MIG-partitioned, and the time-slicing overlays "
+                        "(nvidia.com/gpu = GPUs x replicas) would contradict what their nodes advertise (MIG "
+                        "devices, not GPUs)",
+                fix="list the other pools in time_sliced_pools (and label them nvidia.com/device-plugin.config: "
+                    f"{TIME_SLICED_KEY!r}), or drop time slicing", path=path)
         default = TIME_SLICED_KEY if len(sliced) == len(names) else EXCLUSIVE_KEY
         for pool in pools:
             label = pool.props.node_labels.get(DEVICE_PLUGIN_CONFIG_LABEL)
@@ -384,6 +441,7 @@ class GpuOperatorValues(HelmValues):
                 fix="drop time_slicing_replicas (configure Bottlerocket's settings.kubelet-device-plugins.nvidia "
                     "time-slicing in the node class user data), or use al2023 node classes", path=path)
         tolerations = _tolerations(pools)
+        mig_strategy, mig_manager = _mig_settings(pools, p, path)
         key, value = p.node_label
         plugin: dict = {"enabled": device_plugin}
         if p.time_slicing_replicas is not None and final:
@@ -396,7 +454,7 @@ class GpuOperatorValues(HelmValues):
         out: dict = {
             "daemonsets": {"tolerations": tolerations},
             "operator": {"affinity": _not_auto_mode()},
-            "mig": {"strategy": p.mig_strategy},
+            "mig": {"strategy": mig_strategy},
             "driver": {"enabled": not eks_optimized},
             "toolkit": {"enabled": not eks_optimized},
             "devicePlugin": plugin,
@@ -405,7 +463,8 @@ class GpuOperatorValues(HelmValues):
             "dcgmExporter": {"enabled": True, "serviceMonitor": (
                 {"enabled": True, "additionalLabels": dict(monitor_labels or {})} if p.dcgm_service_monitor
                 else {"enabled": False})},
-            "migManager": {"enabled": p.mig_manager},
+            "migManager": ({"enabled": True, "config": {"default": MIG_DISABLED}} if mig_manager and _mig_pools(pools)
+                           else {"enabled": mig_manager}),
         }
         for operand in OPTIONAL_OPERANDS:
             out[operand] = {"enabled": operand in p.extra_operands}
