@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"] + [f"KG4{n}" for n in range(45, 50)]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -120,7 +120,9 @@ def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
 def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
     assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
-                                                                             "KG417", "KG419", "KG421"}
+                                                                             "KG417", "KG419", "KG421",
+                                                                             "KG445", "KG446", "KG447", "KG448",
+                                                                             "KG449"}
     assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
 
 
