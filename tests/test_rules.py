@@ -680,3 +680,87 @@ def test_kg421_workload_too_big_for_every_instance_of_its_pool():
     finding = only(run(pool, big), "KG421")
     assert finding.severity is Severity.ERROR and "gpu-inference" in finding.message
     assert [f for f in run(pool, workload()) if f.code == "KG421"] == []  # one GPU fits
+
+
+# --------------------------------------------------------------------------- MIG (KG445-KG449)
+
+
+def _mig_env(chart) -> tuple[list[dict], dict]:
+    """A MIG pool (all-1g.10gb, mixed) beside a whole-GPU pool, their smoke workloads and the operator values."""
+    from karpenter_gpu import (GpuInferencePool, GpuNodeClass, GpuOperatorValues, GpuWorkload,
+                               MigPartitionedPool)
+    from tests.conftest import manifests
+
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    inference = GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=8,
+                                 capacity_types=("on-demand",))
+    mig = MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb")
+    GpuWorkload(chart, "MigSmoke", pool=mig)
+    GpuWorkload(chart, "Smoke", pool=inference)
+    values = GpuOperatorValues(chart, "GpuOperator")
+    return manifests(chart), {"gpu-operator.values.yaml": values.render_values()}
+
+
+def _pod(name: str, pool: str, resources: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeSelector": {"karpenter.sh/nodepool": pool},
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                     "containers": [{"name": "main", "image": "x", "resources": {"limits": resources}}]}}
+
+
+def _mig_codes(findings: list[Finding]) -> list[tuple[str, str, str]]:
+    return [(f.code, f.kind, f.name) for f in findings if f.code in ("KG421", "KG445", "KG446", "KG447", "KG448", "KG449")]
+
+
+def test_mig_environment_is_clean(chart):
+    objects, values = _mig_env(chart)
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == []
+
+
+def test_kg445_mig_resource_no_pool_advertises(chart):
+    objects, values = _mig_env(chart)
+    pod = _pod("big-slice", "gpu-mig", {"nvidia.com/mig-3g.40gb": "1"})
+    found = _mig_codes(check_rules([("x", m) for m in [*objects, pod]], values=values))
+    # KG421: not on the pool it targets; KG445: nowhere in this environment
+    assert found == [("KG421", "Pod", "big-slice"), ("KG445", "Pod", "big-slice")]
+
+
+def test_kg446_single_strategy_values_against_mixed_pools_and_pods(chart):
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["mig"]["strategy"] = "single"
+    found = _mig_codes(check_rules([("x", m) for m in objects], values=values))
+    assert ("KG446", "NodePool", "gpu-mig") in found and ("KG446", "Deployment", "gpu-mig-smoke") in found
+
+
+def test_kg446_mig_manager_off(chart):
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["migManager"] = {"enabled": False}
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG446", "NodePool", "gpu-mig")]
+
+
+def test_kg447_time_slicing_on_a_mig_pool(chart):
+    from karpenter_gpu.addons.gpu_operator_values import time_slicing_config
+
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["devicePlugin"]["config"] = {
+        "create": True, "name": "ts", "default": "any", "data": {"any": time_slicing_config(4)}}
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG447", "NodePool", "gpu-mig")]
+
+
+def test_kg448_whole_gpus_on_a_mixed_mig_pool_even_without_values(chart):
+    objects, _ = _mig_env(chart)
+    pod = _pod("whole", "gpu-mig", {"nvidia.com/gpu": "1"})
+    assert _mig_codes(check_rules([("x", m) for m in [*objects, pod]])) == [("KG448", "Pod", "whole")]
+
+
+def test_kg449_instance_type_without_the_config(chart):
+    objects, values = _mig_env(chart)
+    pool = next(m for m in objects if m["kind"] == "NodePool" and m["metadata"]["name"] == "gpu-mig")
+    for req in pool["spec"]["template"]["spec"]["requirements"]:
+        if req["key"] == "node.kubernetes.io/instance-type":
+            req["values"].append("p5e.48xlarge")  # H200: 1g.18gb, no 1g.10gb
+        if req["key"] == "karpenter.k8s.aws/instance-gpu-name":
+            req["values"].append("h200")
+    found = [f for f in check_rules([("x", m) for m in objects], values=values) if f.code == "KG449"]
+    assert [(f.name, f.path) for f in found] == [("gpu-mig", "spec.template.metadata.labels[nvidia.com/mig.config]")]
+    assert "p5e.48xlarge" in found[0].message

@@ -29,6 +29,7 @@ from karpenter_gpu.addons.gpu_workload import GpuWorkload
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool, MigPartitionedPoolProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
@@ -94,6 +95,9 @@ class PlatformConfig(Props):
     #: ``reservations``. Default: - none.
     reserved: Annotated[tuple[ReservedCapacityPoolProps, ...], _many("reserved", "ReservedCapacityPoolProps")] = ()
     reservations: tuple[CapacityReservationTerm, ...] = ()
+    #: MIG-partitioned pools (MigPartitionedPool, on the "gpu-inference" class unless ``pool_node_classes`` says
+    #: otherwise); the GPU Operator values follow them. Default: - none.
+    mig: Annotated[tuple[MigPartitionedPoolProps, ...], _many("mig", "MigPartitionedPoolProps")] = ()
     #: Node classes beyond the built-in three. Default: - none.
     node_classes: tuple[PlatformNodeClass, ...] = ()
     #: Pool (or ladder / static pool) name → node class name. Default: - the built-in class of the pool's kind.
@@ -150,7 +154,7 @@ class PlatformConfig(Props):
 
     def group_names(self) -> list[str]:
         """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
-        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved)
+        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved, self.mig)
                 for p in group]
 
     def node_class_of(self, name: str, default: str) -> str:
@@ -173,6 +177,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     static: tuple[StaticCapacityPoolProps, ...]
     reserved: tuple[ReservedCapacityPoolProps, ...]
     reservations: tuple[CapacityReservationTerm, ...]
+    mig: tuple[MigPartitionedPoolProps, ...]
     node_classes: tuple[PlatformNodeClass, ...]
     pool_node_classes: Mapping[str, str]
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
@@ -223,7 +228,7 @@ class GpuPlatform(cdk8s.Chart):
         super().__init__(scope, id or cfg.environment)
         self.config = cfg
         base = _fields(cfg.node_class)
-        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static) for p in g]
+        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static, cfg.mig) for p in g]
                   + [(p.name, TRAINING_CLASS) for p in cfg.training] + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
         used = {cfg.node_class_of(name, default) for name, default in wanted}
         specs: dict[str, tuple[str, dict[str, Any]]] = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
@@ -260,6 +265,9 @@ class GpuPlatform(cdk8s.Chart):
         self.reserved: tuple[ReservedCapacityPool, ...] = tuple(
             ReservedCapacityPool(self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS),
                                  props=p) for p in cfg.reserved)
+        self.mig: tuple[MigPartitionedPool, ...] = tuple(
+            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p)
+            for p in cfg.mig)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
             + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])

@@ -229,6 +229,22 @@ def _mig_pools(pools: list[NodePoolConstruct]) -> list[NodePoolConstruct]:
     return [pool for pool in pools if pool.props.node_labels.get(MIG_CONFIG_LABEL, MIG_DISABLED) != MIG_DISABLED]
 
 
+def _check_not_mig(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:
+    """KG577: no time-sliced pool may be MIG-partitioned (stays true as pools are added: checked early too)."""
+    if p.time_slicing_replicas is None:
+        return
+    partitioned = sorted(pool.props.name for pool in _mig_pools(pools)
+                         if not p.time_sliced_pools or pool.props.name in p.time_sliced_pools)
+    if partitioned:
+        raise KarpenterGpuError(
+            "KG577", prop="time_sliced_pools", value=list(p.time_sliced_pools) or "every pool",
+            allowed=f"pools without MIG: {partitioned} are MIG-partitioned, and the time-slicing overlays "
+                    "(nvidia.com/gpu = GPUs x replicas) would contradict what their nodes advertise (MIG "
+                    "devices, not GPUs)",
+            fix="list the other pools in time_sliced_pools (and label them nvidia.com/device-plugin.config: "
+                f"{TIME_SLICED_KEY!r}), or drop time slicing", path=path)
+
+
 def _mig_settings(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, bool]:
     """``mig.strategy`` and ``migManager.enabled`` from the cluster's MIG pools (one strategy per cluster: the
     device plugin reads one ``MIG_STRATEGY``), checked against the props."""
@@ -315,6 +331,7 @@ class GpuOperatorValues(HelmValues):
         pools = _pools_under(scope)
         if pools:  # what is wrong already stays wrong in the final tree: fail early
             self._check_labels(pools, p, path)
+            _check_not_mig(pools, p, path)
             self._render(pools, p, (), path, final=False)
         overlay: TimeSlicingOverlayKwargs | None = None
         if p.time_slicing_replicas is not None:
@@ -388,15 +405,7 @@ class GpuOperatorValues(HelmValues):
                                     fix="fix the spelling, or add the pool to this cluster", path=path)
         chosen = set(p.time_sliced_pools or names)
         sliced = tuple(n for n in names if n in chosen)
-        partitioned = sorted(pool.props.name for pool in _mig_pools(pools) if pool.props.name in chosen)
-        if partitioned:
-            raise KarpenterGpuError(
-                "KG577", prop="time_sliced_pools", value=list(p.time_sliced_pools) or "every pool",
-                allowed=f"pools without MIG: {partitioned} are MIG-partitioned, and the time-slicing overlays "
-                        "(nvidia.com/gpu = GPUs x replicas) would contradict what their nodes advertise (MIG "
-                        "devices, not GPUs)",
-                fix="list the other pools in time_sliced_pools (and label them nvidia.com/device-plugin.config: "
-                    f"{TIME_SLICED_KEY!r}), or drop time slicing", path=path)
+        _check_not_mig(pools, p, path)
         default = TIME_SLICED_KEY if len(sliced) == len(names) else EXCLUSIVE_KEY
         for pool in pools:
             label = pool.props.node_labels.get(DEVICE_PLUGIN_CONFIG_LABEL)

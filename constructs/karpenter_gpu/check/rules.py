@@ -896,10 +896,10 @@ def _check_mig(pools: list[_Pool], workloads: list[_Workload], reports: dict, va
                          "values say mig.strategy: single, which advertises MIG devices as nvidia.com/gpu only; fix: "
                          "request nvidia.com/gpu, or use the mixed strategy")
         target = _dict(work.pod.get("nodeSelector")).get(Label.NODEPOOL)
-        pool = mig_pools.get(target) if isinstance(target, str) else None
+        targeted = mig_pools.get(target) if isinstance(target, str) else None
         report = reports.get(target) if isinstance(target, str) else None
         mixed = strategy == "mixed" or (strategy is None and report is not None and bool(_mig_resources(report)))
-        if pool is not None and mixed and totals.get(NVIDIA_GPU, Decimal(0)) > 0:
+        if targeted is not None and mixed and totals.get(NVIDIA_GPU, Decimal(0)) > 0:
             work.add("KG448", f"{work.pod_path}.containers",
                      f"the pod requests whole GPUs (nvidia.com/gpu) on NodePool {target}, whose GPUs are MIG-partitioned "
                      "under the mixed strategy: its nodes advertise MIG devices (nvidia.com/mig-*) and no nvidia.com/gpu, "
