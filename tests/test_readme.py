@@ -75,3 +75,17 @@ def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "dist" / "dev" / "helm" / "karpenter.values.yaml").is_file()
     printed = capsys.readouterr().out
     assert "dev/Deployment.gpu-inference-smoke.k8s.yaml: Deployment/gpu-inference-smoke <root>: info KG304" in printed
+
+
+def test_readme_mig_example_runs():
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## MIG-partitioned pools\n\n```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
+    overlays = {name: m["spec"]["capacity"] for (kind, name), m in out.items() if kind == "NodeOverlay"}
+    assert overlays["gpu-mig-p4d-24xlarge"] == {"nvidia.com/mig-1g.10gb": "32"}
+    assert overlays["gpu-mig-p5-48xlarge"] == {"nvidia.com/mig-1g.10gb": "56"}
+    serve = out[("Deployment", "serve")]["spec"]["template"]["spec"]
+    assert serve["containers"][0]["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
+    assert namespace["placement"]["nodeSelector"] == {"karpenter.sh/nodepool": "gpu-mig"}
