@@ -764,3 +764,19 @@ def test_kg449_instance_type_without_the_config(chart):
     found = [f for f in check_rules([("x", m) for m in objects], values=values) if f.code == "KG449"]
     assert [(f.name, f.path) for f in found] == [("gpu-mig", "spec.template.metadata.labels[nvidia.com/mig.config]")]
     assert "p5e.48xlarge" in found[0].message
+
+
+def test_kg446_mixed_values_against_a_single_strategy_pool(chart):
+    from karpenter_gpu import GpuNodeClass, GpuOperatorValues, MigPartitionedPool
+    from tests.conftest import manifests
+
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb",
+                       mig_strategy="single")
+    values = GpuOperatorValues(chart, "GpuOperator").render_values()
+    objects = [("x", m) for m in manifests(chart)]
+    assert values["mig"] == {"strategy": "single"}
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == []
+    values["mig"]["strategy"] = "mixed"
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == [
+        ("KG446", "NodePool", "gpu-mig")]

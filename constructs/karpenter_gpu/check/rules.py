@@ -874,6 +874,14 @@ def _check_mig(pools: list[_Pool], workloads: list[_Workload], reports: dict, va
                                      "config: what they advertise matches neither the MIG overlays nor the "
                                      "time-slicing overlays, so Karpenter's simulation is wrong for them; fix: label "
                                      f"the pool {_DEVICE_PLUGIN_CONFIG_LABEL} with an unshared config, or drop MIG")
+        if strategy == "mixed" and report is not None and not _mig_resources(report):
+            sliced = [c.name for c in report.candidates if c.gpus > c.instance.gpus]
+            if sliced:
+                pool.add("KG446", where, f"its NodeOverlays count MIG devices as nvidia.com/gpu on {', '.join(sliced)} "
+                                         "(the single strategy's way) but the GPU Operator values say mig.strategy: "
+                                         "mixed, under which those nodes advertise nvidia.com/mig-* and no "
+                                         "nvidia.com/gpu: pods asking for GPUs there stay Pending; fix: one strategy "
+                                         "for the values and the pools")
         if strategy == "single" and report is not None and _mig_resources(report):
             pool.add("KG446", where, f"its NodeOverlays advertise {', '.join(sorted(_mig_resources(report)))} (the mixed "
                                      "strategy's names) but the GPU Operator values say mig.strategy: single, under "
