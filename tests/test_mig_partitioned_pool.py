@@ -180,3 +180,10 @@ def test_taints_are_the_props(chart):
     pool(chart, taints=(Taint.gpu(), Taint("mig", "true")))
     [nodepool] = of_kind(chart, "NodePool")
     assert {"key": "mig", "value": "true", "effect": "NoSchedule"} in nodepool["spec"]["template"]["spec"]["taints"]
+
+
+def test_misspelt_prop_names_the_closest_one(chart):
+    with pytest.raises(KarpenterGpuError) as err:
+        MigPartitionedPool(chart, "Mig", node_class=node_class(chart), name="gpu-mig", gpu_limit=16,
+                           mig_confg="all-1g.10gb")
+    assert err.value.code == "KG100" and "mig_config" in str(err.value)

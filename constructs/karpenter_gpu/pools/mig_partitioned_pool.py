@@ -28,7 +28,7 @@ from constructs import Construct
 from pydantic import PrivateAttr, model_validator
 from typing_extensions import Unpack
 
-from karpenter_gpu._props import build, path_of
+from karpenter_gpu._props import build, check_known, path_of
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.cluster import require_chart
 from karpenter_gpu.errors import KarpenterGpuError
@@ -82,6 +82,7 @@ class MigPartitionedPoolProps(GpuPoolProps):
     def _config_first(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        check_known(cls, data)  # a misspelt mig_config is a typo, not a missing config
         config = data.get("mig_config")
         table = mig_table()
         known = table.config_names()
@@ -242,6 +243,12 @@ class MigPartitionedPool(GpuPool):
             MigCapacityOverlay(self, _child_id(child.instance_type), props=child) for child in planned)
 
     def _check_node_class(self, path: str) -> None:
+        if not isinstance(self.node_class, GpuNodeClass):  # e.g. an EKS Auto Mode NodeClass
+            raise KarpenterGpuError(
+                "KG221", prop="node_class", value=type(self.node_class).__name__,
+                allowed="a GpuNodeClass (EC2NodeClass): EKS Auto Mode runs AWS's own NVIDIA device plugin and gives "
+                        "the GPU Operator no node access, so MIG Manager cannot partition its GPUs",
+                fix="put the MIG pool on a self-managed Karpenter GpuNodeClass (al2023)", path=path)
         family = self.node_class.props.ami.family
         if family in _OWN_DEVICE_PLUGIN:
             raise KarpenterGpuError(
