@@ -472,3 +472,24 @@ def test_fails_on_time_slicing_a_mig_pool_added_later(chart):
     with pytest.raises(KarpenterGpuError) as err:
         finalize(chart)
     assert code_of(err) == "KG577"
+
+
+def test_mig_config_map_pins_exactly_the_pools_layouts(chart):
+    nc = node_class(chart)
+    mig(chart, nc)
+    mig(chart, nc, id="Balanced", name="gpu-mig-balanced", mig_config="all-balanced", overlay_weight=300)
+    config = GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts").values["migManager"]["config"]
+    assert (config["create"], config["name"], config["default"]) == (True, "gpu-mig-layouts", "all-disabled")
+    document = yaml.safe_load(config["data"]["config.yaml"])
+    assert sorted(document["mig-configs"]) == ["all-1g.10gb", "all-balanced", "all-disabled"]
+    by_filter = {e["device-filter"][0]: e["mig-devices"] for e in document["mig-configs"]["all-1g.10gb"]}
+    assert by_filter == {"0x20B010DE": {"1g.10gb": 4}, "0x20B210DE": {"1g.10gb": 7}, "0x233010DE": {"1g.10gb": 7}}
+    assert len(document["mig-configs"]["all-balanced"]) == 6
+
+
+def test_mig_config_map_refuses_a_label_the_tables_do_not_know(chart):
+    nc = node_class(chart)
+    inference(chart, nc, labels={**LABELS, "nvidia.com/mig.config": "custom-layout"})
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts")
+    assert code_of(err) == "KG576" and err.value.prop == "mig_config_map"

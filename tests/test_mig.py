@@ -94,3 +94,14 @@ def test_check_tool_refuses_an_unpinned_file(tmp_path, capsys):
     other.write_text("data: {}\n")
     assert _tool().main([str(other)]) == 2
     assert "is not the pinned" in capsys.readouterr().err
+
+
+def test_pinned_config_file_agrees_with_the_derivation():
+    from karpenter_gpu.k8s.mig import mig_parted_config
+
+    table = mig_table()
+    document = mig_parted_config(table.config_names())
+    assert document["mig-configs"][DISABLED] == [{"devices": "all", "mig-enabled": False}]
+    assert _tool().differences(table, document["mig-configs"]) == []
+    assert mig_parted_config(["all-1g.10gb"])["mig-configs"]["all-1g.10gb"][0] == {
+        "device-filter": ["0x20B010DE"], "devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 4}}

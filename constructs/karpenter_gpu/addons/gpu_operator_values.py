@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import yaml
 from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
@@ -46,7 +47,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
-from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL
+from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_table
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
@@ -102,6 +103,11 @@ class GpuOperatorValuesProps(Props):
     #: Default: - True when a pool of the cluster carries that label (a MigPartitionedPool), else False;
     #: False beside such a pool is KG576.
     mig_manager: bool | None = None
+    #: Name of a ConfigMap the chart creates (``migManager.config``) holding exactly the MIG layouts of the
+    #: cluster's MIG pools, one entry per GPU model (``device-filter``), so MIG Manager applies what the pools'
+    #: NodeOverlays describe whatever its hardware discovery would generate. Default: - none: MIG Manager
+    #: generates its configs from the hardware (the same layouts for the GPUs of the MIG tables).
+    mig_config_map: DnsLabel | None = None
     #: Time-slicing replicas per GPU (≥ 2): renders ``devicePlugin.config`` and a :class:`TimeSlicingOverlay`.
     #: Default: - no time slicing.
     time_slicing_replicas: int | None = None
@@ -277,6 +283,29 @@ def _mig_settings(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, pat
     return strategy, p.mig_manager if p.mig_manager is not None else bool(partitioned)
 
 
+def _mig_manager(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, enabled: bool, path: str) -> dict:
+    """``migManager``: on with ``config.default: all-disabled`` beside MIG pools (nodes without the label keep whole
+    GPUs), plus the pinned layouts in ``mig_config_map`` when asked for (a custom ConfigMap replaces MIG Manager's
+    generated configs: gpu-operator v26.7.0 ``controllers/object_controls.go`` sets ``CONFIG_FILE`` to it)."""
+    partitioned = _mig_pools(pools)
+    if not enabled or not (partitioned or p.mig_config_map):
+        return {"enabled": enabled}
+    config: dict[str, Any] = {"default": MIG_DISABLED}
+    if p.mig_config_map:
+        names = sorted({pool.props.node_labels[MIG_CONFIG_LABEL] for pool in partitioned})
+        unknown = [n for n in names if n not in mig_table().config_names()]
+        if unknown:
+            raise KarpenterGpuError(
+                "KG576", prop="mig_config_map", value=p.mig_config_map,
+                allowed=f"MIG pools whose {MIG_CONFIG_LABEL} the MIG tables know (not {unknown}): the ConfigMap "
+                        "replaces MIG Manager's generated configs, so a layout it lacks fails on the node",
+                fix="drop mig_config_map, or use a MigPartitionedPool config name", path=path)
+        document = mig_parted_config(names)
+        config.update(create=True, name=p.mig_config_map,
+                      data={"config.yaml": yaml.safe_dump(document, sort_keys=False, default_flow_style=False)})
+    return {"enabled": True, "config": config}
+
+
 def _not_auto_mode() -> dict:
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
@@ -287,6 +316,7 @@ class GpuOperatorValuesKwargs(TypedDict, total=False):
 
     mig_strategy: Literal["single", "mixed"] | None
     mig_manager: bool | None
+    mig_config_map: str | None
     time_slicing_replicas: int | None
     time_sliced_pools: tuple[str, ...]
     dcgm_service_monitor: bool
@@ -472,8 +502,7 @@ class GpuOperatorValues(HelmValues):
             "dcgmExporter": {"enabled": True, "serviceMonitor": (
                 {"enabled": True, "additionalLabels": dict(monitor_labels or {})} if p.dcgm_service_monitor
                 else {"enabled": False})},
-            "migManager": ({"enabled": True, "config": {"default": MIG_DISABLED}} if mig_manager and _mig_pools(pools)
-                           else {"enabled": mig_manager}),
+            "migManager": _mig_manager(pools, p, mig_manager, path),
         }
         for operand in OPTIONAL_OPERANDS:
             out[operand] = {"enabled": operand in p.extra_operands}

@@ -46,6 +46,7 @@ __all__ = [
     "MigTable",
     "advertised",
     "config_name",
+    "mig_parted_config",
     "mig_table",
     "profile_of_resource",
     "resource_name",
@@ -192,3 +193,15 @@ def mig_table() -> MigTable:
     """The packaged table (``data/mig-profiles.json``), loaded once."""
     text = resources.files("karpenter_gpu").joinpath(RESOURCE).read_text(encoding="utf-8")
     return MigTable(json.loads(text))
+
+
+def mig_parted_config(names: "list[str] | tuple[str, ...]", table: MigTable | None = None) -> dict[str, Any]:
+    """A mig-parted config file (``version: v1``, ``mig-configs``) holding ``all-disabled`` and each of ``names``,
+    with one entry per GPU model that has it (``device-filter`` its PCI id, ``devices: all``), the devices
+    :meth:`MigGpu.config` derives: the layouts MIG Manager generates, pinned (mig-parted ``api/spec/v1``)."""
+    table = table or mig_table()
+    configs: dict[str, Any] = {DISABLED: [{"devices": "all", "mig-enabled": False}]}
+    for name in sorted(set(names) - {DISABLED}):
+        configs[name] = [{"device-filter": [g.pci_device_id], "devices": "all", "mig-enabled": True,
+                          "mig-devices": dict(g.config(name) or {})} for g in table.supporting(name)]
+    return {"version": "v1", "mig-configs": configs}
