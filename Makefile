@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test test-packaging snapshots imports catalog-check lint lowest clean bench
+.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -49,6 +49,10 @@ lowest: $(BIN)/.installed  ## the wheel with the lowest allowed dependency versi
 catalog-check: deps  ## the packaged catalog equals a regeneration from its pinned TSV (TSV=path/to/gpu-instance-types.tsv)
 	@test -n "$(TSV)" || { echo "make catalog-check TSV=path/to/gpu-instance-types.tsv (the pinned source; see tools/build_catalog.py)" >&2; exit 2; }
 	$(BIN)/python tools/build_catalog.py "$(TSV)" --check
+
+mig-check: deps  ## the MIG tables' derived configs equal the GPU Operator's default-mig-parted-config (CONFIGMAP=path)
+	@test -n "$(CONFIGMAP)" || { echo "make mig-check CONFIGMAP=path/to/0400_configmap.yaml (gpu-operator v26.7.0 assets/state-mig-manager; see tools/check_mig_profiles.py)" >&2; exit 2; }
+	$(BIN)/python tools/check_mig_profiles.py "$(CONFIGMAP)"
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py

@@ -101,6 +101,33 @@ def test_reader_findings_stop_explain(capsys, tmp_path):
     assert "[KG313]" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("pod", ["mig-1g.10gb=1,tolerate=nvidia.com/gpu",
+                                 "nvidia.com/mig-1g.10gb=1,tolerate=nvidia.com/gpu"])
+def test_mig_pod_lands_on_the_mig_pool(capsys, chart, tmp_path, pod):
+    import yaml
+
+    from karpenter_gpu import GpuInferencePool, GpuNodeClass, MigPartitionedPool
+    from tests.conftest import manifests
+
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=8)
+    MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb")
+    for i, m in enumerate(manifests(chart)):
+        (tmp_path / f"{i}.yaml").write_text(yaml.safe_dump(m))
+    assert main(["explain", str(tmp_path), "--format", "json", "--pod", pod]) == 0
+    fits = json.loads(capsys.readouterr().out)["environments"][0]["pod"]
+    # the cheapest type whose overlay gives 1g.10gb: p5.4xlarge (1 x H100 = 7 devices)
+    assert fits["first_choice"] == {"pool": "gpu-mig", "instance": "p5.4xlarge"}
+    reasons = {f["pool"]: f["reason"] for f in fits["fits"]}
+    assert "short of nvidia.com/mig-1g.10gb" in reasons["gpu-inference"]
+
+
+@pytest.mark.parametrize("bad", ["mig-1g.10gb=0", "mig-1g.10gb=1,gpus=2", "mig-1g.10gb=1,mig-2g.20gb=1"])
+def test_bad_mig_pod_shape_is_a_coded_error(capsys, bad):
+    assert main(["explain", str(ROOT / "dist"), "--pod", bad]) == 2
+    assert "KG710" in capsys.readouterr().err
+
+
 def test_auto_mode_pools_list_candidates_and_worst_case(tmp_path, capsys):
     """A synthesized Auto Mode environment (eks.amazonaws.com keys): candidates, worst case, no feature gates, and a
     pod selecting the Auto Mode labels lands there."""

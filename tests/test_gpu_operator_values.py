@@ -618,3 +618,108 @@ def test_time_slicing_an_auto_mode_pool_is_kg571(chart):
     with pytest.raises(KarpenterGpuError) as exc:
         finalize(chart)
     assert code_of(exc) == "KG571"
+
+
+# -- MIG: derived from the MigPartitionedPools ----------------------------------------------------
+
+def mig(chart, nc, id="Mig", name="gpu-mig", **props):
+    from karpenter_gpu import MigPartitionedPool
+
+    return MigPartitionedPool(chart, id, node_class=nc, **{"name": name, "gpu_limit": 16,
+                                                           "mig_config": "all-1g.10gb", **props})
+
+
+def test_mig_off_without_mig_pools(platform):
+    v = GpuOperatorValues(platform, "GpuOperator").values
+    assert (v["mig"], v["migManager"]) == ({"strategy": "single"}, {"enabled": False})
+
+
+@pytest.mark.parametrize("strategy", ["mixed", "single"])
+def test_mig_strategy_and_manager_from_the_pools_in_any_order(chart, strategy):
+    values = GpuOperatorValues(chart, "GpuOperator")  # created first: read at synth
+    nc = node_class(chart)
+    inference(chart, nc)
+    mig(chart, nc, mig_strategy=strategy, taints=(Taint.gpu(), Taint("mig", "true")))
+    v = yaml.safe_load(values.to_yaml())
+    assert v["mig"] == {"strategy": strategy}
+    assert v["migManager"] == {"enabled": True, "config": {"default": "all-disabled"}}
+    # the MIG pool's own taint is tolerated by every operand, MIG Manager included
+    assert {"key": "mig", "operator": "Equal", "value": "true", "effect": "NoSchedule"} in v["daemonsets"]["tolerations"]
+
+
+def test_fails_when_mig_pools_disagree_on_the_strategy(chart):
+    nc = node_class(chart)
+    mig(chart, nc)
+    mig(chart, nc, id="Single", name="gpu-mig-single", mig_config="all-3g.40gb", mig_strategy="single",
+        overlay_weight=300)
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuOperatorValues(chart, "GpuOperator")
+    assert code_of(err) == "KG575"
+
+
+@pytest.mark.parametrize(("props", "prop"), [({"mig_strategy": "single"}, "mig_strategy"),
+                                             ({"mig_manager": False}, "mig_manager")])
+def test_fails_when_a_prop_contradicts_the_mig_pools(chart, props, prop):
+    values = GpuOperatorValues(chart, "GpuOperator", **props)
+    nc = node_class(chart)
+    mig(chart, nc)
+    with pytest.raises(KarpenterGpuError) as err:
+        finalize(chart)
+    assert code_of(err) == "KG576" and err.value.prop == prop
+    assert values.props.mig_manager is props.get("mig_manager")
+
+
+def test_explicit_values_that_agree_are_kept(chart):
+    nc = node_class(chart)
+    mig(chart, nc)
+    v = GpuOperatorValues(chart, "GpuOperator", mig_strategy="mixed", mig_manager=True).values
+    assert v["mig"] == {"strategy": "mixed"} and v["migManager"]["enabled"] is True
+
+
+def test_fails_on_time_slicing_a_mig_pool(chart):
+    nc = node_class(chart)
+    inference(chart, nc)
+    mig(chart, nc)
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4)
+    assert code_of(err) == "KG577"
+
+
+def test_time_slicing_other_pools_beside_a_mig_pool(chart):
+    nc = node_class(chart)
+    inference(chart, nc, labels={**LABELS, "nvidia.com/device-plugin.config": "any"})
+    mig(chart, nc)
+    v = GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-inference",)).values
+    assert v["devicePlugin"]["config"]["default"] == "exclusive"
+    assert v["migManager"]["enabled"] is True
+
+
+def test_fails_on_time_slicing_a_mig_pool_added_later(chart):
+    nc = node_class(chart)
+    inference(chart, nc)
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4)
+    mig(chart, nc)
+    with pytest.raises(KarpenterGpuError) as err:
+        finalize(chart)
+    assert code_of(err) == "KG577"
+
+
+def test_mig_config_map_pins_exactly_the_pools_layouts(chart):
+    nc = node_class(chart)
+    mig(chart, nc)
+    mig(chart, nc, id="Balanced", name="gpu-mig-balanced", mig_config="all-balanced", overlay_weight=300)
+    config = GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts").values["migManager"]["config"]
+    assert (config["create"], config["name"], config["default"]) == (True, "gpu-mig-layouts", "all-disabled")
+    document = yaml.safe_load(config["data"]["config.yaml"])
+    assert sorted(document["mig-configs"]) == ["all-1g.10gb", "all-balanced", "all-disabled"]
+    by_filter = {e["device-filter"][0]: e["mig-devices"] for e in document["mig-configs"]["all-1g.10gb"]}
+    assert by_filter == {"0x20B010DE": {"1g.10gb": 4}, "0x20B210DE": {"1g.10gb": 7}, "0x233010DE": {"1g.10gb": 7}}
+    assert len(document["mig-configs"]["all-balanced"]) == 6
+
+
+def test_mig_config_map_refuses_a_label_the_tables_do_not_know(chart):
+    nc = node_class(chart)
+    inference(chart, nc, labels={**LABELS, "nvidia.com/mig.config": "custom-layout"})
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts")
+    assert code_of(err) == "KG576" and err.value.prop == "mig_config_map"

@@ -291,3 +291,34 @@ def test_auto_mode_node_class_name_clash_is_refused():
         PlatformConfig(**{**dict(dev.CONFIG), "auto_mode_node_class": AutoModeNodeClassProps(
             name="gpu-inference", role="R", subnet_ids=("subnet-0a",), security_group_ids=("sg-0a",))})
     assert exc.value.code == "KG171"
+
+
+def test_mig_pools_from_the_config():
+    from karpenter_gpu import MigPartitionedPoolProps
+    from karpenter_gpu.check.rules import check_rules
+
+    config = prod.CONFIG.model_copy(update={"mig": (MigPartitionedPoolProps(
+        name="gpu-mig", gpu_limit=8, mig_config="all-1g.10gb", overlay_weight=500),)})
+    platform = GpuPlatform(cdk8s.Testing.app(), props=PlatformConfig(**dict(config)))
+    manifests = cdk8s.Testing.synth(platform)
+    [pool] = platform.mig
+    assert by_name(manifests, "NodePool")["gpu-mig"]["spec"]["template"]["metadata"]["labels"][
+        "nvidia.com/mig.config"] == "all-1g.10gb"
+    smoke = by_name(manifests, "Deployment")["gpu-mig-smoke"]["spec"]["template"]["spec"]["containers"][0]
+    assert smoke["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
+    values = next(v for v in platform.helm_values if v.file_name == "gpu-operator.values.yaml").render_values()
+    assert values["mig"] == {"strategy": "mixed"} and values["migManager"]["enabled"] is True
+    findings = check_rules([("x", m) for m in manifests], values={"gpu-operator.values.yaml": values})
+    assert [f for f in findings if f.severity is Severity.ERROR] == []
+    assert len([m for m in manifests if m["kind"] == "NodeOverlay" and m["metadata"]["name"].startswith("gpu-mig-")]) \
+        == len(pool.props.instance_types) == 4
+
+
+def test_mig_pool_beside_time_slicing_everything_is_refused():
+    from karpenter_gpu import MigPartitionedPoolProps
+
+    config = dev.CONFIG.model_copy(update={"mig": (MigPartitionedPoolProps(
+        name="gpu-mig", gpu_limit=8, mig_config="all-1g.10gb", overlay_weight=500),)})
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuPlatform(cdk8s.Testing.app(), props=PlatformConfig(**dict(config)))
+    assert err.value.code == "KG577"

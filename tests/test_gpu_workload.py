@@ -445,3 +445,67 @@ def test_auto_mode_workload_passes_kg417_and_a_karpenter_pool_would_not(chart, a
                                                         "name": "gpu"}
     found = [f for f in check_rules([("app.yaml", m) for m in moved]) if f.code == "KG417"]
     assert [f.path for f in found] == ["spec.template.spec.nodeSelector[eks.amazonaws.com/compute-type]"]
+
+
+# -- MIG devices -------------------------------------------------------------------------------------
+
+def _mig(chart, node_class, id="Mig", name="gpu-mig", **props):
+    from karpenter_gpu import MigPartitionedPool
+
+    return MigPartitionedPool(chart, id, node_class=node_class, **{"name": name, "gpu_limit": 16,
+                                                                   "mig_config": "all-balanced", **props})
+
+
+def _limits(chart, name):
+    [d] = [m for m in workloads(chart) if m["metadata"]["name"] == name]
+    return d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+
+
+def test_mig_profile_requests_the_mig_resource(chart, node_class):
+    pool = _mig(chart, node_class)
+    GpuWorkload(chart, "Serve", pool=pool, name="serve", mig_profile="2g.20gb", gpus=2)
+    assert _limits(chart, "serve") == {"cpu": "1", "memory": "256Mi", "nvidia.com/mig-2g.20gb": "2"}
+    # KG417/KG421 find nothing wrong with it
+    assert [f for f in check_rules([("x", m) for m in manifests(chart)]) if f.severity is Severity.ERROR] == []
+
+
+def test_mixed_mig_pool_defaults_to_its_most_common_device(chart, node_class):
+    pool = _mig(chart, node_class)
+    GpuWorkload(chart, "Smoke", pool=pool)
+    assert _limits(chart, "gpu-mig-smoke")["nvidia.com/mig-1g.10gb"] == "1"
+
+
+def test_single_strategy_mig_devices_are_gpus(chart, node_class):
+    pool = _mig(chart, node_class, mig_config="all-1g.10gb", mig_strategy="single")
+    GpuWorkload(chart, "Serve", pool=pool, name="serve", mig_profile="1g.10gb", gpus=8)
+    assert _limits(chart, "serve")["nvidia.com/gpu"] == "8"
+    # under single the pool's GPU limit counts MIG devices, so the KG560 bound applies to them
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "Big", pool=pool, name="big", mig_profile="1g.10gb", gpus=17)
+    assert err.value.code == "KG560"
+
+
+def test_mixed_strategy_mig_devices_are_not_bounded_by_the_physical_gpu_limit(chart, node_class):
+    pool = _mig(chart, node_class, mig_config="all-1g.10gb", gpu_limit=8)  # 8 GPUs = 56 devices on a p5
+    GpuWorkload(chart, "Serve", pool=pool, name="serve", mig_profile="1g.10gb", gpus=20)
+    assert _limits(chart, "serve")["nvidia.com/mig-1g.10gb"] == "20"
+
+
+@pytest.mark.parametrize(("props", "prop"), [({"mig_profile": "7g.80gb"}, "mig_profile"),
+                                             ({"mig_profile": ""}, "mig_profile")])
+def test_fails_on_a_profile_the_pool_does_not_advertise(chart, node_class, props, prop):
+    pool = _mig(chart, node_class)
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "Serve", pool=pool, **props)
+    assert err.value.code == "KG578" and err.value.prop == prop
+
+
+def test_fails_on_mig_and_whole_gpu_pools_together(chart, node_class, inference):
+    pool = _mig(chart, node_class)
+    whole = inference
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "Serve", pools=(pool, whole))
+    assert err.value.code == "KG578"
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuWorkload(chart, "Whole", pool=whole, mig_profile="1g.10gb")
+    assert err.value.code == "KG578"

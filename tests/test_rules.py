@@ -112,8 +112,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG440", "KG441", "KG442", "KG443",
-                                                                         "KG444", "KG450", "KG451"]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"] + [f"KG4{n}" for n in range(40, 52)]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -122,7 +121,9 @@ def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
 def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
     assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
-                                                                             "KG417", "KG419", "KG421", "KG450", "KG451"}
+                                                                             "KG417", "KG419", "KG421",
+                                                                             "KG445", "KG446", "KG447", "KG448",
+                                                                             "KG449", "KG450", "KG451"}
     assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
 
 
@@ -867,3 +868,103 @@ def test_kg444_node_overlay_naming_an_auto_mode_pool():
     assert finding.path == "spec.requirements[0]" and "gpu-auto" in finding.message
     assert "gpu-inference" not in finding.message.split("pool(s)")[1].split(":")[0]
     assert not [f for f in run(auto_pool(), gpu_pool(), overlay()) if f.code == "KG444"]  # names no pool
+
+
+# --------------------------------------------------------------------------- MIG (KG445-KG449)
+
+
+def _mig_env(chart) -> tuple[list[dict], dict]:
+    """A MIG pool (all-1g.10gb, mixed) beside a whole-GPU pool, their smoke workloads and the operator values."""
+    from karpenter_gpu import (GpuInferencePool, GpuNodeClass, GpuOperatorValues, GpuWorkload,
+                               MigPartitionedPool)
+    from tests.conftest import manifests
+
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    inference = GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=8,
+                                 capacity_types=("on-demand",))
+    mig = MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb")
+    GpuWorkload(chart, "MigSmoke", pool=mig)
+    GpuWorkload(chart, "Smoke", pool=inference)
+    values = GpuOperatorValues(chart, "GpuOperator")
+    return manifests(chart), {"gpu-operator.values.yaml": values.render_values()}
+
+
+def _pod(name: str, pool: str, resources: dict) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"nodeSelector": {"karpenter.sh/nodepool": pool},
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                     "containers": [{"name": "main", "image": "x", "resources": {"limits": resources}}]}}
+
+
+def _mig_codes(findings: list[Finding]) -> list[tuple[str, str, str]]:
+    return [(f.code, f.kind, f.name) for f in findings if f.code in ("KG421", "KG445", "KG446", "KG447", "KG448", "KG449")]
+
+
+def test_mig_environment_is_clean(chart):
+    objects, values = _mig_env(chart)
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == []
+
+
+def test_kg445_mig_resource_no_pool_advertises(chart):
+    objects, values = _mig_env(chart)
+    pod = _pod("big-slice", "gpu-mig", {"nvidia.com/mig-3g.40gb": "1"})
+    found = _mig_codes(check_rules([("x", m) for m in [*objects, pod]], values=values))
+    # KG421: not on the pool it targets; KG445: nowhere in this environment
+    assert found == [("KG421", "Pod", "big-slice"), ("KG445", "Pod", "big-slice")]
+
+
+def test_kg446_single_strategy_values_against_mixed_pools_and_pods(chart):
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["mig"]["strategy"] = "single"
+    found = _mig_codes(check_rules([("x", m) for m in objects], values=values))
+    assert ("KG446", "NodePool", "gpu-mig") in found and ("KG446", "Deployment", "gpu-mig-smoke") in found
+
+
+def test_kg446_mig_manager_off(chart):
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["migManager"] = {"enabled": False}
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG446", "NodePool", "gpu-mig")]
+
+
+def test_kg447_time_slicing_on_a_mig_pool(chart):
+    from karpenter_gpu.addons.gpu_operator_values import time_slicing_config
+
+    objects, values = _mig_env(chart)
+    values["gpu-operator.values.yaml"]["devicePlugin"]["config"] = {
+        "create": True, "name": "ts", "default": "any", "data": {"any": time_slicing_config(4)}}
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG447", "NodePool", "gpu-mig")]
+
+
+def test_kg448_whole_gpus_on_a_mixed_mig_pool_even_without_values(chart):
+    objects, _ = _mig_env(chart)
+    pod = _pod("whole", "gpu-mig", {"nvidia.com/gpu": "1"})
+    assert _mig_codes(check_rules([("x", m) for m in [*objects, pod]])) == [("KG448", "Pod", "whole")]
+
+
+def test_kg449_instance_type_without_the_config(chart):
+    objects, values = _mig_env(chart)
+    pool = next(m for m in objects if m["kind"] == "NodePool" and m["metadata"]["name"] == "gpu-mig")
+    for req in pool["spec"]["template"]["spec"]["requirements"]:
+        if req["key"] == "node.kubernetes.io/instance-type":
+            req["values"].append("p5e.48xlarge")  # H200: 1g.18gb, no 1g.10gb
+        if req["key"] == "karpenter.k8s.aws/instance-gpu-name":
+            req["values"].append("h200")
+    found = [f for f in check_rules([("x", m) for m in objects], values=values) if f.code == "KG449"]
+    assert [(f.name, f.path) for f in found] == [("gpu-mig", "spec.template.metadata.labels[nvidia.com/mig.config]")]
+    assert "p5e.48xlarge" in found[0].message
+
+
+def test_kg446_mixed_values_against_a_single_strategy_pool(chart):
+    from karpenter_gpu import GpuNodeClass, GpuOperatorValues, MigPartitionedPool
+    from tests.conftest import manifests
+
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+    MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb",
+                       mig_strategy="single")
+    values = GpuOperatorValues(chart, "GpuOperator").render_values()
+    objects = [("x", m) for m in manifests(chart)]
+    assert values["mig"] == {"strategy": "single"}
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == []
+    values["mig"]["strategy"] = "mixed"
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == [
+        ("KG446", "NodePool", "gpu-mig")]

@@ -503,6 +503,18 @@ def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
                [repr(r.notes) + r.name + repr(r.candidates) for r in read]
 
 
+def test_pod_shape_names_a_mig_resource():
+    shape = PodShape.parse("mig-1g.10gb=2,tolerate=nvidia.com/gpu")
+    assert (shape.gpu_resource, shape.gpus) == ("nvidia.com/mig-1g.10gb", 2)
+    assert PodShape.parse("nvidia.com/mig-2g.20gb=1").gpu_resource == "nvidia.com/mig-2g.20gb"
+    assert PodShape.parse("gpus=1,resource=nvidia.com/mig-1g.10gb").gpu_resource == "nvidia.com/mig-1g.10gb"
+    assert PodShape.parse("mig-1g.10gb=1").describe().startswith("nvidia.com/mig-1g.10gb=1")
+    for bad in ("mig-1g.10gb=0", "mig-1g.10gb=x", "gpus=2,mig-1g.10gb=1", "mig-1g.10gb=1,nvidia.com/mig-2g.20gb=1"):
+        with pytest.raises(KarpenterGpuError) as err:
+            PodShape.parse(bad)
+        assert err.value.code == "KG710"
+
+
 # --- EKS Auto Mode: the same candidates whichever label spelling -------------------------------------
 
 AUTO_REF = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu-auto"}

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.k8s.taint import Taint as Taint, TaintEffect as TaintEffect
     from karpenter_gpu.k8s.units import Duration as Duration, GpuMemory as GpuMemory, Quantity as Quantity
     from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay as GpuCapacityOverlay, GpuCapacityOverlayKwargs as GpuCapacityOverlayKwargs, GpuCapacityOverlayProps as GpuCapacityOverlayProps
+    from karpenter_gpu.overlays.mig_capacity_overlay import MigCapacityOverlay as MigCapacityOverlay, MigCapacityOverlayKwargs as MigCapacityOverlayKwargs, MigCapacityOverlayProps as MigCapacityOverlayProps
     from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage as NodeOverlayDiscourage, NodeOverlayDiscourageKwargs as NodeOverlayDiscourageKwargs, NodeOverlayDiscourageProps as NodeOverlayDiscourageProps
     from karpenter_gpu.overlays.overlay_price import Price as Price, PriceAdjustment as PriceAdjustment
     from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay as TimeSlicingOverlay, TimeSlicingOverlayKwargs as TimeSlicingOverlayKwargs, TimeSlicingOverlayProps as TimeSlicingOverlayProps
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassKwargs as GpuNodeClassKwargs, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, NodeClassConfigKwargs as NodeClassConfigKwargs, RootVolume as RootVolume
     from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolKwargs as GpuTrainingPoolKwargs, GpuTrainingPoolProps as GpuTrainingPoolProps
     from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup as HybridGpuNodeGroup, HybridGpuNodeGroupKwargs as HybridGpuNodeGroupKwargs, HybridGpuNodeGroupProps as HybridGpuNodeGroupProps
+    from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool as MigPartitionedPool, MigPartitionedPoolKwargs as MigPartitionedPoolKwargs, MigPartitionedPoolProps as MigPartitionedPoolProps
     from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolKwargs as ReservedCapacityPoolKwargs, ReservedCapacityPoolProps as ReservedCapacityPoolProps
     from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolKwargs as StaticCapacityPoolKwargs, StaticCapacityPoolProps as StaticCapacityPoolProps
     from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsKwargs as TieredSpotPoolsKwargs, TieredSpotPoolsProps as TieredSpotPoolsProps
@@ -75,6 +77,7 @@ _MODULES: dict[str, str] = {
     "k8s.taint": "Taint TaintEffect",
     "k8s.units": "Duration GpuMemory Quantity",
     "overlays.gpu_capacity_overlay": "GpuCapacityOverlay GpuCapacityOverlayKwargs GpuCapacityOverlayProps",
+    "overlays.mig_capacity_overlay": "MigCapacityOverlay MigCapacityOverlayKwargs MigCapacityOverlayProps",
     "overlays.node_overlay_discourage": "NodeOverlayDiscourage NodeOverlayDiscourageKwargs NodeOverlayDiscourageProps",
     "overlays.overlay_price": "Price PriceAdjustment",
     "overlays.time_slicing_overlay": "TimeSlicingOverlay TimeSlicingOverlayKwargs TimeSlicingOverlayProps",
@@ -86,6 +89,7 @@ _MODULES: dict[str, str] = {
     "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassKwargs GpuNodeClassProps NodeClassConfig NodeClassConfigKwargs RootVolume",
     "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolKwargs GpuTrainingPoolProps",
     "pools.hybrid_gpu_nodes": "HybridGpuNodeGroup HybridGpuNodeGroupKwargs HybridGpuNodeGroupProps",
+    "pools.mig_partitioned_pool": "MigPartitionedPool MigPartitionedPoolKwargs MigPartitionedPoolProps",
     "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolKwargs ReservedCapacityPoolProps",
     "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolKwargs StaticCapacityPoolProps",
     "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsKwargs TieredSpotPoolsProps",

@@ -30,6 +30,7 @@ from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass, AutoModeNodeClassProps
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool, MigPartitionedPoolProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup, HybridGpuNodeGroupProps, hybrid_groups_of
@@ -98,6 +99,9 @@ class PlatformConfig(Props):
     reservations: tuple[CapacityReservationTerm, ...] = ()
     #: On-premises GPU servers joined with EKS Hybrid Nodes (not Karpenter-managed). Default: - none.
     hybrid: Annotated[tuple[HybridGpuNodeGroupProps, ...], _many("hybrid", "HybridGpuNodeGroupProps")] = ()
+    #: MIG-partitioned pools (MigPartitionedPool, on the "gpu-inference" class unless ``pool_node_classes`` says
+    #: otherwise); the GPU Operator values follow them. Default: - none.
+    mig: Annotated[tuple[MigPartitionedPoolProps, ...], _many("mig", "MigPartitionedPoolProps")] = ()
     #: Node classes beyond the built-in three. Default: - none.
     node_classes: tuple[PlatformNodeClass, ...] = ()
     #: An EKS Auto Mode NodeClass (``eks.amazonaws.com/v1``); pools run on it when ``pool_node_classes`` names it
@@ -160,7 +164,7 @@ class PlatformConfig(Props):
 
     def group_names(self) -> list[str]:
         """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
-        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved)
+        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved, self.mig)
                 for p in group]
 
     def node_class_of(self, name: str, default: str) -> str:
@@ -184,6 +188,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     reserved: tuple[ReservedCapacityPoolProps, ...]
     reservations: tuple[CapacityReservationTerm, ...]
     hybrid: tuple[HybridGpuNodeGroupProps, ...]
+    mig: tuple[MigPartitionedPoolProps, ...]
     node_classes: tuple[PlatformNodeClass, ...]
     auto_mode_node_class: AutoModeNodeClassProps | None
     pool_node_classes: Mapping[str, str]
@@ -237,7 +242,7 @@ class GpuPlatform(cdk8s.Chart):
         remember_parent(self, scope)
         self.config = cfg
         base = _fields(cfg.node_class)
-        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static) for p in g]
+        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static, cfg.mig) for p in g]
                   + [(p.name, TRAINING_CLASS) for p in cfg.training] + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
         used = {cfg.node_class_of(name, default) for name, default in wanted}
         specs: dict[str, tuple[str, dict[str, Any]]] = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
@@ -283,6 +288,11 @@ class GpuPlatform(cdk8s.Chart):
                                  props=p) for p in cfg.reserved)
         self.hybrid: tuple[HybridGpuNodeGroup, ...] = tuple(
             HybridGpuNodeGroup(self, f"Hybrid-{g.name}", props=g) for g in cfg.hybrid)
+        self.mig: tuple[MigPartitionedPool, ...] = tuple(
+            # An Auto Mode class is refused by the pool itself (KG221): its device plugin is AWS's, not the operator's.
+            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name), node_class=cls(p.name, INFERENCE_CLASS),  # type: ignore[arg-type]
+                               props=p)
+            for p in cfg.mig)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
             + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])

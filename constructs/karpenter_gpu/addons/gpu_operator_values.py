@@ -52,6 +52,7 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 import cdk8s
+import yaml
 from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
@@ -71,6 +72,8 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
+from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_table
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
 CHART = "nvidia/gpu-operator"
@@ -118,10 +121,18 @@ class GpuOperatorValuesProps(Props):
     """Props of :class:`GpuOperatorValues`. Everything about the nodes is read from the pools."""
 
     #: ``mig.strategy``: how MIG devices are advertised (``single``: as nvidia.com/gpu; ``mixed``: per profile).
-    mig_strategy: Literal["single", "mixed"] = "single"
-    #: ``migManager.enabled`` (the chart enables it; it only acts on MIG-capable GPUs with a mig.config label).
-    #: Default: False.
-    mig_manager: bool = False
+    #: Default: - the strategy of the cluster's MigPartitionedPools, else "single" (the chart default). A value
+    #: that contradicts the pools is KG576.
+    mig_strategy: Literal["single", "mixed"] | None = None
+    #: ``migManager.enabled`` (it only acts on MIG-capable GPUs with a ``nvidia.com/mig.config`` label).
+    #: Default: - True when a pool of the cluster carries that label (a MigPartitionedPool), else False;
+    #: False beside such a pool is KG576.
+    mig_manager: bool | None = None
+    #: Name of a ConfigMap the chart creates (``migManager.config``) holding exactly the MIG layouts of the
+    #: cluster's MIG pools, one entry per GPU model (``device-filter``), so MIG Manager applies what the pools'
+    #: NodeOverlays describe whatever its hardware discovery would generate. Default: - none: MIG Manager
+    #: generates its configs from the hardware (the same layouts for the GPUs of the MIG tables).
+    mig_config_map: DnsLabel | None = None
     #: Time-slicing replicas per GPU (≥ 2): renders ``devicePlugin.config`` and a :class:`TimeSlicingOverlay`.
     #: Default: - no time slicing.
     time_slicing_replicas: int | None = None
@@ -270,6 +281,82 @@ def ships(pool: NodePoolConstruct) -> frozenset[str]:
     return frozenset(own)
 
 
+def _mig_pools(pools: list[NodePoolConstruct]) -> list[NodePoolConstruct]:
+    """Pools whose nodes MIG Manager partitions: a ``nvidia.com/mig.config`` template label other than all-disabled."""
+    return [pool for pool in pools if pool.props.node_labels.get(MIG_CONFIG_LABEL, MIG_DISABLED) != MIG_DISABLED]
+
+
+def _check_not_mig(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:
+    """KG577: no time-sliced pool may be MIG-partitioned (stays true as pools are added: checked early too)."""
+    if p.time_slicing_replicas is None:
+        return
+    partitioned = sorted(pool.props.name for pool in _mig_pools(pools)
+                         if not p.time_sliced_pools or pool.props.name in p.time_sliced_pools)
+    if partitioned:
+        raise KarpenterGpuError(
+            "KG577", prop="time_sliced_pools", value=list(p.time_sliced_pools) or "every pool",
+            allowed=f"pools without MIG: {partitioned} are MIG-partitioned, and the time-slicing overlays "
+                    "(nvidia.com/gpu = GPUs x replicas) would contradict what their nodes advertise (MIG "
+                    "devices, not GPUs)",
+            fix="list the other pools in time_sliced_pools (and label them nvidia.com/device-plugin.config: "
+                f"{TIME_SLICED_KEY!r}), or drop time slicing", path=path)
+
+
+def _mig_settings(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, bool]:
+    """``mig.strategy`` and ``migManager.enabled`` from the cluster's MIG pools (one strategy per cluster: the
+    device plugin reads one ``MIG_STRATEGY``), checked against the props."""
+    partitioned = _mig_pools(pools)
+    by_strategy: dict[str, list[str]] = {}
+    for pool in partitioned:
+        if isinstance(pool, MigPartitionedPool):
+            by_strategy.setdefault(pool.mig_strategy, []).append(pool.props.name)
+    if len(by_strategy) > 1:
+        raise KarpenterGpuError(
+            "KG575", prop="mig_strategy", value={k: sorted(v) for k, v in sorted(by_strategy.items())},
+            allowed="one MIG strategy for every MIG pool of the cluster: the GPU Operator sets one mig.strategy for "
+                    "every device plugin",
+            fix="give every MigPartitionedPool of this cluster the same mig_strategy", path=path)
+    derived = next(iter(by_strategy), None)
+    if p.mig_strategy is not None and derived is not None and p.mig_strategy != derived:
+        raise KarpenterGpuError(
+            "KG576", prop="mig_strategy", value=p.mig_strategy,
+            allowed=f"{derived!r}, the strategy of the cluster's MIG pools {sorted(by_strategy[derived])}: their "
+                    "NodeOverlays tell Karpenter the resources that strategy advertises",
+            fix=f"drop mig_strategy (it is derived), or set mig_strategy={p.mig_strategy!r} on the pools", path=path)
+    if p.mig_manager is False and partitioned:
+        raise KarpenterGpuError(
+            "KG576", prop="mig_manager", value=False,
+            allowed=f"True (or unset) while pools carry {MIG_CONFIG_LABEL} "
+                    f"({sorted(pool.props.name for pool in partitioned)}): without MIG Manager their GPUs are never "
+                    "partitioned and the MIG resources Karpenter was told about never appear",
+            fix="drop mig_manager=False", path=path)
+    strategy = p.mig_strategy or derived or "single"
+    return strategy, p.mig_manager if p.mig_manager is not None else bool(partitioned)
+
+
+def _mig_manager(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, enabled: bool, path: str) -> dict:
+    """``migManager``: on with ``config.default: all-disabled`` beside MIG pools (nodes without the label keep whole
+    GPUs), plus the pinned layouts in ``mig_config_map`` when asked for (a custom ConfigMap replaces MIG Manager's
+    generated configs: gpu-operator v26.7.0 ``controllers/object_controls.go`` sets ``CONFIG_FILE`` to it)."""
+    partitioned = _mig_pools(pools)
+    if not enabled or not (partitioned or p.mig_config_map):
+        return {"enabled": enabled}
+    config: dict[str, Any] = {"default": MIG_DISABLED}
+    if p.mig_config_map:
+        names = sorted({pool.props.node_labels[MIG_CONFIG_LABEL] for pool in partitioned})
+        unknown = [n for n in names if n not in mig_table().config_names()]
+        if unknown:
+            raise KarpenterGpuError(
+                "KG576", prop="mig_config_map", value=p.mig_config_map,
+                allowed=f"MIG pools whose {MIG_CONFIG_LABEL} the MIG tables know (not {unknown}): the ConfigMap "
+                        "replaces MIG Manager's generated configs, so a layout it lacks fails on the node",
+                fix="drop mig_config_map, or use a MigPartitionedPool config name", path=path)
+        document = mig_parted_config(names)
+        config.update(create=True, name=p.mig_config_map,
+                      data={"config.yaml": yaml.safe_dump(document, sort_keys=False, default_flow_style=False)})
+    return {"enabled": True, "config": config}
+
+
 def _not_auto_mode() -> dict:
     """Required node affinity ``eks.amazonaws.com/compute-type NotIn [auto]``: NotIn also matches nodes without the
     label (every non-Auto-Mode node), and no Auto Mode node (https://docs.aws.amazon.com/eks/latest/userguide/
@@ -281,8 +368,9 @@ def _not_auto_mode() -> dict:
 class GpuOperatorValuesKwargs(TypedDict, total=False):
     """The keyword props of :class:`GpuOperatorValues`: the fields of :class:`GpuOperatorValuesProps`, same types."""
 
-    mig_strategy: Literal["single", "mixed"]
-    mig_manager: bool
+    mig_strategy: Literal["single", "mixed"] | None
+    mig_manager: bool | None
+    mig_config_map: str | None
     time_slicing_replicas: int | None
     time_sliced_pools: tuple[str, ...]
     dcgm_service_monitor: bool
@@ -311,6 +399,12 @@ class GpuOperatorValues(HelmValues):
       Karpenter's simulation counts GPUs × replicas on the time-sliced pools. Pool GPU limits then count
       replicas too.
 
+    - ``mig.strategy`` and ``migManager`` from the MIG pools (:class:`MigPartitionedPool`, or any pool labelled
+      ``nvidia.com/mig.config``): MIG Manager on, ``config.default: all-disabled`` (MIG-capable nodes without the
+      label keep whole GPUs), the strategy of the pools (KG575 when they disagree, KG576 when a prop contradicts
+      them). MIG Manager is placed like every operand (NFD labels ``nvidia.com/mig.capable`` nodes; the
+      operand tolerations above include the MIG pools' taints). Time slicing on a MIG pool is KG577.
+
     Only keys set here are emitted; everything else stays at the chart default.
     """
 
@@ -325,6 +419,7 @@ class GpuOperatorValues(HelmValues):
         groups = hybrid_groups_of(scope)
         if pools or groups:  # what is wrong already stays wrong in the final tree: fail early
             self._check_labels(pools, p, path, groups)
+            _check_not_mig(pools, p, path)
             self._render(pools, p, (), path, final=False, groups=groups)
         overlay: TimeSlicingOverlayKwargs | None = None
         if p.time_slicing_replicas is not None:
@@ -487,6 +582,7 @@ class GpuOperatorValues(HelmValues):
                                     fix="fix the spelling, or add the pool to this cluster", path=path)
         chosen = set(p.time_sliced_pools or names)
         sliced = tuple(n for n in names if n in chosen)
+        _check_not_mig(pools, p, path)
         # Hybrid nodes take the default config: unshared (no NodeOverlay describes them, their count is fixed).
         default = TIME_SLICED_KEY if len(sliced) == len(names) and not hybrid else EXCLUSIVE_KEY
         for pool in pools:
@@ -537,6 +633,7 @@ class GpuOperatorValues(HelmValues):
                 fix="drop time_slicing_replicas (configure Bottlerocket's settings.kubelet-device-plugins.nvidia "
                     "time-slicing in the node class user data), or use al2023 node classes", path=path)
         tolerations = _tolerations(pools, groups)
+        mig_strategy, mig_manager = _mig_settings(pools, p, path)
         key, value = p.node_label
         plugin: dict = {"enabled": device_plugin}
         if p.time_slicing_replicas is not None and final:
@@ -549,7 +646,7 @@ class GpuOperatorValues(HelmValues):
         out: dict = {
             "daemonsets": {"tolerations": tolerations},
             "operator": {"affinity": _not_auto_mode()},
-            "mig": {"strategy": p.mig_strategy},
+            "mig": {"strategy": mig_strategy},
             "driver": {"enabled": driver},
             "toolkit": {"enabled": toolkit},
             "devicePlugin": plugin,
@@ -558,7 +655,7 @@ class GpuOperatorValues(HelmValues):
             "dcgmExporter": {"enabled": True, "serviceMonitor": (
                 {"enabled": True, "additionalLabels": dict(monitor_labels or {})}
                 if (p.dcgm_service_monitor if chart_monitor is None else chart_monitor) else {"enabled": False})},
-            "migManager": {"enabled": p.mig_manager},
+            "migManager": _mig_manager(pools, p, mig_manager, path),
         }
         for operand in OPTIONAL_OPERANDS:
             out[operand] = {"enabled": operand in p.extra_operands}

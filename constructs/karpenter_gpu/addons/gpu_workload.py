@@ -27,7 +27,7 @@ from typing import Any
 import cdk8s
 import cdk8s_plus_29 as kplus
 from constructs import Construct
-from pydantic import StrictBool, field_validator, model_validator
+from pydantic import PrivateAttr, StrictBool, field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
@@ -38,6 +38,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID, HYBRID_GROUP_LABEL, HybridGpuNodeGroup
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
+from karpenter_gpu.k8s.mig import mig_table, resource_name
 from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.scheduling import toleration_for
 from karpenter_gpu.k8s.taint import Taint
@@ -99,6 +101,42 @@ def expand_pools(pools: Any, prop: str = "pools") -> tuple[Target, ...]:
         raise KarpenterGpuError("KG100", prop=prop, value=(), allowed="at least one pool",
                                 fix=f"pass {prop}=(pool,)")
     return tuple(out)
+
+
+def _gpu_resource(targets: tuple[Target, ...], profile: str | None) -> str:
+    """The resource a pod on ``targets`` requests: ``nvidia.com/gpu``, or the MIG device of ``profile`` (KG578)."""
+    mig = [t for t in targets if isinstance(t, MigPartitionedPool)]
+    if profile is None and not any(t.mig_strategy == "mixed" for t in mig):
+        return GPU_RESOURCE
+    names = sorted(t.name for t in targets)
+    if len(mig) != len(targets) or len({t.mig_strategy for t in mig}) != 1:
+        raise KarpenterGpuError(
+            "KG578", prop="mig_profile" if profile is not None else "pools", value=profile or names,
+            allowed="MIG devices only on MigPartitionedPools of one strategy: a pod requests one resource, and "
+                    "whole-GPU pools advertise no MIG device while mixed-strategy MIG pools advertise no whole GPU",
+            fix="target only MIG pools (or only whole-GPU pools) with this workload")
+    if profile is None:
+        resource = mig[0].default_resource
+    elif not isinstance(profile, str) or not profile:
+        raise KarpenterGpuError("KG578", prop="mig_profile", value=profile, allowed="a MIG profile name",
+                                fix="e.g. mig_profile='1g.10gb'")
+    else:
+        resource = resource_name(profile, mig[0].mig_strategy)
+    for pool in mig:
+        if pool.mig_strategy == "single":
+            offered = {p for gpu in mig_table().supporting(pool.props.mig_config)
+                       for p in gpu.config(pool.props.mig_config) or {}}
+            ok = profile in offered
+        else:
+            offered = set(pool.advertised_resources)
+            ok = resource in offered
+        if not ok:
+            raise KarpenterGpuError(
+                "KG578", prop="mig_profile", value=profile or resource,
+                allowed=f"what NodePool {pool.name} ({pool.props.mig_config}, {pool.mig_strategy}) advertises: "
+                        f"{sorted(offered)}",
+                fix="pick one of those, or target pools that advertise it")
+    return resource
 
 
 def toleration(taint: Taint) -> dict[str, Any]:
@@ -214,8 +252,14 @@ class GpuWorkloadProps(Props):
     namespace: DnsLabel | None = None
     #: Default: the pause image of upstream's GPU example (does nothing; runs as uid 65535).
     image: str = PAUSE_IMAGE
-    #: ``nvidia.com/gpu`` requested and limited per pod; 1 .. the pool's GPU limit. Default: 1.
+    #: GPUs (or MIG devices, see ``mig_profile``) requested and limited per pod; 1 .. the pool's GPU limit. Default: 1.
     gpus: int = 1
+    #: MIG profile each of the ``gpus`` devices is, e.g. "1g.10gb", on MigPartitionedPools: requests
+    #: ``nvidia.com/mig-1g.10gb`` (mixed strategy) or ``nvidia.com/gpu`` (single). Default: - whole GPUs, or on
+    #: mixed-strategy MIG pools the MIG resource most of their instance types advertise.
+    mig_profile: str | None = None
+
+    _gpu_resource: str = PrivateAttr(GPU_RESOURCE)
     #: Default: 0 — a smoke workload that shows the pod spec without launching a GPU node.
     replicas: int = 0
     #: cpu requested and limited per pod. Default: 1 (upstream's example).
@@ -309,7 +353,9 @@ class GpuWorkloadProps(Props):
                 fix=f"lower gpus to ≤ {per_node[biggest]}")
         limits: dict[str, int] = {p.name: limit for p in self.targets
                                   if isinstance(limit := getattr(p.props, "gpu_limit", None), int)}
-        if len(limits) == len(self.targets) and self.gpus > max(limits.values()):
+        self._gpu_resource = _gpu_resource(self.targets, self.mig_profile)
+        counts_gpus = self._gpu_resource == GPU_RESOURCE  # mixed MIG pools limit physical GPUs, not MIG devices
+        if counts_gpus and len(limits) == len(self.targets) and self.gpus > max(limits.values()):
             biggest = max(limits, key=lambda name: limits[name])
             raise KarpenterGpuError(
                 "KG560", prop="gpus", value=self.gpus,
@@ -341,6 +387,11 @@ class GpuWorkloadProps(Props):
         return self
 
     @property
+    def gpu_resource(self) -> str:
+        """The extended resource each pod requests ``gpus`` of: nvidia.com/gpu or a MIG device's."""
+        return self._gpu_resource
+
+    @property
     def targets(self) -> tuple[Target, ...]:
         """The NodePools (or hybrid node groups) the pods may land on: ``pools``, or ``(pool,)``."""
         return self.pools or (self.pool,)
@@ -367,6 +418,7 @@ class GpuWorkloadKwargs(TypedDict, total=False):
     namespace: str | None
     image: str
     gpus: int
+    mig_profile: str | None
     replicas: int
     cpu: Quantity
     memory: Quantity
@@ -378,7 +430,8 @@ class GpuWorkloadKwargs(TypedDict, total=False):
 class GpuWorkload(ScopedConstruct):
     """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
-    Each pod requests and limits ``nvidia.com/gpu: <gpus>``, ``cpu`` and ``memory`` (Guaranteed
+    Each pod requests and limits ``nvidia.com/gpu: <gpus>`` (on MIG pools the MIG device, see ``mig_profile``;
+    KG578 when the pools do not advertise it), ``cpu`` and ``memory`` (Guaranteed
     QoS), selects the pool(s) with ``karpenter.sh/nodepool`` and tolerates exactly their taints
     (see :func:`pod_placement`). It runs as non-root (uid/gid ``user``, default 65535) with a
     read-only root filesystem, no privilege escalation, all capabilities dropped and the
@@ -438,7 +491,7 @@ class GpuWorkload(ScopedConstruct):
         )
         self.deployment.select(kplus.LabelSelector.of(labels=labels))
         placement = pod_placement(*p.targets, prefer_reserved=p.prefer_reserved)
-        resources = {"cpu": str(p.cpu), "memory": str(p.memory), GPU_RESOURCE: str(p.gpus)}
+        resources = {"cpu": str(p.cpu), "memory": str(p.memory), p.gpu_resource: str(p.gpus)}
         obj = cdk8s.ApiObject.of(self.deployment)
         obj.add_json_patch(
             # cdk8s-plus takes only cpu/memory, so the whole block is set here. The generated

@@ -55,6 +55,8 @@ __all__ = [
 ]
 
 _GI = Decimal(2**30)
+#: ``--pod`` shorthand for a MIG resource of the mixed strategy: ``mig-1g.10gb=1`` means nvidia.com/mig-1g.10gb.
+_MIG_SHORT = "mig-"
 # Labels Karpenter puts on instance types that the catalog does not model: requirements on them are noted.
 _UNMODELLED_PREFIXES = ("karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/")
 _UNMODELLED = frozenset({Label.REGION, Label.WINDOWS_BUILD})
@@ -513,11 +515,15 @@ class PodShape:
         Keys: ``gpus`` (or ``gpu``), ``cpu`` and ``memory`` (Kubernetes quantities), ``tolerate``
         (``key``, ``key=value``, ``key:Effect``, ``*``), ``select`` (``key=value``), ``affinity``
         (``key:Op[:v1|v2]``) and ``resource`` (the GPU resource, default nvidia.com/gpu).
-        ``tolerate``, ``select`` and ``affinity`` may repeat. Raises KG710 on bad input.
+        ``tolerate``, ``select`` and ``affinity`` may repeat. A MIG device is asked for by its resource:
+        ``mig-1g.10gb=1`` (``nvidia.com/`` implied) or ``nvidia.com/mig-1g.10gb=1``, in place of ``gpus``; the
+        pool must advertise it (a MigPartitionedPool's NodeOverlays do). Raises KG710 on bad input.
         """
         if not isinstance(text, str):
             raise _fail_shape(text, "a string of comma-separated key=value items")
         gpus, cpu, memory, resource = 1, Decimal(1), _GI, NVIDIA_GPU
+        named: str | None = None
+        gpus_given = False
         tolerations: list[dict] = []
         selector: dict[str, str] = {}
         affinity: list[dict] = []
@@ -532,7 +538,7 @@ class PodShape:
                 n = atoi(value)
                 if n is None or n < 0:
                     raise _fail_shape(item, "gpus as a whole number >= 0")
-                gpus = n
+                gpus, gpus_given = n, True
             elif key in ("cpu", "memory", "mem"):
                 try:
                     amount = Quantity(value).as_decimal()
@@ -555,8 +561,20 @@ class PodShape:
                 affinity.append(_affinity(value))
             elif key == "resource":
                 resource = value
+            elif key.startswith(_MIG_SHORT) or "/" in key:
+                # An extended resource by name: mig-1g.10gb=1 (nvidia.com/ implied) or nvidia.com/mig-1g.10gb=1.
+                n = atoi(value)
+                if n is None or n < 1:
+                    raise _fail_shape(item, f"{key} as a whole number >= 1")
+                if named is not None:
+                    raise _fail_shape(item, f"one GPU resource per pod shape ({named} is given already)")
+                named = key if "/" in key else "nvidia.com/" + key
+                resource, gpus = named, n
             else:
-                raise _fail_shape(item, "keys gpus, cpu, memory, tolerate, select, affinity, resource")
+                raise _fail_shape(item, "keys gpus, cpu, memory, tolerate, select, affinity, resource, or a GPU "
+                                        "resource such as mig-1g.10gb=1")
+        if named is not None and gpus_given:
+            raise _fail_shape(text, f"either gpus= or a GPU resource ({named}=N), not both")
         return cls(gpus=gpus, cpu=cpu, memory=memory, tolerations=tuple(tolerations), node_selector=selector,
                    required_affinity=tuple(affinity), gpu_resource=resource)
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
@@ -38,6 +38,7 @@ from karpenter_gpu.k8s.views import HybridGroupView, NodePoolView, hybrid_groups
 from karpenter_gpu.analysis.hybrid import hybrid_fit
 from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
+from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, MIG_RESOURCE_PREFIX, mig_table
 
 __all__ = ["RULES", "Rule", "check_rules"]
 
@@ -80,6 +81,12 @@ RULES: dict[str, Rule] = {
     "KG442": Rule(_W, "eks.amazonaws.com key on an EC2NodeClass pool (self-managed Karpenter does not know it)"),
     "KG443": Rule(_W, "EKS Auto Mode NodeClass field or value outside the EKS documentation (no public CRD)"),
     "KG444": Rule(_W, "NodeOverlay naming an EKS Auto Mode pool (NodeOverlay is not available on Auto Mode)"),
+    "KG445": Rule(_E, "workload requesting a MIG resource that no NodePool advertises"),
+    "KG446": Rule(_E, "MIG pools, overlays or workloads that disagree with the GPU Operator's mig.strategy or "
+                      "migManager"),
+    "KG447": Rule(_E, "time slicing and MIG on the same NodePool"),
+    "KG448": Rule(_E, "whole-GPU workload on a mixed-strategy MIG pool (its nodes advertise no nvidia.com/gpu)"),
+    "KG449": Rule(_E, "MIG config that some instance type of the pool does not support"),
     "KG450": Rule(_E, "workload pod shape larger than one node of the hybrid node group it targets"),
     "KG451": Rule(_E, "hybrid node group description that cannot be read"),
 }
@@ -872,13 +879,15 @@ def _kg417_target(work: _Workload, pools: list[_Pool], target: str, base: str, h
                  "(karpenter.sh/nodepool already picks the pool) or make it match the pool")
 
 
-def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None) -> list[Finding]:
+def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None,
+                values: Mapping[str, Any] | None = None) -> list[Finding]:
     """Run every rule on one environment's manifests, given as ``(file, manifest)`` pairs.
 
     Only NodePools (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1), NodeOverlays
     (karpenter.sh/v1alpha1) and, for KG417, workloads (Pod, Deployment, StatefulSet, ReplicaSet,
     DaemonSet, Job, CronJob) are looked at; anything else is ignored. ``environment`` "prod" makes
-    KG411 an error. Findings come back in manifest order.
+    KG411 an error. ``values`` are the environment's Helm values by file name (``gpu-operator.values.yaml``
+    is read by the MIG rules). Findings come back in manifest order.
     """
     objects: list[_Object] = []
     for file, manifest in manifests:
@@ -909,17 +918,20 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _check_overlay(obj)
             _kg444_overlay_on_auto_mode(obj, pools)
     # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
-    _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools,
-                   [o for o in objects if isinstance(o, _Workload)])
+    workloads = [o for o in objects if isinstance(o, _Workload)]
+    reports = _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools, workloads)
+    if reports is not None:
+        _check_mig(pools, workloads, reports, _dict(_dict(values).get(GPU_OPERATOR_VALUES)))
     return [finding for obj in objects for finding in obj.reported()]
 
 
-def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_Workload]) -> None:
-    """KG418–KG421: what the embedded instance catalog says about the pools and the workloads on them."""
+def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_Workload]) -> dict | None:
+    """KG418–KG421: what the embedded instance catalog says about the pools and the workloads on them.
+    Returns the simulation reports by pool name (None when the simulator cannot read the objects)."""
     try:
         reports = {r.name: r for r in simulate_pools(manifests, pools=[p.view for p in pools])}
     except KarpenterGpuError:
-        return  # objects the simulator cannot read; the schema and other rules say why
+        return None  # objects the simulator cannot read; the schema and other rules say why
     for pool in pools:
         report = reports.get(pool.name)
         if report is None or not pool.is_gpu:  # the catalog holds GPU/accelerator types only
@@ -946,10 +958,11 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
         if fit is not None and fit.instance is None and reports[target].kind != "static":
             workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
                                                      "fix: ask for fewer resources or admit bigger instance types")
+    return reports
 
 
-def _shape(pod: dict) -> PodShape:
-    """The pod's summed container requests (limits when no request), as the simulator's pod shape."""
+def _requests(pod: dict) -> dict[str, Decimal]:
+    """The pod's summed container requests (limits when no request)."""
     totals: dict[str, Decimal] = {}
     containers = pod.get("containers")
     for container in containers if isinstance(containers, list) else []:
@@ -958,9 +971,113 @@ def _shape(pod: dict) -> PodShape:
         for name, value in wanted.items():
             amount = value.get("value") if isinstance(value, dict) else value
             totals[name] = totals.get(name, Decimal(0)) + Quantity(str(amount)).as_decimal()
-    return PodShape(gpus=int(totals.get("nvidia.com/gpu", 0)), cpu=totals.get("cpu", Decimal(0)),
+    return totals
+
+
+def _shape(pod: dict) -> PodShape:
+    """The pod's requests as the simulator's pod shape; its GPU resource is a MIG device's when it asks for one."""
+    totals = _requests(pod)
+    resource = next((r for r in sorted(totals) if r.startswith(MIG_RESOURCE_PREFIX)), NVIDIA_GPU)
+    return PodShape(gpus=int(totals.get(resource, 0)), gpu_resource=resource, cpu=totals.get("cpu", Decimal(0)),
                     memory=totals.get("memory", Decimal(0)),
                     tolerations=tuple(_dict(t) for t in pod.get("tolerations") or []),
                     node_selector=_dict(pod.get("nodeSelector")),
                     required_affinity=tuple(r for req in pod_requirements(pod).values() for r in req.to_dicts()
                                             if req.key not in _dict(pod.get("nodeSelector"))))
+
+
+# --------------------------------------------------------------------------- MIG (KG445-KG449)
+
+#: The GPU Operator values file (``GpuOperatorValues``) the MIG rules compare the pools with.
+GPU_OPERATOR_VALUES = "gpu-operator.values.yaml"
+_DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+
+
+def _time_sliced(values: dict, pool: _Pool) -> bool:
+    """Whether the device-plugin config the pool's nodes get (their ``nvidia.com/device-plugin.config`` label,
+    else ``devicePlugin.config.default``) shares GPUs by time slicing."""
+    config = _dict(_dict(values.get("devicePlugin")).get("config"))
+    key = pool.labels.get(_DEVICE_PLUGIN_CONFIG_LABEL) or config.get("default")
+    text = _dict(config.get("data")).get(key) if isinstance(key, str) else None
+    return isinstance(text, str) and "timeSlicing" in text
+
+
+def _mig_resources(report: Any) -> set[str]:
+    return {str(r) for c in report.candidates for r, v in c.capacity.items()
+            if str(r).startswith(MIG_RESOURCE_PREFIX) and v > 0}
+
+
+def _check_mig(pools: list[_Pool], workloads: list[_Workload], reports: dict, values: dict) -> None:
+    """KG445-KG449: MIG pools (template label ``nvidia.com/mig.config``), the MIG resources their NodeOverlays
+    advertise (as the simulator applies them), the workloads asking for MIG devices, and the GPU Operator values
+    (``mig.strategy``, ``migManager.enabled``, ``devicePlugin.config``) when the environment has them."""
+    strategy = _dict(values.get("mig")).get("strategy") if values else None
+    manager = _dict(values.get("migManager")).get("enabled") if values else None
+    table = mig_table()
+    mig_pools: dict[str, _Pool] = {}
+    for pool in pools:
+        config = pool.labels.get(MIG_CONFIG_LABEL)
+        if not isinstance(config, str) or config == MIG_DISABLED:
+            continue
+        mig_pools[pool.name] = pool
+        where = f"{pool.LABELS}[{MIG_CONFIG_LABEL}]"
+        report = reports.get(pool.name)
+        if report is not None:
+            bad = [c.name for c in report.candidates
+                   if (gpu := table.gpu_for(c.instance.labels)) is None or not gpu.config(config)]
+            if bad:
+                pool.add("KG449", where, f"MIG config {config} does not exist for the GPUs of {', '.join(bad)}, which "
+                                         "this pool can launch: MIG Manager fails to apply it there (node label "
+                                         "nvidia.com/mig.config.state=failed) and those nodes advertise no MIG device; "
+                                         "fix: restrict the pool to instance types whose GPU has the config "
+                                         "(MigPartitionedPool does), or choose another config")
+        if values and manager is False:
+            pool.add("KG446", where, f"the pool asks MIG Manager for {config}, but the GPU Operator values have "
+                                     "migManager.enabled: false: the GPUs are never partitioned and the MIG devices "
+                                     "never appear; fix: enable migManager (GpuOperatorValues derives it from the pools)")
+        if values and _time_sliced(values, pool):
+            pool.add("KG447", where, "the pool's nodes are MIG-partitioned and also get a time-slicing device-plugin "
+                                     "config: what they advertise matches neither the MIG overlays nor the "
+                                     "time-slicing overlays, so Karpenter's simulation is wrong for them; fix: label "
+                                     f"the pool {_DEVICE_PLUGIN_CONFIG_LABEL} with an unshared config, or drop MIG")
+        if strategy == "mixed" and report is not None and not _mig_resources(report):
+            sliced = [c.name for c in report.candidates if c.gpus > c.instance.gpus]
+            if sliced:
+                pool.add("KG446", where, f"its NodeOverlays count MIG devices as nvidia.com/gpu on {', '.join(sliced)} "
+                                         "(the single strategy's way) but the GPU Operator values say mig.strategy: "
+                                         "mixed, under which those nodes advertise nvidia.com/mig-* and no "
+                                         "nvidia.com/gpu: pods asking for GPUs there stay Pending; fix: one strategy "
+                                         "for the values and the pools")
+        if strategy == "single" and report is not None and _mig_resources(report):
+            pool.add("KG446", where, f"its NodeOverlays advertise {', '.join(sorted(_mig_resources(report)))} (the mixed "
+                                     "strategy's names) but the GPU Operator values say mig.strategy: single, under "
+                                     "which the device plugin advertises MIG devices as nvidia.com/gpu: pods asking for "
+                                     "them stay Pending; fix: one strategy for the values and the pools")
+    advertised = {r for report in reports.values() for r in _mig_resources(report)}
+    for work in workloads:
+        try:
+            totals = _requests(work.pod)
+        except KarpenterGpuError:
+            continue
+        for resource in sorted(r for r in totals if r.startswith(MIG_RESOURCE_PREFIX)):
+            if resource not in advertised:
+                work.add("KG445", f"{work.pod_path}.containers", f"the pod requests {resource}, which no NodePool of this "
+                         "environment advertises (no MIG NodeOverlay adds it): Karpenter launches nothing for it and it "
+                         "stays Pending; fix: add a MigPartitionedPool whose config has that profile, or request one "
+                         f"that a pool advertises ({', '.join(sorted(advertised)) or 'none'})")
+            if strategy == "single":
+                work.add("KG446", f"{work.pod_path}.containers", f"the pod requests {resource}, but the GPU Operator "
+                         "values say mig.strategy: single, which advertises MIG devices as nvidia.com/gpu only; fix: "
+                         "request nvidia.com/gpu, or use the mixed strategy")
+        target = _dict(work.pod.get("nodeSelector")).get(Label.NODEPOOL)
+        targeted = mig_pools.get(target) if isinstance(target, str) else None
+        report = reports.get(target) if isinstance(target, str) else None
+        mixed = strategy == "mixed" or (strategy is None and report is not None and bool(_mig_resources(report)))
+        if targeted is not None and mixed and totals.get(NVIDIA_GPU, Decimal(0)) > 0:
+            work.add("KG448", f"{work.pod_path}.containers",
+                     f"the pod requests whole GPUs (nvidia.com/gpu) on NodePool {target}, whose GPUs are MIG-partitioned "
+                     "under the mixed strategy: its nodes advertise MIG devices (nvidia.com/mig-*) and no nvidia.com/gpu, "
+                     "so the pod never schedules there although Karpenter (which still counts the physical GPUs) "
+                     "launches nodes for it; fix: request a MIG resource the pool advertises "
+                     f"({', '.join(sorted(_mig_resources(report))) if report is not None else 'see its overlays'}), "
+                     "or target a pool of whole GPUs")

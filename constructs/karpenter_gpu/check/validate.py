@@ -87,7 +87,7 @@ def validate_source(source: Source, crds: dict) -> Report:
                 documents.append((_file(m), m.manifest))
         objects += len(env.manifests)
         try:
-            findings.extend(check_rules(documents, environment=env.name))
+            findings.extend(check_rules(documents, environment=env.name, values=env.values))
         except KarpenterGpuError as err:  # an object the rules' simulator cannot interpret: say so, keep the rest
             findings.append(Finding(err.path or "", "", env.name, err.prop, err.code, Severity.ERROR,
                                     f"rules not run for environment {env.name}: {err}"))
