@@ -1,5 +1,5 @@
 """This repository's environments. Each module defines CONFIG, a karpenter_gpu.PlatformConfig."""
 
-from . import dev, prod, staging
+from . import dev, fleet, prod, staging
 
-ENVIRONMENTS = (dev.CONFIG, staging.CONFIG, prod.CONFIG)
+ENVIRONMENTS = (dev.CONFIG, staging.CONFIG, prod.CONFIG, fleet.CONFIG)

@@ -184,7 +184,7 @@ def test_load_side_reads_environments_objects_and_helm_values(tmp_path):
 
 def test_load_side_of_the_bundled_dist():
     side = load_side(str(ROOT / "dist"))
-    assert set(side) == {"dev", "prod", "staging"}
+    assert set(side) == {"dev", "fleet", "prod", "staging"}
     for objects_ in side.values():
         assert ("helm", "Values", "gpu-operator.values.yaml") in objects_
         assert any(kind == "NodePool" for _, kind, _ in objects_)

@@ -41,15 +41,18 @@ def test_committed_dist_is_current(fresh):
 
 def test_one_folder_per_environment_one_file_per_resource(fresh):
     files = sorted(tree(fresh))
-    assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod"}
-    for env in ("dev", "staging", "prod"):
+    assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod", "fleet"}
+    for env in ("dev", "staging", "prod", "fleet"):
         assert f"{env}/{HELM_DIR}/gpu-operator.values.yaml" in files
         assert f"{env}/{HELM_DIR}/karpenter.values.yaml" in files
         manifests = [f for f in files if f.startswith(f"{env}/") and f"/{HELM_DIR}/" not in f]
         kinds = sorted({f.split("/")[1].split(".")[0] for f in manifests})
-        assert kinds == (["Deployment", "EC2NodeClass", "NodeOverlay", "NodePool", "PrometheusRule",
-                          "ServiceMonitor"] if env != "staging" else
-                         ["Deployment", "EC2NodeClass", "NodePool", "PrometheusRule", "ServiceMonitor"])
+        expected = (["Deployment", "EC2NodeClass", "NodeOverlay", "NodePool", "PrometheusRule", "ServiceMonitor"]
+                    if env != "staging" else
+                    ["Deployment", "EC2NodeClass", "NodePool", "PrometheusRule", "ServiceMonitor"])
+        if env == "fleet":  # + the hybrid group's description and the Auto Mode NodeClass
+            expected = sorted(expected + ["ConfigMap", "NodeClass"])
+        assert kinds == expected
         for name in manifests:  # <Kind>.<metadata.name>.k8s.yaml, one object per file
             assert name.endswith(".k8s.yaml") and len(list(yaml.safe_load_all((fresh / name).read_text()))) == 1
     assert "prod/NodePool.gpu-warm-static-ap-northeast-2a.k8s.yaml" in files

@@ -60,8 +60,9 @@ def test_pod_fit_names_pool_and_instance(capsys):
 def test_markdown_report_with_svg_timelines(capsys, tmp_path):
     out = run(capsys, "--format", "markdown", "--out", str(tmp_path))
     assert "| pool | kind |" in out and "![disruption timeline](disruption-prod.svg)" in out
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["disruption-dev.svg", "disruption-prod.svg",
-                                                          "disruption-staging.svg", "explain.md"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disruption-dev.svg", "disruption-fleet.svg",
+                                                          "disruption-prod.svg", "disruption-staging.svg",
+                                                          "explain.md"]
     assert (tmp_path / "disruption-prod.svg").read_text().startswith("<svg")
 
 
@@ -146,3 +147,21 @@ def test_auto_mode_pools_list_candidates_and_worst_case(tmp_path, capsys):
     assert pools["auto-warm-static"]["candidates"]
     first = env["pod"]["first_choice"]
     assert first is not None and first["pool"] in pools and first["instance"]
+
+
+def test_fleet_explains_an_auto_mode_a_mig_and_a_hybrid_pod(capsys):
+    """Issue 15's three kinds of GPU node in the bundled fleet environment, each pod on its own kind."""
+    def first(pod: str) -> dict:
+        data = json.loads(run(capsys, "--format", "json", "--env", "fleet", "--pod", pod))
+        return data["environments"][0]["pod"]["first_choice"]
+
+    data = json.loads(run(capsys, "--format", "json", "--env", "fleet"))
+    pools = {p["name"]: p for p in data["environments"][0]["pools"]}
+    assert {n: p["kind"] for n, p in pools.items()} == {"auto-inference": "dynamic", "gpu-mig": "dynamic",
+                                                        "seoul-dc1-a100": "hybrid"}
+    assert all(p["candidates"] for p in pools.values())
+    assert first("gpus=1,tolerate=nvidia.com/gpu,select=eks.amazonaws.com/compute-type=auto")["pool"] == \
+        "auto-inference"
+    assert first("mig-1g.10gb=1,tolerate=nvidia.com/gpu") == {"pool": "gpu-mig", "instance": "p5.4xlarge"}
+    assert first("gpus=8,tolerate=nvidia.com/gpu,tolerate=on-premises,select=eks.amazonaws.com/compute-type=hybrid") \
+        == {"pool": "seoul-dc1-a100", "instance": "8x a100 hybrid node"}

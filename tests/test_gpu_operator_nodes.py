@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import yaml
+
 from karpenter_gpu.addons.gpu_operator_nodes import OPERANDS, nfd_worker_runs, operand_runs, operator_labels
+from karpenter_gpu.k8s.reader import read_path
+from karpenter_gpu.k8s.views import hybrid_groups, node_pools
+from tests.conftest import ROOT
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 TOLERATE_GPU = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -66,3 +71,23 @@ def test_the_operand_must_tolerate_the_node_taints():
                                                               "tolerations": [{"operator": "Exists"}]}}}
     assert nfd_worker_runs(values, NODE, [taint])
     assert not operand_runs(values, "driver", NODE, [taint])  # daemonsets.tolerations lack it
+
+
+def test_the_bundled_fleet_gets_the_driver_only_on_its_hybrid_nodes():
+    """dist/fleet as written (the values file, the NodePools, the hybrid group's ConfigMap): every node kind."""
+    fleet = read_path(ROOT / "dist").environment("fleet")
+    values = yaml.safe_load((ROOT / "dist" / "fleet" / "helm" / "gpu-operator.values.yaml").read_text())
+    docs = [m.manifest for m in fleet.manifests]
+    nodes = {}
+    for pool in node_pools(docs):
+        labels = {**pool.labels, "karpenter.sh/nodepool": pool.name}
+        if pool.template_spec["nodeClassRef"]["group"] == "eks.amazonaws.com":
+            labels["eks.amazonaws.com/compute-type"] = "auto"
+        nodes[pool.name] = (labels, pool.taints)
+    for group in hybrid_groups(docs):
+        nodes[group.name] = (dict(group.node_labels), list(group.taints))
+    assert set(nodes) == {"auto-inference", "gpu-mig", "seoul-dc1-a100"}
+    for operand in ("driver", "toolkit"):
+        assert [n for n, (labels, taints) in nodes.items() if operand_runs(values, operand, labels, taints)] == \
+            ["seoul-dc1-a100"]
+    assert not nfd_worker_runs(values, *nodes["auto-inference"])

@@ -40,10 +40,12 @@ def test_environments_differ_where_they_should():
                       "staging": {"gpu-inference": "16", "gpu-training": "8", "gpu-batch-a10g-spot": "20",
                                   "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10"},
                       "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32",
-                               "search-inference": "16", "research-training": "16"}}
+                               "search-inference": "16", "research-training": "16"},
+                      "fleet": {"auto-inference": "16", "gpu-mig": "16"}}
     amis = {c.environment: {m["spec"]["amiSelectorTerms"][0]["alias"] for m in by_name(synth(c), "EC2NodeClass").values()}
             for c in ENVIRONMENTS}
     assert amis["staging"] == {"bottlerocket@v1.50.0"} and amis["prod"] == {"al2023@v20251103"}
+    assert amis["fleet"] == {"al2023@v20251103"}  # the MIG pool's; the Auto Mode pool has no AMI to choose
 
 
 def test_pools_reference_their_own_node_class():

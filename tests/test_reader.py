@@ -57,9 +57,9 @@ def refused(path, code: str) -> KarpenterGpuError:
 # ------------------------------------------------------------------------------------------ layout
 
 
-def test_dist_reads_three_environments_with_helm_values(loader):
+def test_dist_reads_four_environments_with_helm_values(loader):
     source = read_path(ROOT / "dist")
-    assert [e.key for e in source.environments] == ["dev", "prod", "staging"]
+    assert [e.key for e in source.environments] == ["dev", "fleet", "prod", "staging"]
     prod = source.environment("prod")
     assert set(prod.values) == {"gpu-operator.values.yaml", "karpenter.values.yaml"}
     assert {m.manifest["kind"] for m in prod.manifests} >= {"NodePool", "EC2NodeClass", "NodeOverlay"}

@@ -79,7 +79,7 @@ def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
 
 def test_readme_hybrid_nodes_example_runs(tmp_path):
     text = (ROOT / "README.md").read_text()
-    code = re.search(r"### On-premises GPUs: EKS Hybrid Nodes\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = re.search(r"## On-premises GPUs: EKS Hybrid Nodes\n\n```python\n(.*?)```", text, re.S).group(1)
     code = code.replace("app = cdk8s.App()", f"app = cdk8s.App(outdir={str(tmp_path / 'dist')!r})")
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)
