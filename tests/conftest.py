@@ -90,3 +90,26 @@ def crds() -> dict:
         pytest.fail(f"Karpenter v1.14.1 CRDs not found in {directory}: unset KARPENTER_GPU_CRDS to use the "
                     "packaged copy, or point it at a folder holding the CRD YAML files")
     return load_crds(directory)
+
+
+def auto_mode_app(outdir: Path) -> cdk8s.App:
+    """An EKS Auto Mode environment: an Auto Mode NodeClass, inference / training / static pools on it and a smoke
+    workload, in a ``cdk8s.App`` whose outdir names the environment (``karpenter_gpu.synth`` writes it there)."""
+    import cdk8s
+
+    from karpenter_gpu import (AutoModeEphemeralStorage, AutoModeNodeClass, Duration, GpuInferencePool,
+                               GpuTrainingPool, GpuWorkload, StaticCapacityPool)
+
+    app = cdk8s.App(outdir=str(outdir))
+    chart = cdk8s.Chart(app, "auto")
+    auto = AutoModeNodeClass(chart, "Auto", name="gpu-auto", role="AmazonEKSAutoNodeRole",
+                             subnet_tags={"kubernetes.io/role/internal-elb": "1"},
+                             security_group_tags={"aws:eks:cluster-name": "ml"},
+                             ephemeral_storage=AutoModeEphemeralStorage.gpu())
+    inference = GpuInferencePool(chart, "Inference", node_class=auto, name="auto-inference", gpu_limit=8,
+                                 gpu_names=("l4", "a10g"))
+    GpuTrainingPool(chart, "Training", node_class=auto, name="auto-training", gpu_limit=16,
+                    expire_after=Duration.days(14))
+    StaticCapacityPool(chart, "Warm", node_class=auto, name="auto-warm", replicas=1, gpu_names=("l4",))
+    GpuWorkload(chart, "Smoke", pool=inference)
+    return app

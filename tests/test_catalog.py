@@ -242,3 +242,11 @@ def test_build_tool_refuses_a_tsv_that_is_not_the_pinned_source(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 1 and "pinned cabefa77" in done.stderr and "--repin" in done.stderr
     assert not out.exists()
+
+
+def test_instance_types_carry_the_auto_mode_spelling_of_their_labels():
+    l4 = default_catalog().by_name("g6.xlarge")
+    assert l4.node_labels["eks.amazonaws.com/instance-gpu-name"] == l4.labels["karpenter.k8s.aws/instance-gpu-name"]
+    assert l4.requirements["eks.amazonaws.com/instance-family"].has("g6")
+    inf = default_catalog().by_name("inf2.xlarge")
+    assert inf.requirements["eks.amazonaws.com/instance-gpu-name"].operator == "DoesNotExist"

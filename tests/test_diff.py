@@ -944,3 +944,40 @@ def test_overlay_repricing_note_uses_the_given_catalog(tmp_path):
     b, h = load_side(str(write(tmp_path / "base", objects()))), load_side(str(write(tmp_path / "head", head)))
     [change] = [c for c in classify(b, h, load_catalog(path)) if c.kind == "NodeOverlay"]
     assert "g5.12xlarge spot/ap-northeast-2a in gpu-inference: 13.0 → 15.0" in change.reasons[0], change.reasons[0]
+
+
+def _on_auto_mode(files: dict) -> None:
+    """The inference pool moved to an EKS Auto Mode NodeClass, its instance keys in Auto Mode's spelling."""
+    spec = template(files)
+    spec["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu-auto"}
+    for r in spec["requirements"]:
+        r["key"] = r["key"].replace("karpenter.k8s.aws/", "eks.amazonaws.com/")
+
+
+def test_auto_mode_requirement_narrowed_drifts_the_same_nodes(tmp_path):
+    """eks.amazonaws.com/instance-gpu-name narrowed on an Auto Mode pool: the same t4 types drift as with the
+    karpenter.k8s.aws key (the catalog carries both spellings)."""
+    base, head = objects(), objects()
+    _on_auto_mode(base)
+    _on_auto_mode(head)
+    narrow(head)
+    c = one(classify(load_side(str(write(tmp_path / "base", base))), load_side(str(write(tmp_path / "head", head)))))
+    assert c.category is Category.REPLACES_NODES
+    assert "eks.amazonaws.com/instance-gpu-name In [t4, a10g, l4] → In [a10g, l4]" in c.reasons[0]
+    assert "g4dn.xlarge" in c.reasons[0] and "18 other instance type(s)" in c.reasons[0]
+
+
+def test_auto_mode_node_class_change_may_replace_the_nodes_of_its_pools(tmp_path):
+    auto_class = {"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "gpu-auto"},
+                  "spec": {"role": "R", "subnetSelectorTerms": [{"id": "subnet-0a"}],
+                           "securityGroupSelectorTerms": [{"id": "sg-0a"}], "ephemeralStorage": {"size": "80Gi"}}}
+    base, head = objects(), objects()
+    for files in (base, head):
+        _on_auto_mode(files)
+        files["NodeClass.gpu-auto.k8s.yaml"] = copy.deepcopy(auto_class)
+    head["NodeClass.gpu-auto.k8s.yaml"]["spec"]["ephemeralStorage"]["size"] = "200Gi"
+    changes = [c for c in classify(load_side(str(write(tmp_path / "base", base))),
+                                   load_side(str(write(tmp_path / "head", head)))) if c.kind == "NodeClass"]
+    c = one(changes)
+    assert c.category is Category.MAY_REPLACE_NODES
+    assert "spec.ephemeralStorage.size" in c.reasons[0] and "gpu-inference" in c.reasons[0]

@@ -126,3 +126,21 @@ def test_mig_pod_lands_on_the_mig_pool(capsys, chart, tmp_path, pod):
 def test_bad_mig_pod_shape_is_a_coded_error(capsys, bad):
     assert main(["explain", str(ROOT / "dist"), "--pod", bad]) == 2
     assert "KG710" in capsys.readouterr().err
+def test_auto_mode_pools_list_candidates_and_worst_case(tmp_path, capsys):
+    """A synthesized Auto Mode environment (eks.amazonaws.com keys): candidates, worst case, no feature gates, and a
+    pod selecting the Auto Mode labels lands there."""
+    import karpenter_gpu
+    from tests.conftest import auto_mode_app
+
+    karpenter_gpu.synth([auto_mode_app(tmp_path / "out" / "auto")], tmp_path / "dist", strict=True)
+    assert main(["explain", str(tmp_path / "dist"), "--format", "json",
+                 "--pod", "gpus=1,tolerate=nvidia.com/gpu,select=eks.amazonaws.com/compute-type=auto"]) == 0
+    [env] = json.loads(capsys.readouterr().out)["environments"]
+    pools = {p["name"]: p for p in env["pools"]}
+    inference = pools["auto-inference"]
+    assert inference["candidates"] and all(c.startswith(("g5.", "g6.", "gr6.")) for c in inference["candidates"])
+    assert inference["worst_case_hourly"] is not None and inference["gpu_names"] == ["a10g", "l4"]
+    assert all(p["feature_gates"] == [] for p in pools.values())  # static on Auto Mode: no staticCapacity gate
+    assert pools["auto-warm-static"]["candidates"]
+    first = env["pod"]["first_choice"]
+    assert first is not None and first["pool"] in pools and first["instance"]

@@ -493,3 +493,58 @@ def test_mig_config_map_refuses_a_label_the_tables_do_not_know(chart):
     with pytest.raises(KarpenterGpuError) as err:
         GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts")
     assert code_of(err) == "KG576" and err.value.prop == "mig_config_map"
+# --- EKS Auto Mode: the operator never serves those pools ---------------------------------------
+
+AUTO = {"name": "gpu-auto", "role": "AmazonEKSAutoNodeRole", "subnet_ids": ("subnet-0a",),
+        "security_group_ids": ("sg-0a",)}
+
+
+def test_not_auto_mode_affinity_excludes_exactly_auto_mode_nodes(platform):
+    """The NotIn-auto affinity, read by the scheduling core: an Auto Mode node is refused, a node without the label
+    (EKS AMI, Bottlerocket under Karpenter) and one of another compute type are admitted."""
+    from karpenter_gpu.k8s.scheduling import Requirements
+
+    term = GpuOperatorValues(platform, "GpuOperator").values["node-feature-discovery"]["worker"]["affinity"][
+        "nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    reqs = Requirements.from_dicts(term["matchExpressions"])
+    assert reqs.admits_labels({"eks.amazonaws.com/compute-type": "auto"}) is not None
+    assert reqs.admits_labels({"gpu-operator": "enabled"}) is None
+    assert reqs.admits_labels({"eks.amazonaws.com/compute-type": "hybrid"}) is None
+
+
+def test_auto_mode_pools_are_left_out(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    nc = node_class(chart)
+    inference(chart, nc)
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    # No gpu-operator label, a taint of its own: neither KG502 nor an extra toleration for the operands.
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8,
+                     taints=(Taint.gpu(), Taint("example.com/auto", "yes")))
+    values = GpuOperatorValues(chart, "GpuOperator")
+    assert [p.props.name for p in values.pools] == ["gpu-inference"]
+    assert values.values["daemonsets"]["tolerations"] == [GPU_TOLERATION]
+    assert values.values["driver"] == {"enabled": False}  # from the al2023 class alone; Auto Mode has no AMI
+
+
+def test_only_auto_mode_pools_is_kg570(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8)
+    GpuOperatorValues(chart, "GpuOperator")
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert code_of(exc) == "KG570" and "gpu-auto" in str(exc.value.value)
+
+
+def test_time_slicing_an_auto_mode_pool_is_kg571(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    inference(chart, node_class(chart))
+    auto = AutoModeNodeClass(chart, "Auto", **AUTO)
+    GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8)
+    GpuOperatorValues(chart, "GpuOperator", time_slicing_replicas=4, time_sliced_pools=("gpu-auto",))
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert code_of(exc) == "KG571"

@@ -268,3 +268,29 @@ def test_mig_pool_beside_time_slicing_everything_is_refused():
     with pytest.raises(KarpenterGpuError) as err:
         GpuPlatform(cdk8s.Testing.app(), props=PlatformConfig(**dict(config)))
     assert err.value.code == "KG577"
+def test_auto_mode_node_class_serves_the_pools_that_name_it():
+    from karpenter_gpu import AutoModeNodeClassProps, GpuInferencePoolProps
+
+    config = dev.CONFIG.model_copy(update={
+        "auto_mode_node_class": AutoModeNodeClassProps(name="gpu-auto", role="AmazonEKSAutoNodeRole",
+                                                       subnet_ids=("subnet-0a",), security_group_ids=("sg-0a",)),
+        "inference": dev.CONFIG.inference + (GpuInferencePoolProps(name="auto-inference", gpu_limit=4,
+                                                                   gpu_names=("l4",)),),
+        "pool_node_classes": {"auto-inference": "gpu-auto"}})
+    out = synth(PlatformConfig(**dict(config)))
+    assert list(by_name(out, "NodeClass")) == ["gpu-auto"]
+    pools = by_name(out, "NodePool")
+    assert pools["auto-inference"]["spec"]["template"]["spec"]["nodeClassRef"] == {
+        "group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu-auto"}
+    assert pools["gpu-inference"]["spec"]["template"]["spec"]["nodeClassRef"]["kind"] == "EC2NodeClass"
+    smoke = by_name(out, "Deployment")["auto-inference-smoke"]["spec"]["template"]["spec"]
+    assert smoke["nodeSelector"] == {"karpenter.sh/nodepool": "auto-inference", "eks.amazonaws.com/compute-type": "auto"}
+
+
+def test_auto_mode_node_class_name_clash_is_refused():
+    from karpenter_gpu import AutoModeNodeClassProps
+
+    with pytest.raises(KarpenterGpuError) as exc:
+        PlatformConfig(**{**dict(dev.CONFIG), "auto_mode_node_class": AutoModeNodeClassProps(
+            name="gpu-inference", role="R", subnet_ids=("subnet-0a",), security_group_ids=("sg-0a",))})
+    assert exc.value.code == "KG171"

@@ -397,3 +397,42 @@ def test_fails_on_mig_and_whole_gpu_pools_together(chart, node_class, inference)
     with pytest.raises(KarpenterGpuError) as err:
         GpuWorkload(chart, "Whole", pool=whole, mig_profile="1g.10gb")
     assert err.value.code == "KG578"
+# --- EKS Auto Mode pools -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def auto_pool(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    auto = AutoModeNodeClass(chart, "Auto", name="gpu-auto", role="AmazonEKSAutoNodeRole",
+                             subnet_ids=("subnet-0a",), security_group_ids=("sg-0a",))
+    return GpuInferencePool(chart, "AutoPool", node_class=auto, name="gpu-auto", gpu_limit=8, gpu_names=("l4",),
+                            taints=(Taint.gpu(), DEDICATED))
+
+
+def test_placement_on_auto_mode_requires_compute_type_auto(auto_pool):
+    assert pod_placement(auto_pool) == {
+        "nodeSelector": {"karpenter.sh/nodepool": "gpu-auto", "eks.amazonaws.com/compute-type": "auto"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+                        {"key": "example.com/dedicated", "operator": "Exists", "effect": "NoSchedule"}]}
+
+
+def test_placement_on_auto_mode_and_karpenter_pools_drops_compute_type(auto_pool, inference):
+    placement = pod_placement(auto_pool, inference)
+    [term] = placement["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"]
+    assert term == {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "In",
+                                          "values": ["gpu-auto", "gpu-inference"]}]}
+
+
+def test_auto_mode_workload_passes_kg417_and_a_karpenter_pool_would_not(chart, auto_pool):
+    GpuWorkload(chart, "Serve", pool=auto_pool)
+    synth = manifests(chart)
+    assert [f.line() for f in check_rules([("app.yaml", m) for m in synth]) if f.severity is Severity.ERROR] == []
+    # The same Deployment pointed at a self-managed pool: compute-type auto is not a label Karpenter knows there.
+    moved = copy.deepcopy(synth)
+    pool = next(m for m in moved if m["kind"] == "NodePool")
+    pool["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                        "name": "gpu"}
+    found = [f for f in check_rules([("app.yaml", m) for m in moved]) if f.code == "KG417"]
+    assert [f.path for f in found] == ["spec.template.spec.nodeSelector[eks.amazonaws.com/compute-type]"]

@@ -319,3 +319,17 @@ def test_misspelt_required_prop_names_the_typo_not_the_missing_prop(chart):
         KarpenterControllerValues(chart, "K", cluster_nme="prod")
     assert exc.value.code == "KG100" and exc.value.prop == "cluster_nme"
     assert "did you mean 'cluster_name'" in exc.value.allowed
+
+
+def test_auto_mode_pools_need_no_interruption_queue_or_feature_gate(chart):
+    """AWS runs Auto Mode's Karpenter (spot interruptions handled there): an Auto Mode spot pool and static pool
+    ask nothing of this controller's values."""
+    from karpenter_gpu import AutoModeNodeClass
+
+    auto = AutoModeNodeClass(chart, "Auto", name="gpu-auto", role="AmazonEKSAutoNodeRole",
+                             subnet_ids=("subnet-0a",), security_group_ids=("sg-0a",))
+    inference(chart, auto)  # spot + on-demand
+    StaticCapacityPool(chart, "Warm", node_class=auto, name="gpu-warm", replicas=1)
+    v = values(chart)
+    assert v.spot_pools == () and v.gate_needs == ()
+    assert v.values["settings"]["featureGates"]["staticCapacity"] is False

@@ -23,3 +23,23 @@ def test_allow_lists():
 def test_kinds():
     assert is_kind({"apiVersion": "karpenter.sh/v1", "kind": "NodePool"}, NODEPOOL_KIND)
     assert kind_of(["not", "a", "dict"]) == (None, None)
+
+
+def test_auto_mode_spelling_round_trips_for_the_documented_keys():
+    from karpenter_gpu.k8s.labels import (AUTO_MODE_ALIASES, AUTO_MODE_WELL_KNOWN_LABELS, auto_mode_key,
+                                          canonical_key, with_auto_mode_aliases)
+
+    # The 16 instance keys of the EKS guide's "EKS Auto Mode Supported" table (create-node-pool.html).
+    assert len(AUTO_MODE_ALIASES) == 16
+    assert auto_mode_key("karpenter.k8s.aws/instance-gpu-name") == "eks.amazonaws.com/instance-gpu-name"
+    assert canonical_key("eks.amazonaws.com/instance-family") == "karpenter.k8s.aws/instance-family"
+    # No documented Auto Mode spelling: unchanged (and not well-known on Auto Mode).
+    assert auto_mode_key("karpenter.k8s.aws/instance-accelerator-name") == "karpenter.k8s.aws/instance-accelerator-name"
+    assert auto_mode_key("topology.kubernetes.io/zone") == "topology.kubernetes.io/zone"
+    assert all(canonical_key(auto_mode_key(k)) == k for k in AUTO_MODE_ALIASES)
+    assert with_auto_mode_aliases({"karpenter.k8s.aws/instance-gpu-count": "1"}) == {
+        "karpenter.k8s.aws/instance-gpu-count": "1", "eks.amazonaws.com/instance-gpu-count": "1"}
+    assert {"eks.amazonaws.com/compute-type", "topology.kubernetes.io/zone", "karpenter.sh/capacity-type",
+            "node.kubernetes.io/instance-type"} <= AUTO_MODE_WELL_KNOWN_LABELS
+    assert not [k for k in AUTO_MODE_WELL_KNOWN_LABELS if k.startswith("karpenter.k8s.aws/")]
+    assert "kubernetes.io/os" not in AUTO_MODE_WELL_KNOWN_LABELS  # listed as not supported (Linux only)

@@ -89,3 +89,12 @@ def test_readme_mig_example_runs():
     serve = out[("Deployment", "serve")]["spec"]["template"]["spec"]
     assert serve["containers"][0]["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
     assert namespace["placement"]["nodeSelector"] == {"karpenter.sh/nodepool": "gpu-mig"}
+def test_readme_auto_mode_example_runs():
+    text = (ROOT / "README.md").read_text()
+    code = re.search(r"## EKS Auto Mode pools\n\n.*?```python\n(.*?)```", text, re.S).group(1)
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
+    assert set(out) == {("NodeClass", "gpu-auto"), ("NodePool", "auto-inference"), ("NodePool", "auto-training")}
+    keys = [r["key"] for r in out[("NodePool", "auto-inference")]["spec"]["template"]["spec"]["requirements"]]
+    assert "eks.amazonaws.com/instance-gpu-name" in keys and not [k for k in keys if k.startswith("karpenter.k8s.aws")]

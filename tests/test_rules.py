@@ -111,7 +111,8 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"] + [f"KG4{n}" for n in range(45, 50)]
+    assert sorted(RULES) == ([f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"]
+                             + [f"KG4{n}" for n in range(40, 45)] + [f"KG4{n}" for n in range(45, 50)])
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -780,3 +781,122 @@ def test_kg446_mixed_values_against_a_single_strategy_pool(chart):
     values["mig"]["strategy"] = "mixed"
     assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == [
         ("KG446", "NodePool", "gpu-mig")]
+# --------------------------------------------------------------------------- EKS Auto Mode (KG440-KG443)
+
+AUTO_REF = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu-auto"}
+
+
+def auto_pool(expire_after: str | None = "336h") -> dict:
+    """The clean GPU pool on an Auto Mode NodeClass, in Auto Mode's key spelling."""
+    pool = gpu_pool("gpu-auto")
+    spec = tspec(pool)
+    spec["nodeClassRef"] = dict(AUTO_REF)
+    for r in spec["requirements"]:
+        r["key"] = r["key"].replace("karpenter.k8s.aws/", "eks.amazonaws.com/")
+    if expire_after is None:
+        del spec["expireAfter"]
+    else:
+        spec["expireAfter"] = expire_after
+    return pool
+
+
+def auto_node_class(**spec: Any) -> dict:
+    return {"apiVersion": "eks.amazonaws.com/v1", "kind": "NodeClass", "metadata": {"name": "gpu-auto"},
+            "spec": {"role": "AmazonEKSAutoNodeRole",
+                     "subnetSelectorTerms": [{"tags": {"kubernetes.io/role/internal-elb": "1"}}],
+                     "securityGroupSelectorTerms": [{"tags": {"aws:eks:cluster-name": "ml"}}], **spec}}
+
+
+def test_auto_mode_pool_and_node_class_are_clean():
+    findings = run(auto_pool(), auto_node_class(ephemeralStorage={"size": "200Gi", "iops": 6000}))
+    assert [f.line() for f in findings if f.severity is not Severity.INFO] == []
+
+
+def test_auto_mode_pool_is_still_a_gpu_pool_for_the_other_rules():
+    pool = auto_pool()
+    del pool["spec"]["limits"]
+    assert only(run(pool), "KG401").path == "spec.limits"  # is_gpu reads eks.amazonaws.com/instance-gpu-* too
+    pool = auto_pool()
+    tspec(pool)["requirements"][2] = {"key": "eks.amazonaws.com/instance-gpu-memory", "operator": "Gte",
+                                      "values": ["24000"]}
+    assert only(run(pool), "KG406")
+
+
+@pytest.mark.parametrize("expire_after", ["Never", "505h", "720h", "30300m"])
+def test_kg440_auto_mode_expiry_beyond_21_days(expire_after):
+    finding = only(run(auto_pool(expire_after)), "KG440")
+    assert finding.path == "spec.template.spec.expireAfter" and "21 days" in finding.message
+
+
+def test_kg440_not_raised_within_21_days_or_on_karpenter_pools():
+    assert not [f for f in run(auto_pool("504h")) if f.code == "KG440"]
+    pool = gpu_pool()
+    tspec(pool)["expireAfter"] = "Never"
+    assert not [f for f in run(pool) if f.code == "KG440"]
+
+
+def test_kg405_and_kg414_do_not_apply_on_auto_mode():
+    pool = auto_pool(expire_after=None)
+    pool["metadata"]["name"] = "gpu-training"
+    tspec(pool)["requirements"][3] = {"key": CAPACITY, "operator": "In", "values": ["spot"]}
+    codes = {f.code for f in run(pool)}
+    assert "KG405" not in codes and "KG414" not in codes
+    karpenter = gpu_pool("gpu-training")
+    del tspec(karpenter)["expireAfter"]
+    tspec(karpenter)["requirements"][3] = {"key": CAPACITY, "operator": "In", "values": ["spot"]}
+    assert {"KG405", "KG414"} <= {f.code for f in run(karpenter)}
+
+
+def test_kg441_karpenter_key_on_auto_mode_pool():
+    pool = auto_pool()
+    tspec(pool)["requirements"].append({"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                        "values": ["g6"]})
+    finding = only(run(pool), "KG441")
+    assert finding.path == f"{REQS}[4]" and "use eks.amazonaws.com/instance-family" in finding.message
+
+
+def test_kg442_auto_mode_key_on_ec2_node_class_pool():
+    pool = gpu_pool()
+    tspec(pool)["requirements"][1] = {"key": "eks.amazonaws.com/instance-gpu-name", "operator": "In",
+                                      "values": ["l4"]}
+    finding = only(run(pool), "KG442")
+    assert finding.path == f"{REQS}[1]" and "use karpenter.k8s.aws/instance-gpu-name" in finding.message
+
+
+@pytest.mark.parametrize("spec,path", [
+    ({"amiSelectorTerms": [{"alias": "bottlerocket@latest"}]}, "spec.amiSelectorTerms"),
+    ({"userData": "[settings]"}, "spec.userData"),
+    ({"ephemeralStorage": {"size": "80Gi", "iops": 20000}}, "spec.ephemeralStorage.iops"),
+    ({"ephemeralStorage": {"size": "70Ti"}}, "spec.ephemeralStorage.size"),
+    ({"networkPolicy": "Deny"}, "spec.networkPolicy"),
+    ({"tags": {"eks.amazonaws.com/nodeclass": "x"}}, "spec.tags[eks.amazonaws.com/nodeclass]"),
+    ({"role": ""}, "spec.role"),
+])
+def test_kg443_auto_mode_node_class_against_the_guide(spec, path):
+    finding = only(run(auto_node_class(**spec)), "KG443")
+    assert finding.path == path and "no CRD" in finding.message
+
+
+def test_kg417_auto_mode_pod_selects_compute_type_and_auto_mode_keys():
+    """A pod may select eks.amazonaws.com/compute-type: auto and eks.amazonaws.com/ keys on an Auto Mode pool (Auto
+    Mode's well-known labels), not on a self-managed pool, and not karpenter.k8s.aws keys on Auto Mode."""
+    def pod(pool_name: str, **selector: str) -> dict:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"nodeSelector": {"karpenter.sh/nodepool": pool_name, **selector},
+                         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                         "containers": [{"name": "c", "image": "i"}]}}
+    auto = {"eks.amazonaws.com/compute-type": "auto", "eks.amazonaws.com/instance-family": "g6"}
+    assert not [f for f in run(auto_pool(), pod("gpu-auto", **auto)) if f.code == "KG417"]
+    refused = [f for f in run(gpu_pool(), pod("gpu-inference", **auto)) if f.code == "KG417"]
+    assert sorted(f.path for f in refused) == [f"spec.nodeSelector[{k}]" for k in sorted(auto)]
+    assert all("does not have known values" in f.message for f in refused)
+    finding = only(run(auto_pool(), pod("gpu-auto", **{"karpenter.k8s.aws/instance-family": "g6"})), "KG417")
+    assert "karpenter.k8s.aws/instance-family" in finding.message
+
+
+def test_kg444_node_overlay_naming_an_auto_mode_pool():
+    named = overlay([{"key": "karpenter.sh/nodepool", "operator": "In", "values": ["gpu-auto", "gpu-inference"]}])
+    finding = only(run(auto_pool(), gpu_pool(), named), "KG444")
+    assert finding.path == "spec.requirements[0]" and "gpu-auto" in finding.message
+    assert "gpu-inference" not in finding.message.split("pool(s)")[1].split(":")[0]
+    assert not [f for f in run(auto_pool(), gpu_pool(), overlay()) if f.code == "KG444"]  # names no pool

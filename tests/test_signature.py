@@ -137,7 +137,7 @@ def test_inspect_signature_lists_every_prop_with_its_default(name):
 
 def test_signature_reads_like_the_call():
     sig = str(inspect.signature(GpuInferencePool))
-    assert sig.startswith("(scope: 'Construct', id: 'str', *, node_class: 'GpuNodeClass', "
+    assert sig.startswith("(scope: 'Construct', id: 'str', *, node_class: 'GpuNodeClass | AutoModeNodeClass', "
                           "props: 'GpuInferencePoolProps | None' = None, name: 'str', gpu_limit: 'int', ")
     assert "weight: 'int' = 60" in sig and "**" not in sig and "-> " not in sig
     factory = str(inspect.signature(GpuNodeClass.inference))
@@ -146,7 +146,7 @@ def test_signature_reads_like_the_call():
 
 def test_help_shows_the_real_parameters():
     text = pydoc.render_doc(GpuInferencePool, renderer=pydoc.plaintext)
-    assert "GpuInferencePool(scope: 'Construct', id: 'str', *, node_class: 'GpuNodeClass'" in text
+    assert "GpuInferencePool(scope: 'Construct', id: 'str', *, node_class: 'GpuNodeClass | AutoModeNodeClass'" in text
     assert "gpu_limit: 'int'" in text and "(*args, **kwargs)" not in text
     assert "ami: 'AmiAlias'" in pydoc.render_doc(GpuNodeClass.inference, renderer=pydoc.plaintext)
 

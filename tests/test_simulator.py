@@ -513,3 +513,56 @@ def test_pod_shape_names_a_mig_resource():
         with pytest.raises(KarpenterGpuError) as err:
             PodShape.parse(bad)
         assert err.value.code == "KG710"
+# --- EKS Auto Mode: the same candidates whichever label spelling -------------------------------------
+
+AUTO_REF = {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu-auto"}
+
+
+def auto(manifest: dict) -> dict:
+    """The pool on an Auto Mode NodeClass, its instance keys in Auto Mode's spelling."""
+    tspec = manifest["spec"]["template"]["spec"]
+    tspec["nodeClassRef"] = dict(AUTO_REF)
+    for r in tspec["requirements"]:
+        r["key"] = r["key"].replace("karpenter.k8s.aws/", "eks.amazonaws.com/")
+    return manifest
+
+
+def test_auto_mode_keys_select_the_same_candidates():
+    limits = {"nvidia.com/gpu": "8"}
+    karpenter = pool("karpenter", req("gpu-name", "In", "l4"), req("gpu-count", "Gt", "0"), limits=limits)
+    eks = auto(pool("auto", req("gpu-name", "In", "l4"), req("gpu-count", "Gt", "0"), limits=limits))
+    assert eks["spec"]["template"]["spec"]["requirements"][0]["key"] == "eks.amazonaws.com/instance-gpu-name"
+    a, b = one(karpenter), one(eks)
+    assert names(a) == names(b) and names(b) and all(n.startswith(("g6.", "gr6.")) for n in names(b))
+    assert b.worst_case_hourly == a.worst_case_hourly and b.worst_case_hourly is not None
+    assert any("EKS Auto Mode pool" in n for n in b.notes)
+
+
+def test_auto_mode_pool_gets_no_node_overlay():
+    """NodeOverlay is not available on EKS Auto Mode (aws/containers-roadmap#2690): same overlay, two flavours."""
+    g6f = req("family", "In", "g6f")
+    karpenter = pool("karpenter", g6f)
+    eks = auto(pool("auto", g6f))
+    gpu = overlay("g6f-gpu", req("family", "In", "g6f"), weight=10, capacity={"nvidia.com/gpu": "1"})
+    reports = {r.name: r for r in simulate_pools([karpenter, eks, gpu])}
+    assert all(c.capacity.get("nvidia.com/gpu") == 1 for c in reports["karpenter"].candidates)
+    assert all(not c.capacity.get("nvidia.com/gpu") and not c.overlays for c in reports["auto"].candidates)
+
+
+def test_auto_mode_pod_fit_uses_auto_mode_labels():
+    taint = [GPU_TAINT]
+    karpenter = pool("karpenter", req("gpu-name", "In", "l4", "l40s"), req("gpu-count", "Gt", "0"), taints=taint,
+                     limits={"nvidia.com/gpu": "8"}, weight=50)
+    eks = auto(pool("auto", req("gpu-name", "In", "l4", "l40s"), req("gpu-count", "Gt", "0"), taints=taint,
+                    limits={"nvidia.com/gpu": "8"}, weight=10))
+    tolerate = ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},)
+    # The guide's accelerated workload: nodeSelector compute-type auto and eks.amazonaws.com/instance-gpu-name.
+    shape = PodShape(gpus=1, tolerations=tolerate, node_selector={"eks.amazonaws.com/compute-type": "auto",
+                                                                  "eks.amazonaws.com/instance-gpu-name": "l40s"})
+    fits = {f.pool: f for f in pod_fit(shape, [karpenter, eks])}
+    assert fits["auto"].instance is not None and fits["auto"].instance.startswith("g6e.")
+    assert fits["karpenter"].instance is None and "does not have known values" in (fits["karpenter"].reason or "")
+    # A karpenter.k8s.aws selector is not an Auto Mode label: it does not match Auto Mode nodes.
+    shape = PodShape(gpus=1, tolerations=tolerate, node_selector={"karpenter.k8s.aws/instance-gpu-name": "l40s"})
+    fits = {f.pool: f for f in pod_fit(shape, [karpenter, eks])}
+    assert fits["karpenter"].instance is not None and fits["auto"].instance is None

@@ -48,3 +48,20 @@ def test_ordering_helpers():
     manifests = [np("a", 1), np("b", 1), np("c", 2), ov("x", 3), ov("y", 3), {"kind": "Other"}, "text"]
     assert [p.name for p in ordered_pools(node_pools(manifests))] == ["c", "b", "a"]
     assert [o.name for o in ordered_overlays(overlays(manifests))] == ["y", "x"]
+
+
+def test_auto_mode_pool_view():
+    auto = NodePoolView.of({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "a"}, "spec": {
+        "template": {"spec": {"nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "gpu"},
+                              "requirements": []}}}})
+    karpenter = NodePoolView.of({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "k"}, "spec": {
+        "template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                              "requirements": []}}}})
+    assert auto.auto_mode and not karpenter.auto_mode
+    # Auto Mode nodes carry compute-type auto (the node-class label of the NodeClaim template there).
+    assert auto.template_requirements["eks.amazonaws.com/compute-type"].values == {"auto"}
+    assert "eks.amazonaws.com/compute-type" not in karpenter.template_requirements
+    assert "eks.amazonaws.com/instance-gpu-name" in auto.well_known_labels
+    assert "karpenter.k8s.aws/instance-gpu-name" not in auto.well_known_labels
+    assert "karpenter.k8s.aws/instance-gpu-name" in karpenter.well_known_labels
+    assert "eks.amazonaws.com/instance-gpu-name" not in karpenter.well_known_labels

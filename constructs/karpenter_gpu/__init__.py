@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm as CapacityReservationTerm, InstanceMatchCriteria as InstanceMatchCriteria, ReservationType as ReservationType, prefer_reserved_capacity as prefer_reserved_capacity
     from karpenter_gpu.pools.disruption_window import Budget as Budget, DisruptionReason as DisruptionReason, DisruptionWindow as DisruptionWindow, compile_budgets as compile_budgets
     from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool as GpuInferencePool, GpuInferencePoolKwargs as GpuInferencePoolKwargs, GpuInferencePoolProps as GpuInferencePoolProps
+    from karpenter_gpu.pools.auto_mode_node_class import AutoModeEphemeralStorage as AutoModeEphemeralStorage, AutoModeNodeClass as AutoModeNodeClass, AutoModeNodeClassKwargs as AutoModeNodeClassKwargs, AutoModeNodeClassProps as AutoModeNodeClassProps
     from karpenter_gpu.pools.gpu_node_class import AmiAlias as AmiAlias, GpuNodeClass as GpuNodeClass, GpuNodeClassKwargs as GpuNodeClassKwargs, GpuNodeClassProps as GpuNodeClassProps, NodeClassConfig as NodeClassConfig, NodeClassConfigKwargs as NodeClassConfigKwargs, RootVolume as RootVolume
     from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolKwargs as GpuTrainingPoolKwargs, GpuTrainingPoolProps as GpuTrainingPoolProps
     from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool as MigPartitionedPool, MigPartitionedPoolKwargs as MigPartitionedPoolKwargs, MigPartitionedPoolProps as MigPartitionedPoolProps
@@ -83,6 +84,7 @@ _MODULES: dict[str, str] = {
     "pools.capacity_reservation": "CapacityReservationTerm InstanceMatchCriteria ReservationType prefer_reserved_capacity",
     "pools.disruption_window": "Budget DisruptionReason DisruptionWindow compile_budgets",
     "pools.gpu_inference_pool": "GpuInferencePool GpuInferencePoolKwargs GpuInferencePoolProps",
+    "pools.auto_mode_node_class": "AutoModeEphemeralStorage AutoModeNodeClass AutoModeNodeClassKwargs AutoModeNodeClassProps",
     "pools.gpu_node_class": "AmiAlias GpuNodeClass GpuNodeClassKwargs GpuNodeClassProps NodeClassConfig NodeClassConfigKwargs RootVolume",
     "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolKwargs GpuTrainingPoolProps",
     "pools.mig_partitioned_pool": "MigPartitionedPool MigPartitionedPoolKwargs MigPartitionedPoolProps",

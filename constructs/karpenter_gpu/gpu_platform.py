@@ -7,7 +7,7 @@ dev/staging/prod stacks are three such configs.
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Mapping, cast
 
 import cdk8s
 from constructs import Construct
@@ -30,6 +30,7 @@ from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool, MigPartitionedPoolProps
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass, AutoModeNodeClassProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage, NodeOverlayDiscourageProps
@@ -100,6 +101,10 @@ class PlatformConfig(Props):
     mig: Annotated[tuple[MigPartitionedPoolProps, ...], _many("mig", "MigPartitionedPoolProps")] = ()
     #: Node classes beyond the built-in three. Default: - none.
     node_classes: tuple[PlatformNodeClass, ...] = ()
+    #: An EKS Auto Mode NodeClass (``eks.amazonaws.com/v1``); pools run on it when ``pool_node_classes`` names it
+    #: (they then render Auto Mode's label keys and rules, and the GPU Operator and controller values leave them
+    #: out). Default: - none.
+    auto_mode_node_class: AutoModeNodeClassProps | None = None
     #: Pool (or ladder / static pool) name → node class name. Default: - the built-in class of the pool's kind.
     pool_node_classes: Mapping[str, str] = {}
     #: NodeOverlays raising the simulated price of oversized types. Default: - none.
@@ -130,7 +135,8 @@ class PlatformConfig(Props):
                                             "Karpenter uses no reservation implicitly",
                                     fix="reservations=(CapacityReservationTerm.by_tags({...}),)")
         classes = self.class_names()
-        extra = [c.name for c in self.node_classes]
+        extra = [c.name for c in self.node_classes] + (
+            [self.auto_mode_node_class.name] if self.auto_mode_node_class is not None else [])
         clash = sorted({n for n in extra if extra.count(n) > 1 or n in (INFERENCE_CLASS, TRAINING_CLASS,
                                                                         RESERVED_CLASS)})
         if clash:
@@ -150,7 +156,8 @@ class PlatformConfig(Props):
         return self
 
     def class_names(self) -> list[str]:
-        return [INFERENCE_CLASS, TRAINING_CLASS, RESERVED_CLASS] + [c.name for c in self.node_classes]
+        auto = [self.auto_mode_node_class.name] if self.auto_mode_node_class is not None else []
+        return [INFERENCE_CLASS, TRAINING_CLASS, RESERVED_CLASS] + [c.name for c in self.node_classes] + auto
 
     def group_names(self) -> list[str]:
         """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
@@ -179,6 +186,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     reservations: tuple[CapacityReservationTerm, ...]
     mig: tuple[MigPartitionedPoolProps, ...]
     node_classes: tuple[PlatformNodeClass, ...]
+    auto_mode_node_class: AutoModeNodeClassProps | None
     pool_node_classes: Mapping[str, str]
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
     gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...]
@@ -244,9 +252,16 @@ class GpuPlatform(cdk8s.Chart):
         self.node_classes: dict[str, GpuNodeClass] = {
             name: GpuNodeClass(self, specs[name][0], name=name, **{**base, **specs[name][1]})
             for name in specs if name in used}
+        #: The Auto Mode NodeClass (``auto_mode_node_class``), when some pool uses it.
+        self.auto_mode_class: AutoModeNodeClass | None = (
+            AutoModeNodeClass(self, "AutoModeClass", props=cfg.auto_mode_node_class)
+            if cfg.auto_mode_node_class is not None and cfg.auto_mode_node_class.name in used else None)
 
-        def cls(name: str, default: str) -> GpuNodeClass:
-            return self.node_classes[cfg.node_class_of(name, default)]
+        def cls(name: str, default: str) -> GpuNodeClass | AutoModeNodeClass:
+            chosen = cfg.node_class_of(name, default)
+            if self.auto_mode_class is not None and chosen == self.auto_mode_class.name:
+                return self.auto_mode_class
+            return self.node_classes[chosen]
 
         def cid(kind: str, group: tuple, name: str) -> str:  # ids of the single-pool form stay as they were
             return kind if len(group) == 1 else f"{kind}-{name}"
@@ -267,7 +282,9 @@ class GpuPlatform(cdk8s.Chart):
             ReservedCapacityPool(self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS),
                                  props=p) for p in cfg.reserved)
         self.mig: tuple[MigPartitionedPool, ...] = tuple(
-            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p)
+            # An Auto Mode class named in pool_node_classes is refused by the pool itself (KG221).
+            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name),
+                               node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p)
             for p in cfg.mig)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]

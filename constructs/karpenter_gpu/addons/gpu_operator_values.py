@@ -36,13 +36,14 @@ from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
-from karpenter_gpu.k8s.labels import NVIDIA_GPU
+from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
@@ -76,7 +77,7 @@ EXCLUSIVE_KEY = "exclusive"
 TIME_SLICING_CONFIG_NAME = "time-slicing-config"
 
 #: EKS sets ``eks.amazonaws.com/compute-type: auto`` on Auto Mode nodes.
-COMPUTE_TYPE_LABEL = "eks.amazonaws.com/compute-type"
+COMPUTE_TYPE_LABEL = COMPUTE_TYPE
 #: Every GPU operand tolerates at least this (the chart default).
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 
@@ -215,8 +216,20 @@ _PENDING = "pending"
 
 
 def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
-    """Every NodePool construct of the cluster of ``scope`` (all its charts), in tree order."""
-    return members_of(scope, NodePoolConstruct)
+    """Every NodePool construct of the cluster of ``scope`` (all its charts) the operator serves, in tree order:
+    not the EKS Auto Mode pools, whose nodes run AWS's NVIDIA driver and device plugin (the operands are kept
+    off them by the NotIn-auto affinity, see the module docstring)."""
+    return [pool for pool in members_of(scope, NodePoolConstruct) if not pool.auto_mode]
+
+
+def _auto_mode_pools(scope: Construct) -> list[NodePoolConstruct]:
+    return [pool for pool in members_of(scope, NodePoolConstruct) if pool.auto_mode]
+
+
+def _family(pool: NodePoolConstruct) -> str:
+    """The AMI family of a pool the operator serves (never an Auto Mode one: :func:`_pools_under`)."""
+    node_class = pool.node_class
+    return node_class.props.ami.family if isinstance(node_class, GpuNodeClass) else ""
 
 
 def _pool_names(pools: list[NodePoolConstruct]) -> list[str]:
@@ -307,8 +320,11 @@ def _mig_manager(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, enab
 
 
 def _not_auto_mode() -> dict:
+    """Required node affinity ``eks.amazonaws.com/compute-type NotIn [auto]``: NotIn also matches nodes without the
+    label (every non-Auto-Mode node), and no Auto Mode node (https://docs.aws.amazon.com/eks/latest/userguide/
+    associate-workload.html: Auto Mode nodes carry ``eks.amazonaws.com/compute-type: auto``)."""
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": ["auto"]}]}]}}}
+        {"matchExpressions": [{"key": COMPUTE_TYPE_LABEL, "operator": "NotIn", "values": [AUTO_COMPUTE_TYPE]}]}]}}}
 
 
 class GpuOperatorValuesKwargs(TypedDict, total=False):
@@ -399,6 +415,13 @@ class GpuOperatorValues(HelmValues):
 
     def render_values(self) -> dict:
         pools = list(self.pools)
+        if not pools and _auto_mode_pools(self):
+            raise KarpenterGpuError(
+                "KG570", prop="scope", value=sorted(p.props.name for p in _auto_mode_pools(self)),
+                allowed="at least one self-managed Karpenter GPU pool (GpuNodeClass): every pool here runs on EKS "
+                        "Auto Mode, where AWS runs the NVIDIA driver and device plugin and the operator cannot run",
+                fix="drop GpuOperatorValues from this cluster (Auto Mode needs none), or add the Karpenter GPU pools "
+                    "it should serve", path=self._path)
         if not pools:
             raise KarpenterGpuError("KG500", prop="scope", value=cluster_of(self).node.path or "<app>",
                                     allowed="a cluster with at least one GPU NodePool construct (in any of its charts)",
@@ -429,6 +452,13 @@ class GpuOperatorValues(HelmValues):
             return ()
         names = _pool_names(pools)
         unknown = [n for n in p.time_sliced_pools if n not in names]
+        auto = [n for n in unknown if n in {pool.props.name for pool in _auto_mode_pools(pools[0])}] if pools else []
+        if auto:
+            raise KarpenterGpuError("KG571", prop="time_sliced_pools", value=auto,
+                                    allowed="self-managed Karpenter pools only: EKS Auto Mode runs its own device "
+                                            "plugin (not the operator's devicePlugin.config) and offers no NodeOverlay "
+                                            "to tell Karpenter about the extra slices",
+                                    fix="drop the Auto Mode pools from time_sliced_pools", path=path)
         if unknown:
             raise KarpenterGpuError("KG505", prop="time_sliced_pools", value=unknown,
                                     allowed=f"names of NodePools under the scope ({names})",
@@ -458,11 +488,11 @@ class GpuOperatorValues(HelmValues):
     @staticmethod
     def _render(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, sliced: tuple[str, ...],
                 path: str, final: bool = True, monitor_labels: dict[str, str] | None = None) -> dict:
-        families = {pool.node_class.props.ami.family for pool in pools}
+        families = {_family(pool) for pool in pools}
         own_plugin = families & SHIPS_DEVICE_PLUGIN
         if own_plugin and families - SHIPS_DEVICE_PLUGIN:
             by_family = {f: sorted({pool.node_class.node.path for pool in pools
-                                    if pool.node_class.props.ami.family == f}) for f in sorted(families)}
+                                    if _family(pool) == f}) for f in sorted(families)}
             raise KarpenterGpuError(
                 "KG501", prop="node classes", value=by_family,
                 allowed="node classes that agree on the device plugin: Bottlerocket's NVIDIA variant runs its own "

@@ -39,7 +39,7 @@ from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 from karpenter_gpu.k8s.mig import mig_table, resource_name
-from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
+from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.scheduling import toleration_for
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
@@ -146,6 +146,8 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
     for instance. One NodePool gives ``{"nodeSelector": {"karpenter.sh/nodepool": <name>}, ...}``; several
     give a required node affinity ``karpenter.sh/nodepool In [<names>]`` instead (a nodeSelector holds one
     value per key). Karpenter labels every node with its NodePool, so the pod can land on exactly the union.
+    When every pool runs on EKS Auto Mode, ``eks.amazonaws.com/compute-type: auto`` is required too (the label EKS
+    sets on Auto Mode nodes, https://docs.aws.amazon.com/eks/latest/userguide/associate-workload.html).
 
     ``tolerations``: one per distinct taint of the pools (``taints``, in pool order; ``PreferNoSchedule``
     ones too) and no other: a catch-all ``operator: Exists`` toleration would also let the pod onto every
@@ -167,11 +169,15 @@ def pod_placement(*pools: Any, prefer_reserved: bool = False) -> dict[str, Any]:
                 tolerations.append(t)
     out: dict = {}
     node_affinity: dict = {}
+    # Every pool on EKS Auto Mode: also require its nodes' eks.amazonaws.com/compute-type: auto, as the EKS guide
+    # does for Auto Mode workloads (associate-workload.html). A mix with Karpenter pools cannot carry it.
+    auto = all(getattr(pool, "auto_mode", False) for pool in found)  # targets other than NodePools: not Auto Mode
     if len(names) == 1:
-        out["nodeSelector"] = {Label.NODEPOOL: names[0]}
+        out["nodeSelector"] = {Label.NODEPOOL: names[0], **({COMPUTE_TYPE: AUTO_COMPUTE_TYPE} if auto else {})}
     else:
         node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": Label.NODEPOOL, "operator": "In", "values": names}]}]}
+            {"matchExpressions": [{"key": Label.NODEPOOL, "operator": "In", "values": names}]
+             + ([{"key": COMPUTE_TYPE, "operator": "In", "values": [AUTO_COMPUTE_TYPE]}] if auto else [])}]}
     if prefer_reserved:
         node_affinity.update(prefer_reserved_capacity()["nodeAffinity"])
     if node_affinity:

@@ -56,7 +56,10 @@ _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$"
 
 
 def _spot_pools(scope: Construct) -> list[NodePoolConstruct]:
-    return [c for c in members_of(scope, NodePoolConstruct) if CapacityType.SPOT in c.props.capacity_types]
+    """Spot pools this controller serves: not EKS Auto Mode's, whose controller AWS runs and which handles spot
+    interruptions natively (https://docs.aws.amazon.com/eks/latest/userguide/automode.html)."""
+    return [c for c in members_of(scope, NodePoolConstruct)
+            if CapacityType.SPOT in c.props.capacity_types and not c.auto_mode]
 
 
 def _gate(key: Any) -> FeatureGate:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.labels import GPU_RESOURCES
+from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
@@ -61,6 +61,9 @@ INSTANCE_LABEL_KEYS: frozenset[str] = frozenset(
         "instance-network-bandwidth", "instance-ebs-bandwidth", "instance-hypervisor",
     )]
 )
+#: ...and their EKS Auto Mode spellings (``eks.amazonaws.com/instance-gpu-name``; same values, see
+#: :func:`~karpenter_gpu.k8s.offerings.node_labels`).
+INSTANCE_LABEL_KEYS = INSTANCE_LABEL_KEYS | {AUTO_MODE_ALIASES[k] for k in INSTANCE_LABEL_KEYS if k in AUTO_MODE_ALIASES}
 
 #: Extended resources Karpenter models for these types.
 EXTENDED_RESOURCES: tuple[str, ...] = (

@@ -33,7 +33,7 @@ from karpenter_gpu.k8s.drift import (
     RESOLVED_AMI_FAMILY, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
     static_drift_blocked,
 )
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
+from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
@@ -488,6 +488,19 @@ def _pools_using(node_class: str, env: dict[Key, dict]) -> list[str]:
                                    if (api, kind) == NODEPOOL_KIND) if v.node_class_ref.get("name") == node_class)
 
 
+def _auto_mode_node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out: _Collector) -> None:
+    """An EKS Auto Mode NodeClass change. AWS publishes neither its schema nor which fields it hashes for drift, so
+    unlike an EC2NodeClass nothing is certain: nodes of the pools using it may be replaced."""
+    leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
+    if not leaves:
+        return
+    pools = sorted(v.name for v in (NodePoolView.of(m) for (api, kind, _), m in base_env.items()
+                                    if (api, kind) == NODEPOOL_KIND) if v.auto_mode and v.node_class_ref.get("name") == name)
+    out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
+            f"{_few(leaves)} — EKS Auto Mode NodeClass: AWS does not publish which fields drift its nodes"
+            + (f"; nodes of {', '.join(pools)} may be replaced" if pools else "; no NodePool uses it"))
+
+
 def _alias(terms: Any) -> str | None:
     if isinstance(terms, list) and len(terms) == 1 and isinstance(terms[0], dict) and "alias" in terms[0]:
         return str(terms[0]["alias"])
@@ -652,6 +665,8 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
             _node_pool(name, old, new, base_env, head_env, out, sims)
         elif kind == NODE_CLASS_KIND[1]:
             _node_class(name, old, new, base_env, out)
+        elif (api_new, kind) == AUTO_MODE_NODE_CLASS_KIND:
+            _auto_mode_node_class(name, old, new, base_env, out)
         elif kind == OVERLAY_KIND[1]:
             leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
             if leaves:

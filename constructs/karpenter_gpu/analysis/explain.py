@@ -27,7 +27,10 @@ def _money(value: Decimal | None) -> str:
 
 
 def _gates(pool: dict, report: PoolReport) -> list[str]:
-    """Controller feature gates this pool relies on (the Karpenter values file turns them on)."""
+    """Controller feature gates this pool relies on (the Karpenter values file turns them on). None on EKS Auto Mode:
+    AWS runs that controller, and the pool's features need no gate there."""
+    if NodePoolView.of(pool).auto_mode:
+        return []
     gates = []
     if "reserved" in report.capacity_types:
         gates.append("reservedCapacity")

@@ -58,7 +58,7 @@ _GI = Decimal(2**30)
 #: ``--pod`` shorthand for a MIG resource of the mixed strategy: ``mig-1g.10gb=1`` means nvidia.com/mig-1g.10gb.
 _MIG_SHORT = "mig-"
 # Labels Karpenter puts on instance types that the catalog does not model: requirements on them are noted.
-_UNMODELLED_PREFIXES = ("karpenter.k8s.aws/", "topology.k8s.aws/")
+_UNMODELLED_PREFIXES = ("karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/")
 _UNMODELLED = frozenset({Label.REGION, Label.WINDOWS_BUILD})
 
 
@@ -330,6 +330,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                             f"candidates ({', '.join(sorted(distinct)) or 'none'}); Karpenter will not launch "
                             "(minValuesPolicy Strict)")
     notes.extend(offering_notes)
+    if pool.auto_mode:
+        notes.append("EKS Auto Mode pool: AWS runs its Karpenter, NVIDIA driver and device plugin, replaces nodes after "
+                     "at most 21 days and applies no NodeOverlay (aws/containers-roadmap#2690)")
     zero_gpu = [c.instance.name for c in candidates
                 if c.instance.labels.get(Label.GPU_MANUFACTURER) == "nvidia" and not c.capacity.get(NVIDIA_GPU)]
     if zero_gpu:
@@ -647,8 +650,9 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
     """Why the pod's requirements are not ``Compatible`` (``AllowUndefinedWellKnownLabels``) with the
     NodeClaim template's, key by key (Compatible checks keys independently)."""
     template = report.view.template_requirements if report.view is not None else Requirements()
+    well_known = report.view.well_known_labels if report.view is not None else WELL_KNOWN_LABELS
     for key, req in pod_reqs.items():
-        why = template.compatible(Requirements([req]), WELL_KNOWN_LABELS)
+        why = template.compatible(Requirements([req]), well_known)
         if why is None:
             continue
         if key == Label.NODEPOOL:

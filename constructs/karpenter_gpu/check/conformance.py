@@ -36,6 +36,7 @@ from typing import Any
 
 import yaml
 
+from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.k8s.reader import Loader
 
@@ -221,6 +222,10 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
             problems.add(SCHEMA_VIOLATION, "<root>",
                          f"{api_version}/{kind} is not served by the loaded CRDs (they serve {', '.join(served)}); "
                          "v1beta1 objects must be migrated to v1")
+        elif (api_version, kind) == AUTO_MODE_NODE_CLASS_KIND:
+            problems.add(UNKNOWN_KIND, "<root>",
+                         f"{api_version}/{kind} (EKS Auto Mode) has no public CRD: not schema-checked here; its fields "
+                         "are checked against the EKS user guide instead (KG443)")
         else:
             problems.add(UNKNOWN_KIND, "<root>", f"unknown apiVersion/kind {api_version!r}/{kind!r}")
         return problems, transitions

@@ -23,9 +23,13 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, kind_of
+from karpenter_gpu.k8s.labels import (
+    AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, NODE_CLASS_KIND,
+    NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, auto_mode_key, canonical_key, kind_of,
+)
+from karpenter_gpu.k8s.units import Duration
+from karpenter_gpu.k8s.auto_mode import check_node_class_spec
 from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
-from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import (
     COMPARISONS, Requirement, Requirements, atoi, pod_requirements, taint_text, untolerated,
 )
@@ -71,6 +75,11 @@ RULES: dict[str, Rule] = {
     "KG420": Rule(_W, "training pool whose only capacity type is spot"),
     "KG421": Rule(_E, "workload pod shape fits no instance type of the pool it targets"),
     "KG430": Rule(_W, "static pool whose limits.nodes equals replicas: drifted nodes are never replaced"),
+    "KG440": Rule(_W, "EKS Auto Mode pool with expireAfter above 21 days or Never (Auto Mode replaces nodes at 21 days)"),
+    "KG441": Rule(_W, "karpenter.k8s.aws key on an EKS Auto Mode pool (Auto Mode documents eks.amazonaws.com keys)"),
+    "KG442": Rule(_W, "eks.amazonaws.com key on an EC2NodeClass pool (self-managed Karpenter does not know it)"),
+    "KG443": Rule(_W, "EKS Auto Mode NodeClass field or value outside the EKS documentation (no public CRD)"),
+    "KG444": Rule(_W, "NodeOverlay naming an EKS Auto Mode pool (NodeOverlay is not available on Auto Mode)"),
     "KG445": Rule(_E, "workload requesting a MIG resource that no NodePool advertises"),
     "KG446": Rule(_E, "MIG pools, overlays or workloads that disagree with the GPU Operator's mig.strategy or "
                       "migManager"),
@@ -126,6 +135,12 @@ class _Req(NamedTuple):
     key: str
     op: str
     values: list[str] | None
+
+    @property
+    def attr(self) -> str:
+        """The key in Karpenter's spelling: an EKS Auto Mode key (``eks.amazonaws.com/instance-gpu-name``) names the
+        same instance attribute, so a rule about it is written once (:func:`~karpenter_gpu.k8s.labels.canonical_key`)."""
+        return canonical_key(self.key)
 
 
 def _requirements(items: Any, base: str) -> list[_Req]:
@@ -209,15 +224,15 @@ class _Pool(_Object):
 
     @staticmethod
     def _selects_gpus(r: _Req) -> bool:
-        if r.key.startswith(_GPU_KEY_PREFIX):
+        if r.attr.startswith(_GPU_KEY_PREFIX):
             return r.op not in ("NotIn", "DoesNotExist")  # every other operator needs the GPU label
         if r.op != "In" or not r.values:
             return False
-        if r.key == Label.INSTANCE_CATEGORY:
+        if r.attr == Label.INSTANCE_CATEGORY:
             return bool({"g", "p"} & set(r.values))
-        if r.key == Label.INSTANCE_FAMILY:
+        if r.attr == Label.INSTANCE_FAMILY:
             return any(_GPU_FAMILY.match(v) for v in r.values)
-        if r.key == Label.INSTANCE_TYPE:
+        if r.attr == Label.INSTANCE_TYPE:
             return any(_GPU_FAMILY.match(v.split(".", 1)[0]) for v in r.values)
         return False
 
@@ -244,13 +259,19 @@ def _check_pool(pool: _Pool, pools: list[_Pool]) -> None:
                  "WhenEmpty and consolidateAfter e.g. 10m (plus budgets)")
     if not pool.static:
         _kg404_weight(pool, pools)
-    _kg405_expiry(pool)
+    if pool.view.auto_mode:
+        _kg440_auto_mode_expiry(pool)
+        _kg441_karpenter_keys(pool)
+    else:
+        _kg405_expiry(pool)  # Auto Mode's own lifetime cap (21 days) applies there instead: KG440
+        _kg442_auto_mode_keys(pool)
     _check_requirements(pool, pool.reqs, overlay=False)
     _kg410_labels(pool)
     if not pool.static:
         _kg412_zero_budget(pool)
     _kg413_utc_schedules(pool)
-    _kg414_spot(pool)
+    if not pool.view.auto_mode:  # Auto Mode handles spot interruptions itself (AWS runs its controller)
+        _kg414_spot(pool)
     _kg415_kubelet(pool)
     if pool.static:
         _kg416_static_limit(pool)
@@ -328,14 +349,90 @@ def _kg405_expiry(pool: _Pool) -> None:
              "terminationGracePeriod to give checkpoints time")
 
 
+#: EKS Auto Mode's node lifetime cap: https://docs.aws.amazon.com/eks/latest/userguide/automode.html ("a maximum
+#: lifetime of 21 days (which you can reduce)") and auto-security.html ("automatically terminates instances
+#: exceeding this lifetime").
+_AUTO_MODE_MAX_EXPIRY = Duration.days(21)
+
+
+def _kg440_auto_mode_expiry(pool: _Pool) -> None:
+    raw = pool.tspec.get("expireAfter")
+    if not isinstance(raw, str):
+        return
+    try:
+        expiry = Duration.parse(raw)
+    except KarpenterGpuError:
+        return  # the CRD pattern says why
+    if expiry.is_never or expiry.total_seconds > _AUTO_MODE_MAX_EXPIRY.total_seconds:
+        pool.add("KG440", "spec.template.spec.expireAfter",
+                 f"expireAfter {raw} on an EKS Auto Mode pool: Auto Mode terminates its nodes after at most 21 days "
+                 "whatever the NodePool says, so the pool's nodes go earlier than written and jobs longer than that "
+                 f"are cut; fix: set expireAfter to at most {_AUTO_MODE_MAX_EXPIRY} (e.g. 336h) and plan checkpoints "
+                 "and terminationGracePeriod around it, or run such jobs on a self-managed Karpenter pool")
+
+
+def _kg441_karpenter_keys(pool: _Pool) -> None:
+    """EKS documents only ``eks.amazonaws.com/`` instance keys for Auto Mode ("EKS Auto Mode uses different labels
+    than Karpenter", https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html; the supported
+    list of https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html has no karpenter.k8s.aws key)."""
+    for r in pool.selection:
+        if r.key.split("/", 1)[0] != AWS_GROUP:
+            continue
+        eks = auto_mode_key(r.key)
+        pool.add("KG441", r.path,
+                 f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode uses "
+                 "different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and its supported "
+                 "list has no karpenter.k8s.aws key, so nothing documents what this requirement selects there, and "
+                 "pods selecting it look for a label Auto Mode does not document on its nodes; fix: "
+                 + (f"use {eks}" if eks != r.key else "drop it (Auto Mode documents no equivalent)"))
+
+
+def _kg442_auto_mode_keys(pool: _Pool) -> None:
+    """Self-managed Karpenter neither sets nor models eks.amazonaws.com keys: a requirement on them selects no
+    instance type (kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go`` ``Intersects`` compares only keys
+    both sides define) and a single ``In`` value becomes a node label (``Requirements.Labels``), true or not."""
+    for r in pool.selection:
+        if r.key not in CANONICAL_KEYS and r.key != COMPUTE_TYPE and not (
+                r.key.split("/", 1)[0] == AUTO_MODE_GROUP and r.path.startswith(pool.REQS)):
+            continue
+        karpenter = CANONICAL_KEYS.get(r.key)
+        pool.add("KG442", r.path,
+                 f"{r.key} on a self-managed Karpenter pool: it is an EKS Auto Mode label that Karpenter neither sets "
+                 "nor uses to pick instance types, so the requirement restricts nothing and may stamp a wrong label "
+                 "on every node (explain models it as on Auto Mode); fix: "
+                 + (f"use {karpenter}" if karpenter else "drop it, or point the pool at an eks.amazonaws.com NodeClass"))
+
+
+def _kg444_overlay_on_auto_mode(obj: _Object, pools: list[_Pool]) -> None:
+    """An overlay that names Auto Mode pools (``karpenter.sh/nodepool``): AWS's Karpenter there reads no NodeOverlay
+    (aws/containers-roadmap#2690, open), so the capacity or price it states never reaches those pools."""
+    for r in _requirements(obj.spec.get("requirements"), "spec.requirements"):
+        if r.key != Label.NODEPOOL or r.op != "In" or not r.values:
+            continue
+        named = sorted(p.name for p in pools if p.view.auto_mode and p.name in r.values)
+        if named:
+            obj.add("KG444", r.path,
+                    f"NodeOverlay names EKS Auto Mode pool(s) {', '.join(named)}: NodeOverlay is not available on Auto "
+                    "Mode (aws/containers-roadmap#2690), so Karpenter there never sees this capacity or price and pods "
+                    "that need it (time-sliced or MIG resources) stay Pending; fix: serve those pods from a "
+                    "self-managed Karpenter pool (EC2NodeClass), or drop the Auto Mode pools from the overlay")
+
+
+def _check_auto_mode_node_class(obj: _Object) -> None:
+    for path, problem in check_node_class_spec(obj.manifest.get("spec")):
+        obj.add("KG443", path, f"{problem}; EKS publishes no CRD for eks.amazonaws.com/v1 NodeClass, so this is checked "
+                               "against the EKS user guide (https://docs.aws.amazon.com/eks/latest/userguide/"
+                               "create-node-class.html); fix: follow the guide's Node Class Specification")
+
+
 def _check_requirements(obj: _Object, reqs: list[_Req], *, overlay: bool) -> None:
     names = _named_gpus(reqs)
     for r in reqs:
         _kg409_operator_values(obj, r)
         _kg410_key(obj, r, overlay=overlay)
-        if r.key == Label.GPU_MEMORY:
+        if r.attr == Label.GPU_MEMORY:
             _kg406_gpu_memory(obj, r)
-        if r.key == Label.GPU_COUNT and r.op == "Exists" and not overlay:
+        if r.attr == Label.GPU_COUNT and r.op == "Exists" and not overlay:
             obj.add("KG408", r.path,
                     "instance-gpu-count Exists also admits g6f/gr6f (fractional L4), which report 0 GPUs: "
                     "Karpenter models them with no nvidia.com/gpu, so GPU pods never fit them while the pool may "
@@ -349,8 +446,8 @@ def _named_gpus(reqs: list[_Req]) -> set[str]:
     """The GPU names the instance-gpu-name requirements admit (their intersection), empty when unbounded."""
     core = Requirements()
     for r in reqs:
-        if r.key == Label.GPU_NAME and r.op == "In" and r.values:
-            core.add(Requirement.new(r.key, "In", r.values))
+        if r.attr == Label.GPU_NAME and r.op == "In" and r.values:
+            core.add(Requirement.new(r.attr, "In", r.values))
     req = core.get(Label.GPU_NAME)
     return set(req.values) if Label.GPU_NAME in core else set()
 
@@ -381,7 +478,7 @@ def _kg406_gpu_memory(obj: _Object, r: _Req) -> None:
 def _kg407_no_gpu_left(obj: _Object, reqs: list[_Req], names: set[str]) -> None:
     if not names or not names <= REPORTED_GPU_MEMORY_MIB.keys():
         return  # an unknown name may report anything
-    memory = [(r, core) for r in reqs if r.key == Label.GPU_MEMORY and (core := _threshold(r)) is not None]
+    memory = [(r, core) for r in reqs if r.attr == Label.GPU_MEMORY and (core := _threshold(r)) is not None]
     if not memory:
         return
     if any(all(core.has(str(REPORTED_GPU_MEMORY_MIB[n])) for _, core in memory) for n in names):
@@ -700,7 +797,7 @@ def _kg417_target(work: _Workload, pools: list[_Pool], target: str, base: str, h
     for key, req in pod_reqs.items():
         if key == Label.NODEPOOL:
             continue
-        why = template.compatible(Requirements([req]), WELL_KNOWN_LABELS)
+        why = template.compatible(Requirements([req]), pool.view.well_known_labels)
         if why is None:
             continue
         where = f"{base}[{key}]" if key in selector else f"{work.pod_path}.affinity"
@@ -737,7 +834,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
         gvk = kind_of(manifest)
         if gvk == NODEPOOL_KIND:
             objects.append(_Pool(file, manifest))
-        elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND):
+        elif gvk in (NODE_CLASS_KIND, OVERLAY_KIND, AUTO_MODE_NODE_CLASS_KIND):
             objects.append(_Object(file, manifest))
         elif all(isinstance(x, str) for x in gvk) and gvk in _WORKLOADS:  # YAML may hold a list there
             objects.append(_Workload(file, manifest, _WORKLOADS[gvk]))
@@ -747,10 +844,13 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
             _check_pool(obj, pools)
         elif isinstance(obj, _Workload):
             _kg417_placement(obj, pools)
+        elif kind_of(obj.manifest) == AUTO_MODE_NODE_CLASS_KIND:
+            _check_auto_mode_node_class(obj)
         elif obj.kind == NODE_CLASS_KIND[1]:
             _check_node_class(obj, environment)
         else:
             _check_overlay(obj)
+            _kg444_overlay_on_auto_mode(obj, pools)
     # After the per-object rules: KG421 stays quiet where KG417 already says the pod cannot land.
     workloads = [o for o in objects if isinstance(o, _Workload)]
     reports = _check_catalog([m for _, m in manifests if isinstance(m, dict)], pools, workloads)

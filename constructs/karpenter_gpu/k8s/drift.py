@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
-from karpenter_gpu.k8s.labels import Label, RESTRICTED_LABELS, WELL_KNOWN_LABELS
+from karpenter_gpu.k8s.labels import Label, RESTRICTED_LABELS
 from karpenter_gpu.k8s.offerings import Offering, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
@@ -116,10 +116,10 @@ def requirement_drift(old: NodePoolView, new: NodePoolView,
     base = {**old.string_labels, Label.NODEPOOL: old.name}
     custom: list[tuple[str, list[str | None]]] = []
     for key, req in old_reqs.items():
-        if key in WELL_KNOWN_LABELS or key in RESTRICTED_LABELS or key in base or key.startswith("karpenter.sh/"):
+        if key in old.well_known_labels or key in RESTRICTED_LABELS or key in base or key.startswith("karpenter.sh/"):
             continue
         custom.append((key, sorted(req.values) if not req.complement and req.values else [None]))
-    unknown = [k for k in new_reqs if k in WELL_KNOWN_LABELS and k not in modelled
+    unknown = [k for k in new_reqs if k in new.well_known_labels and k not in modelled
                and k not in (Label.ZONE, Label.CAPACITY_TYPE, Label.NODEPOOL)
                and (k not in old_reqs or new_reqs[k] != old_reqs.get(k))]
     out: list[NodeOutcome] = []

@@ -22,6 +22,10 @@ NODEPOOL_KIND = ("karpenter.sh/v1", "NodePool")
 NODECLAIM_KIND = ("karpenter.sh/v1", "NodeClaim")
 NODE_CLASS_KIND = ("karpenter.k8s.aws/v1", "EC2NodeClass")
 OVERLAY_KIND = ("karpenter.sh/v1alpha1", "NodeOverlay")
+#: EKS Auto Mode's node class (https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html). AWS
+#: publishes no CRD for it: nothing can be schema-checked, see :mod:`karpenter_gpu.pools.auto_mode_node_class`.
+AUTO_MODE_GROUP = "eks.amazonaws.com"
+AUTO_MODE_NODE_CLASS_KIND = ("eks.amazonaws.com/v1", "NodeClass")
 
 
 def kind_of(manifest: Any) -> tuple[Any, Any]:
@@ -119,3 +123,59 @@ OVERLAY_KARPENTER_KEYS: frozenset[str] = frozenset({Label.CAPACITY_TYPE, Label.N
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"
 GPU_RESOURCES: tuple[str, ...] = (NVIDIA_GPU, AMD_GPU)
+
+
+# --------------------------------------------------------------------------- EKS Auto Mode
+
+#: Auto Mode sets ``eks.amazonaws.com/compute-type: auto`` on every node it manages
+#: (https://docs.aws.amazon.com/eks/latest/userguide/associate-workload.html).
+COMPUTE_TYPE = "eks.amazonaws.com/compute-type"
+AUTO_COMPUTE_TYPE = "auto"
+
+#: The instance-attribute keys EKS Auto Mode documents ("EKS Auto Mode Supported" labels of
+#: https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html), keyed by the karpenter.k8s.aws key
+#: carrying the same attribute with the same value format. Auto Mode "uses different labels than Karpenter"
+#: (https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html): its NodePools and pods use
+#: these, and the karpenter.k8s.aws keys are not in its list. The accelerator-* and capacity-reservation-*
+#: keys have no documented Auto Mode spelling and are left out.
+AUTO_MODE_ALIASES: Mapping[str, str] = {
+    AWS_GROUP + "/" + k: AUTO_MODE_GROUP + "/" + k for k in (
+        "instance-hypervisor instance-encryption-in-transit-supported instance-category instance-generation "
+        "instance-family instance-size instance-cpu instance-cpu-manufacturer instance-memory "
+        "instance-ebs-bandwidth instance-network-bandwidth instance-gpu-name instance-gpu-manufacturer "
+        "instance-gpu-count instance-gpu-memory instance-local-nvme"
+    ).split()
+}
+#: eks.amazonaws.com key → the karpenter.k8s.aws key of the same attribute.
+CANONICAL_KEYS: Mapping[str, str] = {v: k for k, v in AUTO_MODE_ALIASES.items()}
+
+#: Labels a pod may select on an Auto Mode pool without the NodePool declaring them: the documented supported
+#: list (zone, instance type, arch, capacity type, the eks.amazonaws.com keys), the other Kubernetes and
+#: karpenter.sh well-known keys, and not the karpenter.k8s.aws keys (undocumented there; see above).
+#: ``kubernetes.io/os`` and ``node.kubernetes.io/windows-build`` are listed as not supported (Linux only).
+AUTO_MODE_WELL_KNOWN_LABELS: frozenset[str] = frozenset(
+    {k for k in WELL_KNOWN_LABELS if not k.startswith(AWS_GROUP + "/")} - {Label.OS, Label.WINDOWS_BUILD}
+    | set(AUTO_MODE_ALIASES.values()) | {COMPUTE_TYPE}
+)
+
+
+def auto_mode_key(key: str) -> str:
+    """The Auto Mode spelling of a label key: ``karpenter.k8s.aws/instance-gpu-name`` →
+    ``eks.amazonaws.com/instance-gpu-name``; keys without one (zone, capacity type, custom) unchanged."""
+    return AUTO_MODE_ALIASES.get(key, key)
+
+
+def canonical_key(key: str) -> str:
+    """The karpenter.k8s.aws spelling of an Auto Mode key (the inverse of :func:`auto_mode_key`), so a rule
+    about an instance attribute is written once for both spellings; other keys unchanged."""
+    return CANONICAL_KEYS.get(key, key)
+
+
+def with_auto_mode_aliases(labels: Mapping[str, str]) -> dict[str, str]:
+    """Instance-type labels plus their eks.amazonaws.com spellings (same values): what the catalog models, so a
+    requirement written either way selects the same instance types."""
+    out = dict(labels)
+    for key, alias in AUTO_MODE_ALIASES.items():
+        if key in labels:
+            out.setdefault(alias, labels[key])
+    return out

@@ -25,7 +25,7 @@ from decimal import Decimal
 from heapq import merge
 from typing import Any, Iterable, Mapping, Sequence
 
-from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS
+from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS, with_auto_mode_aliases
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
@@ -45,11 +45,17 @@ _EMPTY_WHEN_ABSENT = {Label.INSTANCE_HYPERVISOR: ""}
 
 
 def node_labels(labels: Mapping[str, str]) -> dict[str, str]:
-    """An instance type's labels as a node carries them: ``instance-hypervisor`` is "" on ``.metal`` types."""
+    """An instance type's labels as a node carries them: ``instance-hypervisor`` is "" on ``.metal`` types.
+
+    Each karpenter.k8s.aws attribute also under its EKS Auto Mode spelling (``eks.amazonaws.com/instance-gpu-name``,
+    :data:`~karpenter_gpu.k8s.labels.AUTO_MODE_ALIASES`): the one place where both spellings meet, so every
+    analyzer gives a pool or pod written with either the same instance types. Which spelling a pool or pod may
+    use undeclared is the pool's flavour (:attr:`~karpenter_gpu.k8s.views.NodePoolView.well_known_labels`).
+    """
     out = dict(labels)
     for key, empty in _EMPTY_WHEN_ABSENT.items():
         out.setdefault(key, empty)
-    return out
+    return with_auto_mode_aliases(out)
 
 
 def instance_requirements(labels: Mapping[str, str], modelled: Iterable[str]) -> Requirements:
@@ -236,7 +242,9 @@ class OverlayResolution:
         """No overlay looks at this pool's name or template labels: what overlays do to an instance type is the
         same for every such pool with the same offerings (``getOverlaidOfferings`` reads nothing else of it)."""
         keys = self._overlay_keys
-        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels)
+        # An Auto Mode pool gets no overlay at all (see apply): never share a Karpenter pool's overlaid answer.
+        return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels) and (not pool.auto_mode
+                                                                                      or not self.order)
 
     # ------------------------------------------------------------------ matching
 
@@ -316,7 +324,9 @@ class OverlayResolution:
         state = self._pools[pool.name]
         prices: dict[Offering, OfferingPrice] = {}
         used: set[int] = set()
-        for i in self._candidates(0, pool.name, it_name):
+        # NodeOverlay is not available on EKS Auto Mode (aws/containers-roadmap#2690, open): AWS's Karpenter there
+        # reads no overlays, so an Auto Mode pool keeps the types' own prices and capacity.
+        for i in () if pool.auto_mode else self._candidates(0, pool.name, it_name):
             overlay = self.order[i]
             if overlay.name in self.dropped:
                 continue
@@ -328,7 +338,7 @@ class OverlayResolution:
             if len(prices) == len(offerings):
                 break
         added: dict[str, Any] = {}
-        for i in self._candidates(1, pool.name, it_name):
+        for i in () if pool.auto_mode else self._candidates(1, pool.name, it_name):
             overlay = self.order[i]
             if overlay.name in self.dropped or not self._offerings(i, state, it_name, state.universe):
                 continue

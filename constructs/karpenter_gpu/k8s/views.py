@@ -15,7 +15,8 @@ from typing import Any, Mapping, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import (
-    CAPACITY_TYPES, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND, AWS_GROUP, Label, is_kind,
+    AUTO_COMPUTE_TYPE, AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AUTO_MODE_WELL_KNOWN_LABELS, CAPACITY_TYPES, COMPUTE_TYPE,
+    NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND, AWS_GROUP, WELL_KNOWN_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.scheduling import Requirements, atoi, order_by_weight
 
@@ -132,6 +133,20 @@ class NodePoolView:
     def node_class_ref(self) -> dict:
         return _dict(self.template_spec.get("nodeClassRef"))
 
+    @property
+    def auto_mode(self) -> bool:
+        """The pool runs on EKS Auto Mode: ``nodeClassRef`` is ``{group: eks.amazonaws.com, kind: NodeClass}``
+        (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)."""
+        ref = self.node_class_ref
+        return (ref.get("group"), ref.get("kind")) == (AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND[1])
+
+    @property
+    def well_known_labels(self) -> frozenset[str]:
+        """Labels a pod may select without the pool declaring them (``AllowUndefinedWellKnownLabels``): Karpenter's
+        :data:`~karpenter_gpu.k8s.labels.WELL_KNOWN_LABELS`, or on Auto Mode the keys EKS documents for it
+        (:data:`~karpenter_gpu.k8s.labels.AUTO_MODE_WELL_KNOWN_LABELS`)."""
+        return AUTO_MODE_WELL_KNOWN_LABELS if self.auto_mode else WELL_KNOWN_LABELS
+
     @cached_property
     def string_labels(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.labels.items()}
@@ -141,11 +156,15 @@ class NodePoolView:
         """The NodeClaim template's requirements: ``NewNodeClaimTemplate`` (``pkg/controllers/provisioning/
         scheduling/nodeclaimtemplate.go``) adds the NodePool requirements, then the template labels plus
         ``karpenter.sh/nodepool`` and the node-class label as ``In`` requirements (intersected per key).
+        On Auto Mode the node-class label is ``eks.amazonaws.com/compute-type: auto``, which EKS sets on every
+        node it manages (https://docs.aws.amazon.com/eks/latest/userguide/associate-workload.html).
         Empty when the requirements cannot be read (see :attr:`problem`)."""
         labels = {**self.string_labels, Label.NODEPOOL: self.name}
         ref = self.node_class_ref
         if isinstance(ref.get("name"), str) and ref.get("kind") == NODE_CLASS_KIND[1]:
             labels[f"{AWS_GROUP}/ec2nodeclass"] = ref["name"]
+        if self.auto_mode:
+            labels[COMPUTE_TYPE] = AUTO_COMPUTE_TYPE
         return (self.requirements or Requirements()).merged(Requirements.from_labels(labels))
 
     @cached_property

@@ -88,7 +88,7 @@ class GpuPool(NodePoolConstruct):
 
     def _spec(self) -> dict:
         p = self.props
-        if CapacityType.RESERVED in p.capacity_types:
+        if CapacityType.RESERVED in p.capacity_types and not self.auto_mode:  # AWS runs Auto Mode's controller
             require_feature_gate(self, FeatureGate.RESERVED_CAPACITY, f"NodePool {p.name} offers reserved capacity")
         limits = {"nvidia.com/gpu": str(p.gpu_limit)}
         if p.cpu_limit is not None:

@@ -6,10 +6,10 @@ consolidation or replicas); the template, requirement derivation and budget comp
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, TypeVar
 
 from constructs import Construct
-from pydantic import PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from karpenter_gpu.cluster import ScopedConstruct
@@ -20,7 +20,9 @@ from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow, compile_budgets
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.k8s.labels import AUTO_MODE_GROUP, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, auto_mode_key
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
@@ -29,6 +31,15 @@ from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
 
 #: Node label the GPU Operator's placement selects on (seed 003).
 GPU_OPERATOR_LABEL = ("gpu-operator", "enabled")
+
+#: What a pool's ``node_class`` may be: a self-managed Karpenter ``EC2NodeClass`` or an EKS Auto Mode ``NodeClass``.
+AnyNodeClass = GpuNodeClass | AutoModeNodeClass
+
+#: EKS Auto Mode's maximum node lifetime: 21 days ("nodes launched by EKS Auto Mode have a maximum lifetime of
+#: 21 days (which you can reduce)", https://docs.aws.amazon.com/eks/latest/userguide/automode.html; "EKS Auto Mode
+#: automatically terminates instances exceeding this lifetime",
+#: https://docs.aws.amazon.com/eks/latest/userguide/auto-security.html).
+AUTO_MODE_MAX_EXPIRY = Duration.days(21)
 
 
 class NodePoolProps(Props):
@@ -202,11 +213,13 @@ class NodePoolProps(Props):
         out.append(Requirement.in_(Label.CAPACITY_TYPE, [str(c) for c in self.capacity_types]))
         return tuple(out) + self.requirements
 
-    def render_template(self, node_class: GpuNodeClass) -> dict[str, Any]:
-        """``spec.template``: what every node of the pool gets (changes here drift nodes)."""
+    def render_template(self, node_class: AnyNodeClass) -> dict[str, Any]:
+        """``spec.template``: what every node of the pool gets (changes here drift nodes). On an Auto Mode node
+        class the instance-attribute keys are rendered in Auto Mode's spelling (``eks.amazonaws.com/…``)."""
+        rename = auto_mode_key if isinstance(node_class, AutoModeNodeClass) else str
         spec: dict = {
             "nodeClassRef": node_class.ref,
-            "requirements": [r.render() for r in self.node_requirements],
+            "requirements": [{**r.render(), "key": rename(r.key)} for r in self.node_requirements],
             "taints": [t.render() for t in self.taints],
         }
         if self.startup_taints:
@@ -249,19 +262,20 @@ class NodePoolConstruct(ScopedConstruct):
     props_type: ClassVar[type[NodePoolProps]] = NodePoolProps
     __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: NodePoolProps | None = None, **values: Any) -> None:
         """Pass the props as keywords, or ``props=`` an already-validated props object (not both: KG820).
 
         Subclasses declare ``**kwargs: Unpack[<Construct>Kwargs]`` for type checkers and call this.
         """
         path = path_of(scope, id)
-        if not isinstance(node_class, GpuNodeClass):
-            raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,
-                                    allowed="a GpuNodeClass construct (referenced by object, not by name)",
-                                    fix="pass node_class=GpuNodeClass(...)", path=path)
-        self.props = build(self.props_type, path, props, **values)
+        check_node_class(node_class, path)
+        self.props = auto_mode_defaults(build(self.props_type, path, props, **values), node_class)
         self.node_class = node_class
+        if isinstance(node_class, AutoModeNodeClass):
+            check_auto_mode(self.props, path)
+        else:
+            _check_no_auto_mode_keys(self.props, path)
         self._check_node_class(path)
         super().__init__(scope, id)
         notes = [f"budgets[{i}]: {b.note}" for i, b in enumerate(self.budgets) if b.note]
@@ -272,6 +286,12 @@ class NodePoolConstruct(ScopedConstruct):
 
     def _check_node_class(self, path: str) -> None:
         """Hook for pools that need something of their node class (before anything is built)."""
+
+    @property
+    def auto_mode(self) -> bool:
+        """The pool runs on EKS Auto Mode (its node class is an :class:`AutoModeNodeClass`): AWS runs Karpenter,
+        the NVIDIA driver and device plugin there, so no controller values, feature gates or GPU Operator."""
+        return isinstance(self.node_class, AutoModeNodeClass)
 
     def _spec(self) -> dict:
         raise NotImplementedError
@@ -290,3 +310,89 @@ class NodePoolConstruct(ScopedConstruct):
     @property
     def budgets(self) -> tuple[Budget, ...]:
         return self.props.compiled_budgets
+
+
+def check_node_class(node_class: Any, path: str) -> None:
+    """KG100 unless ``node_class`` is a node class construct (by object, not by name)."""
+    if not isinstance(node_class, (GpuNodeClass, AutoModeNodeClass)):
+        raise KarpenterGpuError("KG100", prop="node_class", value=type(node_class).__name__,
+                                allowed="a GpuNodeClass or AutoModeNodeClass construct (referenced by object, not by "
+                                        "name)",
+                                fix="pass node_class=GpuNodeClass(...) or node_class=AutoModeNodeClass(...)", path=path)
+
+
+def _own_keys(props: NodePoolProps) -> list[tuple[str, str]]:
+    """(prop, key) of the keys the user wrote: extra requirements and template labels."""
+    return ([(f"requirements[{i}]", r.key) for i, r in enumerate(props.requirements)]
+            + [(f"labels[{k}]", k) for k in props.labels])
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+def auto_mode_defaults(props: P, node_class: Any) -> P:
+    """On an Auto Mode node class, the defaults that differ: ``expire_after`` 21 days (Auto Mode's cap, rendered
+    explicitly, instead of the pools' 720h) and no ``gpu-operator`` label (:func:`check_auto_mode`). Explicit
+    values are kept (and checked). Pool groups (static, tiered) apply it before fanning out."""
+    if not isinstance(node_class, AutoModeNodeClass):
+        return props
+    update: dict[str, Any] = {}
+    if "expire_after" not in props.model_fields_set:
+        update["expire_after"] = AUTO_MODE_MAX_EXPIRY
+    if "gpu_operator" in type(props).model_fields and "gpu_operator" not in props.model_fields_set:
+        update["gpu_operator"] = False
+    return props.model_copy(update=update) if update else props
+
+
+def check_auto_mode(props: NodePoolProps, path: str) -> None:
+    """The Auto Mode rules for a pool's props (after :func:`auto_mode_defaults`).
+
+    - ``expire_after`` at most 21 days, and not ``Never``: Auto Mode replaces every node after 21 days whatever
+      the NodePool says (KG205).
+    - Keys in Auto Mode's spelling: ``karpenter.k8s.aws/…`` keys are not among the labels Auto Mode documents
+      ("EKS Auto Mode uses different labels than Karpenter",
+      https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html), KG206.
+    - No GPU Operator: Auto Mode ships the NVIDIA driver and device plugin in its read-only Bottlerocket image
+      (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html); a second device plugin would
+      advertise the same GPUs (KG207).
+    """
+    expiry = props.expire_after
+    if expiry is not None and (expiry.is_never or expiry.total_seconds > AUTO_MODE_MAX_EXPIRY.total_seconds):
+        raise KarpenterGpuError(
+            "KG205", prop="expire_after", value=str(expiry),
+            allowed=f"at most {AUTO_MODE_MAX_EXPIRY} (21 days): EKS Auto Mode terminates every node after 21 days "
+                    "whatever the NodePool says, so a longer expireAfter or Never only hides when nodes go",
+            fix="pass expire_after=Duration.days(14) (or up to Duration.days(21)) and plan restarts (checkpoints, "
+                "terminationGracePeriod) around it", path=path)
+    for prop, key in _own_keys(props):
+        if key.split("/", 1)[0] == AWS_GROUP:
+            eks = auto_mode_key(key)
+            raise KarpenterGpuError(
+                "KG206", prop=prop, value=key,
+                allowed="Auto Mode's label keys (eks.amazonaws.com/…, well-known Kubernetes keys, your own): Auto Mode "
+                        "documents no karpenter.k8s.aws labels, so this would not select what it says",
+                fix=f"use {eks}" if eks != key else "drop it (Auto Mode documents no equivalent)", path=path)
+    key, value = GPU_OPERATOR_LABEL
+    if props.gpu_operator or props.labels.get(key) == value:
+        raise KarpenterGpuError(
+            "KG207", prop="gpu_operator" if key not in props.labels else f"labels[{key}]", value=True,
+            allowed="no GPU Operator on EKS Auto Mode nodes: the AWS-managed NVIDIA driver and device plugin run "
+                    "there, the root file system is read-only and the operator's device plugin would be a second "
+                    "one on the same GPUs",
+            fix="drop gpu_operator / the gpu-operator label: GpuOperatorValues leaves Auto Mode pools out", path=path)
+
+
+def _check_no_auto_mode_keys(props: NodePoolProps, path: str) -> None:
+    """KG206 for eks.amazonaws.com instance keys on a self-managed pool: Karpenter does not know them, so the
+    requirement selects no instance types (``Requirements.Intersects`` only compares keys both sides define) and a
+    single ``In`` value becomes a label on every node, true or not."""
+    for prop, key in _own_keys(props):
+        if key in CANONICAL_KEYS or key == COMPUTE_TYPE or (key.split("/", 1)[0] == AUTO_MODE_GROUP
+                                                            and prop.startswith("requirements")):
+            karpenter = CANONICAL_KEYS.get(key)
+            raise KarpenterGpuError(
+                "KG206", prop=prop, value=key,
+                allowed="Karpenter's label keys on a GpuNodeClass pool: eks.amazonaws.com/… keys are EKS Auto Mode's, "
+                        "self-managed Karpenter does not set or select on them",
+                fix=f"use {karpenter}" if karpenter else "drop it, or use node_class=AutoModeNodeClass(...)",
+                path=path)

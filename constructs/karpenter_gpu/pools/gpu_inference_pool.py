@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+
+
 from typing import ClassVar, Mapping
 
 from constructs import Construct
 from typing_extensions import Unpack
 
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolKwargs, GpuPoolProps
-from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.units import Duration
 
@@ -52,7 +55,7 @@ class GpuInferencePool(GpuPool):
     props_type: ClassVar[type[GpuPoolProps]] = GpuInferencePoolProps
     props: GpuInferencePoolProps
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: GpuInferencePoolProps | None = None, **kwargs: Unpack[GpuInferencePoolKwargs]) -> None:
         """Keyword props (see :class:`GpuInferencePoolProps` for defaults) or ``props=``, not both (KG820)."""
         super().__init__(scope, id, node_class=node_class, props=props, **kwargs)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+
 from typing import ClassVar, Mapping
 
 from constructs import Construct
@@ -9,7 +12,6 @@ from pydantic import model_validator
 from typing_extensions import Unpack
 
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy, GpuPool, GpuPoolProps, _GpuPoolLimitsKwargs
-from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.requirements import CapacityType
@@ -81,7 +83,7 @@ class GpuTrainingPool(GpuPool):
     props_type: ClassVar[type[GpuPoolProps]] = GpuTrainingPoolProps
     props: GpuTrainingPoolProps
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: GpuTrainingPoolProps | None = None, **kwargs: Unpack[GpuTrainingPoolKwargs]) -> None:
         """Keyword props (see :class:`GpuTrainingPoolProps` for defaults) or ``props=``, not both (KG820)."""
         super().__init__(scope, id, node_class=node_class, props=props, **kwargs)

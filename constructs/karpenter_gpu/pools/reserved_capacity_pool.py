@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -12,7 +15,6 @@ from typing_extensions import Unpack
 from karpenter_gpu._props import check_known
 from karpenter_gpu.pools.capacity_reservation import ReservationType, prefer_reserved_capacity
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolKwargs, GpuTrainingPoolProps
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.requirements import CapacityType, Requirement
@@ -87,20 +89,21 @@ class ReservedCapacityPoolKwargs(GpuTrainingPoolKwargs, total=False):
 class ReservedCapacityPool(GpuTrainingPool):
     """A GPU NodePool that offers ``reserved`` capacity first (Karpenter prefers reserved > spot > on-demand).
 
-    Its node class must select the reservations (``GpuNodeClass(capacity_reservations=...)``):
-    open ODCRs are never used implicitly. ``fallback`` decides what launches when they are full
+    Its node class must select the reservations (``GpuNodeClass(capacity_reservations=...)`` or
+    ``AutoModeNodeClass(capacity_reservations=...)``): open ODCRs are never used implicitly (on Auto Mode, once
+    any NodeClass selects reservations, https://docs.aws.amazon.com/eks/latest/userguide/auto-odcr.html). ``fallback`` decides what launches when they are full
     or have ended. Pods should *prefer* reserved nodes (:meth:`pod_affinity`), not require them,
     so they survive the end of a reservation.
 
     Capacity Blocks end early: EC2 terminates instances 30 minutes before the block's end (60 for
     UltraServers) and Karpenter drains 10 minutes before that. Needs the ``reservedCapacity``
-    feature gate (on by default since v1.6).
+    feature gate (on by default since v1.6) on self-managed Karpenter; not on Auto Mode.
     """
 
     props_type: ClassVar[type[ReservedCapacityPoolProps]] = ReservedCapacityPoolProps
     props: ReservedCapacityPoolProps
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: ReservedCapacityPoolProps | None = None, **kwargs: Unpack[ReservedCapacityPoolKwargs]) -> None:
         """Keyword props (see :class:`ReservedCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
         # Straight to the shared constructor: GpuTrainingPool.__init__ is typed for GpuTrainingPoolKwargs,
@@ -108,12 +111,21 @@ class ReservedCapacityPool(GpuTrainingPool):
         NodePoolConstruct.__init__(self, scope, id, node_class=node_class, props=props, **kwargs)
 
     def _check_node_class(self, path: str) -> None:
+        if self.auto_mode and self.props.reservation_type is not None:
+            # Auto Mode documents no capacity-reservation-type label (create-node-pool.html's supported list).
+            raise KarpenterGpuError(
+                "KG208", prop="reservation_type", value=str(self.props.reservation_type),
+                allowed="None on EKS Auto Mode: it documents no label telling ODCRs from Capacity Blocks "
+                        "(karpenter.k8s.aws/capacity-reservation-type has no eks.amazonaws.com spelling)",
+                fix="drop reservation_type and select only the reservations you mean in the AutoModeNodeClass's "
+                    "capacity_reservations", path=path)
         if not self.node_class.props.capacity_reservations:
             raise KarpenterGpuError(
                 "KG191", prop="node_class", value=self.node_class.name,
                 allowed="a node class with capacity_reservations: Karpenter uses no reservation implicitly, "
                         "so this pool would never launch reserved capacity",
-                fix="GpuNodeClass(..., capacity_reservations=(CapacityReservationTerm.by_id('cr-...'),))", path=path)
+                fix=f"{type(self.node_class).__name__}(..., capacity_reservations=(CapacityReservationTerm.by_id("
+                    "'cr-...'),))", path=path)
 
     @staticmethod
     def pod_affinity(weight: int = 100) -> dict[str, Any]:

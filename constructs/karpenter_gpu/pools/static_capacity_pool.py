@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+
 from typing import Any, ClassVar, Mapping
 
 from constructs import Construct
@@ -9,12 +12,12 @@ from pydantic import StrictInt, model_validator
 from typing_extensions import Unpack
 
 from karpenter_gpu.cluster import ScopedConstruct
-from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolKwargs, NodePoolProps
+from karpenter_gpu.pools._node_pool import (NodePoolConstruct, NodePoolKwargs, NodePoolProps,
+                                            auto_mode_defaults, check_node_class)
 from karpenter_gpu._props import build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
-from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.requirements import CapacityType, Label, Requirement
 from karpenter_gpu.k8s.units import Duration
 
@@ -97,7 +100,8 @@ class _StaticNodePool(NodePoolConstruct):
 
     def _spec(self) -> dict:
         p = self.props
-        require_feature_gate(self, FeatureGate.STATIC_CAPACITY, f"NodePool {p.name} is static (replicas)")
+        if not self.auto_mode:  # Auto Mode supports static pools with no gate to set (auto-static-capacity.html)
+            require_feature_gate(self, FeatureGate.STATIC_CAPACITY, f"NodePool {p.name} is static (replicas)")
         return {
             "template": p.render_template(self.node_class),
             # consolidateAfter is required whenever disruption is set (the budgets pace drift and
@@ -119,17 +123,19 @@ class StaticCapacityPool(ScopedConstruct):
     - The name always ends in ``-static``: a NodePool can never switch between static and dynamic
       in place (the API server refuses adding or removing ``replicas``), so turning a dynamic pool
       static must create a new NodePool, and the name makes that visible in review.
-    - Needs the ``staticCapacity`` feature gate (alpha, off by default); without it the pool
-      silently launches nothing.
+    - Needs the ``staticCapacity`` feature gate (alpha, off by default) on self-managed Karpenter; without it
+      the pool silently launches nothing. EKS Auto Mode supports static pools without one
+      (https://docs.aws.amazon.com/eks/latest/userguide/auto-static-capacity.html).
     """
 
     __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: StaticCapacityPoolProps | None = None, **kwargs: Unpack[StaticCapacityPoolKwargs]) -> None:
         """Keyword props (see :class:`StaticCapacityPoolProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(StaticCapacityPoolProps, path, props, **kwargs)
+        check_node_class(node_class, path)
+        self.props = auto_mode_defaults(build(StaticCapacityPoolProps, path, props, **kwargs), node_class)
         p = self.props
         base = f"{p.name}-{SUFFIX}"
         if p.zones:

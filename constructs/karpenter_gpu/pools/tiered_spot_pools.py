@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+
 import itertools
 
 from typing import Mapping
@@ -15,8 +18,8 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.pools._node_pool import auto_mode_defaults, check_node_class
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Duration, GpuMemory
@@ -142,11 +145,12 @@ class TieredSpotPools(ScopedConstruct):
 
     __signature__ = ConstructSignature()
 
-    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass,
+    def __init__(self, scope: Construct, id: str, *, node_class: GpuNodeClass | AutoModeNodeClass,
                  props: TieredSpotPoolsProps | None = None, **kwargs: Unpack[TieredSpotPoolsKwargs]) -> None:
         """Keyword props (see :class:`TieredSpotPoolsProps` for defaults) or ``props=``, not both (KG820)."""
         path = path_of(scope, id)
-        self.props = build(TieredSpotPoolsProps, path, props, **kwargs)
+        check_node_class(node_class, path)
+        self.props = auto_mode_defaults(build(TieredSpotPoolsProps, path, props, **kwargs), node_class)
         p = self.props
         shared = {k: getattr(p, k) for k in ("labels", "taints", "zones", "architectures", "consolidate_after",
                                              "expire_after", "budgets", "disruption_windows")}
