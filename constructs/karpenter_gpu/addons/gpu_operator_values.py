@@ -41,6 +41,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
+from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
@@ -204,8 +205,11 @@ _PENDING = "pending"
 
 
 def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
-    """Every NodePool construct of the cluster of ``scope`` (all its charts), in tree order."""
-    return members_of(scope, NodePoolConstruct)
+    """Every NVIDIA NodePool construct of the cluster of ``scope`` (all its charts), in tree order.
+
+    Neuron pools are left out: their nodes carry no ``gpu-operator`` label (so the NFD worker, hence every
+    operand, stays off them) and the operator must not tolerate their taint."""
+    return [pool for pool in members_of(scope, NodePoolConstruct) if pool.props.accelerator is NVIDIA]
 
 
 def _pool_names(pools: list[NodePoolConstruct]) -> list[str]:

@@ -160,8 +160,12 @@ class GpuWorkloadProps(Props):
     namespace: DnsLabel | None = None
     #: Default: the pause image of upstream's GPU example (does nothing; runs as uid 65535).
     image: str = PAUSE_IMAGE
-    #: ``nvidia.com/gpu`` requested and limited per pod; 1 .. the pool's GPU limit. Default: 1.
+    #: Accelerators requested and limited per pod (of ``resource``); 1 .. the pool's limit. Default: 1.
     gpus: int = 1
+    #: The extended resource ``gpus`` counts: one of the pools' accelerator resources (``nvidia.com/gpu``;
+    #: ``aws.amazon.com/neuron`` or ``aws.amazon.com/neuroncore`` on Neuron pools). Default: - the pools'
+    #: device resource (``nvidia.com/gpu``, or ``aws.amazon.com/neuron`` on Neuron pools).
+    resource: str | None = None
     #: Default: 0 — a smoke workload that shows the pod spec without launching a GPU node.
     replicas: int = 0
     #: cpu requested and limited per pod. Default: 1 (upstream's example).
@@ -244,9 +248,23 @@ class GpuWorkloadProps(Props):
             if q.as_decimal() <= 0:
                 raise KarpenterGpuError("KG102", prop=prop, value=str(q), allowed="a positive quantity",
                                         fix="e.g. cpu='1', memory='256Mi'")
+        kinds = {p.props.accelerator for p in self.targets}
+        if len(kinds) > 1:
+            raise KarpenterGpuError(
+                "KG585", prop="pools", value={p.name: p.props.accelerator.resource for p in self.targets},
+                allowed="pools of one accelerator kind: a pod requests one device resource, and a pool whose nodes "
+                        "do not advertise it never fits the pod",
+                fix="split the workload: one for the GPU pools, one for the Neuron pools")
+        accelerator = next(iter(kinds))
+        if self.resource is not None and self.resource not in accelerator.resources:
+            raise KarpenterGpuError(
+                "KG585", prop="resource", value=self.resource,
+                allowed=f"one of {list(accelerator.resources)}: what the pools' device plugin advertises",
+                fix=f"use resource={accelerator.resource!r} or drop it")
         limits: dict[str, int] = {p.name: limit for p in self.targets
-                                  if isinstance(limit := getattr(p.props, "gpu_limit", None), int)}
-        if len(limits) == len(self.targets) and self.gpus > max(limits.values()):
+                                  if isinstance(limit := getattr(p.props, "accelerator_limit", None), int)}
+        if (self.accelerator_resource == accelerator.resource and len(limits) == len(self.targets)
+                and self.gpus > max(limits.values())):
             biggest = max(limits, key=lambda name: limits[name])
             raise KarpenterGpuError(
                 "KG560", prop="gpus", value=self.gpus,
@@ -288,6 +306,11 @@ class GpuWorkloadProps(Props):
         return self.name if self.name is not None else f"{self.targets[0].name}-{_SMOKE_SUFFIX}"
 
     @property
+    def accelerator_resource(self) -> str:
+        """The resource the pods request: ``resource``, or the pools' device resource."""
+        return self.resource or self.targets[0].props.accelerator.resource
+
+    @property
     def is_training(self) -> bool:
         """``training``, or whether every target pool is a GpuTrainingPool."""
         return self.training if self.training is not None else all(
@@ -304,6 +327,7 @@ class GpuWorkloadKwargs(TypedDict, total=False):
     namespace: str | None
     image: str
     gpus: int
+    resource: str | None
     replicas: int
     cpu: Quantity
     memory: Quantity
@@ -315,7 +339,8 @@ class GpuWorkloadKwargs(TypedDict, total=False):
 class GpuWorkload(Construct):
     """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
-    Each pod requests and limits ``nvidia.com/gpu: <gpus>``, ``cpu`` and ``memory`` (Guaranteed
+    Each pod requests and limits ``<resource>: <gpus>`` (``nvidia.com/gpu``, or ``aws.amazon.com/neuron`` on
+    Neuron pools), ``cpu`` and ``memory`` (Guaranteed
     QoS), selects the pool(s) with ``karpenter.sh/nodepool`` and tolerates exactly their taints
     (see :func:`pod_placement`). It runs as non-root (uid/gid ``user``, default 65535) with a
     read-only root filesystem, no privilege escalation, all capabilities dropped and the
@@ -332,7 +357,7 @@ class GpuWorkload(Construct):
     Inference workloads may pass ``pdb_min_available`` for a ``policy/v1`` PodDisruptionBudget
     over the same pods, with ``unhealthyPodEvictionPolicy: AlwaysAllow`` so that pods that never
     became ready (a GPU that failed) do not block node drains. Errors: KG560 (gpus below 1 or
-    above the pool's GPU limit), KG561 (PDB on a training workload), KG562 (PDB minAvailable
+    above the pool's GPU limit), KG585 (pools of two accelerator kinds, or a resource not theirs), KG561 (PDB on a training workload), KG562 (PDB minAvailable
     below 1, or at or above replicas > 0), KG120 (name), KG100/KG102 (other props).
     """
 
@@ -375,7 +400,7 @@ class GpuWorkload(Construct):
         )
         self.deployment.select(kplus.LabelSelector.of(labels=labels))
         placement = pod_placement(*p.targets, prefer_reserved=p.prefer_reserved)
-        resources = {"cpu": str(p.cpu), "memory": str(p.memory), GPU_RESOURCE: str(p.gpus)}
+        resources = {"cpu": str(p.cpu), "memory": str(p.memory), p.accelerator_resource: str(p.gpus)}
         obj = cdk8s.ApiObject.of(self.deployment)
         obj.add_json_patch(
             # cdk8s-plus takes only cpu/memory, so the whole block is set here. The generated
