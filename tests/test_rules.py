@@ -111,7 +111,7 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"]
+    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430", "KG455", "KG456"]
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -121,7 +121,7 @@ def test_rule_severities_match_the_issue():
     severities = {code: rule.severity for code, rule in RULES.items()}
     assert {c for c, s in severities.items() if s is Severity.ERROR} == {"KG401", "KG407", "KG409", "KG410", "KG416",
                                                                              "KG417", "KG419", "KG421"}
-    assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
+    assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414", "KG456"}
 
 
 # --------------------------------------------------------------------------- clean input
@@ -171,12 +171,79 @@ def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
     assert only(run(pool), "KG401").severity is Severity.ERROR
 
 
-def test_accelerator_pool_is_not_a_gpu_pool():
-    pool = gpu_pool()
+NEURON_TAINT = {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}
+
+
+def neuron_pool(name: str = "neuron-inference") -> dict:
+    """A Neuron pool as NeuronInferencePool renders it (on-demand only): no rule complains."""
+    pool = gpu_pool(name)
+    tspec(pool)["requirements"] = [
+        {"key": "karpenter.k8s.aws/instance-accelerator-manufacturer", "operator": "In", "values": ["aws"]},
+        {"key": "karpenter.k8s.aws/instance-accelerator-name", "operator": "In", "values": ["inferentia2"]},
+        ON_DEMAND]
+    tspec(pool)["taints"] = [dict(NEURON_TAINT)]
+    pool["spec"]["limits"] = {"aws.amazon.com/neuron": "32"}
+    return pool
+
+
+def test_clean_neuron_pool_has_no_findings():
+    assert run(neuron_pool(), node_class()) == []
+
+
+def test_neuron_pool_is_held_to_the_gpu_rules_in_neuron_terms():
+    # The seed's Inferentia pool: instance types listed, limit and taint present.
+    pool = neuron_pool()
     tspec(pool)["requirements"] = [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                    "values": ["inf2.xlarge"]}, ON_DEMAND]
+                                    "values": ["inf2.xlarge", "inf2.8xlarge"]}, ON_DEMAND]
+    del pool["spec"]["limits"]
+    tspec(pool)["taints"] = [{"key": "workload", "value": "inference", "effect": "NoSchedule"}]
+    findings = run(pool)
+    kg401 = only(findings, "KG401")
+    assert "spec.limits['aws.amazon.com/neuron']" in kg401.message and kg401.severity is Severity.ERROR
+    assert "Neuron device plugin" in only(findings, "KG402").message
+    kg455 = only(findings, "KG455")
+    assert kg455.path == f"{REQS}[0]" and "instance-accelerator-name In ['inferentia2']" in kg455.message
+    assert only(findings, "KG418").severity is Severity.WARNING  # two types only
+
+
+def test_kg455_not_raised_when_the_accelerator_name_is_selected():
+    pool = neuron_pool()
+    tspec(pool)["requirements"].append({"key": "karpenter.k8s.aws/instance-size", "operator": "In",
+                                        "values": ["xlarge", "8xlarge", "24xlarge"]})
+    assert run(pool) == []
+
+
+def test_qualcomm_accelerator_is_not_neuron():
+    pool = gpu_pool("dl2q", weight=None)
+    tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-accelerator-name", "operator": "In",
+                                    "values": ["qualcomm-ai100"]}, ON_DEMAND]
     del pool["spec"]["limits"]
     assert run(pool) == []
+
+
+@pytest.mark.parametrize(("resource", "count", "flagged"), [
+    ("aws.amazon.com/neuroncore", "3", True), ("aws.amazon.com/neuroncore", "4", False),
+    ("aws.amazon.com/neuron", "6", True), ("aws.amazon.com/neuron", "1", False),
+])
+def test_kg456_neuron_request_power_of_two(resource, count, flagged):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {resource: count}}}]}}
+    found = [f for f in run(pod) if f.code == "KG456"]
+    assert bool(found) is flagged
+    if flagged:
+        assert found[0].severity is Severity.INFO and "power of two" in found[0].message
+
+
+def test_kg421_understands_neuron_requests():
+    pool = neuron_pool()
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"nodeSelector": {"karpenter.sh/nodepool": "neuron-inference"},
+                    "tolerations": [{"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{"name": "c", "resources": {"limits": {"aws.amazon.com/neuron": "16"}}}]}}
+    finding = only(run(pool, pod), "KG421")
+    assert "aws.amazon.com/neuron (at most 12)" in finding.message  # inf2.48xlarge has 12 devices
+    pod["spec"]["containers"][0]["resources"]["limits"]["aws.amazon.com/neuron"] = "8"
+    assert [f for f in run(pool, pod) if f.code == "KG421"] == []
 
 
 # --------------------------------------------------------------------------- one failing input per rule

@@ -92,7 +92,6 @@ CODES: dict[str, str] = {
     "KG430": "static pool whose limits.nodes equals replicas: drifted nodes are never replaced",
     "KG455": "Neuron pool selected by instance-type or family names instead of accelerator labels",
     "KG456": "Neuron request that is not a power of two",
-    "KG457": "pool admitting arm64 GPU instance types",
     "KG500": "GPU Operator values without any NodePool under the scope",
     "KG501": "node classes that disagree on the device plugin (Bottlerocket mixed with AL2023)",
     "KG502": "GPU NodePool without the GPU Operator node label (its GPUs would never appear)",
