@@ -395,7 +395,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             amount, worst_name, gpus = max(options)
             worst = amount
             notes.append(f"worst case {_money(amount)}/h: {-(-gpu_limit // gpus)} x {worst_name} "
-                         f"({gpus} {gpu_resource} each) to reach the {gpu_resource} limit {gpu_limit}")
+                         f"({gpus} {'GPU(s)' if gpu_resource in GPU_UNITS else gpu_resource} each) to reach the "
+                         f"{gpu_resource} limit {gpu_limit}")
         else:
             notes.append(f"no priced candidate has {gpu_resource} capacity: the limit {gpu_limit} cannot be "
                          "turned into a cost")
@@ -500,6 +501,8 @@ def _affinity(text: str) -> dict:
     return req
 
 
+#: Limit resources whose worst-case note counts "GPU(s)".
+GPU_UNITS = (NVIDIA_GPU, AMD_GPU)
 #: Pod-shape keys that request a Neuron resource instead of GPUs.
 _SHAPE_RESOURCES = {"neuron": NEURON, "neuroncore": NEURON_CORE}
 
