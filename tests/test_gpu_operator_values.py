@@ -388,3 +388,14 @@ def test_time_slicing_outside_a_chart_is_kg197_and_adds_nothing():
         GpuOperatorValues(app, "GpuOperator", time_slicing_replicas=4)
     assert code_of(exc) == "KG197" and exc.value.path == "GpuOperator/TimeSlicing"
     assert app.node.try_find_child("GpuOperator") is None
+
+
+def test_neuron_pools_are_left_to_the_neuron_device_plugin(platform):
+    from karpenter_gpu import NeuronInferencePool
+
+    nc = node_class(platform, "NeuronClass")
+    NeuronInferencePool(platform, "Inferentia", node_class=nc, name="neuron-inference", neuron_limit=8)
+    values = GpuOperatorValues(platform, "GpuOperator").values  # no KG502: the Neuron pool needs no operator label
+    tolerated = {t["key"] for t in values["daemonsets"]["tolerations"]}
+    assert "aws.amazon.com/neuron" not in tolerated
+    assert values["node-feature-discovery"]["worker"]["nodeSelector"] == {"gpu-operator": "enabled"}
