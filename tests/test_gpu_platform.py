@@ -33,12 +33,14 @@ def by_name(manifests: list[dict], kind: str) -> dict:
 
 
 def test_environments_differ_where_they_should():
-    limits = {c.environment: {n: p["spec"]["limits"]["nvidia.com/gpu"] for n, p in by_name(synth(c), "NodePool").items()
+    limits = {c.environment: {n: p["spec"]["limits"].get("nvidia.com/gpu", p["spec"]["limits"].get("aws.amazon.com/neuron"))
+                              for n, p in by_name(synth(c), "NodePool").items()
                               if "replicas" not in p["spec"]}  # static pools are bounded by limits.nodes
               for c in ENVIRONMENTS}
     assert limits == {"dev": {"gpu-inference": "4"},
                       "staging": {"gpu-inference": "16", "gpu-training": "8", "gpu-batch-a10g-spot": "20",
-                                  "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10"},
+                                  "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10",
+                                  "neuron-inference": "16"},  # aws.amazon.com/neuron
                       "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32",
                                "search-inference": "16", "research-training": "16"}}
     amis = {c.environment: {m["spec"]["amiSelectorTerms"][0]["alias"] for m in by_name(synth(c), "EC2NodeClass").values()}
@@ -237,3 +239,31 @@ def test_misspelt_prop_in_a_nested_section_names_the_closest_prop():
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), props={**data, "inference": ({"name": "x", "gpu_limt": 4},)})
     assert exc.value.prop == "inference[0].gpu_limt" and "did you mean 'gpu_limit'" in exc.value.allowed
+
+
+# -- issue 16: Neuron pools ---------------------------------------------------------------------------
+
+def test_staging_inferentia_pool_with_its_device_plugin_and_no_gpu_operator():
+    platform = GpuPlatform(cdk8s.Testing.app(), props=staging.CONFIG)
+    [pool] = platform.neuron_inference
+    assert pool.node_class is platform.inference_class
+    assert platform.neuron_device_plugin is not None
+    placed = platform.neuron_device_plugin.values["devicePlugin"]["affinity"]["nodeAffinity"]
+    assert placed["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][0][
+        "values"] == ["neuron-inference"]
+    assert "neuron-inference" not in {p.name for p in platform.gpu_operator.pools}
+    assert {"aws.amazon.com/neuron"}.isdisjoint(t["key"] for t in platform.gpu_operator.values["daemonsets"]["tolerations"])
+    assert platform.pools and GpuPlatform(cdk8s.Testing.app(), props=dev.CONFIG).neuron_device_plugin is None
+
+
+def test_trainium_training_pool_on_the_training_class():
+    from karpenter_gpu import Duration, NeuronTrainingPoolProps
+
+    data = {k: getattr(prod.CONFIG, k) for k in prod.CONFIG.model_fields_set}
+    data["neuron_training"] = (NeuronTrainingPoolProps(name="trainium", neuron_limit=32, expire_after=Duration.never()),)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=data)
+    pools = by_name(cdk8s.Testing.synth(platform), "NodePool")
+    assert pools["trainium"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-training"
+    assert pools["trainium"]["spec"]["limits"] == {"aws.amazon.com/neuron": "32"}
+    near = {r["labels"].get("nodepool"): r["alert"] for r in platform.monitoring.rule_group["rules"]}
+    assert near["trainium"] == "NeuronNodePoolNearLimit"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu import GpuInferencePool, GpuNodeClass, KarpenterGpuError, NeuronInferencePool, Taint
+from karpenter_gpu import GpuInferencePool, GpuNodeClass, KarpenterGpuError, NeuronInferencePool
 from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.check.rules import check_rules
@@ -79,5 +79,3 @@ def test_gpu_pool_accepts_arm64_and_refuses_unknown_arch(chart, node_class):
     assert err.value.code == "KG264"
 
 
-def test_taint_neuron():
-    assert Taint.neuron().render() == {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}

@@ -501,3 +501,11 @@ def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
         read = simulate_pools(docs)
         assert [repr(r.notes) + r.name + repr(r.candidates) for r in given] == \
                [repr(r.notes) + r.name + repr(r.candidates) for r in read]
+
+
+def test_pod_shape_neuron_keys_request_neuron_resources():
+    shape = PodShape.parse("neuron=2,cpu=4")
+    assert (shape.gpus, shape.gpu_resource) == (2, "aws.amazon.com/neuron")
+    cores = PodShape.parse("neuroncore=8")
+    assert (cores.gpus, cores.gpu_resource) == (8, "aws.amazon.com/neuroncore")
+    assert cores.describe().startswith("aws.amazon.com/neuroncore=8")
