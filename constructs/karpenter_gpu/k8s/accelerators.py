@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 from karpenter_gpu.k8s.labels import AMD_GPU, NEURON, NEURON_CORE, NVIDIA_GPU, Label
 
-__all__ = ["AMD", "ACCELERATORS", "NEURON_ACCELERATOR", "NEURON_NAMES", "NVIDIA", "Accelerator",
-           "accelerator_of_resource"]
+__all__ = ["ACCELERATORS", "AMD", "NEURON_ACCELERATOR", "NEURON_NAMES", "NVIDIA", "Accelerator"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,3 @@ ACCELERATORS: tuple[Accelerator, ...] = (NVIDIA, AMD, NEURON_ACCELERATOR)
 #: the NeuronCores per device (``aws.amazon.com/neuroncore`` / ``aws.amazon.com/neuron`` in the catalog).
 NEURON_NAMES: dict[str, int] = {"inferentia": 4, "inferentia2": 2, "trainium": 2, "trainium2": 8}
 
-
-def accelerator_of_resource(resource: str) -> Accelerator | None:
-    """The accelerator kind a resource name belongs to (``aws.amazon.com/neuroncore`` → Neuron), or None."""
-    return next((a for a in ACCELERATORS if resource in a.resources), None)
