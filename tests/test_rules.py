@@ -745,3 +745,11 @@ def test_kg421_workload_too_big_for_every_instance_of_its_pool():
     finding = only(run(pool, big), "KG421")
     assert finding.severity is Severity.ERROR and "gpu-inference" in finding.message
     assert [f for f in run(pool, workload()) if f.code == "KG421"] == []  # one GPU fits
+
+
+def test_kg455_names_the_devices_of_the_listed_families():
+    pool = neuron_pool("trainium")
+    tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                    "values": ["trn1", "trn1n", "trn2"]}, ON_DEMAND]
+    message = only(run(pool), "KG455").message
+    assert "instance-accelerator-name In ['trainium', 'trainium2']" in message

@@ -35,6 +35,7 @@ from karpenter_gpu.k8s.scheduling import (
 )
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.views import NodePoolView
+from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
 
@@ -327,8 +328,8 @@ def _kg455_neuron_by_name(pool: _Pool) -> None:
                   and r.values and any(_NEURON_FAMILY.match(v.split(".", 1)[0]) for v in r.values)), None)
     if named is None:
         return
-    devices = sorted({NEURON_FAMILY_DEVICES[m.group(0)] for v in named.values or []
-                      if (m := re.match(r"^(inf|trn)[0-9]", v)) and m.group(0) in NEURON_FAMILY_DEVICES})
+    by_family = _neuron_devices_by_family()
+    devices = sorted({by_family[v.split(".", 1)[0]] for v in named.values or [] if v.split(".", 1)[0] in by_family})
     pool.add("KG455", named.path,
              f"Neuron pool selected by {named.key} In {named.values}: a size or generation that is not listed "
              "(a new inf2/trn2 size, another region's offer) is never launched, and one shortage of the listed "
@@ -338,8 +339,10 @@ def _kg455_neuron_by_name(pool: _Pool) -> None:
              "with instance-size to bound the shape")
 
 
-#: The Neuron device of each instance family prefix (the catalog's instance-accelerator-name values).
-NEURON_FAMILY_DEVICES = {"inf1": "inferentia", "inf2": "inferentia2", "trn1": "trainium", "trn2": "trainium2"}
+def _neuron_devices_by_family() -> dict[str, str]:
+    """Instance family → Neuron device name (``instance-accelerator-name``), from the packaged catalog."""
+    return {it.family: it.accelerator_name for it in default_catalog()
+            if it.family and it.accelerator_name in NEURON_NAMES}
 
 
 def _kg404_weight(pool: _Pool, pools: list[_Pool]) -> None:
