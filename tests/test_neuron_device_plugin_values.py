@@ -54,7 +54,7 @@ def test_fails_without_a_neuron_pool(chart, node_class):
     GpuInferencePool(chart, "Gpu", node_class=node_class, name="gpu-inference", gpu_limit=4)
     values = NeuronDevicePluginValues(chart, "Neuron")
     with pytest.raises(KarpenterGpuError) as err:
-        values.values
+        values.render_values()
     assert err.value.code == "KG586"
 
 

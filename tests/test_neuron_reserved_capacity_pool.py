@@ -13,7 +13,10 @@ from karpenter_gpu.pools.reserved_capacity_pool import Fallback
 from tests.conftest import manifests, only
 
 
-def node_class(chart, reservations=(CapacityReservationTerm.by_tags({"purpose": "trainium-blocks"}),)):
+BLOCKS = (CapacityReservationTerm.by_tags({"purpose": "trainium-blocks"}),)
+
+
+def node_class(chart, reservations=BLOCKS):
     return GpuNodeClass.training(chart, "Class", name="trainium-reserved", ami="al2023@v20251103", role="R",
                                  cluster_name="c", capacity_reservations=reservations)
 
