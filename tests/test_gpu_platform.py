@@ -267,3 +267,21 @@ def test_trainium_training_pool_on_the_training_class():
     assert pools["trainium"]["spec"]["limits"] == {"aws.amazon.com/neuron": "32"}
     near = {r["labels"].get("nodepool"): r["alert"] for r in platform.monitoring.rule_group["rules"]}
     assert near["trainium"] == "NeuronNodePoolNearLimit"
+
+
+def test_neuron_only_environment_synthesizes_and_passes_validate_strict(tmp_path):
+    from karpenter_gpu import Duration, NeuronInferencePoolProps, NeuronTrainingPoolProps, synth as synth_dist
+
+    data = {k: getattr(dev.CONFIG, k) for k in ("node_class", "karpenter")}
+    config = PlatformConfig(
+        environment="neuron", **data,
+        neuron_inference=(NeuronInferencePoolProps(name="inferentia", neuron_limit=16,
+                                                   capacity_types=(CapacityType.ON_DEMAND,)),),
+        neuron_training=(NeuronTrainingPoolProps(name="trainium", neuron_limit=64, expire_after=Duration.never()),))
+    platform = GpuPlatform(cdk8s.Testing.app(), props=config)
+    assert platform.gpu_operator is None and platform.neuron_device_plugin is not None
+    report = synth_dist([config], tmp_path / "dist", strict=True)
+    assert not report.failed()
+    written = sorted(p.name for p in (tmp_path / "dist" / "neuron").rglob("*.yaml"))
+    assert "NodePool.inferentia.k8s.yaml" in written and "NodePool.trainium.k8s.yaml" in written
+    assert "neuron-device-plugin.values.yaml" in written and "gpu-operator.values.yaml" not in written

@@ -296,7 +296,9 @@ class GpuPlatform(cdk8s.Chart):
             acknowledge(by_name[pool_name], code, reason)
         # Derived from every pool and overlay of the cluster, read at synth: the order does not matter.
         self._smoke: dict[str, GpuWorkload] = {}
-        self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator)
+        # The GPU Operator only for NVIDIA pools: an environment of Neuron pools alone gets none.
+        nvidia = cfg.inference or cfg.training or cfg.tiers or cfg.static or cfg.reserved
+        self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator) if nvidia else None
         self.monitoring = (GpuMonitoring(self, "Monitoring", **_fields(cfg.monitoring))
                            if cfg.monitoring is not None else None)
         self.karpenter = KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
