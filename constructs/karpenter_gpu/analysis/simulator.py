@@ -32,7 +32,7 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, Instanc
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.labels import (
-    ACCELERATOR_RESOURCES, AMD_GPU, CAPACITY_TYPES, NEURON, NEURON_CORE, NVIDIA_GPU, OFFERING_LABELS,
+    ACCELERATOR_RESOURCES, AMD_GPU, CAPACITY_TYPES, GPU_RESOURCES, NEURON, NEURON_CORE, NVIDIA_GPU, OFFERING_LABELS,
     WELL_KNOWN_LABELS, Label,
 )
 from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings
@@ -395,7 +395,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             amount, worst_name, gpus = max(options)
             worst = amount
             notes.append(f"worst case {_money(amount)}/h: {-(-gpu_limit // gpus)} x {worst_name} "
-                         f"({gpus} {'GPU(s)' if gpu_resource in GPU_UNITS else gpu_resource} each) to reach the "
+                         f"({gpus} {'GPU(s)' if gpu_resource in GPU_RESOURCES else gpu_resource} each) to reach the "
                          f"{gpu_resource} limit {gpu_limit}")
         else:
             notes.append(f"no priced candidate has {gpu_resource} capacity: the limit {gpu_limit} cannot be "
@@ -501,8 +501,6 @@ def _affinity(text: str) -> dict:
     return req
 
 
-#: Limit resources whose worst-case note counts "GPU(s)".
-GPU_UNITS = (NVIDIA_GPU, AMD_GPU)
 #: Pod-shape keys that request a Neuron resource instead of GPUs.
 _SHAPE_RESOURCES = {"neuron": NEURON, "neuroncore": NEURON_CORE}
 
