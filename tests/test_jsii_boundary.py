@@ -48,9 +48,11 @@ def _charts(app: cdk8s.App) -> list[cdk8s.Chart]:
 
 
 #: jsii requests for the three environments below (24 objects: 3 x (a node class, 6 pools, an overlay)):
-#: per object a Construct, an ApiObject, its registration and its JSON patch (96), the node and scope of each
-#: new construct once (66) and one validation per cluster and for the App (4). A rise is a regression.
-REQUESTS = 170
+#: per object a Construct, an ApiObject, its JSON patch and the patch's creation (96); the parent of each
+#: plain cdk8s Chart and of the App, read once (node + scope: 8), since the library's own constructs
+#: remember the scope they were given (cluster.remember_parent); one validation per cluster and for the
+#: App (Object + node + addValidation: 12). A rise is a regression.
+REQUESTS = 116
 
 
 def test_building_reads_no_paths_roots_or_metadata(requests: collections.Counter) -> None:
@@ -102,3 +104,24 @@ def test_overlay_registry_sees_overlays_of_other_charts_and_js_created_apps() ->
     # Another app is another registry: the same weight is fine there.
     NodeOverlayDiscourage(cdk8s.Chart(cdk8s.Testing.app(), "three"), "Overlay", name="a", weight=5,
                           instance_types=("g5.12xlarge",), price_adjustment=PriceAdjustment.percent(30))
+
+
+def test_every_public_construct_remembers_its_parent() -> None:
+    """A construct that does not would cost two jsii reads the first time its cluster is looked up."""
+    import karpenter_gpu
+    from constructs import Construct
+
+    from karpenter_gpu.cluster import ScopedConstruct
+
+    public = [getattr(karpenter_gpu, name) for name in karpenter_gpu.__all__]
+    classes = [c for c in public if isinstance(c, type) and issubclass(c, Construct)]
+    assert len(classes) >= 12
+    app = cdk8s.App()
+    platform_scope = Cluster(app, "c")
+    # GpuPlatform is a cdk8s Chart: it records its scope itself.
+    forgetful = [c.__name__ for c in classes if not issubclass(c, ScopedConstruct) and c is not karpenter_gpu.GpuPlatform]
+    assert forgetful == []
+    assert platform_scope._kg_parent is app  # type: ignore[attr-defined]
+    from stacks import dev
+
+    assert karpenter_gpu.GpuPlatform(platform_scope, props=dev.CONFIG)._kg_parent is platform_scope  # type: ignore[attr-defined]

@@ -43,7 +43,9 @@ class Picker:
         return self.draw(valid if self.valid_only else st.one_of(valid, invalid))
 
 
-names = mostly(st.from_regex(r"[a-z][a-z0-9-]{0,30}[a-z0-9]", fullmatch=True),
+# An explicit alphabet: without one, hypothesis first maps the whole UTF-8 codec (~1 s in every run).
+names = mostly(st.from_regex(r"[a-z][a-z0-9-]{0,30}[a-z0-9]", fullmatch=True,
+                             alphabet=st.characters(codec="ascii")),
                st.sampled_from(["", "GPU", "-x", "a" * 64, "gpu_pool"]))
 limits = mostly(st.integers(1, 500), st.sampled_from([0, -1, True, "8"]))
 weights = mostly(st.integers(1, 100), st.sampled_from([0, 101, -5, None]))

@@ -21,6 +21,9 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 
 Figures and their floors run interleaved, one repetition of each per round, and a ratio to a floor is
 the median of the rounds' ratios: on a shared machine both sides of a ratio then see the same load.
+simulate and pod_fit run the same way at 100 and 1,000 pools, so their scaling time(1000)/time(100) is
+the median of per-round ratios too. A garbage collection precedes every timed repetition (untimed), so
+each starts from the same collector state.
 
 Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests]
 """
@@ -28,6 +31,7 @@ Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -41,6 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+import karpenter_gpu  # noqa: E402,F401  (first: it points JSII_NODE at the packaged Node before cdk8s starts one)
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
 
@@ -180,6 +185,7 @@ def measure(fn, reps: int, fresh_dir: bool = False) -> dict:
     note = ""
     for _ in range(reps):
         tmp = Path(tempfile.mkdtemp(prefix="kg-bench-")) if fresh_dir else None
+        gc.collect()  # every repetition starts from the same collector state (untimed)
         try:
             t0 = time.perf_counter()
             last = fn(tmp) if fresh_dir else fn()
@@ -207,6 +213,7 @@ def measure_interleaved(fns: dict[str, tuple], reps: int) -> dict[str, dict]:
     for _ in range(reps):
         for name, (fn, fresh_dir, _floor) in fns.items():
             tmp = Path(tempfile.mkdtemp(prefix="kg-bench-")) if fresh_dir else None
+            gc.collect()  # every repetition starts from the same collector state (untimed)
             try:
                 t0 = time.perf_counter()
                 last[name] = fn(tmp) if fresh_dir else fn()
@@ -277,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     ap.add_argument("--reps", type=int, default=5, help="repetitions below 1,000 pools (default 5)")
     ap.add_argument("--reps-large", type=int, default=3, help="repetitions at 1,000 pools and more (default 3)")
+    ap.add_argument("--reps-scaling", type=int, default=9,
+                    help="rounds of the analyzers at 100 and 1,000 pools side by side (default 9)")
     ap.add_argument("--reps-cli", type=int, default=2, help="repetitions of `cdk8s synth` (default 2; 0 skips)")
     ap.add_argument("--figures", default="project,bindings,yaml,load,validate,validate-cli,simulate,pod_fit",
                     help="figures to measure per size (default: all)")
@@ -299,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         simulate_pools([d for docs in read_manifests(Path(tmp)).values() for d in docs], catalog)
 
     results: list[dict] = []
+    flats: dict[int, list[dict]] = {}  # size -> the project's manifests, for the analyzers
 
     def record(figure: str, size: int | str, m: dict) -> None:
         m.pop("_last", None)
@@ -340,12 +350,26 @@ def main(argv: list[str] | None = None) -> int:
             for name in ("project", "bindings", "yaml", "load", "validate", "validate-cli"):
                 if name in measured:
                     record(name, size, measured[name])
-            if "simulate" in wanted:
-                record("simulate", size, measure(lambda: simulate_pools(flat, catalog), reps))
-            if "pod_fit" in wanted:
-                record("pod_fit", size, measure(lambda: pod_fit(shape, flat, catalog), reps))
+            flats[size] = flat
         finally:
             shutil.rmtree(keep, ignore_errors=True)
+
+    # The analyzers' scaling: time(1000)/time(100) from the two sizes run side by side, round by round
+    # (as the floors are), so both see the same load; other sizes are measured on their own.
+    analyzers = {"simulate": lambda flat: (lambda: simulate_pools(flat, catalog)),
+                 "pod_fit": lambda flat: (lambda: pod_fit(shape, flat, catalog))}
+    for fig, make in analyzers.items():
+        if fig not in wanted:
+            continue
+        paired = (100, 1000) if {100, 1000} <= flats.keys() else ()
+        if paired:
+            m = measure_interleaved({f"{fig}@100": (make(flats[100]), False, None),
+                                     f"{fig}@1000": (make(flats[1000]), False, f"{fig}@100")}, args.reps_scaling)
+            m[f"{fig}@1000"]["scaling_ratios"] = m[f"{fig}@1000"].pop("paired_ratios")
+            record(fig, 100, m[f"{fig}@100"])
+            record(fig, 1000, m[f"{fig}@1000"])
+        for size in sorted(set(flats) - set(paired)):
+            record(fig, size, measure(make(flats[size]), args.reps if size < 1000 else args.reps_large))
 
     if args.reps_cli > 0:
         record("cdk8s-cli", "stacks", cdk8s_cli(args.reps_cli))
@@ -366,7 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     scaling = {}
     for fig in dict.fromkeys(r["figure"] for r in results):
         a, b = by.get((fig, 100)), by.get((fig, 1000))
-        if a and b and a.get("median") and b.get("median"):
+        if b and b.get("scaling_ratios"):  # side by side: the median of the rounds' ratios
+            scaling[fig] = statistics.median(b["scaling_ratios"])
+        elif a and b and a.get("median") and b.get("median"):
             scaling[fig] = b["median"] / a["median"]
 
     # Targets.

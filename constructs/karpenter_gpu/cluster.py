@@ -34,7 +34,21 @@ Node = Any
 BOUNDARY_ATTR = "_kg_cluster_boundary"
 
 
-class Cluster(Construct):
+def remember_parent(construct: Node, scope: Node) -> None:
+    """Record ``scope`` as ``construct.node.scope``: the constructor was handed it, so :func:`cluster_of`
+    and :func:`in_chart` need no jsii read (two round trips per construct) to walk up from here."""
+    construct._kg_parent = scope
+
+
+class ScopedConstruct(Construct):
+    """A Construct that knows its parent on the Python side (see :func:`remember_parent`)."""
+
+    def __init__(self, scope: Construct, id: str) -> None:
+        super().__init__(scope, id)
+        remember_parent(self, scope)
+
+
+class Cluster(ScopedConstruct):
     """Marks one Kubernetes cluster: everything under it (charts, pools, addons) is one cluster.
 
     Example (one chart per team, two clusters in one App)::

@@ -18,7 +18,7 @@ from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
-from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, sorted_by_name
+from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, remember_parent, sorted_by_name
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
@@ -237,6 +237,7 @@ class GpuPlatform(cdk8s.Chart):
                                             "neuron_inference or neuron_training)",
                                     fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
+        remember_parent(self, scope)
         self.config = cfg
         base = _fields(cfg.node_class)
         wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static, cfg.neuron_inference)

@@ -66,7 +66,7 @@ from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
-from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, sorted_by_name
+from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, ScopedConstruct, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Duration
 
@@ -211,7 +211,7 @@ class GpuMonitoringKwargs(TypedDict, total=False):
     labels: Mapping[str, str]
 
 
-class GpuMonitoring(Construct):
+class GpuMonitoring(ScopedConstruct):
     """ServiceMonitors for Karpenter (and optionally DCGM) plus the GPU alert rules; see the module doc.
 
     Attributes: ``karpenter_service_monitor`` / ``dcgm_service_monitor`` (the ApiObjects, or None when

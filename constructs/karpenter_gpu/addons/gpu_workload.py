@@ -33,7 +33,7 @@ from typing_extensions import TypedDict, Unpack
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.cluster import register_object, require_chart
+from karpenter_gpu.cluster import register_object, require_chart, ScopedConstruct
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
@@ -336,7 +336,7 @@ class GpuWorkloadKwargs(TypedDict, total=False):
     pdb_min_available: int | None
 
 
-class GpuWorkload(Construct):
+class GpuWorkload(ScopedConstruct):
     """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
     Each pod requests and limits ``<resource>: <gpus>`` (``nvidia.com/gpu``, or ``aws.amazon.com/neuron`` on

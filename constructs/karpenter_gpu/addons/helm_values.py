@@ -14,10 +14,10 @@ from karpenter_gpu.k8s.reader import dump
 from constructs import Construct
 
 from karpenter_gpu._props import path_of
-from karpenter_gpu.cluster import register_file
+from karpenter_gpu.cluster import register_file, ScopedConstruct
 
 
-class HelmValues(Construct):
+class HelmValues(ScopedConstruct):
     """Values for one Helm chart release. Subclasses compute them in :meth:`render_values` (from the final tree),
     or pass fixed ``values``. One file name per cluster (KG171)."""
 

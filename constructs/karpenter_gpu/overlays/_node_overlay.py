@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, check_known, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.cluster import cluster_of, ref_of, require_chart
+from karpenter_gpu.cluster import cluster_of, ref_of, require_chart, ScopedConstruct
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
@@ -123,7 +123,7 @@ class OverlayKwargs(TypedDict, total=False):
     weight: int
 
 
-class _Overlay(Construct):
+class _Overlay(ScopedConstruct):
     """Base of the NodeOverlay constructs: validate, check the weight is unique, record the gate, render.
 
     Subclasses declare ``**kwargs: Unpack[<Construct>Kwargs]`` for type checkers and call this.

@@ -16,6 +16,7 @@ from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
+from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
@@ -176,7 +177,7 @@ def _child_id(child: TimeSlicingCountProps) -> str:
     return f"Gpus{child.gpu_count}"
 
 
-class TimeSlicingOverlay(Construct):
+class TimeSlicingOverlay(ScopedConstruct):
     """NodeOverlays telling Karpenter that time-sliced nodes have ``replicas`` × their GPUs.
 
     ::

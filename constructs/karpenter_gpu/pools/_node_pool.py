@@ -12,6 +12,7 @@ from constructs import Construct
 from pydantic import PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
+from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
@@ -269,7 +270,7 @@ class NodePoolKwargs(_NodePoolTemplateKwargs, total=False):
     expire_after: Duration
 
 
-class NodePoolConstruct(Construct):
+class NodePoolConstruct(ScopedConstruct):
     """Validates props, then renders one NodePool as child "Resource". Subclasses write ``_spec``."""
 
     props_type: ClassVar[type[NodePoolProps]] = NodePoolProps

@@ -9,6 +9,7 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
+from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature, keyword_signature
@@ -304,7 +305,7 @@ class GpuNodeClassKwargs(NodeClassConfigKwargs, total=False):
     capacity_reservations: tuple[CapacityReservationTerm, ...]
 
 
-class GpuNodeClass(Construct):
+class GpuNodeClass(ScopedConstruct):
     """An ``EC2NodeClass`` for GPU nodes: pinned AMI alias, IMDSv2, encrypted gp3 root volume.
 
     Pools reference it by object (``node_class=gpu_class``); the ``nodeClassRef`` is derived.

@@ -8,6 +8,7 @@ from constructs import Construct
 from pydantic import StrictInt, model_validator
 from typing_extensions import Unpack
 
+from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolKwargs, NodePoolProps
 from karpenter_gpu._props import build, path_of
 from karpenter_gpu._signature import ConstructSignature
@@ -107,7 +108,7 @@ class _StaticNodePool(NodePoolConstruct):
         }
 
 
-class StaticCapacityPool(Construct):
+class StaticCapacityPool(ScopedConstruct):
     """Static GPU capacity: ``replicas`` nodes that exist whether or not pods need them.
 
     - One NodePool per zone when ``zones`` are given (``<name>-static-<zone>``), else one

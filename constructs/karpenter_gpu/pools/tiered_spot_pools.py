@@ -10,6 +10,7 @@ from constructs import Construct
 from pydantic import model_validator
 from typing_extensions import TypedDict, Unpack
 
+from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
@@ -122,7 +123,7 @@ class TieredSpotPoolsKwargs(TypedDict, total=False):
     disruption_windows: tuple[DisruptionWindow, ...]
 
 
-class TieredSpotPools(Construct):
+class TieredSpotPools(ScopedConstruct):
     """Weighted GPU NodePools tried in order: e.g. a10g spot → t4 spot → a10g on-demand.
 
     Karpenter tries higher-weight pools first; a pool without weight has weight 0 and silently
