@@ -358,3 +358,16 @@ def test_same_pool_name_twice_in_one_cluster_is_a_duplicate():
 def test_error_messages_are_complete(chart, pools):
     err = error(chart, low_utilization_for="PT30M")
     assert re.search(r"\[KG542\] test/Monitoring: low_utilization_for='PT30M' is not allowed: .*Fix: ", str(err))
+
+
+def test_neuron_pool_gets_a_near_limit_alert_on_its_neuron_limit(chart, node_class, pools):
+    from karpenter_gpu import NeuronInferencePool
+
+    NeuronInferencePool(chart, "Inferentia", node_class=node_class, name="neuron-inference", neuron_limit=32)
+    GpuMonitoring(chart, "Monitoring")
+    (near,) = alerts(chart, "NeuronNodePoolNearLimit")
+    assert near["expr"] == ('max by (nodepool) (karpenter_nodepools_usage{nodepool="neuron-inference", '
+                            'resource_type="aws.amazon.com/neuron"}) / 32 > 0.9')
+    assert "neuron_limit" in near["annotations"]["description"]
+    assert [r["labels"]["nodepool"] for r in alerts(chart, "GPUNodePoolNearLimit")] == ["gpu-inference",
+                                                                                        "gpu-training"]

@@ -29,6 +29,8 @@ selects ServiceMonitors and PrometheusRules by):
     carries a ``nodepool`` label. Metric name as Karpenter v1 exports it (the seed's
     ``karpenter_nodepool_usage`` is the pre-v1 name); the ``resource_type`` value is the resource name
     lower-cased with '-' → '_', i.e. ``nvidia.com/gpu``.
+  - ``NeuronNodePoolNearLimit``: the same for each dynamic Neuron pool (Inferentia, Trainium), on
+    ``resource_type="aws.amazon.com/neuron"`` against its ``neuron_limit``.
   - ``LowGPUUtilization``: a node's GPUs (DCGM exporter, ``Hostname`` label) averaged below
     ``low_utilization_percent`` over ``low_utilization_for``, sustained for ``low_utilization_for``.
   - ``KarpenterProvisioningFailed``: NodeClaims Karpenter gave up on in the last 15 minutes — see
@@ -60,6 +62,7 @@ from karpenter_gpu import _api_object
 from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
+from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
@@ -274,22 +277,25 @@ class GpuMonitoring(ScopedConstruct):
         rules: list[dict[str, Any]] = []
         seen: set[str] = set()
         for pool in self.pools:
-            name, limit = pool.props.name, pool.props.gpu_limit
+            name, limit = pool.props.name, pool.props.accelerator_limit
             if name in seen:
                 continue  # pool names are unique in a cluster (KG171); never twice
             seen.add(name)
+            accelerator = pool.props.accelerator
+            resource = accelerator.resource
+            kind, knob = ("GPU", "gpu_limit") if accelerator is NVIDIA else ("Neuron", "neuron_limit")
             rules.append({
-                "alert": "GPUNodePoolNearLimit",
+                "alert": f"{kind}NodePoolNearLimit",
                 "expr": (f'max by (nodepool) (karpenter_nodepools_usage{{nodepool="{name}", '
-                         f'resource_type="{GPU_RESOURCE_TYPE}"}}) / {limit} > {ratio}'),
+                         f'resource_type="{resource}"}}) / {limit} > {ratio}'),
                 "for": NEAR_LIMIT_FOR,
                 "labels": {"severity": "warning", "nodepool": name},
                 "annotations": {
-                    "summary": f"GPU NodePool {name} is above {_pct(p.near_limit_ratio)} of its GPU limit ({limit})",
+                    "summary": f"{kind} NodePool {name} is above {_pct(p.near_limit_ratio)} of its {kind} limit ({limit})",
                     "description": (f"NodePool {name} runs {{{{ $value | humanizePercentage }}}} of its limit of "
-                                    f"{limit} nvidia.com/gpu. At the limit Karpenter launches no more nodes for it "
-                                    "and GPU pods stay Pending; limits are checked eventually, so a fast scale-out "
-                                    "can overrun it briefly. Raise gpu_limit or move load to another pool."),
+                                    f"{limit} {resource}. At the limit Karpenter launches no more nodes for it "
+                                    f"and {kind} pods stay Pending; limits are checked eventually, so a fast scale-out "
+                                    f"can overrun it briefly. Raise {knob} or move load to another pool."),
                 },
             })
         rules.append({
