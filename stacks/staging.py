@@ -1,9 +1,9 @@
-"""staging: Bottlerocket, inference plus a small spot training pool, windows in a DST zone, and a
-weighted spot ladder for batch inference (seed 000 §7)."""
+"""staging: Bottlerocket, inference plus a small spot training pool, windows in a DST zone, a
+weighted spot ladder for batch inference (seed 000 §7), and an Inferentia pool (seed 000 §6, corrected)."""
 
 from karpenter_gpu import (AmiAlias, CapacityType, DisruptionWindow, Duration, GpuInferencePoolProps,
-                           GpuMemory, GpuTrainingPoolProps, KarpenterControllerValuesProps, NodeClassConfig,
-                           PlatformConfig, SpotTier, TieredSpotPoolsProps)
+                           GpuMemory, GpuTrainingPoolProps, KarpenterControllerValuesProps, NeuronInferencePoolProps,
+                           NodeClassConfig, PlatformConfig, SpotTier, TieredSpotPoolsProps)
 
 # New York observes DST: the compiled UTC budgets are widened to cover both offsets.
 BUSINESS_HOURS = DisruptionWindow(days="MON-FRI", start="08:00", end="18:00", time_zone="America/New_York", nodes=0)
@@ -26,6 +26,11 @@ CONFIG = PlatformConfig(
                SpotTier(suffix="t4-spot", gpu_names=("t4",), gpu_limit=20)),
         on_demand_floor=SpotTier(suffix="a10g-on-demand", gpu_names=("a10g",), gpu_limit=10,
                                  capacity_types=(CapacityType.ON_DEMAND,)),
+    ),),
+    # Inferentia2 for compiled models: every inf2 size by accelerator label, spot first; the Bottlerocket
+    # x86_64 variant carries the Neuron driver, the Neuron chart's device plugin runs on exactly this pool.
+    neuron_inference=(NeuronInferencePoolProps(
+        name="neuron-inference", neuron_limit=16, disruption_windows=(BUSINESS_HOURS,),
     ),),
     training=(GpuTrainingPoolProps(
         name="gpu-training", gpu_limit=8, gpu_names=("a100", "h100"),

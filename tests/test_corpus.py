@@ -27,6 +27,7 @@ NP, NC = "NodePool", "EC2NodeClass"
 
 S02, S03, S04 = "000_s02_nodepools.yaml", "000_s03_ec2nodeclasses.yaml", "000_s04_spot_nodepool.yaml"
 S07, S08 = "000_s07_tiered_nodepools.yaml", "000_s08_nodepool.yaml"
+S06 = "000_s06_inferentia_nodepool.yaml"
 P42, P43 = "003_s4_2_nodepools.yaml", "003_s4_3_ec2nodeclass.yaml"
 
 # (file, kind, name, path, code, severity): why it is a defect
@@ -39,6 +40,12 @@ EXPECTED: dict[str, dict[tuple, str]] = {
         (S03, NC, "gpu-optimized", "spec.amiSelectorTerms[0].alias", "KG411", W): "alias al2023@latest",
         (S03, NC, "gpu-training", "spec.amiSelectorTerms[0].alias", "KG411", W): "alias al2023@latest",
         (S04, NP, "gpu-spot-inference", f"{REQS}[0]", "KG414", I): "spot-only pool",
+        (S06, NP, "inferentia", f"{REQS}[0]", "KG455", W):
+            "inf2 sizes listed by name: NeuronInferencePool selects instance-accelerator-name In [inferentia2]",
+        (S06, NP, "inferentia", "spec.template.spec.expireAfter", "KG405", W):
+            "WhenEmpty on on-demand reads as long-running; the construct renders expireAfter explicitly",
+        (S06, NP, "inferentia", "spec.weight", "KG404", W):
+            "unweighted beside the weighted tiers: the construct always renders a weight (60)",
         (S07, NP, "gpu-tier1-g5-spot", "spec.disruption", "KG403", W):
             "no disruption block: WhenEmptyOrUnderutilized after 0s on GPU nodes",
         (S07, NP, "gpu-tier1-g5-spot", f"{REQS}[0]", "KG414", I): "spot-only pool",
@@ -106,7 +113,7 @@ def test_fixtures_hold_the_seed_objects():
     names = {seed: sorted((d["kind"], d["metadata"]["name"]) for _, d in environment(seed)) for seed in EXPECTED}
     assert names["000"] == sorted(
         [(NP, n) for n in ("gpu-general", "gpu-inference", "gpu-training", "gpu-spot-inference", "gpu-tier1-g5-spot",
-                           "gpu-tier2-g4dn-spot", "gpu-tier3-g5-ondemand", "gpu-training-protected")]
+                           "gpu-tier2-g4dn-spot", "gpu-tier3-g5-ondemand", "gpu-training-protected", "inferentia")]
         + [(NC, "gpu-optimized"), (NC, "gpu-training")])
     assert names["003"] == sorted([(NP, "gpu-inference"), (NP, "gpu-training"), (NC, "gpu-inference")])
 

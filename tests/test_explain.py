@@ -57,6 +57,20 @@ def test_pod_fit_names_pool_and_instance(capsys):
     assert static and all(f["instance"] is None for f in static)
 
 
+def test_neuron_pod_lands_on_the_inferentia_pool(capsys):
+    data = json.loads(run(capsys, "--format", "json", "--env", "staging", "--pod",
+                          "neuron=1,cpu=2,memory=8Gi,tolerate=aws.amazon.com/neuron"))
+    [staging] = data["environments"]
+    assert staging["pod"]["first_choice"] == {"pool": "neuron-inference", "instance": "inf2.xlarge"}
+    assert staging["pod"]["shape"].startswith("aws.amazon.com/neuron=1")
+    pool = next(p for p in staging["pools"] if p["name"] == "neuron-inference")
+    assert pool["gpu_names"] == ["inferentia2"] and pool["worst_case_hourly"] == "31.485760"  # 16 x inf2.8xlarge
+    # GPU pools do not advertise aws.amazon.com/neuron: a pod tolerating every taint still fits none of them.
+    anywhere = json.loads(run(capsys, "--format", "json", "--env", "staging", "--pod", "neuroncore=2,tolerate=*"))
+    fits = {f["pool"]: f["instance"] for f in anywhere["environments"][0]["pod"]["fits"]}
+    assert fits.pop("neuron-inference") == "inf2.xlarge" and set(fits.values()) == {None}
+
+
 def test_markdown_report_with_svg_timelines(capsys, tmp_path):
     out = run(capsys, "--format", "markdown", "--out", str(tmp_path))
     assert "| pool | kind |" in out and "![disruption timeline](disruption-prod.svg)" in out
@@ -66,7 +80,7 @@ def test_markdown_report_with_svg_timelines(capsys, tmp_path):
     assert (tmp_path / "disruption-prod.svg").read_text().startswith("<svg")
 
 
-@pytest.mark.parametrize("bad", ["gpus=x", "colour=red"])
+@pytest.mark.parametrize("bad", ["gpus=x", "colour=red", "neuron=-1"])
 def test_bad_pod_shape_is_a_coded_error(capsys, bad):
     assert main(["explain", str(ROOT / "dist"), "--pod", bad]) == 2
     captured = capsys.readouterr()

@@ -423,3 +423,16 @@ def test_dcgm_relabelings_label_a_hybrid_series_with_its_site_and_a_cloud_series
     cloud_node = {"__meta_kubernetes_node_label_topology_kubernetes_io_region": "us-east-1"}
     assert relabel(hybrid_node) == {"location": "seoul-dc1", "hybrid_group": "dc1-a100", "compute_type": "hybrid"}
     assert relabel(cloud_node) == {"location": "us-east-1"}
+
+
+def test_neuron_pool_gets_a_near_limit_alert_on_its_neuron_limit(chart, node_class, pools):
+    from karpenter_gpu import NeuronInferencePool
+
+    NeuronInferencePool(chart, "Inferentia", node_class=node_class, name="neuron-inference", neuron_limit=32)
+    GpuMonitoring(chart, "Monitoring")
+    (near,) = alerts(chart, "NeuronNodePoolNearLimit")
+    assert near["expr"] == ('max by (nodepool) (karpenter_nodepools_usage{nodepool="neuron-inference", '
+                            'resource_type="aws.amazon.com/neuron"}) / 32 > 0.9')
+    assert "neuron_limit" in near["annotations"]["description"]
+    assert [r["labels"]["nodepool"] for r in alerts(chart, "GPUNodePoolNearLimit")] == ["gpu-inference",
+                                                                                        "gpu-training"]

@@ -354,6 +354,8 @@ def test_overlay_weight_clash_fails_before_anything_is_added(platform):
     ({"cdi": {"nriPluginEnabled": True}, "toolkit": {"enabled": False}}, "cdi.nriPluginEnabled"),
     ({"gpuCluster": {"deployCR": True}}, "gpuCluster.deployCR"),
 ])
+
+
 def test_chart_validations(values, prop):
     with pytest.raises(KarpenterGpuError) as exc:
         check_chart_validations(values, "p")
@@ -723,3 +725,16 @@ def test_mig_config_map_refuses_a_label_the_tables_do_not_know(chart):
     with pytest.raises(KarpenterGpuError) as err:
         GpuOperatorValues(chart, "GpuOperator", mig_config_map="gpu-mig-layouts")
     assert code_of(err) == "KG576" and err.value.prop == "mig_config_map"
+
+
+# --- EKS Auto Mode: the operator never serves those pools ---------------------------------------
+
+def test_neuron_pools_are_left_to_the_neuron_device_plugin(platform):
+    from karpenter_gpu import NeuronInferencePool
+
+    nc = node_class(platform, "NeuronClass")
+    NeuronInferencePool(platform, "Inferentia", node_class=nc, name="neuron-inference", neuron_limit=8)
+    values = GpuOperatorValues(platform, "GpuOperator").values  # no KG502: the Neuron pool needs no operator label
+    tolerated = {t["key"] for t in values["daemonsets"]["tolerations"]}
+    assert "aws.amazon.com/neuron" not in tolerated
+    assert values["node-feature-discovery"]["worker"]["nodeSelector"] == {"gpu-operator": "enabled"}

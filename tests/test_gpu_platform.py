@@ -33,12 +33,14 @@ def by_name(manifests: list[dict], kind: str) -> dict:
 
 
 def test_environments_differ_where_they_should():
-    limits = {c.environment: {n: p["spec"]["limits"]["nvidia.com/gpu"] for n, p in by_name(synth(c), "NodePool").items()
+    limits = {c.environment: {n: p["spec"]["limits"].get("nvidia.com/gpu", p["spec"]["limits"].get("aws.amazon.com/neuron"))
+                              for n, p in by_name(synth(c), "NodePool").items()
                               if "replicas" not in p["spec"]}  # static pools are bounded by limits.nodes
               for c in ENVIRONMENTS}
     assert limits == {"dev": {"gpu-inference": "4"},
                       "staging": {"gpu-inference": "16", "gpu-training": "8", "gpu-batch-a10g-spot": "20",
-                                  "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10"},
+                                  "gpu-batch-t4-spot": "20", "gpu-batch-a10g-on-demand": "10",
+                                  "neuron-inference": "16"},  # aws.amazon.com/neuron
                       "prod": {"gpu-inference": "64", "gpu-training": "32", "gpu-training-reserved": "32",
                                "search-inference": "16", "research-training": "16"},
                       "fleet": {"auto-inference": "16", "gpu-mig": "16"}}
@@ -89,6 +91,8 @@ def config_with(**changes) -> dict:
     ({"node_class__ami": "al2023@latest"}, "KG140", "node_class.ami"),
     ({"training__name": "gpu-inference"}, "KG171", "name"),
 ])
+
+
 def test_fails_when_config_is_bad(change, code, prop):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuPlatform(cdk8s.Testing.app(), **config_with(**change))
@@ -224,6 +228,8 @@ def test_single_pool_form_still_means_a_tuple_of_one():
     ({"inference": ()}, "KG170", "at least one pool"),
     ({"inference": "gpu-inference"}, "KG100", "a tuple of GpuInferencePoolProps"),
 ])
+
+
 def test_fails_on_bad_pool_layout(change, code, says):
     data = {k: getattr(dev.CONFIG, k) for k in dev.CONFIG.model_fields_set}
     with pytest.raises(KarpenterGpuError) as exc:
@@ -324,3 +330,47 @@ def test_mig_pool_beside_time_slicing_everything_is_refused():
     with pytest.raises(KarpenterGpuError) as err:
         GpuPlatform(cdk8s.Testing.app(), props=PlatformConfig(**dict(config)))
     assert err.value.code == "KG577"
+
+
+def test_staging_inferentia_pool_with_its_device_plugin_and_no_gpu_operator():
+    platform = GpuPlatform(cdk8s.Testing.app(), props=staging.CONFIG)
+    [pool] = platform.neuron_inference
+    assert pool.node_class is platform.inference_class
+    assert platform.neuron_device_plugin is not None
+    placed = platform.neuron_device_plugin.values["devicePlugin"]["affinity"]["nodeAffinity"]
+    assert placed["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"][0][
+        "values"] == ["neuron-inference"]
+    assert "neuron-inference" not in {p.name for p in platform.gpu_operator.pools}
+    assert {"aws.amazon.com/neuron"}.isdisjoint(t["key"] for t in platform.gpu_operator.values["daemonsets"]["tolerations"])
+    assert platform.pools and GpuPlatform(cdk8s.Testing.app(), props=dev.CONFIG).neuron_device_plugin is None
+
+
+def test_trainium_training_pool_on_the_training_class():
+    from karpenter_gpu import Duration, NeuronTrainingPoolProps
+
+    data = {k: getattr(prod.CONFIG, k) for k in prod.CONFIG.model_fields_set}
+    data["neuron_training"] = (NeuronTrainingPoolProps(name="trainium", neuron_limit=32, expire_after=Duration.never()),)
+    platform = GpuPlatform(cdk8s.Testing.app(), props=data)
+    pools = by_name(cdk8s.Testing.synth(platform), "NodePool")
+    assert pools["trainium"]["spec"]["template"]["spec"]["nodeClassRef"]["name"] == "gpu-training"
+    assert pools["trainium"]["spec"]["limits"] == {"aws.amazon.com/neuron": "32"}
+    near = {r["labels"].get("nodepool"): r["alert"] for r in platform.monitoring.rule_group["rules"]}
+    assert near["trainium"] == "NeuronNodePoolNearLimit"
+
+
+def test_neuron_only_environment_synthesizes_and_passes_validate_strict(tmp_path):
+    from karpenter_gpu import Duration, NeuronInferencePoolProps, NeuronTrainingPoolProps, synth as synth_dist
+
+    data = {k: getattr(dev.CONFIG, k) for k in ("node_class", "karpenter")}
+    config = PlatformConfig(
+        environment="neuron", **data,
+        neuron_inference=(NeuronInferencePoolProps(name="inferentia", neuron_limit=16,
+                                                   capacity_types=(CapacityType.ON_DEMAND,)),),
+        neuron_training=(NeuronTrainingPoolProps(name="trainium", neuron_limit=64, expire_after=Duration.never()),))
+    platform = GpuPlatform(cdk8s.Testing.app(), props=config)
+    assert platform.gpu_operator is None and platform.neuron_device_plugin is not None
+    report = synth_dist([config], tmp_path / "dist", strict=True)
+    assert not report.failed()
+    written = sorted(p.name for p in (tmp_path / "dist" / "neuron").rglob("*.yaml"))
+    assert "NodePool.inferentia.k8s.yaml" in written and "NodePool.trainium.k8s.yaml" in written
+    assert "neuron-device-plugin.values.yaml" in written and "gpu-operator.values.yaml" not in written

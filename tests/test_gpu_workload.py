@@ -288,6 +288,8 @@ def test_names(chart, node_class, inference):
     ({"training": "yes"}, "KG100"),
     ({"gpu": 1}, "KG100"),
 ])
+
+
 def test_other_invalid_props(chart, inference, props, expected):
     with pytest.raises(KarpenterGpuError) as exc:
         GpuWorkload(chart, "Smoke", **{"pool": inference, **props})
@@ -509,3 +511,48 @@ def test_fails_on_mig_and_whole_gpu_pools_together(chart, node_class, inference)
     with pytest.raises(KarpenterGpuError) as err:
         GpuWorkload(chart, "Whole", pool=whole, mig_profile="1g.10gb")
     assert err.value.code == "KG578"
+
+
+# --- EKS Auto Mode pools -----------------------------------------------------------------------
+
+
+# --------------------------------------------------------------------------- Neuron pools
+
+
+@pytest.fixture
+def inferentia(chart, node_class):
+    from karpenter_gpu import NeuronInferencePool
+
+    return NeuronInferencePool(chart, "Inferentia", node_class=node_class, name="neuron-inference", neuron_limit=8)
+
+
+def test_neuron_workload_requests_the_neuron_device_and_tolerates_its_taint(chart, inferentia):
+    GpuWorkload(chart, "Smoke", pool=inferentia)
+    spec = pod(chart)["spec"]
+    resources = spec["containers"][0]["resources"]
+    assert resources["limits"]["aws.amazon.com/neuron"] == "1" and "nvidia.com/gpu" not in resources["limits"]
+    assert spec["tolerations"] == [{"key": "aws.amazon.com/neuron", "operator": "Equal", "value": "true",
+                                    "effect": "NoSchedule"}]
+    assert spec["nodeSelector"] == {"karpenter.sh/nodepool": "neuron-inference"}
+    assert [f for f in check_rules([("x", m) for m in manifests(chart)]) if f.code in ("KG417", "KG421")] == []
+
+
+def test_neuron_workload_may_request_cores(chart, inferentia):
+    GpuWorkload(chart, "Cores", pool=inferentia, resource="aws.amazon.com/neuroncore", gpus=16)  # above 8 devices: cores
+    limits = pod(chart)["spec"]["containers"][0]["resources"]["limits"]
+    assert limits["aws.amazon.com/neuroncore"] == "16"
+
+
+def test_neuron_workload_is_bounded_by_the_neuron_limit(chart, inferentia):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Big", pool=inferentia, gpus=9)
+    assert code(exc) == "KG560"
+
+
+def test_fails_when_pools_mix_accelerators_or_the_resource_is_not_theirs(chart, inferentia, training):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Mixed", pools=(inferentia, training))
+    assert code(exc) == "KG585"
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuWorkload(chart, "Wrong", pool=inferentia, resource="nvidia.com/gpu")
+    assert code(exc) == "KG585"

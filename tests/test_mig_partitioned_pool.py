@@ -146,6 +146,17 @@ def test_fails_on_bottlerocket(chart):
     assert err.value.code == "KG221"
 
 
+def test_fails_on_an_auto_mode_node_class(chart):
+    from karpenter_gpu import AutoModeNodeClass
+
+    auto = AutoModeNodeClass(chart, "Auto", name="gpu-auto", role="AmazonEKSAutoNodeRole",
+                             subnet_tags={"kubernetes.io/role/internal-elb": "1"},
+                             security_group_tags={"aws:eks:cluster-name": "ml"})
+    with pytest.raises(KarpenterGpuError) as err:
+        pool(chart, auto)  # type: ignore[arg-type]  # refused by the type too
+    assert err.value.code == "KG221" and err.value.value == "AutoModeNodeClass"
+
+
 def test_fails_when_no_type_is_left(chart):
     with pytest.raises(KarpenterGpuError) as err:
         pool(chart, instance_sizes=("xlarge",))

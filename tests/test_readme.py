@@ -33,10 +33,15 @@ def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
     exec(compile(code, "README.md", "exec"), namespace)
     kinds = sorted((m["kind"], m["metadata"]["name"]) for m in cdk8s.Testing.synth(namespace["chart"]))
     assert kinds == [("EC2NodeClass", "gpu-inference"), ("EC2NodeClass", "gpu-reserved"),
-                     ("NodeOverlay", "discourage-multi-gpu"),
+                     ("EC2NodeClass", "trainium-blocks"), ("NodeOverlay", "discourage-multi-gpu"),
+                     ("NodePool", "gpu-arm"),
                      ("NodePool", "gpu-batch-a10g-on-demand"), ("NodePool", "gpu-batch-a10g-spot"),
                      ("NodePool", "gpu-batch-t4-spot"), ("NodePool", "gpu-reserved"),
-                     ("NodePool", "gpu-warm-static-us-east-1a"), ("NodePool", "gpu-warm-static-us-east-1b")]
+                     ("NodePool", "gpu-warm-static-us-east-1a"), ("NodePool", "gpu-warm-static-us-east-1b"),
+                     ("NodePool", "neuron-inference"), ("NodePool", "trainium-blocks")]
+    placed = namespace["chart"].node.find_child("NeuronDevicePlugin").values["devicePlugin"]["affinity"]
+    assert placed["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
+        "matchExpressions"][0]["values"] == ["neuron-inference", "trainium-blocks"]
     printed = capsys.readouterr().out
     assert all(f"{g}: true" in printed for g in ("nodeOverlay", "reservedCapacity", "staticCapacity"))
     assert namespace["pod_affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]

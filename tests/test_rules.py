@@ -112,7 +112,8 @@ def with_requirement(index: int, requirement: dict) -> Callable[[dict], None]:
 
 
 def test_every_rule_has_a_code_in_errors_codes_with_the_same_title():
-    assert sorted(RULES) == [f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"] + [f"KG4{n}" for n in range(40, 52)]
+    assert sorted(RULES) == ([f"KG4{n:02d}" for n in range(1, 22)] + ["KG430"] + [f"KG4{n}" for n in range(40, 52)]
+                             + ["KG455", "KG456"])
     for code, rule in RULES.items():
         assert CODES[code] == rule.title
         assert isinstance(rule.severity, Severity)
@@ -124,7 +125,7 @@ def test_rule_severities_match_the_issue():
                                                                              "KG417", "KG419", "KG421",
                                                                              "KG445", "KG446", "KG447", "KG448",
                                                                              "KG449", "KG450", "KG451"}
-    assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414"}
+    assert {c for c, s in severities.items() if s is Severity.INFO} == {"KG413", "KG414", "KG456"}
 
 
 # --------------------------------------------------------------------------- clean input
@@ -167,6 +168,8 @@ def test_kg414_pool_without_a_capacity_type_requirement_admits_spot():
     {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["p"]},
     {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
 ], ids=["instance-type", "family", "category", "gpu-label"])
+
+
 def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
     pool = gpu_pool()
     tspec(pool)["requirements"] = [requirement]
@@ -174,12 +177,81 @@ def test_gpu_pool_is_recognised_by_any_gpu_selection(requirement):
     assert only(run(pool), "KG401").severity is Severity.ERROR
 
 
-def test_accelerator_pool_is_not_a_gpu_pool():
-    pool = gpu_pool()
+NEURON_TAINT = {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}
+
+
+def neuron_pool(name: str = "neuron-inference") -> dict:
+    """A Neuron pool as NeuronInferencePool renders it (on-demand only): no rule complains."""
+    pool = gpu_pool(name)
+    tspec(pool)["requirements"] = [
+        {"key": "karpenter.k8s.aws/instance-accelerator-manufacturer", "operator": "In", "values": ["aws"]},
+        {"key": "karpenter.k8s.aws/instance-accelerator-name", "operator": "In", "values": ["inferentia2"]},
+        ON_DEMAND]
+    tspec(pool)["taints"] = [dict(NEURON_TAINT)]
+    pool["spec"]["limits"] = {"aws.amazon.com/neuron": "32"}
+    return pool
+
+
+def test_clean_neuron_pool_has_no_findings():
+    assert run(neuron_pool(), node_class()) == []
+
+
+def test_neuron_pool_is_held_to_the_gpu_rules_in_neuron_terms():
+    # The seed's Inferentia pool: instance types listed, limit and taint present.
+    pool = neuron_pool()
     tspec(pool)["requirements"] = [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                    "values": ["inf2.xlarge"]}, ON_DEMAND]
+                                    "values": ["inf2.xlarge", "inf2.8xlarge"]}, ON_DEMAND]
+    del pool["spec"]["limits"]
+    tspec(pool)["taints"] = [{"key": "workload", "value": "inference", "effect": "NoSchedule"}]
+    findings = run(pool)
+    kg401 = only(findings, "KG401")
+    assert "spec.limits['aws.amazon.com/neuron']" in kg401.message and kg401.severity is Severity.ERROR
+    assert "Neuron device plugin" in only(findings, "KG402").message
+    kg455 = only(findings, "KG455")
+    assert kg455.path == f"{REQS}[0]" and "instance-accelerator-name In ['inferentia2']" in kg455.message
+    assert only(findings, "KG418").severity is Severity.WARNING  # two types only
+
+
+def test_kg455_not_raised_when_the_accelerator_name_is_selected():
+    pool = neuron_pool()
+    tspec(pool)["requirements"].append({"key": "karpenter.k8s.aws/instance-size", "operator": "In",
+                                        "values": ["xlarge", "8xlarge", "24xlarge"]})
+    assert run(pool) == []
+
+
+def test_qualcomm_accelerator_is_not_neuron():
+    pool = gpu_pool("dl2q", weight=None)
+    tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-accelerator-name", "operator": "In",
+                                    "values": ["qualcomm-ai100"]}, ON_DEMAND]
     del pool["spec"]["limits"]
     assert run(pool) == []
+
+
+@pytest.mark.parametrize(("resource", "count", "flagged"), [
+    ("aws.amazon.com/neuroncore", "3", True), ("aws.amazon.com/neuroncore", "4", False),
+    ("aws.amazon.com/neuron", "6", True), ("aws.amazon.com/neuron", "1", False),
+])
+
+
+def test_kg456_neuron_request_power_of_two(resource, count, flagged):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {resource: count}}}]}}
+    found = [f for f in run(pod) if f.code == "KG456"]
+    assert bool(found) is flagged
+    if flagged:
+        assert found[0].severity is Severity.INFO and "power of two" in found[0].message
+
+
+def test_kg421_understands_neuron_requests():
+    pool = neuron_pool()
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"nodeSelector": {"karpenter.sh/nodepool": "neuron-inference"},
+                    "tolerations": [{"key": "aws.amazon.com/neuron", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{"name": "c", "resources": {"limits": {"aws.amazon.com/neuron": "16"}}}]}}
+    finding = only(run(pool, pod), "KG421")
+    assert "aws.amazon.com/neuron (at most 12)" in finding.message  # inf2.48xlarge has 12 devices
+    pod["spec"]["containers"][0]["resources"]["limits"]["aws.amazon.com/neuron"] = "8"
+    assert [f for f in run(pool, pod) if f.code == "KG421"] == []
 
 
 # --------------------------------------------------------------------------- one failing input per rule
@@ -401,6 +473,8 @@ def test_kg415_kubelet_directly_under_spec():
     (3, "2", "spec.limits.nodes", "raise spec.limits.nodes to at least 3"),
     (3, 2, "spec.limits.nodes", "raise spec.limits.nodes to at least 3"),
 ])
+
+
 def test_kg416_static_pool_node_limit(replicas, nodes, path, fix):
     finding = only(run(static_pool(replicas, nodes)), "KG416")
     assert (finding.severity, finding.path) == (Severity.ERROR, path)
@@ -531,6 +605,8 @@ def test_kg417_untolerated_taint_names_the_toleration_to_add():
     {"operator": "Exists"},  # empty key with Exists tolerates everything
     {"operator": "Exists", "effect": "NoSchedule"},
 ])
+
+
 def test_kg417_kubernetes_toleration_matching_accepts(toleration):
     assert kg417(gpu_pool(), workload(tolerations=[toleration])) == []
 
@@ -542,6 +618,8 @@ def test_kg417_kubernetes_toleration_matching_accepts(toleration):
     {"key": "amd.com/gpu", "operator": "Exists"},
     {"operator": "Exists", "effect": "PreferNoSchedule"},
 ])
+
+
 def test_kg417_kubernetes_toleration_matching_rejects(toleration):
     assert len(kg417(gpu_pool(), workload(tolerations=[toleration]))) == 1
 
@@ -616,6 +694,8 @@ def test_kg417_node_selector_conflicting_with_a_template_label():
     (GPU_MEMORY, "45776", False),
     ("kubernetes.io/arch", "amd64", False),  # unconstrained by the pool: not a conflict
 ])
+
+
 def test_kg417_node_selector_against_the_pool_requirements(key, value, bad):
     findings = kg417(gpu_pool(), workload(**{key.replace("/", "__"): value}))
     assert [f.path for f in findings] == ([f"{POD}.nodeSelector[{key}]"] if bad else [])
@@ -840,6 +920,8 @@ def test_kg442_auto_mode_key_on_ec2_node_class_pool():
     ({"tags": {"eks.amazonaws.com/nodeclass": "x"}}, "spec.tags[eks.amazonaws.com/nodeclass]"),
     ({"role": ""}, "spec.role"),
 ])
+
+
 def test_kg443_auto_mode_node_class_against_the_guide(spec, path):
     finding = only(run(auto_node_class(**spec)), "KG443")
     assert finding.path == path and "no CRD" in finding.message
@@ -968,3 +1050,11 @@ def test_kg446_mixed_values_against_a_single_strategy_pool(chart):
     values["mig"]["strategy"] = "mixed"
     assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == [
         ("KG446", "NodePool", "gpu-mig")]
+
+
+def test_kg455_names_the_devices_of_the_listed_families():
+    pool = neuron_pool("trainium")
+    tspec(pool)["requirements"] = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                    "values": ["trn1", "trn1n", "trn2"]}, ON_DEMAND]
+    message = only(run(pool), "KG455").message
+    assert "instance-accelerator-name In ['trainium', 'trainium2']" in message

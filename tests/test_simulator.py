@@ -129,6 +129,8 @@ def test_by_property_keeps_a_wide_set():
     ("Gt", "16384", False, 47),   # boundary excluded: 63 - 16 types at 16384 MiB
     ("Gt", "16383", True, 63),
 ])
+
+
 def test_gpu_memory_boundaries(operator, value, t4_included, count):
     report = one(pool("p", req("gpu-count", "Gt", "0"), req("gpu-memory", operator, value)))
     assert len(report.candidates) == count
@@ -568,3 +570,11 @@ def test_auto_mode_pod_fit_uses_auto_mode_labels():
     shape = PodShape(gpus=1, tolerations=tolerate, node_selector={"karpenter.k8s.aws/instance-gpu-name": "l40s"})
     fits = {f.pool: f for f in pod_fit(shape, [karpenter, eks])}
     assert fits["karpenter"].instance is not None and fits["auto"].instance is None
+
+
+def test_pod_shape_neuron_keys_request_neuron_resources():
+    shape = PodShape.parse("neuron=2,cpu=4")
+    assert (shape.gpus, shape.gpu_resource) == (2, "aws.amazon.com/neuron")
+    cores = PodShape.parse("neuroncore=8")
+    assert (cores.gpus, cores.gpu_resource) == (8, "aws.amazon.com/neuroncore")
+    assert cores.describe().startswith("aws.amazon.com/neuroncore=8")

@@ -104,3 +104,7 @@ def test_fails_when_taint_value_is_empty():
     with pytest.raises(KarpenterGpuError) as exc:
         Taint("example.com/x", "")
     assert exc.value.code == "KG121"
+
+
+def test_neuron_taint_is_the_device_plugin_key() -> None:
+    assert Taint.neuron().render() == {"key": "aws.amazon.com/neuron", "value": "true", "effect": "NoSchedule"}

@@ -417,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
             target(f"time(1000)/time(100) <= 11: {fig}", scaling.get(fig), 11, "x")
     t = by.get(("make-test", "suite"))
     target("make test (property test at 2,000 examples) <= 60 s", t and t.get("median"), 60, "s")
-    for fig in ("project", "bindings", "yaml", "load", "validate", "validate-cli"):
+    # The floors (bindings, yaml, load) are not the project's code: their scaling is printed above, not judged.
+    for fig in ("project", "validate", "validate-cli"):
         if (fig, 100) in by or (fig, 1000) in by:
             target(f"time(1000)/time(100) <= 11: {fig}", scaling.get(fig), 11, "x")
     w = by.get(("validate", 1000))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringKwargs as GpuMonitoringKwargs, GpuMonitoringProps as GpuMonitoringProps
     from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesKwargs as GpuOperatorValuesKwargs, GpuOperatorValuesProps as GpuOperatorValuesProps
     from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadKwargs as GpuWorkloadKwargs, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
+    from karpenter_gpu.addons.neuron_device_plugin_values import NeuronDevicePluginValues as NeuronDevicePluginValues, NeuronDevicePluginValuesKwargs as NeuronDevicePluginValuesKwargs, NeuronDevicePluginValuesProps as NeuronDevicePluginValuesProps
     from karpenter_gpu.addons.helm_values import HelmValues as HelmValues, helm_values_in as helm_values_in
     from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesKwargs as KarpenterControllerValuesKwargs, KarpenterControllerValuesProps as KarpenterControllerValuesProps
     from karpenter_gpu.check.acknowledge import acknowledge as acknowledge
@@ -54,6 +55,9 @@ if TYPE_CHECKING:
     from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool as GpuTrainingPool, GpuTrainingPoolKwargs as GpuTrainingPoolKwargs, GpuTrainingPoolProps as GpuTrainingPoolProps
     from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup as HybridGpuNodeGroup, HybridGpuNodeGroupKwargs as HybridGpuNodeGroupKwargs, HybridGpuNodeGroupProps as HybridGpuNodeGroupProps
     from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool as MigPartitionedPool, MigPartitionedPoolKwargs as MigPartitionedPoolKwargs, MigPartitionedPoolProps as MigPartitionedPoolProps
+    from karpenter_gpu.pools.neuron_inference_pool import NeuronInferencePool as NeuronInferencePool, NeuronInferencePoolKwargs as NeuronInferencePoolKwargs, NeuronInferencePoolProps as NeuronInferencePoolProps
+    from karpenter_gpu.pools.neuron_reserved_capacity_pool import NeuronReservedCapacityPool as NeuronReservedCapacityPool, NeuronReservedCapacityPoolKwargs as NeuronReservedCapacityPoolKwargs, NeuronReservedCapacityPoolProps as NeuronReservedCapacityPoolProps
+    from karpenter_gpu.pools.neuron_training_pool import NeuronTrainingPool as NeuronTrainingPool, NeuronTrainingPoolKwargs as NeuronTrainingPoolKwargs, NeuronTrainingPoolProps as NeuronTrainingPoolProps
     from karpenter_gpu.pools.reserved_capacity_pool import Fallback as Fallback, ReservedCapacityPool as ReservedCapacityPool, ReservedCapacityPoolKwargs as ReservedCapacityPoolKwargs, ReservedCapacityPoolProps as ReservedCapacityPoolProps
     from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool as StaticCapacityPool, StaticCapacityPoolKwargs as StaticCapacityPoolKwargs, StaticCapacityPoolProps as StaticCapacityPoolProps
     from karpenter_gpu.pools.tiered_spot_pools import SpotTier as SpotTier, TieredSpotPools as TieredSpotPools, TieredSpotPoolsKwargs as TieredSpotPoolsKwargs, TieredSpotPoolsProps as TieredSpotPoolsProps
@@ -65,6 +69,7 @@ _MODULES: dict[str, str] = {
     "addons.gpu_monitoring": "GpuMonitoring GpuMonitoringKwargs GpuMonitoringProps",
     "addons.gpu_operator_values": "GpuOperatorValues GpuOperatorValuesKwargs GpuOperatorValuesProps",
     "addons.gpu_workload": "GpuWorkload GpuWorkloadKwargs GpuWorkloadProps pod_placement",
+    "addons.neuron_device_plugin_values": "NeuronDevicePluginValues NeuronDevicePluginValuesKwargs NeuronDevicePluginValuesProps",
     "addons.helm_values": "HelmValues helm_values_in",
     "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesKwargs KarpenterControllerValuesProps",
     "check.acknowledge": "acknowledge",
@@ -90,6 +95,9 @@ _MODULES: dict[str, str] = {
     "pools.gpu_training_pool": "GpuTrainingPool GpuTrainingPoolKwargs GpuTrainingPoolProps",
     "pools.hybrid_gpu_nodes": "HybridGpuNodeGroup HybridGpuNodeGroupKwargs HybridGpuNodeGroupProps",
     "pools.mig_partitioned_pool": "MigPartitionedPool MigPartitionedPoolKwargs MigPartitionedPoolProps",
+    "pools.neuron_inference_pool": "NeuronInferencePool NeuronInferencePoolKwargs NeuronInferencePoolProps",
+    "pools.neuron_reserved_capacity_pool": "NeuronReservedCapacityPool NeuronReservedCapacityPoolKwargs NeuronReservedCapacityPoolProps",
+    "pools.neuron_training_pool": "NeuronTrainingPool NeuronTrainingPoolKwargs NeuronTrainingPoolProps",
     "pools.reserved_capacity_pool": "Fallback ReservedCapacityPool ReservedCapacityPoolKwargs ReservedCapacityPoolProps",
     "pools.static_capacity_pool": "StaticCapacityPool StaticCapacityPoolKwargs StaticCapacityPoolProps",
     "pools.tiered_spot_pools": "SpotTier TieredSpotPools TieredSpotPoolsKwargs TieredSpotPoolsProps",

@@ -7,7 +7,7 @@ dev/staging/prod stacks are three such configs.
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Mapping, cast
 
 import cdk8s
 from constructs import Construct
@@ -28,9 +28,13 @@ from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues, GpuOpera
 from karpenter_gpu.addons.gpu_workload import GpuWorkload
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues, KarpenterControllerValuesProps
+from karpenter_gpu.addons.neuron_device_plugin_values import NeuronDevicePluginValues, NeuronDevicePluginValuesProps
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
-from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass, AutoModeNodeClassProps
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool, MigPartitionedPoolProps
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass, AutoModeNodeClassProps
+from karpenter_gpu.k8s.accelerators import NVIDIA
+from karpenter_gpu.pools.neuron_inference_pool import NeuronInferencePool, NeuronInferencePoolProps
+from karpenter_gpu.pools.neuron_training_pool import NeuronTrainingPool, NeuronTrainingPoolProps
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, NodeClassConfig, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool, GpuTrainingPoolProps
 from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup, HybridGpuNodeGroupProps, hybrid_groups_of
@@ -102,6 +106,15 @@ class PlatformConfig(Props):
     #: MIG-partitioned pools (MigPartitionedPool, on the "gpu-inference" class unless ``pool_node_classes`` says
     #: otherwise); the GPU Operator values follow them. Default: - none.
     mig: Annotated[tuple[MigPartitionedPoolProps, ...], _many("mig", "MigPartitionedPoolProps")] = ()
+    #: Inferentia pools, on the "gpu-inference" node class by default (an al2023/bottlerocket alias picks the
+    #: Neuron AMI variant per instance type). Default: - none.
+    neuron_inference: Annotated[tuple[NeuronInferencePoolProps, ...],
+                                _many("neuron_inference", "NeuronInferencePoolProps")] = ()
+    #: Trainium pools, on the "gpu-training" node class by default. Default: - none.
+    neuron_training: Annotated[tuple[NeuronTrainingPoolProps, ...],
+                               _many("neuron_training", "NeuronTrainingPoolProps")] = ()
+    #: Neuron Helm chart options; its values are rendered when the config has Neuron pools. Default: plugin only.
+    neuron_device_plugin: NeuronDevicePluginValuesProps = NeuronDevicePluginValuesProps()
     #: Node classes beyond the built-in three. Default: - none.
     node_classes: tuple[PlatformNodeClass, ...] = ()
     #: An EKS Auto Mode NodeClass (``eks.amazonaws.com/v1``); pools run on it when ``pool_node_classes`` names it
@@ -164,8 +177,8 @@ class PlatformConfig(Props):
 
     def group_names(self) -> list[str]:
         """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
-        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved, self.mig)
-                for p in group]
+        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved, self.mig,
+                                     self.neuron_inference, self.neuron_training) for p in group]
 
     def node_class_of(self, name: str, default: str) -> str:
         return self.pool_node_classes.get(name, default)
@@ -189,6 +202,9 @@ class GpuPlatformKwargs(TypedDict, total=False):
     reservations: tuple[CapacityReservationTerm, ...]
     hybrid: tuple[HybridGpuNodeGroupProps, ...]
     mig: tuple[MigPartitionedPoolProps, ...]
+    neuron_inference: tuple[NeuronInferencePoolProps, ...]
+    neuron_training: tuple[NeuronTrainingPoolProps, ...]
+    neuron_device_plugin: NeuronDevicePluginValuesProps
     node_classes: tuple[PlatformNodeClass, ...]
     auto_mode_node_class: AutoModeNodeClassProps | None
     pool_node_classes: Mapping[str, str]
@@ -235,15 +251,17 @@ class GpuPlatform(cdk8s.Chart):
         cfg = build(PlatformConfig, id or "GpuPlatform", props, **kwargs)
         if not cfg.group_names() and not cfg.hybrid:
             raise KarpenterGpuError("KG170", prop="inference", value=(),
-                                    allowed="at least one pool (inference, training, tiers, static or reserved) or "
-                                            "hybrid node group",
+                                    allowed="at least one pool (inference, training, tiers, static, reserved, mig, "
+                                            "neuron_inference or neuron_training) or hybrid node group",
                                     fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
         remember_parent(self, scope)
         self.config = cfg
         base = _fields(cfg.node_class)
-        wanted = ([(p.name, INFERENCE_CLASS) for g in (cfg.inference, cfg.tiers, cfg.static, cfg.mig) for p in g]
-                  + [(p.name, TRAINING_CLASS) for p in cfg.training] + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
+        wanted = ([(p.name, INFERENCE_CLASS)
+                   for g in (cfg.inference, cfg.tiers, cfg.static, cfg.mig, cfg.neuron_inference) for p in g]
+                  + [(p.name, TRAINING_CLASS) for g in (cfg.training, cfg.neuron_training) for p in g]
+                  + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
         used = {cfg.node_class_of(name, default) for name, default in wanted}
         specs: dict[str, tuple[str, dict[str, Any]]] = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
                  TRAINING_CLASS: ("TrainingClass", dict(root_volume=cfg.training_volume)),
@@ -289,10 +307,18 @@ class GpuPlatform(cdk8s.Chart):
         self.hybrid: tuple[HybridGpuNodeGroup, ...] = tuple(
             HybridGpuNodeGroup(self, f"Hybrid-{g.name}", props=g) for g in cfg.hybrid)
         self.mig: tuple[MigPartitionedPool, ...] = tuple(
-            # An Auto Mode class is refused by the pool itself (KG221): its device plugin is AWS's, not the operator's.
-            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name), node_class=cls(p.name, INFERENCE_CLASS),  # type: ignore[arg-type]
-                               props=p)
+            # An Auto Mode class named in pool_node_classes is refused by the pool itself (KG221).
+            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name),
+                               node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p)
             for p in cfg.mig)
+        self.neuron_inference: tuple[NeuronInferencePool, ...] = tuple(
+            NeuronInferencePool(self, cid("NeuronInference", cfg.neuron_inference, p.name),
+                                node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p)
+            for p in cfg.neuron_inference)  # an Auto Mode class is refused by the pool (KG265), as for MIG
+        self.neuron_training: tuple[NeuronTrainingPool, ...] = tuple(
+            NeuronTrainingPool(self, cid("NeuronTraining", cfg.neuron_training, p.name),
+                               node_class=cast(GpuNodeClass, cls(p.name, TRAINING_CLASS)), props=p)
+            for p in cfg.neuron_training)
         self.overlays = tuple(
             [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
             + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])
@@ -306,10 +332,16 @@ class GpuPlatform(cdk8s.Chart):
             acknowledge(by_name[pool_name], code, reason)
         # Derived from every pool and overlay of the cluster, read at synth: the order does not matter.
         self._smoke: dict[str, GpuWorkload] = {}
-        self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator)
+        # The GPU Operator only for NVIDIA pools it can serve, or hybrid nodes: an environment of Neuron or EKS Auto
+        # Mode pools alone gets none (AWS runs the NVIDIA stack on Auto Mode nodes).
+        nvidia = bool(self.hybrid) or any(p.props.accelerator is NVIDIA and not p.auto_mode
+                                          for p in members_of(self, NodePoolConstruct))
+        self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator) if nvidia else None
         self.monitoring = (GpuMonitoring(self, "Monitoring", **_fields(cfg.monitoring))
                            if cfg.monitoring is not None else None)
         self.karpenter = KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
+        self.neuron_device_plugin = (NeuronDevicePluginValues(self, "NeuronDevicePlugin", props=cfg.neuron_device_plugin)
+                                     if cfg.neuron_inference or cfg.neuron_training else None)
         register_derived(self)
 
     # -- node classes by role (None when no pool uses them) ------------------------------------

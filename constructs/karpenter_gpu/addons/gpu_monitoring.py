@@ -41,6 +41,8 @@ selects ServiceMonitors and PrometheusRules by):
     ``near_limit_ratio`` for 5m. Hybrid nodes have no Karpenter limit: their capacity is what is racked.
   - ``HybridGPUsMissing``, one per hybrid node group: fewer GPUs report to DCGM than the group has, for
     ``consistent_state_grace`` (a server down, or its driver or device plugin failed).
+  - ``NeuronNodePoolNearLimit``: the same for each dynamic Neuron pool (Inferentia, Trainium), on
+    ``resource_type="aws.amazon.com/neuron"`` against its ``neuron_limit``.
   - ``LowGPUUtilization``: a node's GPUs (DCGM exporter, ``Hostname`` label) averaged below
     ``low_utilization_percent`` over ``low_utilization_for``, sustained for ``low_utilization_for``.
   - ``KarpenterProvisioningFailed``: NodeClaims Karpenter gave up on in the last 15 minutes — see
@@ -74,6 +76,7 @@ from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID_GROUP_LABEL, LOCATION_LABEL, HybridGpuNodeGroup, hybrid_groups_of
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
+from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE, NVIDIA_GPU, Label
 from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRule
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
@@ -366,22 +369,25 @@ class GpuMonitoring(ScopedConstruct):
         seen: set[str] = set()
         pools, groups = _check_pools(self, self._path)
         for pool in pools:
-            name, limit = pool.props.name, pool.props.gpu_limit
+            name, limit = pool.props.name, pool.props.accelerator_limit
             if name in seen:
                 continue  # pool names are unique in a cluster (KG171); never twice
             seen.add(name)
+            accelerator = pool.props.accelerator
+            resource = accelerator.resource
+            kind, knob = ("GPU", "gpu_limit") if accelerator is NVIDIA else ("Neuron", "neuron_limit")
             rules.append({
-                "alert": "GPUNodePoolNearLimit",
+                "alert": f"{kind}NodePoolNearLimit",
                 "expr": (f'max by (nodepool) (karpenter_nodepools_usage{{nodepool="{name}", '
-                         f'resource_type="{GPU_RESOURCE_TYPE}"}}) / {limit} > {ratio}'),
+                         f'resource_type="{resource}"}}) / {limit} > {ratio}'),
                 "for": NEAR_LIMIT_FOR,
                 "labels": {"severity": "warning", "nodepool": name},
                 "annotations": {
-                    "summary": f"GPU NodePool {name} is above {_pct(p.near_limit_ratio)} of its GPU limit ({limit})",
+                    "summary": f"{kind} NodePool {name} is above {_pct(p.near_limit_ratio)} of its {kind} limit ({limit})",
                     "description": (f"NodePool {name} runs {{{{ $value | humanizePercentage }}}} of its limit of "
-                                    f"{limit} nvidia.com/gpu. At the limit Karpenter launches no more nodes for it "
-                                    "and GPU pods stay Pending; limits are checked eventually, so a fast scale-out "
-                                    "can overrun it briefly. Raise gpu_limit or move load to another pool."),
+                                    f"{limit} {resource}. At the limit Karpenter launches no more nodes for it "
+                                    f"and {kind} pods stay Pending; limits are checked eventually, so a fast scale-out "
+                                    f"can overrun it briefly. Raise {knob} or move load to another pool."),
                 },
             })
         for group in groups:

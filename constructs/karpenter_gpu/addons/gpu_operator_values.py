@@ -67,6 +67,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, ref_of, register_derived, require_chart, sorted_by_name
+from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
@@ -241,9 +242,12 @@ _PENDING = "pending"
 
 def _pools_under(scope: Construct) -> list[NodePoolConstruct]:
     """Every NodePool construct of the cluster of ``scope`` (all its charts) the operator serves, in tree order:
-    not the EKS Auto Mode pools, whose nodes run AWS's NVIDIA driver and device plugin (the operands are kept
-    off them by the NotIn-auto affinity, see the module docstring)."""
-    return [pool for pool in members_of(scope, NodePoolConstruct) if not pool.auto_mode]
+    the NVIDIA pools, not the EKS Auto Mode ones, whose nodes run AWS's NVIDIA driver and device plugin (the
+    operands are kept off them by the NotIn-auto affinity, see the module docstring). Neuron pools are left out
+    too: their nodes carry no ``gpu-operator`` label (so the NFD worker, hence every operand, stays off them)
+    and the operator must not tolerate their taint."""
+    return [pool for pool in members_of(scope, NodePoolConstruct)
+            if pool.props.accelerator is NVIDIA and not pool.auto_mode]
 
 
 def _auto_mode_pools(scope: Construct) -> list[NodePoolConstruct]:

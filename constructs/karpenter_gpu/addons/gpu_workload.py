@@ -39,6 +39,7 @@ from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID, HYBRID_GROUP_LABEL, HybridGpuNodeGroup
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
+from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.mig import mig_table, resource_name
 from karpenter_gpu.k8s.labels import AUTO_COMPUTE_TYPE, COMPUTE_TYPE, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.scheduling import toleration_for
@@ -252,14 +253,20 @@ class GpuWorkloadProps(Props):
     namespace: DnsLabel | None = None
     #: Default: the pause image of upstream's GPU example (does nothing; runs as uid 65535).
     image: str = PAUSE_IMAGE
-    #: GPUs (or MIG devices, see ``mig_profile``) requested and limited per pod; 1 .. the pool's GPU limit. Default: 1.
+    #: Accelerators (GPUs, MIG devices: see ``mig_profile``, Neuron devices or cores: see ``resource``) requested
+    #: and limited per pod; 1 .. the pool's limit. Default: 1.
     gpus: int = 1
     #: MIG profile each of the ``gpus`` devices is, e.g. "1g.10gb", on MigPartitionedPools: requests
     #: ``nvidia.com/mig-1g.10gb`` (mixed strategy) or ``nvidia.com/gpu`` (single). Default: - whole GPUs, or on
     #: mixed-strategy MIG pools the MIG resource most of their instance types advertise.
     mig_profile: str | None = None
+    #: The extended resource ``gpus`` counts: one of the pools' accelerator resources (``nvidia.com/gpu``;
+    #: ``aws.amazon.com/neuron`` or ``aws.amazon.com/neuroncore`` on Neuron pools). Default: - the pools'
+    #: device resource (``nvidia.com/gpu``, or ``aws.amazon.com/neuron`` on Neuron pools; on MIG pools see
+    #: ``mig_profile``).
+    resource: str | None = None
 
-    _gpu_resource: str = PrivateAttr(GPU_RESOURCE)
+    _resource: str = PrivateAttr(GPU_RESOURCE)
     #: Default: 0 — a smoke workload that shows the pod spec without launching a GPU node.
     replicas: int = 0
     #: cpu requested and limited per pod. Default: 1 (upstream's example).
@@ -351,11 +358,33 @@ class GpuWorkloadProps(Props):
                 allowed=f"at most the GPUs of one node of hybrid group {biggest} ({per_node[biggest]}): the "
                         "group's nodes are fixed and a pod's GPUs come from one node, so the pod stays Pending",
                 fix=f"lower gpus to ≤ {per_node[biggest]}")
+        kinds = {p.props.accelerator for p in self.targets}
+        if len(kinds) > 1:
+            raise KarpenterGpuError(
+                "KG585", prop="pools", value={p.name: p.props.accelerator.resource for p in self.targets},
+                allowed="pools of one accelerator kind: a pod requests one device resource, and a pool whose nodes "
+                        "do not advertise it never fits the pod",
+                fix="split the workload: one for the GPU pools, one for the Neuron pools")
+        accelerator = next(iter(kinds))
+        if self.resource is not None and self.resource not in accelerator.resources:
+            raise KarpenterGpuError(
+                "KG585", prop="resource", value=self.resource,
+                allowed=f"one of {list(accelerator.resources)}: what the pools' device plugin advertises",
+                fix=f"use resource={accelerator.resource!r} or drop it")
         limits: dict[str, int] = {p.name: limit for p in self.targets
-                                  if isinstance(limit := getattr(p.props, "gpu_limit", None), int)}
-        self._gpu_resource = _gpu_resource(self.targets, self.mig_profile)
-        counts_gpus = self._gpu_resource == GPU_RESOURCE  # mixed MIG pools limit physical GPUs, not MIG devices
-        if counts_gpus and len(limits) == len(self.targets) and self.gpus > max(limits.values()):
+                                  if isinstance(limit := getattr(p.props, "accelerator_limit", None), int)}
+        if self.mig_profile is not None and self.resource is not None:
+            raise KarpenterGpuError("KG578", prop="resource", value=self.resource,
+                                    allowed="resource or mig_profile, not both: the MIG profile names the resource",
+                                    fix="drop resource=")
+        # MIG devices are NVIDIA's: the MIG pools decide the resource unless one is named (a MIG profile on
+        # other pools is KG578 there).
+        nvidia_or_mig = accelerator is NVIDIA or self.mig_profile is not None
+        self._resource = (_gpu_resource(self.targets, self.mig_profile) if nvidia_or_mig and self.resource is None
+                          else self.resource or accelerator.resource)
+        # Limits count devices: a request of MIG devices or Neuron cores is not compared with them.
+        if (self._resource == accelerator.resource and len(limits) == len(self.targets)
+                and self.gpus > max(limits.values())):
             biggest = max(limits, key=lambda name: limits[name])
             raise KarpenterGpuError(
                 "KG560", prop="gpus", value=self.gpus,
@@ -387,11 +416,6 @@ class GpuWorkloadProps(Props):
         return self
 
     @property
-    def gpu_resource(self) -> str:
-        """The extended resource each pod requests ``gpus`` of: nvidia.com/gpu or a MIG device's."""
-        return self._gpu_resource
-
-    @property
     def targets(self) -> tuple[Target, ...]:
         """The NodePools (or hybrid node groups) the pods may land on: ``pools``, or ``(pool,)``."""
         return self.pools or (self.pool,)
@@ -400,6 +424,12 @@ class GpuWorkloadProps(Props):
     def workload_name(self) -> str:
         """metadata.name: ``name``, or ``<first pool's name>-smoke``."""
         return self.name if self.name is not None else f"{self.targets[0].name}-{_SMOKE_SUFFIX}"
+
+    @property
+    def accelerator_resource(self) -> str:
+        """The extended resource each pod requests ``gpus`` of: ``resource``, the MIG device of ``mig_profile``
+        (or of mixed MIG pools), or the pools' device resource (nvidia.com/gpu, aws.amazon.com/neuron)."""
+        return self._resource
 
     @property
     def is_training(self) -> bool:
@@ -419,6 +449,7 @@ class GpuWorkloadKwargs(TypedDict, total=False):
     image: str
     gpus: int
     mig_profile: str | None
+    resource: str | None
     replicas: int
     cpu: Quantity
     memory: Quantity
@@ -430,8 +461,9 @@ class GpuWorkloadKwargs(TypedDict, total=False):
 class GpuWorkload(ScopedConstruct):
     """A Deployment of GPU pods pinned to one NodePool or a set of them (child "Deployment"), plus an optional PDB ("Pdb").
 
-    Each pod requests and limits ``nvidia.com/gpu: <gpus>`` (on MIG pools the MIG device, see ``mig_profile``;
-    KG578 when the pools do not advertise it), ``cpu`` and ``memory`` (Guaranteed
+    Each pod requests and limits ``<resource>: <gpus>`` (``nvidia.com/gpu``; on MIG pools the MIG device, see
+    ``mig_profile``, KG578 when the pools do not advertise it; ``aws.amazon.com/neuron`` on Neuron pools),
+    ``cpu`` and ``memory`` (Guaranteed
     QoS), selects the pool(s) with ``karpenter.sh/nodepool`` and tolerates exactly their taints
     (see :func:`pod_placement`). It runs as non-root (uid/gid ``user``, default 65535) with a
     read-only root filesystem, no privilege escalation, all capabilities dropped and the
@@ -448,7 +480,7 @@ class GpuWorkload(ScopedConstruct):
     Inference workloads may pass ``pdb_min_available`` for a ``policy/v1`` PodDisruptionBudget
     over the same pods, with ``unhealthyPodEvictionPolicy: AlwaysAllow`` so that pods that never
     became ready (a GPU that failed) do not block node drains. Errors: KG560 (gpus below 1 or
-    above the pool's GPU limit), KG561 (PDB on a training workload), KG562 (PDB minAvailable
+    above the pool's GPU limit), KG585 (pools of two accelerator kinds, or a resource not theirs), KG561 (PDB on a training workload), KG562 (PDB minAvailable
     below 1, or at or above replicas > 0), KG120 (name), KG100/KG102 (other props).
     """
 
@@ -491,7 +523,7 @@ class GpuWorkload(ScopedConstruct):
         )
         self.deployment.select(kplus.LabelSelector.of(labels=labels))
         placement = pod_placement(*p.targets, prefer_reserved=p.prefer_reserved)
-        resources = {"cpu": str(p.cpu), "memory": str(p.memory), p.gpu_resource: str(p.gpus)}
+        resources = {"cpu": str(p.cpu), "memory": str(p.memory), p.accelerator_resource: str(p.gpus)}
         obj = cdk8s.ApiObject.of(self.deployment)
         obj.add_json_patch(
             # cdk8s-plus takes only cpu/memory, so the whole block is set here. The generated

@@ -32,7 +32,8 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, Instanc
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.labels import (
-    AMD_GPU, CAPACITY_TYPES, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label,
+    ACCELERATOR_RESOURCES, AMD_GPU, CAPACITY_TYPES, GPU_RESOURCES, NEURON, NEURON_CORE, NVIDIA_GPU, OFFERING_LABELS,
+    WELL_KNOWN_LABELS, Label,
 )
 from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings
 from karpenter_gpu.k8s.scheduling import OPERATORS, Requirement, Requirements, atoi, taint_text, untolerated
@@ -199,7 +200,15 @@ class PoolReport:
 
     @property
     def gpu_names(self) -> tuple[str, ...]:
-        return tuple(sorted({c.instance.gpu_name for c in self.candidates if c.instance.gpu_name}))
+        """The GPU (or, for Neuron and other accelerators, the accelerator) names among the candidates."""
+        return tuple(sorted({name for c in self.candidates
+                             if (name := c.instance.gpu_name or c.instance.accelerator_name)}))
+
+    @property
+    def arm64_gpu_types(self) -> tuple[str, ...]:
+        """Candidates that are arm64 GPU instance types (g5g): their pods need arm64 or multi-arch images."""
+        return tuple(c.instance.name for c in self.candidates
+                     if c.instance.labels.get(Label.ARCH) == "arm64" and c.instance.gpus)
 
     @property
     def price_range(self) -> tuple[Decimal, Decimal] | None:
@@ -338,6 +347,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if zero_gpu:
         notes.append(f"{len(zero_gpu)} candidates report 0 GPUs and cannot run nvidia.com/gpu pods without a "
                      f"NodeOverlay ({', '.join(zero_gpu)})")
+    arm64 = [c.instance.name for c in candidates if c.instance.labels.get(Label.ARCH) == "arm64" and c.instance.gpus]
+    if arm64:
+        notes.append(f"{len(arm64)} arm64 GPU type(s) admitted ({', '.join(arm64)}): pods landing there need arm64 "
+                     "or multi-arch images (an amd64-only image fails with 'exec format error')")
     unpriced = [c.instance.name for c in candidates if c.price is None]
     if unpriced:
         notes.append(f"{len(unpriced)} candidate(s) have no price in the catalog ({', '.join(unpriced)}): "
@@ -352,7 +365,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes.append(f"NodeOverlay {name} is not applied anywhere (ValidationSucceeded=False, Conflict): {why}")
 
     kind = "static" if pool.replicas is not None else "dynamic"
-    gpu_resource = next((r for r in (NVIDIA_GPU, AMD_GPU) if r in pool.limits), None)
+    gpu_resource = next((r for r in ACCELERATOR_RESOURCES if r in pool.limits), None)
     gpu_limit = None
     if gpu_resource is not None:
         gpu_limit = int(_limit_amount(pool, gpu_resource))  # type: ignore[arg-type]
@@ -376,7 +389,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             elif (blocked := static_drift_blocked(pool)) is not None:
                 notes.append(blocked)
     elif gpu_limit is None:
-        notes.append("no nvidia.com/gpu limit: the pool's GPU spend is unbounded")
+        notes.append("no nvidia.com/gpu (or aws.amazon.com/neuron) limit: the pool's accelerator spend is unbounded")
     else:
         options = []
         for c in candidates:
@@ -387,7 +400,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             amount, worst_name, gpus = max(options)
             worst = amount
             notes.append(f"worst case {_money(amount)}/h: {-(-gpu_limit // gpus)} x {worst_name} "
-                         f"({gpus} GPU(s) each) to reach the {gpu_resource} limit {gpu_limit}")
+                         f"({gpus} {'GPU(s)' if gpu_resource in GPU_RESOURCES else gpu_resource} each) to reach the "
+                         f"{gpu_resource} limit {gpu_limit}")
         else:
             notes.append(f"no priced candidate has {gpu_resource} capacity: the limit {gpu_limit} cannot be "
                          "turned into a cost")
@@ -492,6 +506,10 @@ def _affinity(text: str) -> dict:
     return req
 
 
+#: Pod-shape keys that request a Neuron resource instead of GPUs.
+_SHAPE_RESOURCES = {"neuron": NEURON, "neuroncore": NEURON_CORE}
+
+
 @dataclass(frozen=True)
 class PodShape:
     """A pending pod as Karpenter sees it: requests, tolerations, node selector, required node affinity.
@@ -512,7 +530,8 @@ class PodShape:
     def parse(cls, text: str) -> "PodShape":
         """Parse ``gpus=1,cpu=4,memory=16Gi,tolerate=nvidia.com/gpu,select=karpenter.sh/nodepool=x``.
 
-        Keys: ``gpus`` (or ``gpu``), ``cpu`` and ``memory`` (Kubernetes quantities), ``tolerate``
+        Keys: ``gpus`` (or ``gpu``), ``neuron`` / ``neuroncore`` (that many ``aws.amazon.com/neuron`` devices
+        or ``aws.amazon.com/neuroncore`` cores instead of GPUs), ``cpu`` and ``memory`` (Kubernetes quantities), ``tolerate``
         (``key``, ``key=value``, ``key:Effect``, ``*``), ``select`` (``key=value``), ``affinity``
         (``key:Op[:v1|v2]``) and ``resource`` (the GPU resource, default nvidia.com/gpu).
         ``tolerate``, ``select`` and ``affinity`` may repeat. A MIG device is asked for by its resource:
@@ -523,7 +542,7 @@ class PodShape:
             raise _fail_shape(text, "a string of comma-separated key=value items")
         gpus, cpu, memory, resource = 1, Decimal(1), _GI, NVIDIA_GPU
         named: str | None = None
-        gpus_given = False
+        counts: list[str] = []  # the accelerator counts given (gpus, neuron, neuroncore, a MIG device)
         tolerations: list[dict] = []
         selector: dict[str, str] = {}
         affinity: list[dict] = []
@@ -533,12 +552,16 @@ class PodShape:
             key, eq, value = item.partition("=")
             key = key.strip().lower()
             if not eq or not value:
-                raise _fail_shape(item, "key=value items: gpus, cpu, memory, tolerate, select, affinity, resource")
-            if key in ("gpus", "gpu"):
+                raise _fail_shape(item, "key=value items: gpus, neuron, neuroncore, cpu, memory, tolerate, select, "
+                                        "affinity, resource")
+            if key in ("gpus", "gpu") or key in _SHAPE_RESOURCES:
                 n = atoi(value)
                 if n is None or n < 0:
-                    raise _fail_shape(item, "gpus as a whole number >= 0")
-                gpus, gpus_given = n, True
+                    raise _fail_shape(item, f"{key} as a whole number >= 0")
+                counts.append(key)
+                gpus = n
+                if key in _SHAPE_RESOURCES:
+                    resource = _SHAPE_RESOURCES[key]
             elif key in ("cpu", "memory", "mem"):
                 try:
                     amount = Quantity(value).as_decimal()
@@ -570,11 +593,13 @@ class PodShape:
                     raise _fail_shape(item, f"one GPU resource per pod shape ({named} is given already)")
                 named = key if "/" in key else "nvidia.com/" + key
                 resource, gpus = named, n
+                counts.append(named)
             else:
-                raise _fail_shape(item, "keys gpus, cpu, memory, tolerate, select, affinity, resource, or a GPU "
-                                        "resource such as mig-1g.10gb=1")
-        if named is not None and gpus_given:
-            raise _fail_shape(text, f"either gpus= or a GPU resource ({named}=N), not both")
+                raise _fail_shape(item, "keys gpus, neuron, neuroncore, cpu, memory, tolerate, select, affinity, "
+                                        "resource, or a GPU resource such as mig-1g.10gb=1")
+        if len(counts) > 1:
+            raise _fail_shape(text, f"one accelerator count per pod shape ({'=N, '.join(counts)}=N are given): a "
+                                    "pod shape requests one accelerator resource")
         return cls(gpus=gpus, cpu=cpu, memory=memory, tolerations=tuple(tolerations), node_selector=selector,
                    required_affinity=tuple(affinity), gpu_resource=resource)
 

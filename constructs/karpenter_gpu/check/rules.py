@@ -23,9 +23,11 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION, Finding, Severity, acknowledged_codes
+from karpenter_gpu.k8s.accelerators import NEURON_ACCELERATOR, NEURON_NAMES
 from karpenter_gpu.k8s.labels import (
-    AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, HYBRID, HYBRID_GROUP_LABEL,
-    NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, AMD_GPU, OVERLAY_KIND, Label, auto_mode_key, canonical_key, kind_of,
+    ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE,
+    HYBRID, HYBRID_GROUP_LABEL, NEURON, NEURON_CORE, NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, Label,
+    auto_mode_key, canonical_key, kind_of,
 )
 from karpenter_gpu.k8s.units import Duration
 from karpenter_gpu.k8s.auto_mode import check_node_class_spec
@@ -35,6 +37,7 @@ from karpenter_gpu.k8s.scheduling import (
 )
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.views import HybridGroupView, NodePoolView, hybrid_groups
+from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.hybrid import hybrid_fit
 from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
@@ -89,6 +92,8 @@ RULES: dict[str, Rule] = {
     "KG449": Rule(_E, "MIG config that some instance type of the pool does not support"),
     "KG450": Rule(_E, "workload pod shape larger than one node of the hybrid node group it targets"),
     "KG451": Rule(_E, "hybrid node group description that cannot be read"),
+    "KG455": Rule(_W, "Neuron pool selected by instance-type or family names instead of accelerator labels"),
+    "KG456": Rule(_I, "Neuron request that is not a power of two"),
 }
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -105,7 +110,8 @@ _WORKLOADS = {("v1", "Pod"): "spec", ("apps/v1", "Deployment"): "spec.template.s
 
 _GPU_KEY_PREFIX = "karpenter.k8s.aws/instance-gpu-"
 _GPU_FAMILY = re.compile(r"^(g|gr|p)[0-9]")  # g4dn, g5g, g6e, gr6, p4d, p5en, p6-b200 …
-_GPU_TAINT_KEYS = (NVIDIA_GPU, AMD_GPU)
+_NEURON_FAMILY = re.compile(r"^(inf|trn)[0-9]")  # inf1, inf2, trn1, trn1n, trn2
+_NEURON_KEYS = (Label.ACCELERATOR_NAME, Label.ACCELERATOR_MANUFACTURER, Label.ACCELERATOR_COUNT)
 _ISOLATING_EFFECTS = ("NoSchedule", "NoExecute")
 _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
 _CONSOLIDATION_REASONS = {"WhenEmpty": {"Empty"}, "WhenEmptyOrUnderutilized": {"Empty", "Underutilized"},
@@ -223,7 +229,24 @@ class _Pool(_Object):
         self.static = self.view.static
         self.disruption = self.view.disruption
         self.weight = self.spec.get("weight")
-        self.is_gpu = any(self._selects_gpus(r) for r in self.selection)
+        self.is_neuron = any(self._selects_neuron(r) for r in self.selection)
+        # GPU rules (limit, taint, disruption, catalog) apply to every accelerated pool, Neuron ones included.
+        self.is_gpu = self.is_neuron or any(self._selects_gpus(r) for r in self.selection)
+
+    @staticmethod
+    def _selects_neuron(r: _Req) -> bool:
+        """Whether a requirement (or template label) selects Neuron instances (Inferentia, Trainium)."""
+        if r.op != "In" or not r.values:
+            return r.key == Label.ACCELERATOR_COUNT and r.op in ("Exists", "Gt", "Gte")
+        if r.key == Label.ACCELERATOR_NAME:
+            return bool(set(r.values) & NEURON_NAMES.keys())
+        if r.key == Label.ACCELERATOR_MANUFACTURER:
+            return NEURON_ACCELERATOR.manufacturer in r.values
+        if r.key == Label.INSTANCE_FAMILY:
+            return any(_NEURON_FAMILY.match(v) for v in r.values)
+        if r.key == Label.INSTANCE_TYPE:
+            return any(_NEURON_FAMILY.match(v.split(".", 1)[0]) for v in r.values)
+        return r.key == Label.ACCELERATOR_COUNT
 
     @staticmethod
     def _selects_gpus(r: _Req) -> bool:
@@ -244,6 +267,9 @@ class _Pool(_Object):
         return str(_dict(self.disruption).get("consolidationPolicy") or "WhenEmptyOrUnderutilized")
 
     def gpu_resource(self) -> str:
+        """The device resource the pool's limit and taint are about (Neuron pools: aws.amazon.com/neuron)."""
+        if self.is_neuron:
+            return NEURON
         makers = self.view.template_requirements.get(Label.GPU_MANUFACTURER)
         return AMD_GPU if not makers.complement and makers.values and makers.values <= {"amd"} else NVIDIA_GPU
 
@@ -253,6 +279,8 @@ def _check_pool(pool: _Pool, pools: list[_Pool]) -> None:
         _kg401_gpu_limit(pool)
     if pool.is_gpu:
         _kg402_gpu_taint(pool)
+    if pool.is_neuron:
+        _kg455_neuron_by_name(pool)
     if pool.is_gpu and not pool.static and pool.disruption is None:
         pool.add("KG403", "spec.disruption",
                  "GPU pool without spec.disruption: Karpenter then uses consolidationPolicy "
@@ -282,23 +310,26 @@ def _check_pool(pool: _Pool, pools: list[_Pool]) -> None:
 
 def _kg401_gpu_limit(pool: _Pool) -> None:
     resource = pool.gpu_resource()
+    kind = "Neuron" if pool.is_neuron else "GPU"
     limits = _dict(pool.spec.get("limits"))
     if resource in limits:
         return
     others = sorted(k for k in limits if isinstance(k, str))
     indirect = f" (the {', '.join(others)} limits bound GPUs only indirectly)" if others else ""
     pool.add("KG401", "spec.limits",
-             f"GPU pool without spec.limits['{resource}']: nothing caps how many GPU nodes it launches, so a "
-             f"pending-pod storm (a bad HPA, a job retry loop) buys $30+/h GPU instances without bound{indirect}; "
+             f"{kind} pool without spec.limits['{resource}']: nothing caps how many {kind} nodes it launches, so a "
+             f"pending-pod storm (a bad HPA, a job retry loop) buys $30+/h {kind} instances without bound{indirect}; "
              f"fix: add spec.limits {resource}: '<max GPUs>' (e.g. '16'), sized to the spend you accept")
 
 
 def _kg402_gpu_taint(pool: _Pool) -> None:
     taints = [_dict(t) for t in _list(pool.tspec.get("taints"))]
     isolating = [t for t in taints if t.get("effect") in _ISOLATING_EFFECTS]
-    if any(t.get("key") in _GPU_TAINT_KEYS for t in isolating):
-        return
     resource = pool.gpu_resource()
+    if any(t.get("key") in (NVIDIA_GPU, AMD_GPU, resource) for t in isolating):
+        return
+    plugin = "Neuron device plugin DaemonSet tolerates" if pool.is_neuron else \
+        "NVIDIA device plugin and GPU Operator DaemonSets tolerate"
     if not isolating:
         pool.add("KG402", "spec.template.spec.taints",
                  "GPU pool without a NoSchedule/NoExecute taint: any pod that fits (batch, web or system pods "
@@ -308,10 +339,39 @@ def _kg402_gpu_taint(pool: _Pool) -> None:
         return
     names = ", ".join(f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in isolating)
     pool.add("KG402", "spec.template.spec.taints",
-             f"GPU pool tainted only with {names}, not {resource}: the NVIDIA device plugin and GPU Operator "
-             f"DaemonSets tolerate {resource} by default, not this taint, so unless each gets an extra "
+             f"GPU pool tainted only with {names}, not {resource}: the {plugin} {resource} by default, not this taint, so unless each gets an extra "
              f"toleration they stay off the node, {resource} never appears in allocatable and GPU pods stay "
              f"Pending; fix: add taint {resource}=true:NoSchedule (keep the other taint if you need it)")
+
+
+def _kg455_neuron_by_name(pool: _Pool) -> None:
+    """A Neuron pool that lists instance types or families where the accelerator labels would do.
+
+    aws/karpenter-provider-aws v1.14.1 ``pkg/providers/instancetype/types.go`` ``computeRequirements`` labels every
+    Neuron instance type with ``instance-accelerator-name`` (the NeuronInfo device name) and
+    ``instance-accelerator-manufacturer: aws``: selecting by them admits every size of the device, new ones too.
+    """
+    if any(r.key == Label.ACCELERATOR_NAME and r.op == "In" for r in pool.selection):
+        return
+    named = next((r for r in pool.reqs if r.key in (Label.INSTANCE_TYPE, Label.INSTANCE_FAMILY) and r.op == "In"
+                  and r.values and any(_NEURON_FAMILY.match(v.split(".", 1)[0]) for v in r.values)), None)
+    if named is None:
+        return
+    by_family = _neuron_devices_by_family()
+    devices = sorted({by_family[v.split(".", 1)[0]] for v in named.values or [] if v.split(".", 1)[0] in by_family})
+    pool.add("KG455", named.path,
+             f"Neuron pool selected by {named.key} In {named.values}: a size or generation that is not listed "
+             "(a new inf2/trn2 size, another region's offer) is never launched, and one shortage of the listed "
+             "types leaves pods Pending; fix: select by the accelerator labels Karpenter sets on every Neuron type, "
+             f"karpenter.k8s.aws/instance-accelerator-name In {devices or sorted(NEURON_NAMES)} and "
+             "instance-accelerator-manufacturer In [aws] (NeuronInferencePool / NeuronTrainingPool render them), "
+             "with instance-size to bound the shape")
+
+
+def _neuron_devices_by_family() -> dict[str, str]:
+    """Instance family → Neuron device name (``instance-accelerator-name``), from the packaged catalog."""
+    return {it.family: it.accelerator_name for it in default_catalog()
+            if it.family and it.accelerator_name in NEURON_NAMES}
 
 
 def _kg404_weight(pool: _Pool, pools: list[_Pool]) -> None:
@@ -951,6 +1011,7 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
                                          "long job since its last checkpoint; fix: add on-demand, or acknowledge "
                                          "if the jobs checkpoint more often than every 2 minutes")
     for workload in workloads:
+        _kg456_neuron_power_of_two(workload)
         target = _dict(workload.pod.get("nodeSelector")).get(Label.NODEPOOL)
         if not isinstance(target, str) or target not in reports or any(f.code == "KG417" for f in workload.findings):
             continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
@@ -962,7 +1023,7 @@ def _check_catalog(manifests: list[dict], pools: list[_Pool], workloads: list[_W
 
 
 def _requests(pod: dict) -> dict[str, Decimal]:
-    """The pod's summed container requests (limits when no request)."""
+    """The pod's summed container requests (limits when no request), per resource."""
     totals: dict[str, Decimal] = {}
     containers = pod.get("containers")
     for container in containers if isinstance(containers, list) else []:
@@ -974,10 +1035,32 @@ def _requests(pod: dict) -> dict[str, Decimal]:
     return totals
 
 
+def _kg456_neuron_power_of_two(work: _Workload) -> None:
+    """Karpenter's simulation cannot see the Neuron scheduler extension's topology-aware allocation, so the
+    Karpenter docs ask Neuron pods to request like-sized powers of two (FACTS §6, "Extended resources")."""
+    try:
+        totals = _requests(work.pod)
+    except KarpenterGpuError:
+        return
+    for resource in (NEURON, NEURON_CORE):
+        amount = totals.get(resource)
+        if amount is None or amount != amount.to_integral_value() or amount < 1:
+            continue
+        count = int(amount)
+        if count & (count - 1):
+            work.add("KG456", f"{work.pod_path}.containers",
+                     f"the pod requests {count} {resource}: the Neuron device plugin allocates contiguous devices and "
+                     "cores, and Karpenter, which cannot see the Neuron scheduler extension, packs such requests "
+                     "as if any would do, so a node it launches may not hold the pod; fix: request a power of two "
+                     f"(e.g. {1 << (count.bit_length() - 1)} or {1 << count.bit_length()})")
+
+
 def _shape(pod: dict) -> PodShape:
-    """The pod's requests as the simulator's pod shape; its GPU resource is a MIG device's when it asks for one."""
+    """The pod's requests as the simulator's pod shape: its accelerator resource (a MIG device, a GPU or Neuron)
+    and count."""
     totals = _requests(pod)
-    resource = next((r for r in sorted(totals) if r.startswith(MIG_RESOURCE_PREFIX)), NVIDIA_GPU)
+    mig = sorted(r for r in totals if r.startswith(MIG_RESOURCE_PREFIX) and totals[r])
+    resource = next(iter(mig), None) or next((r for r in ACCELERATOR_RESOURCES if totals.get(r)), NVIDIA_GPU)
     return PodShape(gpus=int(totals.get(resource, 0)), gpu_resource=resource, cpu=totals.get("cpu", Decimal(0)),
                     memory=totals.get("memory", Decimal(0)),
                     tolerations=tuple(_dict(t) for t in pod.get("tolerations") or []),

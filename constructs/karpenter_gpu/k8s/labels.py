@@ -65,6 +65,12 @@ class Label:
     GPU_MANUFACTURER = "karpenter.k8s.aws/instance-gpu-manufacturer"
     GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
     GPU_MEMORY = "karpenter.k8s.aws/instance-gpu-memory"
+    #: Set from EC2 NeuronInfo (Inferentia/Trainium: name, "aws", device count), else from
+    #: InferenceAcceleratorInfo (dl2q): aws/karpenter-provider-aws pkg/providers/instancetype/types.go
+    #: ``computeRequirements``.
+    ACCELERATOR_NAME = "karpenter.k8s.aws/instance-accelerator-name"
+    ACCELERATOR_MANUFACTURER = "karpenter.k8s.aws/instance-accelerator-manufacturer"
+    ACCELERATOR_COUNT = "karpenter.k8s.aws/instance-accelerator-count"
     CAPACITY_RESERVATION_TYPE = "karpenter.k8s.aws/capacity-reservation-type"
 
 
@@ -190,3 +196,8 @@ HYBRID = "hybrid"
 HYBRID_GROUP_LABEL = "karpenter-gpu.io/hybrid-group"
 #: Where a hybrid node is (the DCGM ``location`` label; cloud nodes report their region instead).
 LOCATION_LABEL = "karpenter-gpu.io/location"
+#: Neuron extended resources (types.go ``awsNeuronDevices``: devices; ``awsNeuronCores``: devices x cores per device).
+NEURON = "aws.amazon.com/neuron"
+NEURON_CORE = "aws.amazon.com/neuroncore"
+#: Every accelerator resource a pool limit or a pod request counts, in the order the analyzers look for them.
+ACCELERATOR_RESOURCES: tuple[str, ...] = (*GPU_RESOURCES, NEURON, NEURON_CORE)

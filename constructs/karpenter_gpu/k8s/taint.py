@@ -41,6 +41,11 @@ class Taint:
     def gpu(cls) -> "Taint":
         return cls("nvidia.com/gpu", "true", TaintEffect.NO_SCHEDULE)
 
+    @classmethod
+    def neuron(cls) -> "Taint":
+        """``aws.amazon.com/neuron=true:NoSchedule``: the Neuron device plugin tolerates the key by default."""
+        return cls("aws.amazon.com/neuron", "true", TaintEffect.NO_SCHEDULE)
+
     def render(self) -> dict[str, Any]:
         out = {"key": self.key}
         if self.value is not None:

@@ -76,6 +76,15 @@ def _amount(key: str, value: Any) -> Quantity:
     return quantity
 
 
+def capacity_of(v: Any, example: str) -> dict[str, Quantity]:
+    """A NodeOverlay ``capacity`` prop: extended resource names → whole quantities, sorted (KG181)."""
+    if not isinstance(v, Mapping) or not v:
+        raise KarpenterGpuError("KG181", prop="capacity", value=v,
+                                allowed="a non-empty mapping of extended resource → quantity",
+                                fix=f"e.g. capacity={example}")
+    return {key: _amount(key, value) for key, value in sorted((_resource_name(k), val) for k, val in v.items())}
+
+
 class GpuCapacityOverlayProps(OverlayProps):
     """Props of :class:`GpuCapacityOverlay`."""
 
@@ -96,11 +105,7 @@ class GpuCapacityOverlayProps(OverlayProps):
     @field_validator("capacity", mode="before")
     @classmethod
     def _capacity(cls, v: Any) -> dict[str, Quantity]:
-        if not isinstance(v, Mapping) or not v:
-            raise KarpenterGpuError("KG181", prop="capacity", value=v,
-                                    allowed="a non-empty mapping of extended resource → quantity",
-                                    fix="e.g. capacity={'nvidia.com/gpu': 1}")
-        return {key: _amount(key, value) for key, value in sorted((_resource_name(k), val) for k, val in v.items())}
+        return capacity_of(v, "{'nvidia.com/gpu': 1}")
 
     def requirement_terms(self) -> Iterable[tuple[str, str, tuple[str, ...]]]:
         yield "families", Label.INSTANCE_FAMILY, self.families

@@ -21,7 +21,7 @@ from pydantic import field_validator
 from typing_extensions import Unpack
 
 from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay
-from karpenter_gpu.overlays.gpu_capacity_overlay import _amount, _resource_name
+from karpenter_gpu.overlays.gpu_capacity_overlay import capacity_of
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.units import Quantity
@@ -58,11 +58,7 @@ class MigCapacityOverlayProps(OverlayProps):
     @field_validator("capacity", mode="before")
     @classmethod
     def _capacity(cls, v: Any) -> dict[str, Quantity]:
-        if not isinstance(v, Mapping) or not v:
-            raise KarpenterGpuError("KG181", prop="capacity", value=v,
-                                    allowed="a non-empty mapping of extended resource → quantity",
-                                    fix="e.g. capacity={'nvidia.com/mig-1g.10gb': 56}")
-        return {key: _amount(key, value) for key, value in sorted((_resource_name(k), val) for k, val in v.items())}
+        return capacity_of(v, "{'nvidia.com/mig-1g.10gb': 56}")
 
     def requirement_terms(self) -> Iterable[tuple[str, str, tuple[str, ...]]]:
         yield "instance_type", Label.INSTANCE_TYPE, (self.instance_type,)

@@ -6,6 +6,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import field_validator
+from typing_extensions import TypedDict
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps, _NodePoolTemplateKwargs
 from karpenter_gpu.errors import KarpenterGpuError
@@ -45,6 +46,11 @@ class GpuPoolProps(NodePoolProps):
                                     fix="set gpu_limit to the most GPUs this pool may run, e.g. gpu_limit=16")
         return v
 
+    @property
+    def accelerator_limit(self) -> int:
+        """The pool's limit on its accelerator resource (``limits[accelerator.resource]``)."""
+        return self.gpu_limit
+
     @field_validator("cpu_limit", "memory_limit")
     @classmethod
     def _positive_limit(cls, v: Quantity | None, info: Any) -> Quantity | None:
@@ -65,13 +71,17 @@ class GpuPoolProps(NodePoolProps):
         return v
 
 
-class _GpuPoolLimitsKwargs(_NodePoolTemplateKwargs, total=False):
-    gpu_limit: int
+class _DynamicKwargs(TypedDict, total=False):
+    # The limits and disruption of a dynamic pool, whatever its accelerator.
     cpu_limit: Quantity | None
     memory_limit: Quantity | None
     weight: int
     consolidation_policy: ConsolidationPolicy
     consolidate_after: Duration
+
+
+class _GpuPoolLimitsKwargs(_NodePoolTemplateKwargs, _DynamicKwargs, total=False):
+    gpu_limit: int
 
 
 class GpuPoolKwargs(_GpuPoolLimitsKwargs, total=False):
@@ -90,7 +100,7 @@ class GpuPool(NodePoolConstruct):
         p = self.props
         if CapacityType.RESERVED in p.capacity_types and not self.auto_mode:  # AWS runs Auto Mode's controller
             require_feature_gate(self, FeatureGate.RESERVED_CAPACITY, f"NodePool {p.name} offers reserved capacity")
-        limits = {"nvidia.com/gpu": str(p.gpu_limit)}
+        limits = {p.accelerator.resource: str(p.accelerator_limit)}
         if p.cpu_limit is not None:
             limits["cpu"] = str(p.cpu_limit)
         if p.memory_limit is not None:

@@ -23,11 +23,15 @@ from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.labels import AUTO_MODE_GROUP, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, auto_mode_key
+from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
 
 
+
+#: ``kubernetes.io/arch`` values of AWS instance types (``AWSToKubeArchitectures``).
+ARCHITECTURES = ("amd64", "arm64")
 
 #: Node label the GPU Operator's placement selects on (seed 003).
 GPU_OPERATOR_LABEL = ("gpu-operator", "enabled")
@@ -45,6 +49,9 @@ AUTO_MODE_MAX_EXPIRY = Duration.days(21)
 class NodePoolProps(Props):
     """The node template and disruption budgets of a GPU NodePool."""
 
+    #: What the pool's nodes carry: its limit resource, selection labels and taint (Neuron pools override it).
+    accelerator: ClassVar[Accelerator] = NVIDIA
+
     #: metadata.name of the NodePool (DNS-1123); pods select it with karpenter.sh/nodepool.
     name: DnsLabel
     #: ``instance-gpu-name In``. Names are lower-kebab as in the label (t4, a10g, l4, h100 …).
@@ -56,7 +63,8 @@ class NodePoolProps(Props):
     instance_sizes: tuple[str, ...] = ()
     #: ``topology.kubernetes.io/zone In``. Default: - every zone of the node class's subnets.
     zones: tuple[str, ...] = ()
-    #: ``kubernetes.io/arch In``. Default: ("amd64",).
+    #: ``kubernetes.io/arch In``: ("amd64", "arm64") also admits the Graviton GPU types (g5g, T4G), whose
+    #: workloads then need arm64 (or multi-arch) images. Default: ("amd64",).
     architectures: tuple[str, ...] = ("amd64",)
     capacity_types: tuple[CapacityType, ...]
     #: Extra requirements, appended after the derived ones. Default: - none.
@@ -93,6 +101,17 @@ class NodePoolProps(Props):
                                     allowed="one or more lower-case GPU names as in instance-gpu-name "
                                             f"(known: {sorted(REPORTED_GPU_MEMORY_MIB)})",
                                     fix="e.g. gpu_names=('a10g', 'l4')")
+        return v
+
+    @field_validator("architectures")
+    @classmethod
+    def _architectures(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # aws/karpenter-provider-aws pkg/apis/v1/labels.go AWSToKubeArchitectures: x86_64 -> amd64, arm64.
+        if len(set(v)) != len(v) or not set(v) <= set(ARCHITECTURES):  # () renders no arch requirement
+            raise KarpenterGpuError("KG264", prop="architectures", value=list(v),
+                                    allowed=f"one or more distinct of {list(ARCHITECTURES)} (the kubernetes.io/arch "
+                                            "values Karpenter sets on AWS instance types)",
+                                    fix="e.g. architectures=('amd64', 'arm64') to admit g5g as well")
         return v
 
     @field_validator("capacity_types")
@@ -199,11 +218,16 @@ class NodePoolProps(Props):
         """Every budget as rendered: the UTC budgets, then the compiled windows."""
         return self._budgets
 
-    def _derive_requirements(self) -> tuple[Requirement, ...]:
+    def _selection_requirements(self) -> list[Requirement]:
+        """The requirements that pick the accelerator (Neuron pools select by accelerator labels instead)."""
         out = [Requirement.gt(Label.GPU_COUNT, 0),  # also keeps out g6f/gr6f, which report 0 GPUs
                Requirement.in_(Label.GPU_NAME, self.gpu_names)]
         if self.min_gpu_memory is not None:
             out.append(Requirement.gte(Label.GPU_MEMORY, self.min_gpu_memory))
+        return out
+
+    def _derive_requirements(self) -> tuple[Requirement, ...]:
+        out = self._selection_requirements()
         if self.instance_sizes:
             out.append(Requirement.in_(Label.INSTANCE_SIZE, self.instance_sizes))
         if self.zones:
@@ -230,24 +254,27 @@ class NodePoolProps(Props):
         return {"metadata": {"labels": self.node_labels}, "spec": spec}
 
 
-class _NodePoolTemplateKwargs(TypedDict, total=False):
+class _TemplateBaseKwargs(TypedDict, total=False):
     # NodePoolProps without expire_after, whose type the training pool narrows (a TypedDict key cannot
-    # be re-declared in a subclass).
+    # be re-declared in a subclass), and without the GPU selection, which Neuron pools replace.
     name: str
-    gpu_names: tuple[str, ...]
-    min_gpu_memory: GpuMemory | None
     instance_sizes: tuple[str, ...]
     zones: tuple[str, ...]
     architectures: tuple[str, ...]
     capacity_types: tuple[CapacityType, ...]
     requirements: tuple[Requirement, ...]
     labels: Mapping[str, str]
-    gpu_operator: bool
     taints: tuple[Taint, ...]
     startup_taints: tuple[Taint, ...]
     termination_grace_period: Duration | None
     budgets: tuple[Budget, ...]
     disruption_windows: tuple[DisruptionWindow, ...]
+
+
+class _NodePoolTemplateKwargs(_TemplateBaseKwargs, total=False):
+    gpu_names: tuple[str, ...]
+    min_gpu_memory: GpuMemory | None
+    gpu_operator: bool
 
 
 class NodePoolKwargs(_NodePoolTemplateKwargs, total=False):
@@ -355,7 +382,16 @@ def check_auto_mode(props: NodePoolProps, path: str) -> None:
     - No GPU Operator: Auto Mode ships the NVIDIA driver and device plugin in its read-only Bottlerocket image
       (https://docs.aws.amazon.com/eks/latest/userguide/auto-accelerated.html); a second device plugin would
       advertise the same GPUs (KG207).
+    - NVIDIA pools only: a Neuron pool selects by ``karpenter.k8s.aws/instance-accelerator-*`` labels, which have
+      no documented Auto Mode spelling (KG265).
     """
+    if props.accelerator is not NVIDIA:
+        raise KarpenterGpuError(
+            "KG265", prop="node_class", value="AutoModeNodeClass",
+            allowed="a GpuNodeClass (EC2NodeClass): a Neuron pool selects instance types by "
+                    "karpenter.k8s.aws/instance-accelerator-* labels, and EKS Auto Mode documents no such label, so "
+                    "on Auto Mode the pool would match no node",
+            fix="run Neuron pools on a GpuNodeClass", path=path)
     expiry = props.expire_after
     if expiry is not None and (expiry.is_never or expiry.total_seconds > AUTO_MODE_MAX_EXPIRY.total_seconds):
         raise KarpenterGpuError(

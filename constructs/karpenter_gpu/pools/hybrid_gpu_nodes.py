@@ -30,7 +30,7 @@ prerequisites); servers that differ need ``driver_preinstalled=True``.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, Mapping
+from typing import Any, ClassVar, Literal, Mapping
 
 import cdk8s
 from constructs import Construct
@@ -41,6 +41,7 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import ScopedConstruct, members_of, register_object, require_chart, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE, HYBRID, HYBRID_GROUP_LABEL, LOCATION_LABEL, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.k8s.taint import Taint
@@ -65,6 +66,9 @@ CONFIG_MAP_PREFIX = "hybrid-gpu-"
 
 class HybridGpuNodeGroupProps(Props):
     """What the on-premises servers of one group are. Validated once, at construction."""
+
+    #: NVIDIA GPUs (``nvidia.com/gpu``), as on the NVIDIA NodePools: what workloads on the group request.
+    accelerator: ClassVar[Accelerator] = NVIDIA
 
     #: Group name (DNS-1123): the ``karpenter-gpu.io/hybrid-group`` label value and the ConfigMap name suffix.
     name: DnsLabel
