@@ -44,6 +44,14 @@ LABEL_VALUE = re.compile(rf"^({_NAME})?$")
 _DIGITS = re.compile(r"^[0-9]+$")  # str.isdigit() would accept '²' and other non-ASCII digits
 
 
+def check_label_value(value: object, prop: str, code: str) -> None:
+    """A Kubernetes label value (≤ 63 characters of alphanumerics, '-', '_', '.'), else ``code`` at ``prop``."""
+    if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.match(value):
+        raise KarpenterGpuError(code, prop=prop, value=value,
+                                allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
+                                fix="simplify the value")
+
+
 def check_label_key(key: str, prop: str = "requirements") -> None:
     """Reject keys the NodePool CRD (or Karpenter at runtime) refuses, with the reason."""
     # The CRD's CEL takes everything before the first '/' as the domain, the whole key when there is

@@ -24,7 +24,7 @@ from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.labels import AUTO_MODE_GROUP, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, auto_mode_key
 from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
-from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key
+from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key, check_label_value
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
 
@@ -131,10 +131,7 @@ class NodePoolProps(Props):
                 check_label_key(key, prop="labels")
             except KarpenterGpuError as err:
                 raise err.at(prop="labels") from None
-            if len(value) > 63 or not LABEL_VALUE.match(value):
-                raise KarpenterGpuError("KG121", prop=f"labels[{key}]", value=value,
-                                        allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
-                                        fix="simplify the value")
+            check_label_value(value, f"labels[{key}]", "KG121")
         if len(v) > 100:
             raise KarpenterGpuError("KG121", prop="labels", value=len(v), allowed="at most 100 labels",
                                     fix="drop labels")

@@ -43,7 +43,7 @@ from karpenter_gpu.cluster import ScopedConstruct, members_of, register_object, 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE, HYBRID, HYBRID_GROUP_LABEL, LOCATION_LABEL, NVIDIA_GPU, Label
-from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
+from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key, check_label_value
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.pools._node_pool import GPU_OPERATOR_LABEL
@@ -138,10 +138,7 @@ class HybridGpuNodeGroupProps(Props):
                             "its props (EKS sets compute-type itself)",
                     fix="use the matching prop (name, location, architecture, driver_preinstalled, "
                         "toolkit_preinstalled, gpu_operator)")
-            if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.match(value):
-                raise KarpenterGpuError("KG242", prop=f"labels[{key}]", value=value,
-                                        allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
-                                        fix="simplify the value")
+            check_label_value(value, f"labels[{key}]", "KG242")
         return dict(v)
 
     @field_validator("cpu", "memory")
