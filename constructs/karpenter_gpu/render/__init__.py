@@ -1,0 +1,1 @@
+"""Rendering helpers shared by every human-facing output (terminal text, markdown, SVG)."""
