@@ -100,22 +100,54 @@ def test_the_current_folder_and_its_parents_are_never_replaced(tmp_path, monkeyp
     assert (work / "keep.txt").read_text() == "mine" and sorted(p.name for p in tmp_path.iterdir()) == ["repo"]
 
 
+def own(folder: Path) -> Path:
+    """A folder as a killed run leaves it: its proof first, then some of the output."""
+    (folder / "dev").mkdir(parents=True)
+    (folder / pipeline.PROOF).write_text(f"karpenter-gpu-staging 1 {folder.name}\n")
+    (folder / "dev" / "NodePool.x.k8s.yaml").write_text("kind: NodePool\n")
+    return folder
+
+
 def test_stale_staging_folders_of_killed_runs_are_removed(tmp_path, trees):
     out = tmp_path / "dist"
     synth([stacks.dev.CONFIG], out)
-    for stale in (".dist.staging-1-dead", ".dist.old-2-dead"):
-        (tmp_path / stale / "dev").mkdir(parents=True)
-    (tmp_path / ".other.staging-1").mkdir()  # another output's: not ours to remove
+    own(tmp_path / ".dist.staging-1-0000dead")
+    shutil.copytree(out, tmp_path / ".dist.old-2-0000beef")  # an old output: its marker proves it
+    (tmp_path / ".dist.staging-3-0000cafe").mkdir()  # killed before its proof was written
+    (tmp_path / ".dist.staging-4-0000f00d").mkdir()
+    (tmp_path / ".dist.staging-4-0000f00d" / pipeline.PROOF).write_text("karpenter-gpu-sta")  # ... while writing it
+    (tmp_path / ".other.staging-1-0000dead").mkdir()  # another output's: not ours to remove
     synth(stacks.ENVIRONMENTS, out)
-    assert leftovers(out) == [] and (tmp_path / ".other.staging-1").is_dir()
+    assert leftovers(out) == [] and (tmp_path / ".other.staging-1-0000dead").is_dir()
+    assert tree(out) == trees["b"]
+
+
+def test_folders_named_like_ours_without_proof_survive(tmp_path, trees):
+    """Never a glob: a user's `.dist.backup-…/`, and a folder named like a staging folder but not proven ours."""
+    out = tmp_path / "dist"
+    synth([stacks.dev.CONFIG], out)
+    backup = tmp_path / ".dist.backup-2024-01-01"
+    shutil.copytree(out, backup)
+    (backup / "notes.txt").write_text("mine")
+    unproven = tmp_path / ".dist.staging-1-0000dead"
+    (unproven / "dev").mkdir(parents=True)
+    (unproven / "dev" / "mine.yaml").write_text("kind: Mine\n")
+    wrong = own(tmp_path / ".dist.old-2-0000beef")
+    (wrong / pipeline.PROOF).write_text("karpenter-gpu-staging 1 .dist.old-9-00000000\n")  # a copy of another's
+    marked = tmp_path / ".dist.old-3-0000cafe"
+    shutil.copytree(out, marked)
+    (marked / "dev" / "added.txt").write_text("mine")  # a marker, and something it does not list
+    before = {p.name: tree(p) for p in (backup, unproven, wrong, marked)}
+    synth(stacks.ENVIRONMENTS, out)
+    assert {p.name: tree(p) for p in (backup, unproven, wrong, marked)} == before
     assert tree(out) == trees["b"]
 
 
 def test_an_output_lost_between_the_fallback_renames_is_restored(tmp_path, trees):
     out = tmp_path / "dist"
     synth([stacks.dev.CONFIG], out)
-    out.rename(tmp_path / ".dist.old-1-dead")  # killed after the first of the two renames
-    (tmp_path / ".dist.staging-1-dead").mkdir()
+    out.rename(tmp_path / ".dist.old-1-0000dead")  # killed after the first of the two renames
+    own(tmp_path / ".dist.staging-1-0000beef")
     pipeline._recover(out)
     assert tree(out) == trees["a"] and leftovers(out) == []
 
@@ -244,10 +276,13 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
     out = tmp_path / "dist"
     rng = random.Random(int(os.environ.get("KARPENTER_GPU_KILL_SEED", str(time.time_ns()))))
     versions = {f"v{i}": {f"env/f{n}.yaml": f"v{i} {n}\n".encode() for n in range(20)} for i in (0, 1)}
+    listing = "".join(["env/\n", *sorted(f"env/f{n}.yaml\n" for n in range(20))])
+    for files in versions.values():
+        files[pipeline.MARKER] = ("karpenter-gpu-output 1\n" + pipeline._MARKER_NOTE + listing).encode()
     missing = 0
     for _ in range(KILL_ITERATIONS * 2):
         child = _child(f"""
-            import os, secrets
+            import os
             from pathlib import Path
             from karpenter_gpu import pipeline
             out = Path({str(out)!r})
@@ -255,12 +290,15 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
             while True:
                 with pipeline._locked(out):
                     pipeline._recover(out)
-                    staging = out.with_name(f".dist.staging-{{os.getpid()}}-{{secrets.token_hex(4)}}")
-                    (staging / "env").mkdir(parents=True)
+                    staging = pipeline._own_dir(out.parent, ".dist.staging")
+                    (staging / "env").mkdir()
                     for n in range(20):
                         (staging / "env" / f"f{{n}}.yaml").write_text(f"v{{i % 2}} {{n}}\\n")
+                    pipeline._write_marker(staging)
+                    os.unlink(staging / pipeline.PROOF)
                     pipeline._install(staging, out)
-                    pipeline.shutil.rmtree(staging, ignore_errors=True)
+                    if staging.exists():
+                        pipeline._remove_own(staging)
                 if i == 1:
                     print("ready", flush=True)
                 i += 1
@@ -273,6 +311,9 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
         child.wait(timeout=30)
         assert tree(out) in versions.values()
     assert missing == 0
+    with pipeline._locked(out):
+        pipeline._recover(out)
+    assert leftovers(out) == []  # what the killed runs left always proves to be ours
 
 
 def test_lock_is_released_when_a_holder_dies(tmp_path):
