@@ -233,8 +233,9 @@ def _render(items: list[Any], staging: Path) -> None:
             _write_file(env_dir / HELM_DIR / helm.file_name, helm.to_yaml())
 
 
-#: How Node.js reports a failed file-system call: ``Error: ENOSPC: no space left on device, open '/x/y'``.
-_NODE_FS_ERROR = re.compile(r"(?:Error: )?(E[A-Z0-9]+): ([^,\n]+), \w+ '([^'\n]*)'")
+#: How Node.js reports a failed file-system call: ``Error: ENOSPC: no space left on device, open '/x/y'``
+#: (a failed ``write`` names no path).
+_NODE_FS_ERROR = re.compile(r"(?:Error: )?(E[A-Z0-9]+): ([^,\n]+)(?:, \w+(?: '([^'\n]*)')?)?$")
 
 
 def _node_synth(app: Any) -> None:
@@ -246,7 +247,7 @@ def _node_synth(app: Any) -> None:
         number = getattr(errno, found.group(1), None) if found else None
         if found is None or not isinstance(number, int):
             raise
-        raise OSError(number, found.group(2), found.group(3)) from ex
+        raise OSError(number, found.group(2), found.group(3) or app.outdir) from ex
 
 
 def _write_app(app: Any, env_dir: Path) -> None:
@@ -441,8 +442,8 @@ def _check_target(out: Path) -> None:
     if unlisted:
         raise KarpenterGpuError(
             "KG805", prop="outdir", value=str(out),
-            allowed=f"a previous synth output holding only what its {MARKER} lists; {_names(unlisted)} "
-                    "was added since (refused, not deleted)",
+            allowed=f"a previous synth output holding only what its {MARKER} lists; {_names(sorted(unlisted))} "
+                    "not listed there (added since: refused, not deleted)",
             fix="move those files out of the output folder (or remove them yourself), or choose another folder")
 
 
@@ -638,8 +639,8 @@ def _roll_forward(out: Path, new: Path) -> None:
             if entry not in previous:
                 raise KarpenterGpuError(
                     "KG805", prop="outdir", value=str(out),
-                    allowed=f"a previous synth output holding only what its {MARKER} lists; {entry} was added "
-                            "since (refused, not deleted)",
+                    allowed=f"a previous synth output holding only what its {MARKER} lists; {entry} not listed "
+                            "there (added since: refused, not deleted)",
                     fix="move that file out of the output folder, then run again")
             (old / entry).parent.mkdir(parents=True, exist_ok=True)
             os.rename(target, old / entry)
