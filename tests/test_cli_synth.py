@@ -135,7 +135,7 @@ def test_lock_timeout_gives_up_with_the_holders_pid(tmp_path, capsys):
         holder.wait(timeout=30)
     err = capsys.readouterr().err
     assert f"waiting for the synth lock on {tmp_path} (held by pid {holder.pid})" in err
-    assert f"error: [KG807] lock_timeout=0.2" in err and f"held by pid {holder.pid}" in err
+    assert "error: [KG807] lock_timeout=0.2" in err and f"held by pid {holder.pid}" in err
 
 
 def test_an_environment_fault_is_coded_never_kg919(tmp_path, monkeypatch, capsys):

@@ -356,7 +356,7 @@ def test_a_folder_of_someone_elses_files_is_refused_and_every_file_kept(tmp_path
     (out / "notes.txt").write_text("mine")
     (out / "dev" / "NodePool.x.k8s.yaml").write_text("kind: NodePool\n")
     before = tree(out)
-    with pytest.raises(KarpenterGpuError, match="notes.txt.*no marker.*choose an empty or new folder") as raised:
+    with pytest.raises(KarpenterGpuError, match=r"notes.txt.*no marker.*choose an empty or new folder") as raised:
         synth([stacks.dev.CONFIG], out)
     assert raised.value.code == "KG804" and raised.value.value == str(out)
     assert tree(out) == before and leftovers(out) == []
@@ -391,7 +391,7 @@ def test_the_apps_own_source_folder_is_refused(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     import my_stacks  # type: ignore[import-not-found]
 
-    with pytest.raises(KarpenterGpuError, match="Python source this program runs.*module my_stacks") as raised:
+    with pytest.raises(KarpenterGpuError, match=r"Python source this program runs.*module my_stacks") as raised:
         synth(my_stacks.ENVIRONMENTS, package)
     assert raised.value.code == "KG806" and sorted(tree(package)) == ["__init__.py"]
     with pytest.raises(KarpenterGpuError, match="module stacks") as raised:  # this repository's stacks/
@@ -407,14 +407,14 @@ def test_an_output_written_before_the_marker_is_adopted_once(tmp_path, trees):
     assert tree(out) == trees["b"]
     (out / pipeline.MARKER).unlink()
     (out / "README.md").write_text("mine")  # not something synth writes: not adopted
-    with pytest.raises(KarpenterGpuError, match="README.md") as raised:
+    with pytest.raises(KarpenterGpuError, match=r"README.md") as raised:
         synth(stacks.ENVIRONMENTS, out)
     assert raised.value.code == "KG804" and (out / "README.md").read_text() == "mine"
 
 
 def test_an_environment_named_helm_is_refused(tmp_path):
     config = {**{k: getattr(stacks.dev.CONFIG, k) for k in stacks.dev.CONFIG.model_fields_set}, "environment": "helm"}
-    with pytest.raises(KarpenterGpuError, match="a name other than 'helm'.*Fix: rename the environment") as raised:
+    with pytest.raises(KarpenterGpuError, match=r"a name other than 'helm'.*Fix: rename the environment") as raised:
         synth([config], tmp_path / "dist")
     assert raised.value.code == "KG802" and not (tmp_path / "dist").exists()
 

@@ -473,12 +473,12 @@ def _synth_layout(out: Path) -> bool:
             if full.is_symlink():
                 return False
             if full.is_dir():
-                good = (not rel and re.fullmatch(_ENVIRONMENT, name) and name.lower() != HELM_DIR) or \
+                good = bool(not rel and re.fullmatch(_ENVIRONMENT, name) and name.lower() != HELM_DIR) or \
                        (len(rel) == 1 and name == HELM_DIR)
             else:
                 files += 1
                 good = (not rel and name == f"{MARKER}.tmp") or \
-                       (len(rel) == 1 and re.fullmatch(r"[^.]+\..+\.k8s\.yaml", name)) or \
+                       bool(len(rel) == 1 and re.fullmatch(r"[^.]+\..+\.k8s\.yaml", name)) or \
                        (len(rel) == 2 and rel[1] == HELM_DIR and name.endswith(".yaml"))
             if not good:
                 return False
@@ -544,7 +544,7 @@ def _wait_for_lock(fd: int, out: Path, holder: str, timeout: float | None) -> No
                 raise KarpenterGpuError(
                     "KG807", prop="lock_timeout", value=timeout,
                     allowed=f"the synth lock on {out.parent} within the timeout; it is held by {holder}",
-                    fix=f"wait for that synth to finish (or stop it: it may be stopped or hung), then run again")
+                    fix="wait for that synth to finish (or stop it: it may be stopped or hung), then run again") from None
             time.sleep(min(0.05, left))
 
 
