@@ -16,7 +16,7 @@ import yaml
 import main
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
-from karpenter_gpu.pipeline import HELM_DIR
+from karpenter_gpu.pipeline import HELM_DIR, MARKER
 from tests.conftest import ROOT
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
@@ -41,6 +41,8 @@ def test_committed_dist_is_current(fresh):
 
 def test_one_folder_per_environment_one_file_per_resource(fresh):
     files = sorted(tree(fresh))
+    assert MARKER in files  # the one file at the top: synth's list of what it wrote (not YAML)
+    files.remove(MARKER)
     assert {f.split("/")[0] for f in files} == {"dev", "staging", "prod", "fleet"}
     for env in ("dev", "staging", "prod", "fleet"):
         assert f"{env}/{HELM_DIR}/gpu-operator.values.yaml" in files

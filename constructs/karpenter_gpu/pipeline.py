@@ -5,15 +5,40 @@
    (cdk8s's file-per-resource layout) and its Helm values under ``<env>/helm/`` (one level down, so
    ``kubectl apply -f <out>/<env>`` skips them).
 3. Validate the whole staging folder (CRD schema + CEL + pitfall rules, as ``karpenter-gpu validate``).
-4. Only when everything passed, swap the staging folder in for the output folder.
+4. Only when everything passed, write the marker :data:`MARKER` (the list of every file and folder
+   written) and swap the staging folder in for the output folder.
 
-The swap is atomic on Linux: ``renameat2(RENAME_EXCHANGE)`` exchanges the two folders in one step, so a
-reader or a ``kill -9`` at any moment finds either the whole old output or the whole new one, and the
-output stays a real folder (it is committed). Where the exchange is not available (other systems, file
-systems without it) two renames are used, and a run killed between them leaves the old output in
-``.<name>.old-*``, which the next run restores before doing anything else. Runs on the same output are
-serialized by an exclusive lock, and folders left by killed runs (``.<name>.*``) are removed under it.
-Files and folders get the modes the umask gives (no 0700 staging folder becomes the output).
+What is guaranteed:
+
+- **Nothing of anyone else's is deleted.** The output folder is replaced only when it is absent, empty,
+  or carries the marker and holds nothing the marker does not list. A folder of someone else's files
+  (KG804), a marked output to which a file was added (KG805, naming it: it is refused, not deleted), a
+  repository root (``.git``) or a folder of the Python source the app runs from (KG806), the current
+  folder or one of its parents, a file or a symlink (KG803) are refused before anything is built.
+  An output written before the marker existed is adopted once (the marker is written into it) when every
+  entry is something synth writes: ``<env>/``, ``<env>/<Kind>.<name>.k8s.yaml``, ``<env>/helm/*.yaml``.
+- **Only its own folders are removed.** Staging and old folders are named ``.<name>.staging-<pid>-<token>``
+  and ``.<name>.old-<pid>-<token>``; one is removed only when it proves to be ours: it holds the proof
+  file :data:`PROOF` naming the folder (written first), or the marker with nothing unlisted beside it
+  (an old output), or nothing at all. Anything else of that name is left alone. Removal takes the
+  proof or the marker last, so a removal cut short stays provable, and makes our own read-only
+  folders writable first.
+- **The output is never missing or partial.** On Linux ``renameat2(RENAME_EXCHANGE)`` exchanges the two
+  folders in one step, so a reader or a ``kill -9`` at any moment finds the whole old output or the
+  whole new one, and the output stays a real folder (it is committed). Where the exchange is not
+  available two renames are used, and a run killed between them leaves the old output in
+  ``.<name>.old-*``, which the next run restores before doing anything else.
+- **A mount point (or a lower layer of an overlay) as output**, whose folder cannot be renamed (EBUSY,
+  EXDEV): its *contents* are replaced instead, file by file, from a complete copy of the new output made
+  inside it (``.karpenter-gpu-new-*``), the old files kept in ``.karpenter-gpu-old-*`` beside it until
+  the new marker is in place. A reader during that replacement sees old and new environments mixed
+  (every file whole); a run killed during it is completed by the next run before anything else.
+- **Environment faults are coded** (:func:`karpenter_gpu._fs.os_error`): disk full KG930, permission or
+  read-only KG931, mount point or cross-device KG932, any other KG933; nothing is half-written and no
+  staging folder is left behind.
+- Runs on the same output are serialized by an exclusive lock; a run that has to wait says so on stderr
+  with the pid holding the lock, and ``lock_timeout`` bounds the wait (KG807).
+- Files and folders get the modes the umask gives (no 0700 staging folder becomes the output).
 """
 
 from __future__ import annotations
@@ -25,12 +50,13 @@ import errno
 import os
 import re
 import secrets
-import shutil
 import sys
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from karpenter_gpu._fs import os_error, printable
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
@@ -44,8 +70,20 @@ if TYPE_CHECKING:
 
 #: Helm values files go one level down, so `kubectl apply -f dist/<env>` (not recursive) skips them.
 HELM_DIR = "helm"
+#: Written at the top of every output: a format line, then every folder (``dev/``) and file synth wrote.
+#: Not ``*.yaml``: the manifest reader and kubectl never read it.
+MARKER = ".karpenter-gpu-output"
+#: Written first into every staging folder: proves the folder is this program's to remove.
+PROOF = ".karpenter-gpu-staging"
+_MARKER_FORMAT = "karpenter-gpu-output 1"
+_PROOF_FORMAT = "karpenter-gpu-staging 1"
+_MARKER_NOTE = ("# Written by karpenter-gpu synth with the files below; it replaces this folder only while the\n"
+                "# folder holds nothing else. Do not add files here: synth refuses to replace them.\n")
 _FILE_EXTENSION = ".k8s.yaml"
 _RENAME_EXCHANGE = 2  # linux/fs.h
+_ENVIRONMENT = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+#: The folders inside a mount-point output while its contents are replaced.
+_IN_PLACE = re.compile(r"\.karpenter-gpu-(new|old)-\d+-[0-9a-f]{8}")
 
 
 class SynthFailed(KarpenterGpuError):
@@ -61,7 +99,7 @@ class SynthFailed(KarpenterGpuError):
 
 
 def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str | Path | None = None,
-          strict: bool = False) -> Report:
+          strict: bool = False, lock_timeout: float | None = None) -> Report:
     """Build, write, validate and atomically install every environment in ``items`` under ``outdir``.
 
     ``items``: :class:`PlatformConfig` objects (or mappings of their fields), each rendered by a
@@ -70,17 +108,34 @@ def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str 
     lands in ``dev/``). Helm values: every :class:`HelmValues` construct in the app (see
     :func:`karpenter_gpu.helm_values_in`) is written to ``<env>/helm/<file_name>``.
 
+    ``outdir``: absent, empty, or a previous output of this function (see the module's guarantees).
     ``crds``: CRD folder for validation (default: ``$KARPENTER_GPU_CRDS``, else the packaged CRDs).
     ``strict``: warnings fail the run too.
+    ``lock_timeout``: seconds to wait for another synth of the same folder. Default: - wait for ever
+    (saying on stderr for which pid).
 
     Returns the validation report (warnings and info findings included). Raises
-    :class:`KarpenterGpuError` for a bad prop or input (nothing written) and :class:`SynthFailed`
-    (code KG801, with ``.report``) when the output has validation errors (output left unchanged).
+    :class:`KarpenterGpuError` for a bad prop or input (nothing written), a refused output folder
+    (KG803-KG806), a lock timeout (KG807) or a file-system fault (KG930-KG933), and :class:`SynthFailed`
+    (code KG801, with ``.report``) when the output has validation errors. In every case the output
+    folder is left as it was and no staging folder remains.
     """
     from karpenter_gpu._node import ensure_node
 
     ensure_node()
-    out = Path(os.path.abspath(outdir))
+    if lock_timeout is not None and not lock_timeout >= 0:
+        raise KarpenterGpuError("KG802", prop="lock_timeout", value=lock_timeout, allowed="seconds, 0 or more",
+                                fix="pass a number of seconds, or None to wait for ever")
+    crd_dir = resolve_crd_dir(crds)
+    items = list(items)
+    try:
+        return _synth(items, Path(os.path.abspath(outdir)), str(outdir), crd_dir, strict, lock_timeout)
+    except OSError as ex:
+        raise os_error(ex, f"synth into {printable(str(outdir))}") from ex
+
+
+def _synth(items: list[Any], out: Path, outdir: str, crd_dir: Path, strict: bool,
+           lock_timeout: float | None) -> Report:
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise KarpenterGpuError(
             "KG803", prop="outdir", value=str(out), allowed="a real folder, or a path that does not exist yet",
@@ -90,21 +145,33 @@ def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str 
         raise KarpenterGpuError(
             "KG803", prop="outdir", value=str(outdir), allowed="a folder of its own (it is replaced whole), "
             "not the current folder or one of its parents", fix="write to a sub-folder, e.g. --out dist")
-    crd_dir = resolve_crd_dir(crds)
-    items = list(items)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(out):
+    with _locked(out, lock_timeout):
         _recover(out)
-        staging = out.with_name(f".{out.name}.staging-{os.getpid()}-{secrets.token_hex(4)}")
-        staging.mkdir()  # mode 0777 & ~umask, like any folder the user makes
-        try:
-            _render(items, staging)
-            report = validate_dir(staging, crd_dir)
-            if report.failed(strict):
-                raise SynthFailed(report, out)
-            _install(staging, out)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)  # after the exchange it holds the old output
+        _check_target(out)
+        return _synth_into(items, out, crd_dir, strict)
+
+
+def _synth_into(items: list[Any], out: Path, crd_dir: Path, strict: bool) -> Report:
+    staging = _own_dir(out.parent, f".{out.name}.staging")
+    try:
+        _render(items, staging)
+        report = validate_dir(staging, crd_dir)
+        if report.failed(strict):
+            raise SynthFailed(report, out)
+        _write_marker(staging)
+        os.unlink(staging / PROOF)  # the marker proves it from here on; the output holds no proof file
+        _install(staging, out)
+    except BaseException:
+        with contextlib.suppress(OSError):  # the first fault is the one to report
+            _remove_own(staging)
+        raise
+    try:
+        if staging.exists():
+            _remove_own(staging)  # after the exchange it holds the old output
+    except OSError as ex:
+        raise os_error(ex, f"the new output is installed in {out}; removing the previous one, kept in "
+                           f"{staging},") from ex
     return report
 
 
@@ -117,10 +184,16 @@ def _render(items: list[Any], staging: Path) -> None:
     seen: dict[str, str] = {}
 
     def claim(environment: str, what: str) -> Path:
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", environment) or environment.startswith(".."):
+        if not re.fullmatch(_ENVIRONMENT, environment) or environment.startswith(".."):
             raise KarpenterGpuError("KG802", prop="environment", value=environment,
                                     allowed="a folder name (letters, digits, '.', '_', '-')",
                                     fix="rename the environment, or give the app an outdir ending in such a name")
+        if environment.lower() == HELM_DIR:
+            raise KarpenterGpuError("KG802", prop="environment", value=environment,
+                                    allowed=f"a name other than {HELM_DIR!r} (a top-level {HELM_DIR}/ folder holds "
+                                            "the Helm values of the output's root environment, so readers would "
+                                            "not see this environment's manifests as one)",
+                                    fix="rename the environment, e.g. helm-dev")
         if environment in seen:
             raise KarpenterGpuError("KG802", prop="environment", value=environment,
                                     allowed=f"one item per environment ({seen[environment]} already writes it)",
@@ -150,14 +223,31 @@ def _render(items: list[Any], staging: Path) -> None:
         finalize(app)  # objects derived from the final tree, per-cluster uniqueness: a coded error, nothing written
     for env_dir, app, own in built:
         if own:
-            app.synth()  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
+            _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
         else:
             _write_app(app, env_dir)
         values = helm_values_in(app)
         if values:
             (env_dir / HELM_DIR).mkdir(exist_ok=True)
         for helm in values:
-            (env_dir / HELM_DIR / helm.file_name).write_text(helm.to_yaml(), encoding="utf-8")
+            _write_file(env_dir / HELM_DIR / helm.file_name, helm.to_yaml())
+
+
+#: How Node.js reports a failed file-system call: ``Error: ENOSPC: no space left on device, open '/x/y'``
+#: (a failed ``write`` names no path).
+_NODE_FS_ERROR = re.compile(r"(?:Error: )?(E[A-Z0-9]+): ([^,\n]+)(?:, \w+(?: '([^'\n]*)')?)?$")
+
+
+def _node_synth(app: Any) -> None:
+    """``app.synth()``, whose files Node.js writes: its file-system faults become the ``OSError`` they are."""
+    try:
+        app.synth()
+    except RuntimeError as ex:
+        found = _NODE_FS_ERROR.match(str(ex))
+        number = getattr(errno, found.group(1), None) if found else None
+        if found is None or not isinstance(number, int):
+            raise
+        raise OSError(number, found.group(2), found.group(3) or app.outdir) from ex
 
 
 def _write_app(app: Any, env_dir: Path) -> None:
@@ -176,18 +266,235 @@ def _write_app(app: Any, env_dir: Path) -> None:
                     allowed="one object per file name in an environment's folder (two charts of this App, e.g. two "
                             "clusters, render it)",
                     fix="synthesize each cluster as its own App (outdir dist/<cluster>)")
-            path.write_text(cdk8s.Yaml.stringify(manifest), encoding="utf-8")
+            _write_file(path, cdk8s.Yaml.stringify(manifest))
+
+
+def _write_file(path: Path, text: str) -> None:
+    """A new file with ``text`` (mode 0666 & ~umask); an ``OSError`` (disk full, ...) leaves it partial,
+    inside a folder of ours that the caller removes."""
+    data = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+# --- the marker and the proof -----------------------------------------------------------------
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every folder (``dev/``) and file under ``folder``, but the marker and the proof at its top."""
+    entries: list[str] = []
+    for path, dirs, files in os.walk(folder, onerror=_raise):
+        rel = Path(path).relative_to(folder)
+        entries += [(rel / name).as_posix() + "/" for name in dirs]
+        entries += [(rel / name).as_posix() for name in files if rel.parts or name not in (MARKER, PROOF)]
+    return sorted(entries)
+
+
+def _raise(ex: OSError) -> None:
+    raise ex
+
+
+def _write_marker(folder: Path) -> None:
+    """The marker, written whole or not at all (a temporary file renamed over it)."""
+    text = f"{_MARKER_FORMAT}\n{_MARKER_NOTE}" + "".join(f"{entry}\n" for entry in _listing(folder))
+    temporary = folder / f"{MARKER}.tmp"
+    _write_file(temporary, text)
+    os.replace(temporary, folder / MARKER)
+
+
+def _read_small(path: Path) -> str | None:
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 1 << 20:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _marker_entries(folder: Path) -> set[str] | None:
+    """What the marker of ``folder`` lists, or None when it has no (readable, well-formed) marker."""
+    text = _read_small(folder / MARKER)
+    if text is None or text.split("\n", 1)[0] != _MARKER_FORMAT:
+        return None
+    return {line for line in text.splitlines()[1:] if line and not line.startswith("#")}
+
+
+def _unlisted(folder: Path) -> list[str] | None:
+    """Entries of ``folder`` its marker does not list (symlinks never are ours); None without a marker."""
+    listed = _marker_entries(folder)
+    if listed is None:
+        return None
+    unlisted = []
+    for path, dirs, files in os.walk(folder, onerror=_raise):
+        rel = Path(path).relative_to(folder)
+        for name in sorted(dirs + files):
+            entry = (rel / name).as_posix()
+            full = Path(path) / name
+            if not rel.parts and name in (MARKER, f"{MARKER}.tmp"):
+                continue
+            if full.is_symlink() or (entry + "/" if full.is_dir() else entry) not in listed:
+                unlisted.append(entry)
+        dirs[:] = [d for d in dirs if (rel / d).as_posix() not in unlisted]  # report a foreign folder once
+    return unlisted
+
+
+def _own_dir(parent: Path, prefix: str) -> Path:
+    """A new folder ``<prefix>-<pid>-<token>`` whose first content is the proof naming it."""
+    return _make_own(parent / f"{prefix}-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def _make_own(folder: Path) -> Path:
+    folder.mkdir()  # mode 0777 & ~umask, like any folder the user makes
+    try:
+        _write_file(folder / PROOF, f"{_PROOF_FORMAT} {folder.name}\n")
+    except BaseException:
+        with contextlib.suppress(OSError):
+            _remove_own(folder)
+        raise
+    return folder
+
+
+def _proven(folder: Path) -> bool:
+    """Whether ``folder`` (named as ours) is ours to remove: its proof, or a marker listing all it holds."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    entries = os.listdir(folder)
+    if not entries:
+        return True
+    if PROOF in entries:
+        expected = f"{_PROOF_FORMAT} {folder.name}\n"
+        text = _read_small(folder / PROOF)
+        if text == expected:
+            return True
+        if entries == [PROOF] and text is not None and expected.startswith(text):
+            return True  # killed while writing the proof, before anything else
+    return _unlisted(folder) == []
+
+
+def _remove_own(folder: Path) -> None:
+    """Remove a folder of ours: everything but the proof and the marker, then those, then the folder.
+
+    Cut short, the folder stays provable. Read-only folders inside it (ours) are made writable first;
+    the folder's parent (the user's) is never changed.
+    """
+    _make_writable(folder)
+    last = (PROOF, MARKER)
+    for name in sorted(os.listdir(folder)):
+        if name not in last:
+            _remove_tree(folder / name)
+    for name in last:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder / name)
+    os.rmdir(folder)
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        os.unlink(path)
+        return
+    _make_writable(path)
+    for name in os.listdir(path):
+        _remove_tree(path / name)
+    os.rmdir(path)
+
+
+def _make_writable(folder: Path) -> None:
+    mode = os.lstat(folder).st_mode
+    if mode & 0o700 != 0o700:
+        os.chmod(folder, mode | 0o700)
+
+
+# --- the target ------------------------------------------------------------------------------
+
+
+def _check_target(out: Path) -> None:
+    """Refuse an output folder that is not ours to replace (KG804-KG806); adopt a pre-marker output."""
+    if not out.exists():
+        return
+    entries = sorted(os.listdir(out))
+    if not entries:
+        return
+    if ".git" in entries:
+        raise KarpenterGpuError(
+            "KG806", prop="outdir", value=str(out), allowed="a folder of its own, not a repository root (it holds .git)",
+            fix="write to a sub-folder, e.g. --out dist; choose an empty or new folder, or remove it yourself")
+    source = _source_in(out)
+    if source:
+        raise KarpenterGpuError(
+            "KG806", prop="outdir", value=str(out),
+            allowed=f"a folder of its own, not one holding the Python source this program runs ({source})",
+            fix="write to a sub-folder of its own, e.g. --out dist; choose an empty or new folder")
+    unlisted = _unlisted(out)
+    if unlisted is None:
+        if _synth_layout(out):
+            _write_marker(out)  # an output written before the marker: adopted once
+            return
+        raise KarpenterGpuError(
+            "KG804", prop="outdir", value=str(out),
+            allowed=f"an absent or empty folder, or a previous synth output (with {MARKER}); this one holds "
+                    f"{_names(entries)} and no marker",
+            fix="choose an empty or new folder, or remove it yourself")
+    if unlisted:
+        raise KarpenterGpuError(
+            "KG805", prop="outdir", value=str(out),
+            allowed=f"a previous synth output holding only what its {MARKER} lists; {_names(sorted(unlisted))} "
+                    "not listed there (added since: refused, not deleted)",
+            fix="move those files out of the output folder (or remove them yourself), or choose another folder")
+
+
+def _names(entries: list[str], most: int = 3) -> str:
+    shown = ", ".join(entries[:most])
+    return shown + (f" and {len(entries) - most} more" if len(entries) > most else "")
+
+
+def _source_in(out: Path) -> str | None:
+    """The first loaded module whose file lies in ``out`` (``--out stacks``, ``--out constructs``)."""
+    root = os.path.realpath(out) + os.sep
+    for name, module in sorted(list(sys.modules.items()), key=lambda item: item[0]):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and os.path.realpath(file).startswith(root):
+            return f"module {name}, {file}"
+    return None
+
+
+def _synth_layout(out: Path) -> bool:
+    """Whether every entry is something synth writes: ``<env>/``, ``<env>/<Kind>.<name>.k8s.yaml``,
+    ``<env>/helm/``, ``<env>/helm/*.yaml`` (and a marker being written) — at least one file."""
+    files = 0
+    for path, dirs, names in os.walk(out, onerror=_raise):
+        rel = Path(path).relative_to(out).parts
+        for name in dirs + names:
+            full = Path(path) / name
+            if full.is_symlink():
+                return False
+            if full.is_dir():
+                good = bool(not rel and re.fullmatch(_ENVIRONMENT, name) and name.lower() != HELM_DIR) or \
+                       (len(rel) == 1 and name == HELM_DIR)
+            else:
+                files += 1
+                good = (not rel and name == f"{MARKER}.tmp") or \
+                       bool(len(rel) == 1 and re.fullmatch(r"[^.]+\..+\.k8s\.yaml", name)) or \
+                       (len(rel) == 2 and rel[1] == HELM_DIR and name.endswith(".yaml"))
+            if not good:
+                return False
+    return files > 0
 
 
 # --- installing the output ------------------------------------------------------------------
 
 
 @contextlib.contextmanager
-def _locked(out: Path) -> Iterator[None]:
+def _locked(out: Path, timeout: float | None = None) -> Iterator[None]:
     """Exclusive lock held for the whole run; the kernel releases it if the process dies.
 
     POSIX: ``flock`` on the output's parent folder itself, so no lock file is left in the user's
-    repository. Elsewhere: a ``.<name>.lock`` file beside the output.
+    repository; the holder's pid is read from ``/proc/locks`` (Linux). Elsewhere: a ``.<name>.lock``
+    file beside the output.
     """
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import msvcrt
@@ -208,34 +515,145 @@ def _locked(out: Path) -> Iterator[None]:
 
     fd = os.open(out.parent, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _lock_holder(fd)
+            print(f"karpenter-gpu: waiting for the synth lock on {printable(str(out.parent))} (held by {holder})"
+                  + ("" if timeout is None else f", for at most {timeout:g} s"), file=sys.stderr, flush=True)
+            _wait_for_lock(fd, out, holder, timeout)
         yield
     finally:
         os.close(fd)
 
 
+def _wait_for_lock(fd: int, out: Path, holder: str, timeout: float | None) -> None:
+    import fcntl
+
+    if timeout is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise KarpenterGpuError(
+                    "KG807", prop="lock_timeout", value=timeout,
+                    allowed=f"the synth lock on {out.parent} within the timeout; it is held by {holder}",
+                    fix="wait for that synth to finish (or stop it: it may be stopped or hung), then run again") from None
+            time.sleep(min(0.05, left))
+
+
+def _lock_holder(fd: int) -> str:
+    """``pid N`` of the process holding the flock on ``fd``'s folder, from ``/proc/locks`` (Linux)."""
+    info = os.fstat(fd)
+    key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == key and fields[4].isdigit():
+                    return f"pid {fields[4]}"
+    except OSError:
+        pass
+    return "another process (its pid is not visible here)"
+
+
 def _recover(out: Path) -> None:
-    """Under the lock: restore an output lost between the fallback's two renames, drop dead runs' folders."""
-    leftovers = sorted(p for p in out.parent.glob(f".{out.name}.*") if p.is_dir() and not p.is_symlink())
+    """Under the lock: restore an output lost between the fallback's two renames, complete a replacement
+    of a mount point's contents cut short, and remove the folders of killed runs that prove to be ours."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(staging|old)-\d+-[0-9a-f]{{8}}")
+    leftovers = sorted(p for p in out.parent.iterdir() if pattern.fullmatch(p.name) and _proven(p))
     olds = [p for p in leftovers if p.name.startswith(f".{out.name}.old-")]
     if not out.exists() and olds:
         olds[-1].rename(out)
     for path in leftovers:
         if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
+            _remove_own(path)
+    if out.is_dir() and not out.is_symlink():
+        inside = sorted(p for p in out.iterdir() if _IN_PLACE.fullmatch(p.name) and _proven(p))
+        for new in (p for p in inside if p.name.startswith(".karpenter-gpu-new-")):
+            if _marker_entries(new) is not None:
+                _roll_forward(out, new)  # complete: finish installing it
+        for path in inside:
+            if path.exists():
+                _remove_own(path)
 
 
 def _install(staging: Path, out: Path) -> None:
-    if not out.exists():
+    try:
+        if not out.exists():
+            os.rename(staging, out)
+            return
+        if _exchange(staging, out):
+            return
+        # Fallback: two renames; a kill between them leaves .<name>.old-*, which _recover restores.
+        old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+        os.rename(out, old)
         os.rename(staging, out)
-        return
-    if _exchange(staging, out):
-        return
-    # Fallback: two renames; a kill between them leaves .<name>.old-*, which _recover restores.
-    old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
-    os.rename(out, old)
-    os.rename(staging, out)
-    os.rename(old, staging)  # the caller removes staging
+        os.rename(old, staging)  # the caller removes staging
+    except OSError as ex:
+        if ex.errno not in (errno.EBUSY, errno.EXDEV) or not out.is_dir():
+            raise
+        _install_in_place(staging, out)  # a mount point (EBUSY) or an overlay's lower layer (EXDEV)
+
+
+def _install_in_place(staging: Path, out: Path) -> None:
+    """Replace the contents of ``out`` (which cannot be renamed) from ``staging``, file by file."""
+    new = _own_dir(out, ".karpenter-gpu-new")  # keeps its proof until the replacement is done
+    for entry in _listing(staging):
+        if entry.endswith("/"):
+            (new / entry).mkdir()
+        else:
+            _write_file(new / entry, (staging / entry).read_text(encoding="utf-8"))
+    _write_marker(new)  # last: from here on the new output is complete, and the next run finishes the job
+    _roll_forward(out, new)
+    for path in (new, new.with_name(new.name.replace("-new-", "-old-", 1))):
+        if path.exists():
+            _remove_own(path)
+
+
+def _roll_forward(out: Path, new: Path) -> None:
+    """Move the complete output in ``new`` into ``out``; old files go to the matching ``-old-`` folder.
+
+    Idempotent: a run killed at any step is completed by calling it again. ``out``'s own marker (the
+    old output's list) is replaced last, so until then it says which files are the old output's.
+    """
+    wanted = _marker_entries(new) or set()
+    previous = _marker_entries(out) or set()
+    old = new.with_name(new.name.replace("-new-", "-old-", 1))
+    if not old.exists():
+        _make_own(old)
+    for entry in sorted(wanted):  # a folder sorts before its files
+        if entry.endswith("/"):
+            (out / entry).mkdir(exist_ok=True)
+            continue
+        source, target = new / entry, out / entry
+        if not source.exists():
+            continue  # moved by a run cut short
+        if target.exists() or target.is_symlink():
+            if entry not in previous:
+                raise KarpenterGpuError(
+                    "KG805", prop="outdir", value=str(out),
+                    allowed=f"a previous synth output holding only what its {MARKER} lists; {entry} not listed "
+                            "there (added since: refused, not deleted)",
+                    fix="move that file out of the output folder, then run again")
+            (old / entry).parent.mkdir(parents=True, exist_ok=True)
+            os.rename(target, old / entry)
+        os.rename(source, target)
+    for entry in sorted(previous - wanted, reverse=True):  # files before their folders
+        target = out / entry
+        if entry.endswith("/"):
+            with contextlib.suppress(FileNotFoundError, OSError):
+                os.rmdir(target)  # left when someone else's file is inside: the next run names it
+        elif target.is_file() and not target.is_symlink():
+            (old / entry).parent.mkdir(parents=True, exist_ok=True)
+            os.rename(target, old / entry)
+    os.replace(new / MARKER, out / MARKER)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -249,7 +667,7 @@ def _exchange(a: Path, b: Path) -> bool:
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False  # old kernel or a file system without exchange
-    raise OSError(err, f"renameat2(RENAME_EXCHANGE) {a} <-> {b}: {os.strerror(err)}")
+    raise OSError(err, f"renameat2(RENAME_EXCHANGE): {os.strerror(err)}", str(a), None, str(b))
 
 
 def _renameat2() -> Any:

@@ -2,8 +2,11 @@
 
 ``--app`` names what to synthesize, imported like ``python -m`` would (the current folder first on the
 path): ``module:attr`` where ``attr`` is a PlatformConfig, a cdk8s.App, an iterable of those, or a
-function returning one of them (called with no arguments). See :func:`karpenter_gpu.synth`.
-Exit codes: 0 written, 2 bad input or validation errors (the output folder is left unchanged).
+function returning one of them (called with no arguments). See :func:`karpenter_gpu.synth` for what is
+guaranteed about the output folder. An exception raised by that code (at import or when called) is KG808,
+naming ``module:attr``; a module that does not exist is KG802.
+Exit codes: 0 written, 2 bad input, a refused output folder, an environment fault or validation errors (the
+output folder is left unchanged).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 import sys
 from typing import Any
 
+from karpenter_gpu._fs import printable
 from karpenter_gpu.errors import KarpenterGpuError
 
 
@@ -26,6 +30,9 @@ def register(commands: Any) -> None:
                      help="output folder, replaced only when complete (default: $CDK8S_OUTDIR, else dist)")
     cmd.add_argument("--crds", help="CRD folder for validation (default: $KARPENTER_GPU_CRDS, else the packaged CRDs)")
     cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    cmd.add_argument("--lock-timeout", type=float, metavar="SECONDS",
+                     help="give up (KG807) when another synth of the same folder holds the lock this long "
+                          "(default: wait, saying for which pid)")
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     cmd.set_defaults(run=run)
 
@@ -39,13 +46,39 @@ def load_app(reference: str) -> Any:
         sys.path.insert(0, os.getcwd())  # like `python -m`: the project's own modules are importable
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as ex:
+    except ModuleNotFoundError as ex:
+        if not _names_module(ex.name, module_name):
+            raise _raised(reference, "importing", ex) from ex  # the module exists; something it imports does not
         raise _bad(reference, f"an importable module ({ex})") from ex
+    except KarpenterGpuError:
+        raise  # already says what and where (e.g. a bad prop of a config built at import)
+    except Exception as ex:  # noqa: BLE001 - the user's module failed: their code, not ours
+        raise _raised(reference, "importing", ex) from ex
     for part in attr.split("."):
         if not hasattr(target, part):
             raise _bad(reference, f"an attribute of {module_name} ({part!r} not found)")
         target = getattr(target, part)
-    return target() if callable(target) and not isinstance(target, type) else target
+    if not callable(target) or isinstance(target, type):
+        return target
+    try:
+        return target()
+    except KarpenterGpuError:
+        raise  # already says what and where (e.g. a bad prop of a config built there)
+    except Exception as ex:  # noqa: BLE001 - the user's function failed: their code, not ours
+        raise _raised(reference, "calling", ex) from ex
+
+
+def _names_module(missing: str | None, module_name: str) -> bool:
+    """Whether the missing module is the one named (or a package on its way)."""
+    return missing is not None and (module_name == missing or module_name.startswith(missing + "."))
+
+
+def _raised(reference: str, doing: str, ex: Exception) -> KarpenterGpuError:
+    return KarpenterGpuError(
+        "KG808", prop="--app", value=reference,
+        allowed=f"code that runs; {doing} it raised {type(ex).__name__}: {printable(str(ex))[:300]}",
+        fix=f"correct the code of {reference} (run `python -c 'import {reference.partition(':')[0]}'` to see "
+            "the traceback)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         items = load_app(args.app)
         items = [items] if not _is_iterable(items) else items
-        report = synth(items, args.out, crds=args.crds, strict=args.strict)
+        report = synth(items, args.out, crds=args.crds, strict=args.strict, lock_timeout=args.lock_timeout)
     except SynthFailed as failed:
         _print_findings(failed.report, args.verbose, sys.stderr)
         print(f"error: {failed}", file=sys.stderr)
@@ -63,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     _print_findings(report, args.verbose, sys.stderr)
-    print(f"ok: {args.out}/ written ({report.summary()})")
+    print(f"ok: {printable(args.out)}/ written ({report.summary()})")
     return 0
 
 
