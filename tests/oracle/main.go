@@ -59,8 +59,9 @@ func main() {
 		if len(in.Bytes()) == 0 {
 			continue
 		}
-		if err := enc.Encode(answer(in.Bytes())); err != nil {
-			fmt.Fprintln(os.Stderr, "oracle: write:", err)
+		// Flushed per answer: the runner also sends one case at a time (while shrinking) and waits.
+		if err := enc.Encode(answer(in.Bytes())); err != nil || out.Flush() != nil {
+			fmt.Fprintln(os.Stderr, "oracle: write failed")
 			os.Exit(2)
 		}
 	}

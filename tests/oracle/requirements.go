@@ -113,9 +113,9 @@ func requirementsFamily(raw json.RawMessage) (any, error) {
 		unmet = map[string]int{}
 	}
 	return map[string]any{
-		"a":  describe(a, c.Probe),
-		"b":  describe(b, c.Probe),
-		"ab": describe(ab, c.Probe),
+		"a":          describe(a, c.Probe),
+		"b":          describe(b, c.Probe),
+		"ab":         describe(ab, c.Probe),
 		"compatible": perKey(b, func(in scheduling.Requirements) error { return a.Compatible(in) }),
 		"compatibleWellKnown": perKey(b, func(in scheduling.Requirements) error {
 			return a.Compatible(in, scheduling.AllowUndefinedWellKnownLabels)

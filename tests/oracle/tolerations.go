@@ -22,7 +22,7 @@ func tolerationsFamily(raw json.RawMessage) (any, error) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{Tolerations: c.Tolerations}}
 	per := make([]bool, len(c.Taints))
 	for i := range c.Taints {
-		per[i] = scheduling.Taints(c.Taints[i : i+1]).Tolerates(c.Tolerations) == nil
+		per[i] = scheduling.Taints(c.Taints[i:i+1]).Tolerates(c.Tolerations) == nil
 	}
 	return map[string]any{
 		"tolerated": scheduling.Taints(c.Taints).ToleratesPod(pod) == nil,
