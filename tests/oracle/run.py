@@ -4,6 +4,7 @@
     python -m tests.oracle.run --seed 7 --count 20000
     python -m tests.oracle.run --write-vectors    # rebuild tests/oracle/vectors/ (fixed seed)
     python -m tests.oracle.run --check-vectors    # fail if the committed vectors differ from a rebuild
+    python -m tests.oracle.run --keep-disagreements  # add build/oracle-disagreements/ to the regression vectors
 
 Needs Go (the program is built with ``go build`` into build/oracle/, outside the tracked files). Prints one line
 per family and a total; exits 1 on any disagreement, writing each one, shrunk to a minimal case, as JSON into
@@ -32,7 +33,9 @@ BUILD = ROOT / "build" / "oracle"
 DISAGREEMENTS = ROOT / "build" / "oracle-disagreements"
 VECTORS = HERE / "vectors"
 VECTOR_SEED = 20260714
-VECTOR_COUNT = {"requirements": 2500, "tolerations": 2500, "drift": 1500}
+VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500}
+#: Shrunk disagreements kept as regression cases (added with --keep-disagreements), answers from Karpenter.
+REGRESSIONS = VECTORS / "regressions.jsonl"
 KARPENTER = "Karpenter v1.14.1"
 
 
@@ -136,6 +139,22 @@ def vector_lines(oracle: Oracle) -> dict[str, str]:
     return out
 
 
+def keep_disagreements(oracle: Oracle) -> int:
+    """Append each shrunk disagreement, answered afresh by Karpenter, to the regression vectors (once)."""
+    lines = REGRESSIONS.read_text().splitlines() if REGRESSIONS.exists() else []
+    known = {json.loads(line)["id"] for line in lines}
+    for path in sorted(DISAGREEMENTS.glob("*.json")):
+        item = json.loads(path.read_text())
+        got = oracle.one(item["family"], item["case"])
+        if got.get("error") or item["id"] in known:
+            continue
+        lines.append(json.dumps({"id": item["id"], "family": item["family"], "case": item["case"],
+                                 "answer": got["answer"]}, sort_keys=True, separators=(",", ":")))
+    REGRESSIONS.write_text("".join(line + "\n" for line in lines))
+    print(f"oracle: {len(lines)} regression vectors in {REGRESSIONS.relative_to(ROOT)}")
+    return 0
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one, printed)")
@@ -144,10 +163,15 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/ and stop")
     parser.add_argument("--check-vectors", action="store_true",
                         help="fail if the committed vectors differ from a rebuild, then run fresh cases")
+    parser.add_argument("--keep-disagreements", action="store_true",
+                        help=f"add the shrunk cases of {DISAGREEMENTS.relative_to(ROOT)}/ to "
+                             f"{REGRESSIONS.relative_to(ROOT)} (with Karpenter's answers) and stop")
     args = parser.parse_args(list(argv) if argv is not None else None)
 
     oracle = Oracle(build())
     try:
+        if args.keep_disagreements:
+            return keep_disagreements(oracle)
         if args.write_vectors or args.check_vectors:
             fresh = vector_lines(oracle)
             if args.write_vectors:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import Label, RESTRICTED_LABELS
 from karpenter_gpu.k8s.offerings import Offering, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
@@ -47,6 +48,7 @@ __all__ = [
     "same_hash",
     "same_map",
     "static_drift_blocked",
+    "template_hash_fields",
 ]
 
 _ZERO: tuple[Any, ...] = (None, "", [], {})
@@ -182,14 +184,17 @@ def _struct(schema: Mapping[str, Any], value: Any) -> dict:
     return out
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def hashed(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """What ``NodePool.Hash`` / ``EC2NodeClass.Hash`` (FormatV2, SlicesAsSets, IgnoreZeroValue, ZeroNil) see of a
     NodePool or EC2NodeClass manifest, after the API server applied the CRD defaults: ``spec.template`` of a
     NodePool, or the hashed ``spec`` fields plus the resolved AMI family of an EC2NodeClass. Raises KG101/KG102 for a
     duration or quantity Karpenter could not decode."""
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    spec: dict = dict(_mapping(manifest.get("spec")))
     if manifest.get("kind") == "EC2NodeClass":
-        spec = dict(spec)
         options = spec.get("metadataOptions")
         if options is None:
             spec["metadataOptions"] = dict(_METADATA_OPTIONS_DEFAULTS)
@@ -199,9 +204,9 @@ def hashed(manifest: Mapping[str, Any]) -> dict[str, Any]:
         fields = _struct(EC2_NODE_CLASS_SPEC_SCHEMA, spec)
         fields[RESOLVED_AMI_FAMILY] = NodeClassView.of(manifest).ami_family
         return fields
-    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+    template: dict = dict(_mapping(spec.get("template")))
     if isinstance(template.get("spec"), dict):
-        tspec = template["spec"]
+        tspec: dict = template["spec"]
         template = {**template, "spec": {**tspec, **{k: v for k, v in _TEMPLATE_DEFAULTS.items()
                                                      if tspec.get(k) is None}}}
     return _struct(NODE_CLAIM_TEMPLATE_SCHEMA, template)
@@ -222,10 +227,24 @@ RESOLVED_AMI_FAMILY = "(resolved AMI family)"
 
 
 def node_class_hash_fields(view: NodeClassView) -> dict[str, Any]:
-    """``EC2NodeClass.Hash`` input: the spec without the ignored fields, and the resolved AMI family."""
-    fields = {k: v for k, v in view.spec.items() if k not in NODE_CLASS_UNHASHED}
-    fields[RESOLVED_AMI_FAMILY] = view.ami_family
-    return fields
+    """``EC2NodeClass.Hash`` input: the hashed spec fields as Karpenter decodes them (:func:`hashed`: defaults
+    applied, durations and volume sizes parsed), and the resolved AMI family. A value Karpenter could not decode
+    (the schema check reports it) leaves the spec as written."""
+    try:
+        return hashed({**view.manifest, "kind": "EC2NodeClass"})
+    except KarpenterGpuError:
+        fields = {k: v for k, v in view.spec.items() if k not in NODE_CLASS_UNHASHED}
+        fields[RESOLVED_AMI_FAMILY] = view.ami_family
+        return fields
+
+
+def template_hash_fields(manifest: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``NodePool.Hash`` input (:func:`hashed`): ``{"metadata": {...}, "spec": {...}}`` with only the fields that
+    count, typed; None when a duration cannot be decoded (the schema check reports it)."""
+    try:
+        return hashed({**manifest, "kind": "NodePool"})
+    except KarpenterGpuError:
+        return None
 
 
 @dataclass(frozen=True)
