@@ -111,7 +111,9 @@ def _manifests(kind: str) -> list[dict]:
 _BASES: dict[str, list[dict]] = {}
 
 
-def _bases(kind: str) -> list[dict]:
+def _bases(kind: str, dist: bool = True) -> list[dict]:
+    """A minimal manifest of ``kind``, and with ``dist`` the ones dist/ holds (the vectors leave those out, so a
+    change to dist/ does not make them stale)."""
     if kind not in _BASES:
         minimal = {
             "NodePool": {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
@@ -124,7 +126,7 @@ def _bases(kind: str) -> list[dict]:
                                       "securityGroupSelectorTerms": [{"tags": {"k": "v"}}]}},
         }[kind]
         _BASES[kind] = [minimal, *_manifests(kind)]
-    return _BASES[kind]
+    return _BASES[kind] if dist else _BASES[kind][:1]
 
 
 # Lengths in seconds and the CRD-valid ways to write each (^([0-9]+(s|m|h))+$).
@@ -314,9 +316,9 @@ def _edit_node_class(rng: random.Random, m: dict) -> None:
         spec["role"] = rng.choice(["r", "KarpenterNodeRole-ml-prod", "other"])
 
 
-def drift_case(rng: random.Random) -> dict:
+def drift_case(rng: random.Random, dist: bool = True) -> dict:
     kind = rng.choice(["NodePool", "EC2NodeClass"])
-    base = copy.deepcopy(rng.choice(_bases(kind)))
+    base = copy.deepcopy(rng.choice(_bases(kind, dist)))
     edit = _edit_node_pool if kind == "NodePool" else _edit_node_class
     for _ in range(rng.randint(0, 2)):
         edit(rng, base)
@@ -335,9 +337,11 @@ GENERATORS: dict[str, Callable[[random.Random], dict]] = {
 }
 
 
-def generate(family: str, seed: int, count: int) -> Iterator[dict]:
-    """``count`` cases of ``family`` from ``seed``: ``{"id", "family", "case"}``."""
+def generate(family: str, seed: int, count: int, dist: bool = True) -> Iterator[dict]:
+    """``count`` cases of ``family`` from ``seed``: ``{"id", "family", "case"}`` (``dist``: drift cases may start
+    from the manifests in dist/)."""
     rng = random.Random(f"{family}:{seed}")
     make = GENERATORS[family]
     for i in range(count):
-        yield {"id": f"{family}-{seed}-{i}", "family": family, "case": make(rng)}
+        case = drift_case(rng, dist) if make is drift_case else make(rng)
+        yield {"id": f"{family}-{seed}-{i}", "family": family, "case": case}
