@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench
+.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -53,6 +53,9 @@ catalog-check: deps  ## the packaged catalog equals a regeneration from its pinn
 mig-check: deps  ## the MIG tables' derived configs equal the GPU Operator's default-mig-parted-config (CONFIGMAP=path)
 	@test -n "$(CONFIGMAP)" || { echo "make mig-check CONFIGMAP=path/to/0400_configmap.yaml (gpu-operator v26.7.0 assets/state-mig-manager; see tools/check_mig_profiles.py)" >&2; exit 2; }
 	$(BIN)/python tools/check_mig_profiles.py "$(CONFIGMAP)"
+
+oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go): stale vectors fail, then >= 50,000 fresh cases
+	$(BIN)/python -m tests.oracle.run --check-vectors
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py

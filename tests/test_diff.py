@@ -981,3 +981,29 @@ def test_auto_mode_node_class_change_may_replace_the_nodes_of_its_pools(tmp_path
     c = one(changes)
     assert c.category is Category.MAY_REPLACE_NODES
     assert "spec.ephemeralStorage.size" in c.reasons[0] and "gpu-inference" in c.reasons[0]
+
+
+def test_respelled_durations_and_volume_sizes_are_no_changes(tmp_path):
+    """NodePool.Hash / EC2NodeClass.Hash see parsed values (k8s.drift.hashed): 720h is 43200m, 200Gi is 204800Mi."""
+    def change(files):
+        template(files)["expireAfter"] = "43200m"
+        template(files)["terminationGracePeriod"] = "90m"
+        template(files, "gpu-warm-static")["expireAfter"] = "719h60m"
+        node_class(files)["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "204800Mi"
+
+    base = objects()
+    template(base)["terminationGracePeriod"] = "1h30m"
+    head = copy.deepcopy(base)
+    change(head)
+    assert classify(load_side(str(write(tmp_path / "base", base))), load_side(str(write(tmp_path / "head", head)))) == []
+
+
+def test_empty_taint_list_is_a_template_change(tmp_path):
+    """hashstructure with IgnoreZeroValue skips a nil slice, not an empty one: ``taints: []`` drifts."""
+    def change(files):
+        template(files, "gpu-warm-static").pop("taints")
+        pool(files, "gpu-warm-static")["template"]["spec"]["startupTaints"] = []
+
+    c = one(diff(tmp_path, change))
+    assert c.category == Category.REPLACES_NODES
+    assert [r.split(" changed")[0] for r in c.reasons] == ["spec.template.spec.taints", "spec.template.spec.startupTaints"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, default_catalog
 from karpenter_gpu.k8s.drift import (
-    node_class_hash_fields, requirement_drift, same_hash, same_map, static_drift_blocked,
+    hashed, node_class_hash_fields, requirement_drift, same_drift_hash, same_hash, same_map, static_drift_blocked,
 )
 from karpenter_gpu.k8s.offerings import pool_offerings
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
@@ -82,3 +82,63 @@ def test_static_pool_without_room_never_replaces_drifted_nodes():
     assert static_drift_blocked(pool(replicas=2, limits={"nodes": "3"})) is None
     assert static_drift_blocked(pool(replicas=2)) is None  # no limit: MaxInt64
     assert static_drift_blocked(pool(limits={"nodes": "0"})) is None  # dynamic pool
+
+
+# --------------------------------------------------------------------------------------------- typed hash views
+# Each case below was checked against NodePool.Hash / EC2NodeClass.Hash by tests/oracle (Karpenter v1.14.1).
+
+def _pool(**tspec) -> dict:
+    return {"kind": "NodePool", "spec": {"template": {"spec": {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "c"}, **tspec}}}}
+
+
+def _class(**spec) -> dict:
+    return {"kind": "EC2NodeClass", "spec": {"role": "r", "amiSelectorTerms": [{"alias": "al2023@latest"}], **spec}}
+
+
+def test_node_pool_hash_sees_parsed_durations_and_the_crd_default():
+    """NillableDuration.UnmarshalJSON parses with time.ParseDuration; the CRD defaults expireAfter to 720h."""
+    assert same_drift_hash(_pool(expireAfter="720h"), _pool(expireAfter="43200m"))
+    assert same_drift_hash(_pool(), _pool(expireAfter="720h"))
+    assert same_drift_hash(_pool(terminationGracePeriod="1h30m"), _pool(terminationGracePeriod="30m1h"))
+    assert not same_drift_hash(_pool(expireAfter="Never"), _pool())  # Never is unset, the default is 720h
+    assert not same_drift_hash(_pool(terminationGracePeriod="0s"), _pool())  # a set *metav1.Duration counts
+
+
+def test_node_pool_hash_treats_lists_as_xor_sets_and_empty_collections_as_set():
+    """hashstructure SlicesAsSets XORs element hashes; IgnoreZeroValue skips only nil slices and maps."""
+    taint = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+    other = {"key": "a", "effect": "NoExecute"}
+    assert same_drift_hash(_pool(taints=[taint, other]), _pool(taints=[other, taint]))
+    assert same_drift_hash(_pool(taints=[taint, taint]), _pool(taints=[]))
+    assert not same_drift_hash(_pool(taints=[]), _pool())
+    assert same_drift_hash(_pool(taints=[{**taint, "value": ""}]), _pool(taints=[{"key": taint["key"],
+                                                                                 "effect": "NoSchedule"}]))
+    with_labels = _pool()
+    with_labels["spec"]["template"]["metadata"] = {"labels": {}}
+    assert not same_drift_hash(with_labels, _pool())
+    assert same_drift_hash(_pool(requirements=[{"key": "a", "operator": "Exists"}]), _pool())  # hash:"ignore"
+
+
+def test_node_class_hash_sees_canonical_volume_sizes_and_set_pointers():
+    """BlockDevice.VolumeSize is hashed by resource.Quantity.String(); pointer fields count when set to ""/false."""
+    def disk(size: str) -> list:
+        return [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": size}}]
+
+    assert same_drift_hash(_class(blockDeviceMappings=disk("1024Gi")), _class(blockDeviceMappings=disk("1Ti")))
+    assert same_drift_hash(_class(blockDeviceMappings=disk("1000G")), _class(blockDeviceMappings=disk("1T")))
+    assert not same_drift_hash(_class(blockDeviceMappings=disk("1024G")), _class(blockDeviceMappings=disk("1Ti")))
+    assert not same_drift_hash(_class(userData=""), _class())
+    assert not same_drift_hash(_class(detailedMonitoring=False), _class())
+    assert same_drift_hash(_class(metadataOptions={}), _class())  # the CRD fills every default in
+    assert same_drift_hash(_class(unknownField={"a": 1}), _class())  # pruned
+    assert same_drift_hash(_class(kubelet={"evictionSoftGracePeriod": {"memory.available": "90s"}}),
+                           _class(kubelet={"evictionSoftGracePeriod": {"memory.available": "1m30s"}}))
+    assert not same_drift_hash(_class(kubelet={"systemReserved": {"memory": "1Gi"}}),
+                               _class(kubelet={"systemReserved": {"memory": "1024Mi"}}))  # a map of strings
+
+
+def test_node_class_hash_fields_are_typed():
+    a = NodeClassView.of(_class(blockDeviceMappings=[{"ebs": {"volumeSize": "1024Gi"}}]))
+    assert node_class_hash_fields(a)["blockDeviceMappings"] == [{"ebs": {"volumeSize": "1Ti"}}]
+    assert hashed(_pool(expireAfter="43200m"))["spec"]["expireAfter"] == "720h"

@@ -17,7 +17,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.requirements import Operator, Requirement as Typed
 from karpenter_gpu.k8s.scheduling import (
-    Requirement, Requirements, atoi, order_by_weight, pod_requirements, tolerates, tolerations_for, untolerated,
+    Requirement, Requirements, atoi, order_by_weight, pod_requirements, satisfies_min_values, tolerates,
+    tolerations_for, untolerated,
 )
 
 AWS = "karpenter.k8s.aws/instance-"
@@ -345,3 +346,34 @@ def test_add_intersects(raws, value):
         assert reqs["k"].has(value) == reqs["k"].admits(value) == all(r.has(value) for r in single)
     elif all(r.admits(None) for r in single):
         assert reqs["k"].admits(None)
+
+
+# ----------------------------------------------------------------------------- found by tests/oracle
+
+def test_comparisons_at_the_int64_edges_do_what_go_does():
+    """``NewRequirementWithFlexibility``: ``Gt MaxInt`` is ``NewRequirement(key, DoesNotExist)`` (minValues
+    dropped); ``Lt MinInt``'s ``value--`` wraps to MaxInt, so every integer is below it."""
+    gt = Requirement.new("k", "Gt", ["9223372036854775807"], min_values=3)
+    assert (gt.operator, gt.min_values) == ("DoesNotExist", None)
+    lt = Requirement.new("k", "Lt", ["-9223372036854775808"])
+    assert lt.lte == 2**63 - 1 and lt.has("5") and lt.has("-9223372036854775808")
+
+
+@pytest.mark.parametrize("value", ["+2", "05", "-0", "", " 1", "9223372036854775808"])
+def test_toleration_comparisons_read_strict_decimal_integers(value):
+    """``compareNumericValues`` (k8s.io/api core/v1 toleration.go): ``IsDecimalInteger`` then ``ParseInt``."""
+    assert not tolerates({"key": "a", "operator": "Gt", "value": "-1"}, {"key": "a", "value": value})
+    assert not tolerates({"key": "a", "operator": "Lt", "value": value}, {"key": "a", "value": "0"})
+    assert tolerates({"key": "a", "operator": "Gt", "value": "-1"}, {"key": "a", "value": "0"})
+    assert tolerates({"key": "a", "operator": "Lt", "value": "-5"}, {"key": "a", "value": "-9223372036854775808"})
+
+
+def test_satisfies_min_values_counts_types_in_order():
+    """``InstanceTypes.SatisfiesMinValues``: the types needed in order, else the keys still short."""
+    reqs = Requirements.from_dicts([{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                     "values": ["g5", "g6", "p4d"], "minValues": 2}])
+    types = [Requirements.from_labels({"karpenter.k8s.aws/instance-family": f}) for f in ("g5", "g5", "g6")]
+    assert satisfies_min_values(types, reqs) == (3, {})
+    assert satisfies_min_values(types[:2], reqs) == (2, {"karpenter.k8s.aws/instance-family": 1})
+    assert satisfies_min_values([Requirements()], reqs) == (1, {"karpenter.k8s.aws/instance-family": 0})
+    assert satisfies_min_values(types, Requirements()) == (0, {})

@@ -277,3 +277,21 @@ def test_longest_go_duration_is_accepted():
 def test_error_echo_of_huge_ints_is_capped():
     err = KarpenterGpuError("KG100", prop="x", value=10**5000, allowed="small", fix="smaller")
     assert "bits>" in str(err) and len(str(err)) < 300
+
+
+def test_duration_reads_every_spelling_the_crd_admits():
+    """The CRD pattern ``^([0-9]+(s|m|h))+$`` read by ``time.ParseDuration``: parts in any order, repeated."""
+    assert Duration.parse("43200m") == Duration.parse("720h") == Duration.parse("719h60m")
+    assert Duration.parse("30m1h") == Duration.parse("1h1800s") == Duration.minutes(90)
+    assert Duration.parse("0720h") == Duration.hours(720)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("1024Gi", "1Ti"), ("1Ti", "1Ti"), ("500Gi", "500Gi"), ("1000G", "1T"), ("1073741824", "1073741824"),
+    ("0.5Ki", "512"), ("1.5Gi", "1536Mi"), ("0.1", "100m"), ("1500m", "1500m"), ("12e1", "120"), ("1e3", "1e3"),
+    ("0", "0"), ("1n", "1n"), ("0.0000000001", "1n"),
+])
+def test_quantity_canonical_is_go_quantity_string(text, canonical):
+    """``resource.Quantity.String()`` (apimachinery ``CanonicalizeBytes``), what EC2NodeClass.Hash sees of a
+    volume size."""
+    assert Quantity(text).canonical() == canonical

@@ -31,7 +31,7 @@ from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import (
     RESOLVED_AMI_FAMILY, canonical, hash_form, node_class_hash_fields, requirement_drift, same_hash, same_map,
-    static_drift_blocked,
+    static_drift_blocked, template_hash_fields,
 )
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 from karpenter_gpu.k8s.offerings import pool_offerings, zone_universe
@@ -413,18 +413,27 @@ def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_
     if ro.get("name") != rn.get("name"):
         out.add(Category.REPLACES_NODES, f"spec.template.spec.nodeClassRef.name changed: {_short(ro.get('name'))} → "
                                          f"{_short(rn.get('name'))} — {drift}")
+    # NodePool.Hash sees the typed template (k8s.drift.hashed): 720h == 43200m, [] != unset, ...
+    ho, hn = template_hash_fields(old), template_hash_fields(new)
+
+    def hashed_same(part: str, field: str, a: Any, b: Any) -> bool:
+        if ho is None or hn is None:
+            return _same(a, b)
+        return _canon(ho.get(part, {}).get(field)) == _canon(hn.get(part, {}).get(field))
+
     for field in ("labels", "annotations"):  # maps: an entry with value "" is hashed too
-        if not same_map(mo.get(field), mn.get(field)):
+        if not hashed_same("metadata", field, mo.get(field), mn.get(field)):
             out.add(Category.REPLACES_NODES, f"spec.template.metadata.{field} changed: "
                                              f"{_few(_map_diff(mo.get(field), mn.get(field)))} — {drift}")
     for field in ("taints", "startupTaints"):
-        if not _same(po.get(field), pn.get(field)):
+        if not hashed_same("spec", field, po.get(field), pn.get(field)):
             out.add(Category.REPLACES_NODES, f"spec.template.spec.{field} changed: "
                                              f"{_few(_list_diff(po.get(field), pn.get(field), _taint))} — {drift}")
-    if po.get("expireAfter", "720h") != pn.get("expireAfter", "720h"):
+    if not hashed_same("spec", "expireAfter", po.get("expireAfter", "720h"), pn.get("expireAfter", "720h")):
         out.add(Category.REPLACES_NODES, f"spec.template.spec.expireAfter changed: {po.get('expireAfter', '720h')} → "
                                          f"{pn.get('expireAfter', '720h')} — {drift}")
-    if po.get("terminationGracePeriod") != pn.get("terminationGracePeriod"):
+    if not hashed_same("spec", "terminationGracePeriod", po.get("terminationGracePeriod"),
+                       pn.get("terminationGracePeriod")):
         out.add(Category.REPLACES_NODES,
                 f"spec.template.spec.terminationGracePeriod changed: {_short(po.get('terminationGracePeriod'))} → "
                 f"{_short(pn.get('terminationGracePeriod'))} — {drift}")

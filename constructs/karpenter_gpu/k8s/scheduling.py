@@ -22,6 +22,7 @@ __all__ = [
     "atoi",
     "order_by_weight",
     "pod_requirements",
+    "satisfies_min_values",
     "taint_text",
     "tolerates",
     "toleration_for",
@@ -73,6 +74,9 @@ class Requirement:
     def new(cls, key: str, operator: str, values: Iterable[str] = (), min_values: int | None = None) -> "Requirement":
         """``NewRequirementWithFlexibility``: normalize the key, canonicalize Gt/Lt to Gte/Lte.
 
+        At the int64 edges it does what Go does: ``Gt 9223372036854775807`` is a plain DoesNotExist (its
+        minValues dropped) and ``Lt -9223372036854775808`` wraps to ``<= 9223372036854775807``.
+
         Comparison values must already be valid (the CRD guarantees it; :meth:`from_dict` checks it).
         """
         key = NORMALIZED_LABELS.get(key, key)
@@ -91,11 +95,12 @@ class Requirement:
                         f"one of {sorted(OPERATORS)}; Gt/Lt/Gte/Lte with exactly one integer",
                         "write the requirement as the NodePool CRD accepts it")
         if operator == "Gt":
-            if number == _INT64_MAX:  # Gt MaxInt matches nothing
-                return cls(key, False, frozenset(), min_values=min_values)
+            if number == _INT64_MAX:  # Gt MaxInt matches nothing: NewRequirement(key, DoesNotExist), minValues dropped
+                return cls(key, False, frozenset())
             return cls(key, True, frozenset(), gte=number + 1, min_values=min_values)
-        if operator == "Lt":
-            return cls(key, True, frozenset(), lte=number - 1, min_values=min_values)
+        if operator == "Lt":  # Go's int64 `value--` wraps: Lt MinInt is <= MaxInt
+            return cls(key, True, frozenset(), lte=number - 1 if number > -_INT64_MAX - 1 else _INT64_MAX,
+                       min_values=min_values)
         if operator == "Gte":
             return cls(key, True, frozenset(), gte=number, min_values=min_values)
         return cls(key, True, frozenset(), lte=number, min_values=min_values)
@@ -386,6 +391,28 @@ class Requirements(Mapping[str, Requirement]):
         return hash(frozenset(self._by_key.values()))
 
 
+def satisfies_min_values(instance_types: Sequence[Requirements], requirements: Requirements) -> tuple[int, dict[str, int]]:
+    """``InstanceTypes.SatisfiesMinValues`` (``pkg/cloudprovider/types.go``) over instance types in order (each
+    given by its requirements): how many of the first types are needed before every key with ``minValues`` sees
+    that many distinct values, and the keys still short after all of them (key: distinct values seen).
+
+    A type's values for a key are ``Requirements.Get(key).Values()``: a type without the key adds none.
+    Without any minValues the answer is ``(0, {})``.
+    """
+    wanted = {key: req.min_values for key, req in requirements.items() if req.min_values is not None}
+    if not wanted:
+        return 0, {}
+    seen: dict[str, set[str]] = {key: set() for key in wanted}
+    short: dict[str, int] = {}
+    for index, it in enumerate(instance_types):
+        for key in wanted:
+            seen[key].update(it.get(key).values)
+        short = {key: len(seen[key]) for key, need in wanted.items() if len(seen[key]) < need}
+        if not short:
+            return index + 1, {}
+    return len(instance_types), short
+
+
 def pod_requirements(pod_spec: Mapping[str, Any]) -> Requirements:
     """``NewStrictPodRequirements`` (``pkg/scheduling/requirements.go`` ``newPodRequirements``): the
     ``nodeSelector`` as In requirements, then the first required ``nodeSelectorTerm``'s matchExpressions
@@ -414,7 +441,8 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 
     An empty effect matches every effect and an empty key every key; operator "" or Equal compares
     values ("" when unset); Exists matches any value; Gt/Lt compare the taint's integer value with the
-    toleration's (``taint > toleration`` for Gt); anything else matches nothing.
+    toleration's (``taint > toleration`` for Gt), both strict decimal int64 (:func:`_decimal_int64`);
+    anything else matches nothing.
     """
     effect = toleration.get("effect") or ""
     if effect and effect != taint.get("effect"):
@@ -428,11 +456,24 @@ def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     if operator == "Exists":
         return True
     if operator in ("Gt", "Lt"):
-        mine, theirs = atoi(str(toleration.get("value") or "")), atoi(str(taint.get("value") or ""))
+        mine, theirs = _decimal_int64(toleration.get("value")), _decimal_int64(taint.get("value"))
         if mine is None or theirs is None:
             return False
         return theirs > mine if operator == "Gt" else theirs < mine
     return False
+
+
+_DECIMAL_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+
+
+def _decimal_int64(value: Any) -> int | None:
+    """``compareNumericValues`` (k8s.io/api ``core/v1/toleration.go``): ``content.IsDecimalInteger`` (no sign but
+    ``-``, no leading zero, so ``+2``, ``05`` and ``-0`` are refused) then ``strconv.ParseInt(v, 10, 64)``."""
+    text = str(value or "")
+    if not _DECIMAL_INTEGER.fullmatch(text):
+        return None
+    number = int(text)
+    return number if -_INT64_MAX - 1 <= number <= _INT64_MAX else None
 
 
 def untolerated(taints: Iterable[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]],

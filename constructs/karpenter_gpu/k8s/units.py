@@ -41,7 +41,11 @@ class _ValueObject:
         )
 
 
-_GO_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+#: What the CRDs accept for a duration (``^([0-9]+(s|m|h))+$``): whole numbers of h, m or s, in any order, a unit
+#: possibly repeated (``30m1h`` and ``1h1h`` are valid); Karpenter reads them with Go's ``time.ParseDuration``.
+_GO_DURATION = re.compile(r"^(?:[0-9]+[hms])+$")
+_GO_DURATION_PART = re.compile(r"([0-9]+)([hms])")
+_UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1}
 
 
 @total_ordering
@@ -50,7 +54,8 @@ class Duration(_ValueObject):
 
     Build with ``Duration.minutes(30)``, ``Duration.hours(720)``, ``Duration.days(14)``
     (rendered as ``336h``: Go durations have no day unit) or ``Duration.never()``;
-    strings like ``"30m"`` and ``"1h30m"`` are parsed.
+    strings like ``"30m"``, ``"1h30m"`` and ``"90m30s"`` are parsed as ``time.ParseDuration`` reads what the
+    CRD pattern admits, so equal lengths are equal however they are written (``720h`` == ``43200m``).
     """
 
     __slots__ = ("_seconds",)
@@ -107,10 +112,8 @@ class Duration(_ValueObject):
         if isinstance(value, str):
             if value == cls.NEVER_TEXT:
                 return cls.never()
-            m = _GO_DURATION.match(value)
-            if value and m and any(m.groups()):
-                h, mi, s = (int(g or 0) for g in m.groups())
-                return cls(h * 3600 + mi * 60 + s)
+            if _GO_DURATION.match(value):  # time.ParseDuration: the sum of the parts (too long: KG101 below)
+                return cls(sum(int(n) * _UNIT_SECONDS[u] for n, u in _GO_DURATION_PART.findall(value)))
         raise KarpenterGpuError(
             "KG101", prop="duration", value=value,
             allowed="a Go duration of hours/minutes/seconds such as '30m', '720h', '1h30m', or 'Never' "
@@ -205,6 +208,41 @@ class Quantity(_ValueObject):
 
     def __str__(self) -> str:
         return self._text
+
+    @property
+    def format(self) -> str:
+        """``resource.Quantity.Format`` as ``ParseQuantity`` sets it: BinarySI (Ki..Ei), DecimalExponent (e/E) or
+        DecimalSI (an SI suffix or none)."""
+        suffix = _QUANTITY.match(self._text).group(3) or ""  # type: ignore[union-attr]
+        return "BinarySI" if suffix in _BINARY else "DecimalExponent" if suffix[:1] in ("e", "E") else "DecimalSI"
+
+    def canonical(self) -> str:
+        """``resource.Quantity.String()`` (k8s.io/apimachinery ``pkg/api/resource/quantity.go``
+        ``CanonicalizeBytes``): the value in its format's largest exact unit, so ``1024Gi`` is ``1Ti`` and
+        ``1000G`` is ``1T``, while ``1073741824`` stays itself (DecimalSI). Values are first rounded up to
+        nano units (``ParseQuantity``); BinarySI below 1024 or with a fraction is written as DecimalSI."""
+        value = self.as_decimal()
+        nanos = (value * 10**9).to_integral_value(rounding="ROUND_UP" if value > 0 else "ROUND_DOWN")
+        if nanos == 0:
+            return "0"
+        fmt = self.format
+        if fmt == "BinarySI":
+            if -1024 < value < 1024 or nanos % 10**9:
+                fmt = "DecimalSI"
+            else:
+                number, power = int(nanos) // 10**9, 0
+                while number % 1024 == 0 and power < 6:
+                    number, power = number // 1024, power + 1
+                return f"{number}{('', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei')[power]}"
+        mantissa, exponent = int(nanos), -9
+        while mantissa % 10 == 0:
+            mantissa, exponent = mantissa // 10, exponent + 1
+        shift = exponent % 3  # lower the exponent to a multiple of 3
+        mantissa, exponent = mantissa * 10**shift, exponent - shift
+        if fmt == "DecimalExponent":
+            return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+        suffix = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+        return f"{mantissa}{suffix.get(exponent, f'e{exponent}')}"  # beyond E: int64 cannot hold it
 
     def __repr__(self) -> str:
         return f"Quantity({self._text!r})"

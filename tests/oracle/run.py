@@ -1,0 +1,214 @@
+"""Run the oracle: Karpenter v1.14.1's own Go code answers generated cases, the Python core answers them too.
+
+    python -m tests.oracle.run                    # fresh cases, a new seed each run (printed)
+    python -m tests.oracle.run --seed 7 --count 20000
+    python -m tests.oracle.run --write-vectors    # rebuild tests/oracle/vectors/ (fixed seed)
+    python -m tests.oracle.run --check-vectors    # fail if the committed vectors differ from a rebuild
+    python -m tests.oracle.run --keep-disagreements  # add build/oracle-disagreements/ to the regression vectors
+
+Needs Go (the program is built with ``go build`` into build/oracle/, outside the tracked files). Prints one line
+per family and a total; exits 1 on any disagreement, writing each one, shrunk to a minimal case, as JSON into
+build/oracle-disagreements/ (ready to be added to the vectors as a regression case).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterable
+
+from tests.oracle import cases, compare
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+BUILD = ROOT / "build" / "oracle"
+DISAGREEMENTS = ROOT / "build" / "oracle-disagreements"
+VECTORS = HERE / "vectors"
+VECTOR_SEED = 20260714
+VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500}
+#: Shrunk disagreements kept as regression cases (added with --keep-disagreements), answers from Karpenter.
+REGRESSIONS = VECTORS / "regressions.jsonl"
+KARPENTER = "Karpenter v1.14.1"
+
+
+def build() -> Path:
+    """``go build`` the oracle into build/oracle/ (Go's cache makes a rebuild take a second)."""
+    go = shutil.which("go")
+    if go is None:
+        sys.exit("oracle: Go is not on PATH (the oracle needs Go 1.26; `make test` checks the committed vectors "
+                 "without it)")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    binary = BUILD / "oracle"
+    subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE, check=True)
+    return binary
+
+
+class Oracle:
+    """The Go program as a long-running process: a batch is streamed through it, single cases go one by one."""
+
+    def __init__(self, binary: Path) -> None:
+        self.proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     bufsize=1 << 20)
+
+    def batch(self, requests: list[dict]) -> list[dict]:
+        assert self.proc.stdin and self.proc.stdout
+
+        def feed() -> None:
+            assert self.proc.stdin
+            for request in requests:
+                self.proc.stdin.write(json.dumps(request, sort_keys=True) + "\n")
+            self.proc.stdin.flush()
+
+        writer = threading.Thread(target=feed)
+        writer.start()
+        out = [json.loads(self.proc.stdout.readline()) for _ in requests]
+        writer.join()
+        return out
+
+    def one(self, family: str, case: dict) -> dict:
+        return self.batch([{"id": "shrink", "family": family, "case": case}])[0]
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _shrunk(oracle: Oracle, family: str, case: dict, first: dict) -> dict:
+    go_failed = bool(first.get("error"))
+
+    def still(candidate: dict) -> bool:
+        got = oracle.one(family, candidate)
+        if bool(got.get("error")) != go_failed:
+            return False  # a candidate Go cannot read is not a smaller case of a disagreement on an answer
+        return bool(compare.differences(family, candidate, got.get("answer"), got.get("error")))
+
+    small = compare.shrink(case, still)
+    got = oracle.one(family, small)
+    return {"family": family, "case": small, "answer": got.get("answer"), "error": got.get("error"),
+            "core": compare.differences(family, small, got.get("answer"), got.get("error"))}
+
+
+def check(oracle: Oracle, family: str, requests: list[dict], report: list[dict], shrink_limit: int = 5) -> int:
+    """Answer ``requests`` with both; shrink up to ``shrink_limit`` disagreements into ``report``."""
+    answers = oracle.batch(requests)
+    bad = 0
+    for request, got in zip(requests, answers):
+        assert got["id"] == request["id"], (got["id"], request["id"])
+        if compare.differences(family, request["case"], got.get("answer"), got.get("error")):
+            bad += 1
+            if bad <= shrink_limit:
+                report.append({"id": request["id"], **_shrunk(oracle, family, request["case"], got)})
+    return bad
+
+
+def _write_disagreements(report: list[dict]) -> None:
+    if DISAGREEMENTS.exists():
+        shutil.rmtree(DISAGREEMENTS)
+    if not report:
+        return
+    DISAGREEMENTS.mkdir(parents=True)
+    for item in report:
+        (DISAGREEMENTS / f"{item['id']}.json").write_text(json.dumps(item, indent=2, sort_keys=True) + "\n")
+        print(f"  {item['id']} (shrunk): {json.dumps(item['case'], sort_keys=True)}")
+        for line in item["core"][:6]:
+            print(f"    {line}")
+
+
+def vector_lines(oracle: Oracle) -> dict[str, str]:
+    """The vectors' text per family: the fixed-seed cases with Karpenter's answers, one JSON line each."""
+    out = {}
+    for family, count in VECTOR_COUNT.items():
+        requests = list(cases.generate(family, VECTOR_SEED, count, dist=False))
+        answers = oracle.batch(requests)
+        lines = []
+        for request, got in zip(requests, answers):
+            if got.get("error"):
+                raise SystemExit(f"oracle: Karpenter could not answer vector {request['id']}: {got['error']}")
+            lines.append(json.dumps({"id": request["id"], "case": request["case"], "answer": got["answer"]},
+                                    sort_keys=True, separators=(",", ":")))
+        out[family] = "\n".join(lines) + "\n"
+    return out
+
+
+def keep_disagreements(oracle: Oracle) -> int:
+    """Append each shrunk disagreement, answered afresh by Karpenter, to the regression vectors (once)."""
+    lines = REGRESSIONS.read_text().splitlines() if REGRESSIONS.exists() else []
+    known = {json.loads(line)["id"] for line in lines}
+    for path in sorted(DISAGREEMENTS.glob("*.json")):
+        item = json.loads(path.read_text())
+        got = oracle.one(item["family"], item["case"])
+        if got.get("error") or item["id"] in known:
+            continue
+        lines.append(json.dumps({"id": item["id"], "family": item["family"], "case": item["case"],
+                                 "answer": got["answer"]}, sort_keys=True, separators=(",", ":")))
+    REGRESSIONS.write_text("".join(line + "\n" for line in lines))
+    print(f"oracle: {len(lines)} regression vectors in {REGRESSIONS.relative_to(ROOT)}")
+    return 0
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.oracle.run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one, printed)")
+    parser.add_argument("--count", type=int, default=17000, help="fresh cases per family (default 17000)")
+    parser.add_argument("--family", action="append", choices=sorted(cases.GENERATORS), help="only these families")
+    parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/ and stop")
+    parser.add_argument("--check-vectors", action="store_true",
+                        help="fail if the committed vectors differ from a rebuild, then run fresh cases")
+    parser.add_argument("--keep-disagreements", action="store_true",
+                        help=f"add the shrunk cases of {DISAGREEMENTS.relative_to(ROOT)}/ to "
+                             f"{REGRESSIONS.relative_to(ROOT)} (with Karpenter's answers) and stop")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+
+    oracle = Oracle(build())
+    try:
+        if args.keep_disagreements:
+            return keep_disagreements(oracle)
+        if args.write_vectors or args.check_vectors:
+            fresh = vector_lines(oracle)
+            if args.write_vectors:
+                VECTORS.mkdir(exist_ok=True)
+                for family, text in fresh.items():
+                    (VECTORS / f"{family}.jsonl").write_text(text)
+                print(f"oracle: wrote {sum(VECTOR_COUNT.values())} vectors in {len(fresh)} families "
+                      f"(seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
+                return 0
+            stale = [f for f, text in fresh.items()
+                     if not (VECTORS / f"{f}.jsonl").exists() or (VECTORS / f"{f}.jsonl").read_text() != text]
+            if stale:
+                print(f"oracle: the committed vectors are stale for {', '.join(stale)}: run "
+                      "`python -m tests.oracle.run --write-vectors` and commit tests/oracle/vectors/")
+                return 1
+            print(f"oracle: vectors up to date ({sum(VECTOR_COUNT.values())} cases, seed {VECTOR_SEED})")
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+        print(f"oracle: seed {seed} ({args.count} cases per family; rerun with --seed {seed})")
+        families = args.family or list(cases.GENERATORS)
+        report: list[dict] = []
+        total = bad_total = 0
+        for family in families:
+            started = time.monotonic()
+            requests = list(cases.generate(family, seed, args.count))
+            bad = check(oracle, family, requests, report)
+            total, bad_total = total + len(requests), bad_total + bad
+            print(f"oracle family {family}: {len(requests)} cases, {bad} disagreements "
+                  f"({time.monotonic() - started:.1f}s)")
+        _write_disagreements(report)
+        print(f"oracle: {total} cases in {len(families)} families, {bad_total} disagreements ({KARPENTER})")
+        if report:
+            print(f"oracle: shrunk cases in {DISAGREEMENTS.relative_to(ROOT)}/")
+        return 1 if bad_total else 0
+    finally:
+        oracle.close()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())
