@@ -10,28 +10,31 @@ from collections import Counter
 from typing import Any, Callable
 
 from karpenter_gpu.k8s.drift import canonical, hash_form, same_hash
+from karpenter_gpu.render.escape import clip
 
-def _short(value: Any, limit: int | None = None) -> str:
-    """``value`` in one line, in full (a before/after pair cut to the same prefix hides the change)."""
+
+def _short(value: Any) -> str:
+    """``value`` in one line; every string in it is cut at :data:`~karpenter_gpu.render.escape.MAX_VALUE`
+    characters with a count of the rest (:func:`~karpenter_gpu.render.escape.clip`)."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, (int, float, str)):
-        text = str(value).replace("\n", "\\n")
-    elif isinstance(value, list):
-        text = "[" + ", ".join(_short(v, limit) for v in value) + "]"
-    elif isinstance(value, dict):
-        text = "{" + ", ".join(f"{k}: {_short(v, limit)}" for k, v in value.items()) + "}"
-    else:
-        text = str(value)
-    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{clip(str(k))}: {_short(v)}" for k, v in value.items()) + "}"
+    return clip(str(value))
 
 
-_canon = canonical
-_norm = hash_form
-_same = same_hash
-
+def _change(old: Any, new: Any) -> str:
+    """``old → new``; when both are cut to the same text, where they start to differ."""
+    a, b = _short(old), _short(new)
+    if a != b:
+        return f"{a} → {b}"
+    x, y = str(old), str(new)
+    first = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+    return f"{a} → {b} (they differ from character {first + 1} on)"
 
 
 _canon = canonical
@@ -44,7 +47,7 @@ def _leaves(old: Any, new: Any, path: str) -> list[str]:
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in sorted(set(old) | set(new), key=str):
-            sub = f"{path}.{key}" if path else str(key)
+            sub = f"{path}.{clip(str(key))}" if path else clip(str(key))
             if key not in new:
                 out.append(f"{sub} removed (was {_short(old[key])})")
             elif key not in old:
@@ -61,7 +64,7 @@ def _leaves(old: Any, new: Any, path: str) -> list[str]:
             # the same number of maps changed: show what changed inside each (paired in list order)
             return [leaf for x, y in zip(gone, came) for leaf in _leaves(x, y, f"{path}[{old.index(x)}]")]
         return [f"{path}: {'; '.join(_list_diff(old, new, _short))}"]
-    return [f"{path}: {_short(old)} → {_short(new)}"]
+    return [f"{path}: {_change(old, new)}"]
 
 
 def _few(items: list[str], limit: int = 4) -> str:
@@ -73,11 +76,11 @@ def _map_diff(old: dict | None, new: dict | None) -> list[str]:
     out = []
     for key in sorted(set(old) | set(new)):
         if key not in old:
-            out.append(f"{key}={_short(new[key])} added")
+            out.append(f"{clip(str(key))}={_short(new[key])} added")
         elif key not in new:
-            out.append(f"{key} removed")
+            out.append(f"{clip(str(key))} removed")
         elif not _same(old[key], new[key]):
-            out.append(f"{key}: {_short(old[key])} → {_short(new[key])}")
+            out.append(f"{clip(str(key))}: {_change(old[key], new[key])}")
     return out
 
 

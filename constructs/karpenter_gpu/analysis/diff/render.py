@@ -1,14 +1,32 @@
-"""The only place diff output is formatted: text for terminals, markdown for pull-request comments, JSON."""
+"""The only place diff output is formatted: text for terminals, markdown for pull-request comments, JSON.
+
+Every piece of text that came from input (environment, object and file names, kinds, the reasons, which
+quote manifest values, and the catalog's instance names) passes through :mod:`karpenter_gpu.render.escape`
+for where it lands: :func:`~karpenter_gpu.render.escape.plain` in text, :func:`~karpenter_gpu.render.escape.markdown`
+in the pull-request comment; the words and figures diff writes itself (categories, summary counts, prices)
+are not escaped. JSON stays raw data (``json.dumps`` escapes it). The markdown comment is kept under
+:data:`MARKDOWN_BUDGET` characters (GitHub refuses a comment over 65,536): the rows that do not fit are cut
+with a line saying how many changes were left out.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from karpenter_gpu.analysis.diff.classify import Category, Change
 from karpenter_gpu.analysis.diff.cost import EVENTUALLY_CONSISTENT, Choice, CostReport, PoolCost, cost_json
+from karpenter_gpu.render.escape import fit_lines, markdown, plain
+
+#: Largest markdown comment diff writes; GitHub refuses comments over 65,536 characters.
+MARKDOWN_BUDGET = 60_000
+#: Longest reason shown (after escaping values are cut at :data:`~karpenter_gpu.render.escape.MAX_VALUE` each).
+MAX_REASON = 4_000
+
+Escape = Callable[[Any], str]
+
 
 def _usd(amount: Decimal | None, unbounded: bool = False) -> str:
     if unbounded:
@@ -24,14 +42,15 @@ def _delta(before: Decimal, after: Decimal) -> str:
     return text
 
 
-def _choice(choice: Choice | None) -> str:
+def _choice(choice: Choice | None, esc: Escape) -> str:
     if choice is None:
         return "none"
-    return f"{choice.instance} {choice.offering or ''} ${choice.price:,.2f}/h".replace("  ", " ")
+    offering = f" {esc(choice.offering)}" if choice.offering else ""
+    return f"{esc(choice.instance)}{offering} ${choice.price:,.2f}/h"
 
 
-def _types(by_capacity: Mapping[str, tuple[str, ...]]) -> str:
-    return "; ".join(f"{ct}: {', '.join(names)}" for ct, names in by_capacity.items()) or "none"
+def _types(by_capacity: Mapping[str, tuple[str, ...]], esc: Escape) -> str:
+    return "; ".join(f"{esc(ct)}: {', '.join(esc(n) for n in names)}" for ct, names in by_capacity.items()) or "none"
 
 
 def _pool_ceiling(p: PoolCost, before: bool) -> str:
@@ -45,49 +64,51 @@ def _ceilings(p: PoolCost) -> str:
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
-def _choices(p: PoolCost) -> str:
-    a, b = _choice(p.first_before), _choice(p.first_after)
+def _choices(p: PoolCost, esc: Escape) -> str:
+    a, b = _choice(p.first_before, esc), _choice(p.first_after, esc)
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
-
-
 def cost_text(report: CostReport) -> str:
-    lines = [f"Cost (prices: {report.price_list()}; {EVENTUALLY_CONSISTENT}):"]
+    lines = [f"Cost (prices: {plain(report.price_list(), None)}; {EVENTUALLY_CONSISTENT}):"]
     if not report.environments:
         lines.append("  no change to any pool's instance types, first choice or worst-case ceiling")
     for e in report.environments:
-        lines.append(f"  {e.environment}: worst-case ceiling {_usd(e.before)} → {_usd(e.after)} "
+        lines.append(f"  {plain(e.environment)}: worst-case ceiling {_usd(e.before)} → {_usd(e.after)} "
                      f"({_delta(e.before, e.after)})")
         if e.unbounded_after:
-            lines.append(f"    unbounded (no GPU limit) after: {', '.join(e.unbounded_after)}")
+            lines.append(f"    unbounded (no GPU limit) after: {', '.join(plain(n) for n in e.unbounded_after)}")
         for p in e.pools:
-            lines.append(f"    NodePool {p.pool}: ceiling {_ceilings(p)}; first choice {_choices(p)}")
+            lines.append(f"    NodePool {plain(p.pool)}: ceiling {_ceilings(p)}; first choice {_choices(p, plain)}")
             if p.added:
-                lines.append(f"      types added: {_types(p.added)}")
+                lines.append(f"      types added: {_types(p.added, plain)}")
             if p.removed:
-                lines.append(f"      types removed: {_types(p.removed)}")
+                lines.append(f"      types removed: {_types(p.removed, plain)}")
     return "\n".join(lines) + "\n"
 
 
-def cost_markdown(report: CostReport) -> str:
+def _cost_markdown_lines(report: CostReport) -> list[str]:
     lines = ["| Environment | Worst-case before | Worst-case after | Change |", "|---|---|---|---|"]
     for e in report.environments:
-        after = _usd(e.after) + (f" + unbounded: {', '.join(e.unbounded_after)}" if e.unbounded_after else "")
-        lines.append(f"| {_cell(e.environment)} | {_usd(e.before)} | {_cell(after)} | {_delta(e.before, e.after)} |")
+        unbounded = ", ".join(markdown(n) for n in e.unbounded_after)
+        after = _usd(e.after) + (f" + unbounded: {unbounded}" if e.unbounded_after else "")
+        lines.append(f"| {markdown(e.environment)} | {_usd(e.before)} | {after} | {_delta(e.before, e.after)} |")
     if not report.environments:
         lines.append("| (none) | — | — | no cost change |")
-    lines += ["", f"Prices: {_cell(report.price_list())}. {EVENTUALLY_CONSISTENT[0].upper()}{EVENTUALLY_CONSISTENT[1:]}."]
+    lines += ["", f"Prices: {markdown(report.price_list(), None)}. "
+                  f"{EVENTUALLY_CONSISTENT[0].upper()}{EVENTUALLY_CONSISTENT[1:]}."]
     pools = [(e.environment, p) for e in report.environments for p in e.pools]
     if pools:
         lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",
                   "|---|---|---|---|---|---|"]
         for env, p in pools:
-            lines.append(f"| {_cell(env)} | `{p.pool}` | {_ceilings(p)} | {_cell(_choices(p))} | "
-                         f"{_cell(_types(p.added))} | {_cell(_types(p.removed))} |")
-    return "\n".join(lines) + "\n"
+            lines.append(f"| {markdown(env)} | {markdown(p.pool)} | {_ceilings(p)} | {_choices(p, markdown)} | "
+                         f"{_types(p.added, markdown)} | {_types(p.removed, markdown)} |")
+    return lines
 
 
+def cost_markdown(report: CostReport) -> str:
+    return "\n".join(_cost_markdown_lines(report)) + "\n"
 
 
 def summary(changes: list[Change]) -> str:
@@ -105,46 +126,53 @@ def _environments(changes: list[Change]) -> dict[str, list[Change]]:
     return grouped
 
 
-def _object(change: Change) -> str:
-    return f"helm {change.name}" if change.kind == "Values" else f"{change.kind} {change.name}"
+def object_label(change: Change, esc: Escape = plain) -> str:
+    """``NodePool gpu-a`` or ``helm gpu-operator.values.yaml``, escaped with ``esc``."""
+    return f"helm {esc(change.name)}" if change.kind == "Values" else f"{esc(change.kind)} {esc(change.name)}"
 
 
 def render_text(changes: list[Change], cost: CostReport | None = None) -> str:
-    """The changes by environment and category, then the cost section when ``cost`` is given."""
+    """The changes by environment and category, one line per reason, then the cost section when ``cost`` is given."""
     tail = "\n" + cost_text(cost) if cost is not None else ""
     if not changes:
         return "No changes.\n" + tail
     lines = [summary(changes)]
     for environment, items in _environments(changes).items():
-        lines += ["", f"{environment}:"]
+        lines += ["", f"{plain(environment)}:"]
         for change in items:
-            lines.append(f"  {_object(change)}: {change.category.value}")
-            lines += [f"    - {reason}" for reason in change.reasons]
+            lines.append(f"  {object_label(change)}: {change.category.value}")
+            lines += [f"    - {plain(reason, MAX_REASON)}" for reason in change.reasons]
     return "\n".join(lines) + "\n" + tail
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(changes: list[Change], cost: CostReport | None = None) -> str:
-    """A pull-request comment: the cost summary table on top (when ``cost`` is given), then the changes."""
-    top = ["", cost_markdown(cost).rstrip("\n")] if cost is not None else []
+def render_markdown(changes: list[Change], cost: CostReport | None = None, *,
+                    budget: int = MARKDOWN_BUDGET) -> str:
+    """A pull-request comment: the cost summary table on top (when ``cost`` is given), then the changes, in
+    at most ``budget`` characters."""
+    top = ["", *_cost_markdown_lines(cost)] if cost is not None else []
     if not changes:
-        return "\n".join(["**karpenter-gpu diff**: No changes.", *top]) + "\n"
+        return "\n".join(fit_lines(["**karpenter-gpu diff**: No changes.", *top], budget, _cut([]))) + "\n"
     lines = [f"**karpenter-gpu diff**: {summary(changes)}", *top]
+    rows: list[int] = []  # indexes of the change rows in ``lines``
     for environment, items in _environments(changes).items():
-        lines += ["", f"### {environment}", "", "| Object | Category | Reasons |", "|---|---|---|"]
+        lines += ["", f"### {markdown(environment)}", "", "| Object | Category | Reasons |", "|---|---|---|"]
         for change in items:
-            obj = f"helm `{change.name}`" if change.kind == "Values" else f"{change.kind} `{change.name}`"
-            reasons = "<br>".join(_cell(r) for r in change.reasons)
-            lines.append(f"| {obj} | {change.category.value} | {reasons} |")
-    return "\n".join(lines) + "\n"
+            reasons = "<br>".join(markdown(r, MAX_REASON) for r in change.reasons)
+            rows.append(len(lines))
+            lines.append(f"| {object_label(change, markdown)} | {change.category.value} | {reasons} |")
+    return "\n".join(fit_lines(lines, budget, _cut([i - len(lines) for i in rows]))) + "\n"
+
+
+def _cut(rows_from_end: list[int]) -> Callable[[int], str]:
+    """The closing line of a cut comment: how many change rows were among the ``n`` lines left out."""
+    def tail(n: int) -> str:
+        left = sum(1 for r in rows_from_end if r >= -n)
+        return f"\n… {left} more change{'s' if left != 1 else ''}, see --format json"
+    return tail
 
 
 def render_json(changes: list[Change], cost: CostReport | None = None) -> str:
-    """Stable JSON for machines: sorted changes, the cost report, fixed key order."""
-
+    """Stable JSON for machines: sorted changes, the cost report, fixed key order; values as read."""
     document: dict[str, Any] = {
         "summary": summary(changes),
         "changes": [{"environment": c.environment, "kind": c.kind, "name": c.name, "category": c.category.name,
@@ -153,4 +181,3 @@ def render_json(changes: list[Change], cost: CostReport | None = None) -> str:
     if cost is not None:
         document["cost"] = cost_json(cost)
     return json.dumps(document, indent=2) + "\n"
-
