@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -20,11 +21,13 @@ from karpenter_gpu.analysis.diff import (
     render_text,
     side_of,
 )
+from karpenter_gpu.analysis.diff.read import read_sides
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.validate import crds_from, schema_refusals
-from karpenter_gpu.cli.main import stop_on
-from karpenter_gpu.k8s.reader import ROOT, read
+from karpenter_gpu.cli.main import PROG, stop_on
+from karpenter_gpu.k8s.reader import ROOT
+from karpenter_gpu.render.escape import plain
 
 
 def _label_root(base: Side, head: Side, name: str) -> tuple[Side, Side]:
@@ -69,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
     groups, percent = parse_fail_on(args.fail_on or [])
     catalog = load_catalog(args.catalog) if args.catalog else None
     repo = Path(args.repo) if args.repo else None
-    # An empty side is a side without objects (the change that first adds dist/), not an error.
-    base_source, head_source = read(args.base, repo, allow_empty=True), read(args.head, repo, allow_empty=True)
+    base_source, head_source, notes = read_sides(args.base, args.head, repo, dist=args.dist)
+    for note in notes:
+        print(f"{PROG}: note: {plain(note)}", file=sys.stderr)
     try:
         base, head = side_of(base_source), side_of(head_source)
     except InputProblems as ex:
@@ -115,4 +119,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
                                        "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
+    parser.add_argument("--dist", metavar="PATH",
+                        help="the folder a git revision is read from, relative to the current folder (or --repo DIR) "
+                             "(default: the nearest dist/ at or above it that either revision has)")
     parser.set_defaults(run=run)
