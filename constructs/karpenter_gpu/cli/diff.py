@@ -14,18 +14,18 @@ from karpenter_gpu.analysis.diff import (
     Side,
     classify,
     cost_changes,
-    cost_exceeded,
-    failed,
     render_json,
     render_markdown,
     render_text,
     side_of,
 )
 from karpenter_gpu.analysis.diff.read import read_sides
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.analysis.diff.render import verdict_lines
+from karpenter_gpu.analysis.diff.verdict import hits
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.check.validate import crds_from
 from karpenter_gpu.cli.main import PROG, stop_on
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.reader import ROOT
 from karpenter_gpu.render.escape import plain
 
@@ -80,18 +80,17 @@ def run(args: argparse.Namespace) -> int:
     except InputProblems as ex:
         return stop_on(ex.problems)
     crds = crds_from(resolve_crd_dir(args.crds))
-    refused = schema_refusals(base_source, crds) + schema_refusals(head_source, crds)
-    if refused:  # what Karpenter does with an object the API server refuses is not a question diff answers
-        return stop_on(refused)
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    changes = classify(base, head, catalog)
-    cost = cost_changes(base, head, catalog)
+    changes = classify(base, head, catalog, crds=crds)
+    cost = cost_changes(base, head, catalog, crds=crds)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     print(render(changes, cost), end="")
-    over = percent is not None and bool(cost_exceeded(cost, percent))
-    return 1 if failed(changes, groups) or over else 0
+    hit = hits(changes, groups, cost, percent)
+    for line in verdict_lines(hit):
+        print(f"{PROG}: {line}", file=sys.stderr)
+    return 1 if hit else 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ checkout, all through :mod:`karpenter_gpu.k8s.reader`. One module per concern:
 - :mod:`.classify`: every difference sorted into a :class:`Category` per object (:func:`classify`).
 - :mod:`.cost`: capacity and worst-case spend before and after (:func:`cost_changes`).
 - :mod:`.render`: text, markdown and JSON output; the only place output is formatted.
-- :mod:`.verdict`: the ``--fail-on`` verdict (:func:`failed`).
+- :mod:`.verdict`: the ``--fail-on`` verdict (:func:`failed`, :func:`hits`: which conditions hit).
 """
 
 from karpenter_gpu.analysis.diff.classify import FAIL_ON, Category, Change, classify
@@ -19,11 +19,11 @@ from karpenter_gpu.analysis.diff.read import InputProblems, Key, Side, load_side
 from karpenter_gpu.analysis.diff.render import (
     cost_markdown, cost_text, render_json, render_markdown, render_text, summary,
 )
-from karpenter_gpu.analysis.diff.verdict import failed
+from karpenter_gpu.analysis.diff.verdict import Hit, failed, hits
 
 __all__ = [
     "EVENTUALLY_CONSISTENT", "FAIL_ON", "Category", "Change", "Choice", "CostReport", "EnvironmentCost",
-    "InputProblems", "Key", "PoolCost", "Side", "classify", "cost_changes", "cost_exceeded", "cost_json",
-    "cost_markdown", "cost_text", "failed", "load_side", "render_json", "render_markdown", "render_text", "side_of",
+    "Hit", "InputProblems", "Key", "PoolCost", "Side", "classify", "cost_changes", "cost_exceeded", "cost_json",
+    "cost_markdown", "cost_text", "failed", "hits", "load_side", "render_json", "render_markdown", "render_text", "side_of",
     "summary",
 ]

@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Any
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
-from karpenter_gpu.analysis.diff.admission import crds_or_default, with_defaults
+from karpenter_gpu.analysis.diff.admission import Refusal, admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.diff.reasons import (
     _budget, _canon, _device, _few, _leaves, _list_diff, _map_diff, _norm, _requirements_text, _same, _short, _taint,
@@ -487,15 +487,35 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
     return changes
 
 
+def _refusals(refusals: tuple[Refusal, ...]) -> list[Change]:
+    """A refused head object is :attr:`Category.REFUSED`; a refused base object alone is info (it was never stored
+    as written, so it is compared as absent)."""
+    head = {(r.environment, r.key) for r in refusals if r.side == "head"}
+    base = {(r.environment, r.key) for r in refusals if r.side == "base"}
+    out = []
+    for r in refusals:
+        _, kind, name = r.key
+        if r.side == "head":
+            tail = ("the API server refuses the object, so nothing of this change to it applies"
+                    + ("; the base object is refused too" if (r.environment, r.key) in base else ""))
+            out.append(Change(r.environment, kind, name, Category.REFUSED, (*r.reasons, tail)))
+        elif (r.environment, r.key) not in head:
+            out.append(Change(r.environment, kind, name, Category.INFO,
+                              (*(f"base: {reason}" for reason in r.reasons),
+                               "the API server refuses the base object, so it is compared as absent")))
+    return out
+
+
 def classify(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None) -> list[Change]:
     """Every difference between two sides, one :class:`Change` per object and category, deterministic order.
 
-    ``catalog`` prices the re-pricing notes of NodeOverlay changes (default: the embedded catalog); ``crds``
-    default both sides (default: the CRDs ``validate`` loads).
+    ``catalog`` prices the re-pricing notes of NodeOverlay changes (default: the embedded catalog); ``crds`` check
+    and default both sides (:func:`~karpenter_gpu.analysis.diff.admission.admit`; default: the CRDs ``validate``
+    loads).
     """
-    crds = crds_or_default(crds)
-    base, head = with_defaults(base, crds), with_defaults(head, crds)
-    changes: list[Change] = []
+    admitted = admit(base, head, crds)
+    changes = _refusals(admitted.refusals)
+    base, head = admitted.base, admitted.head
     for environment in sorted(set(base) | set(head)):
         changes.extend(_environment(environment, base.get(environment, {}), head.get(environment, {}), catalog))
     return sorted(changes, key=Change.sort_key)

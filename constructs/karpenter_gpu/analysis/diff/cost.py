@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Mapping
 
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog
-from karpenter_gpu.analysis.diff.admission import crds_or_default, with_defaults
+from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.check.conformance import Crds
@@ -154,8 +154,8 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
     """
     embedded = catalog is None
     catalog = catalog if catalog is not None else default_catalog()
-    crds = crds_or_default(crds)
-    base, head = with_defaults(base, crds), with_defaults(head, crds)
+    admitted = admit(base, head, crds)  # what the cluster runs: a refused object changes nothing
+    base, head = admitted.base, admitted.head
     envs = []
     for environment in sorted(set(base) | set(head)):
         cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog)

@@ -17,7 +17,8 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 from karpenter_gpu.analysis.diff.classify import Category, Change
-from karpenter_gpu.analysis.diff.cost import EVENTUALLY_CONSISTENT, Choice, CostReport, PoolCost, cost_json
+from karpenter_gpu.analysis.diff.cost import EVENTUALLY_CONSISTENT, Choice, CostReport, EnvironmentCost, PoolCost, cost_json
+from karpenter_gpu.analysis.diff.verdict import FAIL_ON_EFFECT, Hit
 from karpenter_gpu.render.escape import fit_lines, markdown, plain
 
 #: Largest markdown comment diff writes; GitHub refuses comments over 65,536 characters.
@@ -181,3 +182,31 @@ def render_json(changes: list[Change], cost: CostReport | None = None) -> str:
     if cost is not None:
         document["cost"] = cost_json(cost)
     return json.dumps(document, indent=2) + "\n"
+
+
+def _few_labels(labels: list[str], limit: int = 5) -> str:
+    return ", ".join(labels[:limit]) + (f", and {len(labels) - limit} more" if len(labels) > limit else "")
+
+
+def _rise(e: EnvironmentCost) -> str:
+    new = sorted(set(e.unbounded_after) - set(e.unbounded_before))
+    if new:
+        return f"{plain(e.environment)} gains pools without a GPU limit ({_few_labels([plain(n) for n in new])})"
+    change = e.increase_percent
+    if change is None:
+        return f"{plain(e.environment)} {_usd(e.before)} → {_usd(e.after)}"
+    return f"{plain(e.environment)} {'+' if change >= 0 else ''}{change:.1f}%"
+
+
+def verdict_lines(hits: list[Hit]) -> list[str]:
+    """One terminal line per ``--fail-on`` condition that hit, naming what hit it."""
+    lines = []
+    for hit in hits:
+        if hit.changes:
+            n = len(hit.changes)
+            what = _few_labels([f"{plain(c.environment)} {object_label(c)}" for c in hit.changes])
+            lines.append(f"fail-on {hit.condition}: {n} change{'s' if n != 1 else ''} "
+                         f"{FAIL_ON_EFFECT[hit.condition]} ({what})")
+        else:
+            lines.append(f"fail-on {hit.condition}: {'; '.join(_rise(e) for e in hit.environments)}")
+    return lines
