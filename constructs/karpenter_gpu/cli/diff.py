@@ -1,4 +1,9 @@
-"""``karpenter-gpu diff BASE HEAD``: arguments, reading both sides, rendering, and the ``--fail-on`` verdict."""
+"""``karpenter-gpu diff BASE HEAD``: arguments, reading both sides, rendering, and the ``--fail-on`` verdict.
+
+Reading (:func:`karpenter_gpu.analysis.diff.read.read_sides`), classifying, costing and rendering live in
+:mod:`karpenter_gpu.analysis.diff`; this module parses the arguments, prints, and says on stderr which
+``--fail-on`` condition hit.
+"""
 
 from __future__ import annotations
 
@@ -95,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add ``diff BASE HEAD [--format text|markdown|json] [--fail-on drift|refused|cost-increase=N ...]
-    [--catalog FILE] [--repo DIR]``."""
+    [--catalog FILE] [--crds DIR] [--repo DIR] [--dist PATH]``."""
     parser = commands.add_parser(
         "diff", help="review a manifest change by what Karpenter will do to running GPU nodes",
         description="Compare two dist/ trees (folders, files, - for stdin, or git revisions) and sort every "

@@ -5,7 +5,8 @@ is either seen by all of them or refused by all of them with a coded reason:
 
 - Files: every ``*.yaml`` / ``*.yml`` under the folder, dot-files included (``kubectl apply -f -R`` reads
   them too); a git revision is listed with ``git ls-tree -z`` (no quoting of non-ASCII names) and read
-  with one ``git cat-file --batch``, without a checkout. ``values.yaml`` and ``*.values.yaml`` files are
+  with one ``git cat-file --batch``, without a checkout (symbolic links followed inside the revision,
+  submodules read at their recorded commit, a missing object refused: :func:`read_git`). ``values.yaml`` and ``*.values.yaml`` files are
   Helm values, not manifests.
 - Environments: each top-level sub-folder is one environment (the layout of dist/); files directly in
   the folder (or a single file, or stdin) form the root environment, whose key is :data:`ROOT` whatever
