@@ -88,7 +88,7 @@ def test_an_object_the_api_server_refuses_is_refused(tmp_path, capsys, field, wh
     capsys.readouterr()
     assert main(["diff", base_dir, head_dir, "--fail-on", "refused"]) == 1
     err = capsys.readouterr().err
-    assert err == ("karpenter-gpu: fail-on refused: 1 change are refused by the API server "
+    assert err == ("karpenter-gpu: fail-on refused: 1 change is refused by the API server "
                    "(prod NodePool gpu-inference)\n")
 
 

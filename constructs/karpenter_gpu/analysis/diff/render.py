@@ -206,7 +206,7 @@ def verdict_lines(hits: list[Hit]) -> list[str]:
             n = len(hit.changes)
             what = _few_labels([f"{plain(c.environment)} {object_label(c)}" for c in hit.changes])
             lines.append(f"fail-on {hit.condition}: {n} change{'s' if n != 1 else ''} "
-                         f"{FAIL_ON_EFFECT[hit.condition]} ({what})")
+                         f"{FAIL_ON_EFFECT[hit.condition][n != 1]} ({what})")
         else:
             lines.append(f"fail-on {hit.condition}: {'; '.join(_rise(e) for e in hit.environments)}")
     return lines

@@ -9,8 +9,9 @@ from typing import Iterable
 from karpenter_gpu.analysis.diff.classify import FAIL_ON, Change
 from karpenter_gpu.analysis.diff.cost import CostReport, EnvironmentCost, cost_exceeded
 
-#: What the changes of each ``--fail-on`` group do, for the line that says it hit.
-FAIL_ON_EFFECT = {"drift": "replace nodes or drain a pool", "refused": "are refused by the API server"}
+#: What the changes of each ``--fail-on`` group do (one change, several), for the line that says it hit.
+FAIL_ON_EFFECT = {"drift": ("replaces nodes or drains a pool", "replace nodes or drain a pool"),
+                  "refused": ("is refused by the API server", "are refused by the API server")}
 
 
 @dataclass(frozen=True)
