@@ -118,7 +118,7 @@ RULE = {
     "apiVersion": "monitoring.coreos.com/v1",
     "kind": "PrometheusRule",
     "metadata": {"name": "karpenter-gpu-alerts", "namespace": "karpenter"},
-    "spec": {"groups": [{"name": "karpenter-gpu", "rules": [{"alert": "GpuPoolNearLimit", "for": "15m"}]}]},
+    "spec": {"groups": [{"name": "karpenter-gpu", "rules": [{"alert": "GpuPoolNearLimit", "expr": "vector(1)", "for": "15m"}]}]},
 }
 GPU_OPERATOR = {"devicePlugin": {"enabled": True}, "dcgmExporter": {"enabled": True},
                 "node-feature-discovery": {"worker": {"nodeSelector": {"gpu-operator": "enabled"}}}}
@@ -368,10 +368,12 @@ def test_static_to_dynamic_is_refused(tmp_path):
 
 
 def test_dynamic_to_static_is_refused(tmp_path):
-    def change(files):
+    def change(files):  # a valid static pool on its own (no weight, only limits.nodes): the transition is refused
         pool(files)["replicas"] = 2
+        del pool(files)["weight"]
+        pool(files)["limits"] = {"nodes": "2"}
 
-    c = one(diff(tmp_path, change))
+    c = one([c for c in diff(tmp_path, change) if c.category is Category.REFUSED])
     assert c.category is Category.REFUSED
     assert c.reasons[0].startswith("spec.replicas added (2): dynamic → static is refused")
 
@@ -869,16 +871,15 @@ def test_parse_fail_on():
 
 
 def test_changed_list_values_are_shown_in_full_as_items_added_and_removed(tmp_path):
-    toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
-
-    def tolerate(files):
+    def add_rule(files):
         files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"]["spec"]["groups"][0]["rules"].append(
-            {"alert": "GpuPoolAtLimitForLong", "for": "1h", "labels": {"tolerations": [toleration]}})
-    [change] = diff(tmp_path, tolerate)
+            {"alert": "GpuPoolAtLimitForLong", "expr": "vector(1)", "for": "1h",
+             "labels": {"severity": "warning", "team": "ml-platform"}})
+    [change] = diff(tmp_path, add_rule)
     [reason] = change.reasons
     assert "…" not in reason
-    assert reason == ("changed: spec.groups[0].rules: {alert: GpuPoolAtLimitForLong, for: 1h, labels: {tolerations: "
-                      "[{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]}} added")
+    assert reason == ("changed: spec.groups[0].rules: {alert: GpuPoolAtLimitForLong, expr: vector(1), for: 1h, labels: "
+                      "{severity: warning, team: ml-platform}} added")
 
 
 def test_overlay_requirement_change_names_the_values(tmp_path):
@@ -984,15 +985,16 @@ def test_auto_mode_node_class_change_may_replace_the_nodes_of_its_pools(tmp_path
 
 
 def test_respelled_durations_and_volume_sizes_are_no_changes(tmp_path):
-    """NodePool.Hash / EC2NodeClass.Hash see parsed values (k8s.drift.hashed): 720h is 43200m, 200Gi is 204800Mi."""
+    """NodePool.Hash / EC2NodeClass.Hash see parsed values (k8s.drift.hashed): 720h is 43200m, 1000G is 1T."""
     def change(files):
         template(files)["expireAfter"] = "43200m"
         template(files)["terminationGracePeriod"] = "90m"
         template(files, "gpu-warm-static")["expireAfter"] = "719h60m"
-        node_class(files)["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "204800Mi"
+        node_class(files)["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "1T"  # the CRD pattern admits G and T
 
     base = objects()
     template(base)["terminationGracePeriod"] = "1h30m"
+    node_class(base)["blockDeviceMappings"][0]["ebs"]["volumeSize"] = "1000G"
     head = copy.deepcopy(base)
     change(head)
     assert classify(load_side(str(write(tmp_path / "base", base))), load_side(str(write(tmp_path / "head", head)))) == []

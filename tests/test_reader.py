@@ -112,9 +112,10 @@ def test_empty_input_is_kg907(tmp_path, capsys):
     refused(tmp_path, "KG907")
     (tmp_path / "blank.yaml").write_text("---\n# nothing\n---\n")
     refused(tmp_path, "KG907")
-    # diff: a side without objects is the state before dist/ existed, so everything on the other side is new.
-    assert main(["diff", str(tmp_path), str(PROD), "--crds", str(find_crds_dir())]) == 0
-    assert "new object" in capsys.readouterr().out
+    # diff: a folder side without objects is an error too, never "everything is new" (a git revision without
+    # dist/ is the state before it existed: tests/test_diff_git.py).
+    assert main(["diff", str(tmp_path), str(PROD), "--crds", str(find_crds_dir())]) == 2
+    assert "[KG907]" in capsys.readouterr().err
 
 
 def test_missing_path_is_kg900(tmp_path):

@@ -164,6 +164,13 @@ CODES: dict[str, str] = {
     # karpenter-gpu diff (karpenter_gpu.analysis.diff): reading the two sides of a manifest review.
     "KG600": "diff side is neither a folder nor a git revision of the repository",
     "KG601": "diff side holds the same object twice in one environment (retired: the reader reports KG313)",
+    "KG602": "diff: no folder at the dist path in either git revision (the path is wrong: run from the folder that "
+             "holds dist/ or pass --dist)",
+    "KG604": "git object missing from the repository (a blob or tree of the revision; shallow, partial or damaged clone)",
+    "KG605": "symbolic link in a git revision that leaves its repository, is absolute, or loops",
+    "KG607": "symbolic link in a git revision that dangles or points to a folder",
+    "KG608": "submodule whose recorded commit is not available in its folder (not initialised or not fetched)",
+    "KG610": "diff --dist path outside the repository",
     "KG620": "requirement Karpenter cannot read (operator, values or minValues the CRD refuses)",
     "KG630": "diff --fail-on condition not understood (cost-increase=PERCENT needs a number >= 0)",
     # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).

@@ -1,8 +1,14 @@
-"""``karpenter-gpu diff BASE HEAD``: arguments, reading both sides, rendering, and the ``--fail-on`` verdict."""
+"""``karpenter-gpu diff BASE HEAD``: arguments, reading both sides, rendering, and the ``--fail-on`` verdict.
+
+Reading (:func:`karpenter_gpu.analysis.diff.read.read_sides`), classifying, costing and rendering live in
+:mod:`karpenter_gpu.analysis.diff`; this module parses the arguments, prints, and says on stderr which
+``--fail-on`` condition hit.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -13,18 +19,20 @@ from karpenter_gpu.analysis.diff import (
     Side,
     classify,
     cost_changes,
-    cost_exceeded,
-    failed,
     render_json,
     render_markdown,
     render_text,
     side_of,
 )
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.analysis.diff.read import read_sides
+from karpenter_gpu.analysis.diff.render import verdict_lines
+from karpenter_gpu.analysis.diff.verdict import hits
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.validate import crds_from, schema_refusals
-from karpenter_gpu.cli.main import stop_on
-from karpenter_gpu.k8s.reader import ROOT, read
+from karpenter_gpu.check.validate import crds_from
+from karpenter_gpu.cli.main import PROG, stop_on
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.reader import ROOT
+from karpenter_gpu.render.escape import plain
 
 
 def _label_root(base: Side, head: Side, name: str) -> tuple[Side, Side]:
@@ -69,30 +77,30 @@ def run(args: argparse.Namespace) -> int:
     groups, percent = parse_fail_on(args.fail_on or [])
     catalog = load_catalog(args.catalog) if args.catalog else None
     repo = Path(args.repo) if args.repo else None
-    # An empty side is a side without objects (the change that first adds dist/), not an error.
-    base_source, head_source = read(args.base, repo, allow_empty=True), read(args.head, repo, allow_empty=True)
+    base_source, head_source, notes = read_sides(args.base, args.head, repo, dist=args.dist)
+    for note in notes:
+        print(f"{PROG}: note: {plain(note)}", file=sys.stderr)
     try:
         base, head = side_of(base_source), side_of(head_source)
     except InputProblems as ex:
         return stop_on(ex.problems)
     crds = crds_from(resolve_crd_dir(args.crds))
-    refused = schema_refusals(base_source, crds) + schema_refusals(head_source, crds)
-    if refused:  # what Karpenter does with an object the API server refuses is not a question diff answers
-        return stop_on(refused)
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    changes = classify(base, head, catalog)
-    cost = cost_changes(base, head, catalog)
+    changes = classify(base, head, catalog, crds=crds)
+    cost = cost_changes(base, head, catalog, crds=crds)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     print(render(changes, cost), end="")
-    over = percent is not None and bool(cost_exceeded(cost, percent))
-    return 1 if failed(changes, groups) or over else 0
+    hit = hits(changes, groups, cost, percent)
+    for line in verdict_lines(hit):
+        print(f"{PROG}: {line}", file=sys.stderr)
+    return 1 if hit else 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     """Add ``diff BASE HEAD [--format text|markdown|json] [--fail-on drift|refused|cost-increase=N ...]
-    [--catalog FILE] [--repo DIR]``."""
+    [--catalog FILE] [--crds DIR] [--repo DIR] [--dist PATH]``."""
     parser = commands.add_parser(
         "diff", help="review a manifest change by what Karpenter will do to running GPU nodes",
         description="Compare two dist/ trees (folders, files, - for stdin, or git revisions) and sort every "
@@ -115,4 +123,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
                                        "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
+    parser.add_argument("--dist", metavar="PATH",
+                        help="the folder a git revision is read from, relative to the current folder (or --repo DIR) "
+                             "(default: the nearest dist/ at or above it that either revision has)")
     parser.set_defaults(run=run)

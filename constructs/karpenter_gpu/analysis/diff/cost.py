@@ -1,0 +1,199 @@
+"""What a change does to GPU capacity and worst-case spend, per environment and NodePool, as the simulator sees
+each side (:func:`~karpenter_gpu.analysis.simulator.simulate_pools`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Mapping
+
+from karpenter_gpu.analysis.catalog import Catalog, default_catalog
+from karpenter_gpu.analysis.diff.admission import admit
+from karpenter_gpu.analysis.diff.read import Key, Side
+from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
+from karpenter_gpu.check.conformance import Crds
+from karpenter_gpu.k8s.scheduling import Requirements
+
+EVENTUALLY_CONSISTENT = ("limits are eventually consistent: Karpenter counts launched capacity after the fact, so a "
+                         "pool can overrun its limit during fast scale-out (ceilings are what the limit allows, not a "
+                         "hard cap)")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A pool's cheapest candidate (``OrderByPrice``) and the offering that price is for."""
+
+    instance: str
+    offering: str | None
+    price: Decimal
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    """What a change does to one NodePool's capacity and spend.
+
+    ``added``/``removed`` map a capacity type to the instance types the pool admits with an offering of that
+    type after/before but not before/after. ``ceiling_*`` is the simulator's ``worst_case_hourly`` (None:
+    unbounded or not priced, see ``unbounded_*``); ``present_*`` False when the pool is absent on that side.
+    """
+
+    pool: str
+    present_before: bool
+    present_after: bool
+    added: Mapping[str, tuple[str, ...]]
+    removed: Mapping[str, tuple[str, ...]]
+    ceiling_before: Decimal | None
+    ceiling_after: Decimal | None
+    first_before: Choice | None
+    first_after: Choice | None
+    unbounded_before: bool
+    unbounded_after: bool
+
+
+@dataclass(frozen=True)
+class EnvironmentCost:
+    """The sum of the worst-case ceilings of an environment's pools, before and after, and its changed pools."""
+
+    environment: str
+    before: Decimal
+    after: Decimal
+    unbounded_before: tuple[str, ...]
+    unbounded_after: tuple[str, ...]
+    pools: tuple[PoolCost, ...]
+
+    @property
+    def increase_percent(self) -> Decimal | None:
+        """(after - before) / before in percent; None when ``before`` is 0 (any rise is unbounded in percent)."""
+        if self.before == 0:
+            return None
+        return (self.after - self.before) * 100 / self.before
+
+    def exceeds(self, percent: Decimal) -> bool:
+        """Whether the ceiling rises by more than ``percent``; a new unbounded pool, or a rise from 0, always does."""
+        if set(self.unbounded_after) - set(self.unbounded_before):
+            return True
+        change = self.increase_percent
+        return self.after > self.before if change is None else change > percent
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """Per-environment cost changes and the price list they were computed with."""
+
+    catalog: Catalog
+    embedded: bool
+    environments: tuple[EnvironmentCost, ...]
+
+    def price_list(self) -> str:
+        where = "embedded catalog" if self.embedded else "catalog file"
+        return f"{where} {self.catalog.source} ({self.catalog.region}, {self.catalog.date}; on-demand prices)"
+
+
+def _unbounded(report: PoolReport) -> bool:
+    """A dynamic pool without a GPU limit: its spend has no ceiling (the simulator's note says so)."""
+    return report.kind == "dynamic" and report.gpu_limit is None and bool(report.candidates)
+
+
+def _offered(report: PoolReport | None) -> set[tuple[str, str]]:
+    """(capacity type, instance type) for every admitted type and offering the simulator found for the pool."""
+    if report is None:
+        return set()
+    return {(o.offering.capacity_type, c.name) for c in report.candidates for o in c.offerings}
+
+
+def _first(report: PoolReport | None) -> Choice | None:
+    """The cheapest priced candidate (candidates are sorted by price, unknown prices last)."""
+    if report is None or not report.candidates:
+        return None
+    c = report.candidates[0]
+    return None if c.price is None else Choice(c.name, c.cheapest_offering(Requirements()), c.price)
+
+
+def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, list[str]] = {}
+    for capacity_type, name in sorted(pairs):
+        out.setdefault(capacity_type, []).append(name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _reports(env: dict[Key, dict], catalog: Catalog) -> dict[str, PoolReport]:
+    manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
+    return {r.name: r for r in simulate_pools(manifests, catalog)}
+
+
+def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
+                      catalog: Catalog) -> EnvironmentCost:
+    old, new = _reports(base_env, catalog), _reports(head_env, catalog)
+    pools = []
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name), new.get(name)
+        before, after = _offered(a), _offered(b)
+        cost = PoolCost(
+            pool=name, present_before=a is not None, present_after=b is not None,
+            added=_by_capacity(after - before), removed=_by_capacity(before - after),
+            ceiling_before=a.worst_case_hourly if a else None, ceiling_after=b.worst_case_hourly if b else None,
+            first_before=_first(a), first_after=_first(b),
+            unbounded_before=bool(a and _unbounded(a)), unbounded_after=bool(b and _unbounded(b)))
+        if (cost.added or cost.removed or cost.ceiling_before != cost.ceiling_after or cost.first_before !=
+                cost.first_after or cost.present_before != cost.present_after
+                or cost.unbounded_before != cost.unbounded_after):
+            pools.append(cost)
+    total = lambda reports: sum((r.worst_case_hourly or Decimal(0) for r in reports.values()), Decimal(0))  # noqa: E731
+    return EnvironmentCost(environment, total(old), total(new),
+                           tuple(sorted(n for n, r in old.items() if _unbounded(r))),
+                           tuple(sorted(n for n, r in new.items() if _unbounded(r))), tuple(pools))
+
+
+def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None) -> CostReport:
+    """What the change does to each environment's GPU capacity and worst-case spend.
+
+    Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
+    scheduling core matches requirements, the overlay resolution re-prices offerings), so NodeOverlay, limit,
+    requirement and capacity-type changes show up as the simulator sees them. Environments without a
+    cost change are left out.
+    """
+    embedded = catalog is None
+    catalog = catalog if catalog is not None else default_catalog()
+    admitted = admit(base, head, crds)  # what the cluster runs: a refused object changes nothing
+    base, head = admitted.base, admitted.head
+    envs = []
+    for environment in sorted(set(base) | set(head)):
+        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog)
+        if cost.pools or cost.before != cost.after:
+            envs.append(cost)
+    return CostReport(catalog, embedded, tuple(envs))
+
+
+
+
+def cost_json(report: CostReport) -> dict:
+    """The cost report as plain JSON types; money as strings with two decimals, keys in a fixed order."""
+    money = lambda d: None if d is None else f"{d:.2f}"  # noqa: E731
+    choice = lambda c: None if c is None else {"instance": c.instance, "offering": c.offering,  # noqa: E731
+                                               "price": money(c.price)}
+    return {
+        "priceList": {"embedded": report.embedded, "source": report.catalog.source,
+                      "region": report.catalog.region, "date": report.catalog.date},
+        "note": EVENTUALLY_CONSISTENT,
+        "environments": [{
+            "environment": e.environment, "ceilingBefore": money(e.before), "ceilingAfter": money(e.after),
+            "increasePercent": None if e.increase_percent is None else f"{e.increase_percent:.1f}",
+            "unboundedBefore": list(e.unbounded_before), "unboundedAfter": list(e.unbounded_after),
+            "pools": [{
+                "nodePool": p.pool, "presentBefore": p.present_before, "presentAfter": p.present_after,
+                "ceilingBefore": money(p.ceiling_before), "ceilingAfter": money(p.ceiling_after),
+                "unboundedBefore": p.unbounded_before, "unboundedAfter": p.unbounded_after,
+                "firstChoiceBefore": choice(p.first_before), "firstChoiceAfter": choice(p.first_after),
+                "typesAdded": {k: list(v) for k, v in p.added.items()},
+                "typesRemoved": {k: list(v) for k, v in p.removed.items()},
+            } for p in e.pools],
+        } for e in report.environments],
+    }
+
+
+
+
+def cost_exceeded(report: CostReport, percent: Decimal) -> list[str]:
+    """The environments whose worst-case ceiling rises by more than ``percent`` (``--fail-on cost-increase``)."""
+    return [e.environment for e in report.environments if e.exceeds(percent)]
+
