@@ -103,7 +103,9 @@ def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
     else:
         total, counts, bound = _branch_and_bound(sub_prices, sub_sizes, sub_caps, budget)
     chosen = {keep[k]: n for k, n in enumerate(counts) if n}
-    return Fill(Decimal(total) / price_scale, tuple((items[i][0], chosen[i]) for i in sorted(chosen)),
+    exact_total = sum((items[i][1] * n for i, n in chosen.items()), Decimal(0))  # the catalog's own digits
+    assert exact_total * price_scale == total
+    return Fill(exact_total, tuple((items[i][0], chosen[i]) for i in sorted(chosen)),
                 exact=bound is None, bound=None if bound is None else Decimal(bound) / price_scale)
 
 

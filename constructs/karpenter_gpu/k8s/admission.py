@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Quantity
 
-__all__ = ["admitted_tolerations", "is_extended_resource", "pod_requests"]
+__all__ = ["admitted_tolerations", "is_extended_resource", "pod_requests", "requested_resources"]
 
 
 def is_extended_resource(name: str) -> bool:
@@ -37,6 +37,20 @@ def admitted_tolerations(tolerations: Iterable[Mapping[str, Any]], requested: It
         if added not in out:
             out.append(added)
     return tuple(out)
+
+
+def requested_resources(spec: Mapping[str, Any]) -> set[str]:
+    """The resource names a pod spec's containers and init containers request (a limit implies the request)."""
+    out: set[str] = set()
+    for part in ("containers", "initContainers"):
+        containers = spec.get(part)
+        for container in containers if isinstance(containers, list) else []:
+            resources = container.get("resources") if isinstance(container, Mapping) else None
+            for kind in ("requests", "limits"):
+                values = resources.get(kind) if isinstance(resources, Mapping) else None
+                if isinstance(values, Mapping):
+                    out |= {str(k) for k in values}
+    return out
 
 
 def _container_requests(container: Any, where: str) -> dict[str, Decimal]:

@@ -94,8 +94,10 @@ class KubeletSettings:
 
     @property
     def is_default(self) -> bool:
-        """Nothing here changes what the catalog's allocatable assumes (AL2023-like family, no kubelet fields)."""
-        return (self.flags == _DEFAULT_FLAGS and self.max_pods is None and not self.pods_per_core
+        """Nothing here changes what the catalog's allocatable assumes: ENI-limited pods (no maxPods, no podsPerCore
+        the family applies) and no reserved or eviction settings (Bottlerocket then reserves the same memory)."""
+        _, per_core_enabled, eni_density = self.flags
+        return (eni_density and self.max_pods is None and not (self.pods_per_core and per_core_enabled)
                 and not self.kube_reserved and not self.system_reserved and not self.eviction_hard)
 
 
