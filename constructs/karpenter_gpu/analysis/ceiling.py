@@ -192,8 +192,8 @@ def _weights(prices: list[int], sizes: list[tuple[int, ...]], caps: list[int]) -
             for s in range(r + 1, m):
                 total = w[r] * caps[r] + w[s] * caps[s]
 
-                def at(t: float) -> list[float]:
-                    v = list(w)
+                def at(t: float, base: list[float] = w, r: int = r, s: int = s, total: float = total) -> list[float]:
+                    v = list(base)
                     v[r], v[s] = t * total / caps[r], (1 - t) * total / caps[s]
                     return v
 

@@ -37,7 +37,7 @@ from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.labels import (
-    ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, GPU_RESOURCES, NEURON, NEURON_CORE,
+    ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
     NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings
@@ -56,8 +56,8 @@ __all__ = [
     "first_choice",
     "fit_reports",
     "pod_fit",
-    "requirement_admits",
     "region_warnings",
+    "requirement_admits",
     "simulate_pools",
 ]
 
@@ -525,7 +525,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             notes.append(f"the pool's spend is unbounded: {why}")
         else:
             worst = fill.ceiling
-            worst_name = max(fill.counts, key=lambda nc: (_by_name(candidates, nc[0]).price * nc[1], nc[0]))[0] \
+            worst_name = max(fill.counts, key=lambda nc: ((_by_name(candidates, nc[0]).price or Decimal(0)) * nc[1], nc[0]))[0] \
                 if fill.counts else None
             mix = " + ".join(f"{n} x {name}" for name, n in fill.counts) or "nothing priced"
             exact = "" if fill.exact else (f" (an upper bound: the search stopped before proving the optimum; "
@@ -917,9 +917,9 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         broken = sorted({why for c in fitting if (why := _within_limits(c, limits)) is not None})
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
-    short = _min_values_short(report, within)
-    if short:
-        return fit(reason=f"{short} once the pod's requirements and requests narrow the {len(within)} type(s) it "
+    unmet = _min_values_short(report, within)
+    if unmet:
+        return fit(reason=f"{unmet} once the pod's requirements and requests narrow the {len(within)} type(s) it "
                           "fits (SatisfiesMinValues after filterInstanceTypesByRequirements); Karpenter tries the "
                           "next pool")
     def priced(c: Candidate) -> tuple[Decimal | None, OfferingPrice | None]:

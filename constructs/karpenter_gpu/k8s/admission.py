@@ -78,8 +78,9 @@ def _add(total: dict[str, Decimal], part: Mapping[str, Decimal]) -> None:
 
 def pod_requests(spec: Mapping[str, Any], where: str = "pod") -> dict[str, Decimal]:
     """``PodRequests`` of a pod spec (see the module doc). Raises KG711 for a quantity it cannot read."""
-    containers = spec.get("containers") if isinstance(spec.get("containers"), list) else []
-    inits = spec.get("initContainers") if isinstance(spec.get("initContainers"), list) else []
+    raw_containers, raw_inits = spec.get("containers"), spec.get("initContainers")
+    containers: list[Any] = raw_containers if isinstance(raw_containers, list) else []
+    inits: list[Any] = raw_inits if isinstance(raw_inits, list) else []
     total: dict[str, Decimal] = {}
     for i, c in enumerate(containers):
         _add(total, _container_requests(c, f"{where}.containers[{i}]"))

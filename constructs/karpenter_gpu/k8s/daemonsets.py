@@ -26,6 +26,14 @@ __all__ = ["DaemonSetView", "daemon_sets"]
 _KIND = ("apps/v1", "DaemonSet")
 
 
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 @dataclass(frozen=True, eq=False)
 class DaemonSetView:
     """One DaemonSet's pod as Karpenter sees it. ``terms``: the requirements of each required node-affinity term
@@ -38,17 +46,13 @@ class DaemonSetView:
 
     @classmethod
     def of(cls, manifest: Mapping[str, Any]) -> "DaemonSetView":
-        meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), Mapping) else {}
-        name = str(meta.get("name", "?"))
-        spec = manifest.get("spec") if isinstance(manifest.get("spec"), Mapping) else {}
-        template = spec.get("template") if isinstance(spec.get("template"), Mapping) else {}
-        pod = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+        name = str(_map(manifest.get("metadata")).get("name", "?"))
+        pod = _map(_map(_map(manifest.get("spec")).get("template")).get("spec"))
         where = f"DaemonSet {name}.spec.template.spec"
         requests = pod_requests(pod, where)
         requests["pods"] = Decimal(1)  # RequestsForPods counts the pod itself
-        tolerations = tuple(t for t in pod.get("tolerations") or [] if isinstance(t, Mapping))
-        affinity = pod.get("affinity") if isinstance(pod.get("affinity"), Mapping) else {}
-        node = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), Mapping) else {}
+        tolerations = tuple(t for t in _list(pod.get("tolerations")) if isinstance(t, Mapping))
+        node = _map(_map(pod.get("affinity")).get("nodeAffinity"))
         required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
         raw_terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
         terms = raw_terms if isinstance(raw_terms, list) and raw_terms else [None]

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Quantity
 
-__all__ = ["KubeletSettings", "NodeFacts", "VM_MEMORY_OVERHEAD_PERCENT", "allocatable", "capacity", "overhead"]
+__all__ = ["VM_MEMORY_OVERHEAD_PERCENT", "KubeletSettings", "NodeFacts", "allocatable", "capacity", "overhead"]
 
 #: The controller's ``--vm-memory-overhead-percent`` default.
 VM_MEMORY_OVERHEAD_PERCENT = 0.075
@@ -63,7 +63,8 @@ class KubeletSettings:
     @classmethod
     def of(cls, spec: Mapping[str, Any], ami_family: str, where: str) -> "KubeletSettings":
         """From an EC2NodeClass spec (KG711 for values Karpenter could not parse)."""
-        kubelet = spec.get("kubelet") if isinstance(spec.get("kubelet"), Mapping) else {}
+        raw = spec.get("kubelet")
+        kubelet: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
 
         def count(key: str) -> int | None:
             value = kubelet.get(key)
@@ -139,7 +140,7 @@ def _pods(facts: NodeFacts, settings: KubeletSettings) -> int:
 def _memory(facts: NodeFacts) -> int:
     """``memory()`` in bytes: less 64 MiB on arm64, less the VM overhead (float arithmetic as upstream)."""
     mib = facts.memory_mib - (64 if facts.arm64 else 0)
-    return (mib - int(math.ceil(float(mib * _MI) * VM_MEMORY_OVERHEAD_PERCENT / 1024 / 1024))) * _MI
+    return (mib - math.ceil(float(mib * _MI) * VM_MEMORY_OVERHEAD_PERCENT / 1024 / 1024)) * _MI
 
 
 def capacity(facts: NodeFacts, settings: KubeletSettings) -> dict[str, Decimal]:
