@@ -250,3 +250,16 @@ def test_instance_types_carry_the_auto_mode_spelling_of_their_labels():
     assert l4.requirements["eks.amazonaws.com/instance-family"].has("g6")
     inf = default_catalog().by_name("inf2.xlarge")
     assert inf.requirements["eks.amazonaws.com/instance-gpu-name"].operator == "DoesNotExist"
+
+
+def test_default_kubelet_allocatable_reproduces_every_catalog_row():
+    """aws types.go computeCapacity / kubeReservedResources / evictionThreshold with the defaults (AL2023, no
+    kubelet settings, VM overhead 0.075, ENI-limited pods) give the catalog's allocatable for all 86 types, so the
+    facts derived from the catalog (vCPUs, memory MiB, arch, ENI pods = default pods) are the provider's inputs."""
+    from karpenter_gpu.k8s.kubelet import KubeletSettings, allocatable
+
+    catalog = default_catalog()
+    for it in catalog.types:
+        derived = allocatable(it.node_facts, KubeletSettings())
+        assert {k: derived[k] for k in ("cpu", "memory", "pods")} == \
+            {k: it.allocatable[k] for k in ("cpu", "memory", "pods")}, it.name

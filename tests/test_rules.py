@@ -562,12 +562,14 @@ POD = "spec.template.spec"
 
 
 def workload(pool: str = "gpu-inference", tolerations: list[dict] | None = None, kind: str = "Deployment",
-             **selector: str) -> dict:
-    """A GPU workload pinned to ``pool``, tolerating the GPU taint unless told otherwise."""
+             gpu: bool = True, **selector: str) -> dict:
+    """A GPU workload pinned to ``pool``, tolerating the GPU taint unless told otherwise. ``gpu`` False: it requests
+    no nvidia.com/gpu, so EKS's ExtendedResourceToleration admission adds no toleration for the GPU taint."""
+    limits = {"nvidia.com/gpu": "1"} if gpu else {"cpu": "1"}
     pod = {"nodeSelector": {NODEPOOL: pool, **{k.replace("__", "/"): v for k, v in selector.items()}},
            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}]
            if tolerations is None else tolerations,
-           "containers": [{"name": "main", "image": "pause", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}
+           "containers": [{"name": "main", "image": "pause", "resources": {"limits": limits}}]}
     api = {"Pod": "v1", "Job": "batch/v1", "CronJob": "batch/v1"}.get(kind, "apps/v1")
     spec: dict = {"template": {"spec": pod}}
     if kind == "Pod":
@@ -592,7 +594,7 @@ def test_kg417_pool_missing_from_the_environment():
 
 
 def test_kg417_untolerated_taint_names_the_toleration_to_add():
-    f = only(run(gpu_pool(), workload(tolerations=[])), "KG417")
+    f = only(run(gpu_pool(), workload(tolerations=[], gpu=False)), "KG417")
     assert f.path == f"{POD}.tolerations"
     assert "nvidia.com/gpu=true:NoSchedule" in f.message
     assert "{key: nvidia.com/gpu, operator: Equal, value: 'true', effect: NoSchedule}" in f.message
@@ -621,14 +623,21 @@ def test_kg417_kubernetes_toleration_matching_accepts(toleration):
 
 
 def test_kg417_kubernetes_toleration_matching_rejects(toleration):
-    assert len(kg417(gpu_pool(), workload(tolerations=[toleration]))) == 1
+    assert len(kg417(gpu_pool(), workload(tolerations=[toleration], gpu=False))) == 1
+
+
+def test_kg417_a_gpu_pod_gets_the_extended_resource_toleration_on_eks():
+    """kubernetes plugin/pkg/admission/extendedresourcetoleration: requesting nvidia.com/gpu adds
+    {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} before Karpenter and the scheduler see the pod."""
+    assert kg417(gpu_pool(), workload(tolerations=[])) == []
+    assert len(kg417(gpu_pool(), workload(tolerations=[], gpu=False))) == 1
 
 
 def test_kg417_one_finding_per_untolerated_taint_and_prefer_no_schedule_is_not_needed():
     pool = gpu_pool()
     tspec(pool)["taints"] += [{"key": "example.com/team", "effect": "NoExecute"},
                               {"key": "example.com/soft", "value": "x", "effect": "PreferNoSchedule"}]
-    findings = kg417(pool, workload(tolerations=[]))
+    findings = kg417(pool, workload(tolerations=[], gpu=False))
     assert len(findings) == 2
     assert "nvidia.com/gpu=true:NoSchedule" in findings[0].message
     assert "example.com/team:NoExecute" in findings[1].message
@@ -704,7 +713,7 @@ def test_kg417_node_selector_against_the_pool_requirements(key, value, bad):
 @pytest.mark.parametrize("kind, path", [("Pod", "spec"), ("Job", POD), ("StatefulSet", POD),
                                          ("CronJob", "spec.jobTemplate.spec.template.spec")])
 def test_kg417_reads_every_workload_kind(kind, path):
-    f = only(run(gpu_pool(), workload(tolerations=[], kind=kind)), "KG417")
+    f = only(run(gpu_pool(), workload(tolerations=[], kind=kind, gpu=False)), "KG417")
     assert (f.kind, f.path) == (kind, f"{path}.tolerations")
 
 
@@ -718,7 +727,7 @@ def test_kg417_malformed_workloads_do_not_crash():
     broken = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"template": "x"}},
               {"apiVersion": "v1", "kind": "Pod", "spec": {"nodeSelector": {NODEPOOL: 5}, "tolerations": "x"}},
               {"apiVersion": ["v1"], "kind": "Pod"},
-              workload(tolerations=[None, {"key": 3, "operator": None}])]  # type: ignore[list-item]
+              workload(tolerations=[None, {"key": 3, "operator": None}], gpu=False)]  # type: ignore[list-item]
     findings = check_rules([("w.yaml", m) for m in [gpu_pool(), *broken]])
     assert [f.code for f in findings] == ["KG417", "KG417"]
 

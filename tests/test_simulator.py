@@ -330,8 +330,12 @@ def test_worst_case_for_a_50_gpu_limit():
     assert report.worst_case_instance == "g5.16xlarge"
     assert "limits are eventually consistent and can overrun during fast scale-out" in report.notes
     wide = one(pool("wide", *BY_PROPERTY["spec"]["template"]["spec"]["requirements"], limits={"nvidia.com/gpu": 50}))
-    # dearest per GPU-limit: p6-b300.48xlarge, ceil(50/8) = 7 x 142.416 = 996.912
-    assert wide.worst_case_hourly == Decimal("996.912") and wide.worst_case_instance == "p6-b300.48xlarge"
+    # The dearest node per GPU count: 8 GPUs p6-b300.48xlarge 142.416 (17.80/GPU), 4 g7e.24xlarge 16.57216,
+    # 2 g7e.12xlarge 8.28608, 1 g6e.16xlarge 7.57719. A seventh p6-b300 would need 56 > 50 GPUs, which
+    # filterByRemainingResources refuses: 6 x 142.416 = 854.496 for 48 GPUs, the last 2 as 2 x g6e.16xlarge
+    # (15.15438 > one g7e.12xlarge 8.28608): 869.65038.
+    assert wide.worst_case_hourly == Decimal("869.65038") and wide.worst_case_instance == "p6-b300.48xlarge"
+    assert wide.worst_case_nodes == (("g6e.16xlarge", 2), ("p6-b300.48xlarge", 6))
     assert any("p5e.48xlarge" in n and "no price" in n for n in wide.notes)
 
 
@@ -379,17 +383,34 @@ def test_weight_order_across_tiers():
 
 
 def test_taint_must_be_tolerated():
-    p = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT],
+    taint = {"key": "example.com/team", "value": "true", "effect": "NoSchedule"}
+    p = pool("gpu", req("family", "In", "g5"), taints=[taint],
              startup_taints=[{"key": "example.com/init", "effect": "NoSchedule"}])
     fit = pod_fit(PodShape(gpus=1), [p])[0]
-    assert fit.instance is None and fit.reason == "taint nvidia.com/gpu=true:NoSchedule is not tolerated"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=nvidia.com/gpu"), [p])[0].instance == "g5.xlarge"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=nvidia.com/gpu=true:NoSchedule"), [p])[0].instance == "g5.xlarge"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=nvidia.com/gpu=false"), [p])[0].instance is None
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=nvidia.com/gpu:NoExecute"), [p])[0].instance is None
+    assert fit.instance is None and fit.reason == "taint example.com/team=true:NoSchedule is not tolerated"
+    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team"), [p])[0].instance == "g5.xlarge"
+    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team=true:NoSchedule"), [p])[0].instance == "g5.xlarge"
+    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team=false"), [p])[0].instance is None
+    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team:NoExecute"), [p])[0].instance is None
     assert pod_fit(PodShape.parse("gpus=1,tolerate=*"), [p])[0].instance == "g5.xlarge"
     soft = pool("soft", req("family", "In", "g5"), taints=[{"key": "x", "effect": "PreferNoSchedule"}])
     assert pod_fit(PodShape(gpus=1), [soft])[0].instance == "g5.xlarge"
+
+
+def test_eks_adds_the_extended_resource_toleration():
+    """EKS runs the ExtendedResourceToleration admission plugin (kubernetes plugin/pkg/admission/
+    extendedresourcetoleration ``Admit``): a pod requesting nvidia.com/gpu or aws.amazon.com/neuron tolerates
+    ``<resource>:NoSchedule`` (operator Exists) before Karpenter sees it."""
+    gpu = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT])
+    assert pod_fit(PodShape(gpus=1), [gpu])[0].instance == "g5.xlarge"
+    # a pod without a GPU request gets no such toleration
+    none = pod_fit(PodShape(gpus=0), [gpu])[0]
+    assert none.instance is None and none.reason == "taint nvidia.com/gpu=true:NoSchedule is not tolerated"
+    # NoExecute is not what the plugin adds
+    hard = pool("gpu", req("family", "In", "g5"), taints=[{**GPU_TAINT, "effect": "NoExecute"}])
+    assert pod_fit(PodShape(gpus=1), [hard])[0].instance is None
+    neuron = pool("neuron", req("family", "In", "inf2"), taints=[{"key": "aws.amazon.com/neuron", "effect": "NoSchedule"}])
+    assert pod_fit(PodShape.parse("neuron=1"), [neuron])[0].instance == "inf2.xlarge"
 
 
 def test_selectors_and_affinity():
@@ -418,7 +439,9 @@ def test_limit_smaller_than_one_node():
     p = pool("big", req("family", "In", "g5"), req("size", "In", "12xlarge", "48xlarge"),
              limits={"nvidia.com/gpu": "2"})
     fit = pod_fit(PodShape(gpus=1), [p])[0]
-    assert fit.instance is None and fit.reason.startswith("limit already smaller than one node")
+    assert fit.instance is None and fit.reason == ("pool cannot launch: every candidate exceeds the pool's limits "
+                                                   "with one node: 'all available instance types exceed limits for "
+                                                   "nodepool'")
     roomier = pool("big", req("family", "In", "g5"), req("size", "In", "12xlarge", "48xlarge"),
                    limits={"nvidia.com/gpu": "4"})
     assert pod_fit(PodShape(gpus=1), [roomier])[0].instance == "g5.12xlarge"  # 48xlarge's 8 GPUs exceed 4

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity
 from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
@@ -105,6 +106,39 @@ class InstanceType:
             if resource in self.allocatable:
                 return int(self.allocatable[resource])
         return 0
+
+    @cached_property
+    def node_facts(self) -> NodeFacts | None:
+        """What the provider reads from EC2 (vCPUs, memory MiB, arm64, ENI-limited max pods), derived from the
+        catalog: the ``instance-cpu`` and ``instance-memory`` labels, ``kubernetes.io/arch``, and the ENI max pods
+        as the default allocatable ``pods`` (the catalog's allocatable assumes no maxPods and ENI-limited pods).
+        None when a label is missing or not a number."""
+        try:
+            vcpus = int(self.labels[_AWS + "instance-cpu"])
+            memory = int(self.labels[_AWS + "instance-memory"])
+        except (KeyError, ValueError):
+            return None
+        pods = self.allocatable.get("pods")
+        if pods is None or pods != pods.to_integral_value():
+            return None
+        return NodeFacts(vcpus, memory, self.labels.get("kubernetes.io/arch") == "arm64", int(pods))
+
+    def capacity_for(self, settings: KubeletSettings) -> dict[str, Decimal]:
+        """Capacity (what ``spec.limits`` count) under ``settings``: cpu, memory, pods from
+        :func:`~karpenter_gpu.k8s.kubelet.capacity`, extended resources as in the catalog."""
+        facts = self.node_facts
+        own = dict(self.allocatable)
+        if facts is not None:
+            own.update(capacity(facts, settings))
+        return own
+
+    def allocatable_for(self, settings: KubeletSettings) -> Mapping[str, Decimal]:
+        """Allocatable under a node class's kubelet settings (:func:`~karpenter_gpu.k8s.kubelet.allocatable`);
+        the catalog's own allocatable when the settings are the defaults or the type lacks the inputs."""
+        facts = self.node_facts
+        if settings.is_default or facts is None:
+            return self.allocatable
+        return {**self.allocatable, **kubelet_allocatable(facts, settings)}
 
     @property
     def gpu_name(self) -> str | None:

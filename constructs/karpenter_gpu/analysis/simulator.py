@@ -23,22 +23,27 @@ functions; this module only combines its answers with the catalog (the upstream 
 from __future__ import annotations
 
 import gc
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
+from karpenter_gpu.analysis.ceiling import Fill, dearest_fill
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.admission import admitted_tolerations
+from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
+from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.labels import (
-    ACCELERATOR_RESOURCES, AMD_GPU, CAPACITY_TYPES, GPU_RESOURCES, NEURON, NEURON_CORE, NVIDIA_GPU, OFFERING_LABELS,
-    WELL_KNOWN_LABELS, Label,
+    ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
+    NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings
 from karpenter_gpu.k8s.scheduling import OPERATORS, Requirement, Requirements, atoi, taint_text, untolerated
 from karpenter_gpu.k8s.units import Quantity
-from karpenter_gpu.k8s.views import NodePoolView, node_pools, ordered_pools, overlays as overlay_views
+from karpenter_gpu.k8s.views import NodeClassView, NodePoolView, node_pools, ordered_pools, overlays as overlay_views
 
 __all__ = [
     "CAPACITY_TYPES",
@@ -51,9 +56,13 @@ __all__ = [
     "first_choice",
     "fit_reports",
     "pod_fit",
+    "region_warnings",
     "requirement_admits",
     "simulate_pools",
 ]
+
+#: What the packaged catalog's prices are.
+PRICE_BASIS = "us-east-1 on-demand list price"
 
 _GI = Decimal(2**30)
 #: ``--pod`` shorthand for a MIG resource of the mixed strategy: ``mig-1g.10gb=1`` means nvidia.com/mig-1g.10gb.
@@ -117,6 +126,18 @@ class Candidate:
     capacity: Mapping[str, Decimal] = field(hash=False)
     overlays: tuple[str, ...] = ()
     offerings: tuple[OfferingPrice, ...] = field(default=(), hash=False)
+    #: What ``spec.limits`` count for one node (``it.Capacity``: vCPUs, memory after the VM overhead, pods,
+    #: extended resources after overlays); empty: taken from ``capacity`` and the labels.
+    limit_capacity: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
+    #: The requests of the DaemonSets that run on this type in this pool (``daemonOverhead``), pods included.
+    daemon_overhead: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
+    #: The DaemonSets counted in ``daemon_overhead``.
+    daemons: tuple[str, ...] = ()
+
+    def free(self, resource: str) -> Decimal:
+        """What a pod can be given of ``resource``: allocatable less the DaemonSets' requests."""
+        default = Decimal(1) if resource == "pods" else Decimal(0)
+        return self.capacity.get(resource, default) - self.daemon_overhead.get(resource, Decimal(0))
 
     def price_for(self, requirements: Requirements) -> Decimal | None:
         """The cheapest offering compatible with ``requirements`` (a pod's), as ``OrderByPrice`` ranks it."""
@@ -173,9 +194,14 @@ class PoolReport:
     """What one NodePool can launch.
 
     ``zones`` is empty when the pool does not restrict zones. ``candidates`` are sorted by price
-    (after overlays; unknown prices last), then name. ``worst_case_hourly`` is USD/hour:
-    dynamic pools ``max(ceil(gpu_limit / c.gpus) * c.price)`` over candidates with GPUs and a price;
-    static pools ``replicas * dearest price``. ``problems`` are the notes that make ``launchable`` False.
+    (after overlays; unknown prices last), then name; on dynamic pools they leave out the types one node of
+    which already exceeds a limit (``filterByRemainingResources`` never launches them), listed in ``excluded``
+    with the limit. ``worst_case_hourly`` is USD/hour (``price_basis`` says of what): on dynamic pools the
+    dearest multiset of nodes that can be launched one after another before a ``spec.limits`` resource stops it
+    (:func:`~karpenter_gpu.analysis.ceiling.dearest_fill`; ``worst_case_nodes`` holds it, ``bounded_by`` the
+    limits that bound it; None with ``unbounded`` when no limit does); static pools ``replicas * dearest price``.
+    ``limit_unit`` says what the accelerator limit counts (GPUs, or time-slice / MIG shares when NodeOverlays
+    advertise more nvidia.com/gpu than the GPUs). ``problems`` are the notes that make ``launchable`` False.
     """
 
     name: str
@@ -197,6 +223,13 @@ class PoolReport:
     worst_case_instance: str | None = None
     view: NodePoolView | None = field(default=None, hash=False, compare=False, repr=False)
     dropped_overlays: Mapping[str, str] = field(default_factory=dict, hash=False)
+    excluded: tuple[tuple[str, str], ...] = ()
+    worst_case_nodes: tuple[tuple[str, int], ...] = ()
+    worst_case_exact: bool = True
+    bounded_by: tuple[str, ...] = ()
+    unbounded: bool = False
+    limit_unit: str | None = None
+    price_basis: str = PRICE_BASIS
 
     @property
     def gpu_names(self) -> tuple[str, ...]:
@@ -286,36 +319,129 @@ def _admitted(catalog: Catalog, reqs: Requirements, memo: dict) -> list[Instance
 _TYPE_KEYS = INSTANCE_LABEL_KEYS | {Label.INSTANCE_HYPERVISOR}
 
 
-def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolution, memo: dict) -> PoolReport:
+@dataclass
+class _Context:
+    """What the pools share: their node classes (name -> manifest kind and view) and the DaemonSets."""
+
+    classes: dict[tuple[str, str], NodeClassView]
+    daemons: list[DaemonSetView]
+    price_basis: str
+
+
+def _context(manifests: Sequence[Any], catalog: Catalog) -> _Context:
+    classes = {(NODE_CLASS_KIND[1] if is_kind(m, NODE_CLASS_KIND) else AUTO_MODE_NODE_CLASS_KIND[1],
+                view.name): view
+               for m in manifests if is_kind(m, NODE_CLASS_KIND) or is_kind(m, AUTO_MODE_NODE_CLASS_KIND)
+               for view in (NodeClassView.of(m),)}
+    basis = f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
+    return _Context(classes, daemon_sets(manifests), basis)
+
+
+def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tuple[KubeletSettings, bool | None]:
+    """The pool's kubelet settings and whether its node class selects capacity reservations (None: unknown)."""
+    ref = pool.node_class_ref
+    name, kind = ref.get("name"), ref.get("kind")
+    view = context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+    if view is None:
+        if isinstance(name, str) and not pool.auto_mode:
+            notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
+                         "(no kubelet settings) and reserved offerings are not checked")
+        return KubeletSettings(), None
+    reservations = bool(view.spec.get("capacityReservationSelectorTerms"))
+    if kind != NODE_CLASS_KIND[1]:
+        return KubeletSettings(), reservations
+    settings = KubeletSettings.of(view.spec, view.ami_family, f"EC2NodeClass {view.name}")
+    if not settings.is_default:
+        notes.append(f"allocatable from EC2NodeClass {view.name}'s kubelet settings (amiFamily {settings.ami_family}"
+                     f"{', maxPods ' + str(settings.max_pods) if settings.max_pods is not None else ''}"
+                     f"{', podsPerCore ' + str(settings.pods_per_core) if settings.pods_per_core else ''}"
+                     f"{', kubeReserved' if settings.kube_reserved else ''}"
+                     f"{', systemReserved' if settings.system_reserved else ''}"
+                     f"{', evictionHard' if settings.eviction_hard else ''}), as the AWS provider computes it")
+    return settings, reservations
+
+
+def _daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[DaemonSetView]
+                     ) -> tuple[dict[str, Decimal], tuple[str, ...]]:
+    total: dict[str, Decimal] = {}
+    names = []
+    for daemon in daemons:
+        if daemon.tolerates(pool.taints) and daemon.runs_on(pool.template_requirements, pool.well_known_labels,
+                                                             it.requirements):
+            names.append(daemon.name)
+            for k, v in daemon.requests.items():
+                total[k] = total.get(k, Decimal(0)) + v
+    return total, tuple(names)
+
+
+def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolution, memo: dict,
+              context: _Context | None = None) -> PoolReport:
+    context = context if context is not None else _Context({}, [], PRICE_BASIS)
     notes: list[str] = []
     zones, offering_notes, problems = _offering_notes(pool)
+    settings, reservations = _node_class(pool, context, notes)
+    if reservations is False and "reserved" in pool.capacity_types:
+        offering_notes = [n for n in offering_notes if not n.startswith("reserved offerings exist only")]
+        notes.append(f"the node class {pool.node_class_ref.get('name')} has no capacityReservationSelectorTerms: the "
+                     "provider creates reserved offerings only from the reservations it selects, so this pool has "
+                     "none and launches " + (" or ".join(ct for ct in pool.capacity_types if ct != "reserved")
+                                             or "nothing"))
     reqs = pool.template_requirements
     for key, req in (pool.requirements or {}).items():
         if key in INSTANCE_LABEL_KEYS or key in OFFERING_LABELS:
             continue
         if key in _UNMODELLED or key.startswith(_UNMODELLED_PREFIXES):
             notes.append(f"requirement {req} is not modelled by the catalog and was not applied")
-    offerings = pool_offerings(pool, resolution.named_zones, memo)
+    offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False)
     if not offerings and not problems:
         problems.append("no offering (capacity type x zone) satisfies the template's requirements")
     admitted = _admitted(catalog, reqs, memo)
     # Candidates depend on the pool only through its admitted types and offerings, unless an overlay looks at the
     # pool's name or template labels: then they are shared between such pools (immutable, one query).
-    shared = ("candidates", id(admitted), offerings) if resolution.independent_of(pool) else None
+    shared = (("candidates", id(admitted), offerings, settings) if resolution.independent_of(pool)
+              and not context.daemons else None)
     candidates: list[Candidate] | None = memo.get(shared) if shared else None
     if candidates is None:
         candidates = []
         for it in admitted:
-            overlaid = resolution.apply(pool, it.name, offerings, it.price, it.allocatable)
-            capacity = overlaid.capacity if overlaid.capacity is it.allocatable else {
+            own = it.allocatable_for(settings)
+            overlaid = resolution.apply(pool, it.name, offerings, it.price, own)
+            capacity = overlaid.capacity if overlaid.capacity is own else {
                 k: (v if isinstance(v, Decimal) else _quantity(v, f"NodeOverlay capacity {k}"))
                 for k, v in overlaid.capacity.items()}
+            limit_capacity = {**capacity, **{k: v for k, v in it.capacity_for(settings).items()
+                                             if k in ("cpu", "memory", "pods")}}
+            overhead, daemons = _daemon_overhead(pool, it, context.daemons)
             candidates.append(Candidate(it, overlaid.cheapest if offerings else it.price, capacity,
-                                        overlaid.overlays, overlaid.prices))
+                                        overlaid.overlays, overlaid.prices, limit_capacity, overhead, daemons))
         candidates.sort(key=_price_key)
         if shared:
             memo[shared] = candidates
-    if not candidates:
+    counted = sorted({d for c in candidates for d in c.daemons})
+    if counted:
+        notes.append(f"DaemonSets counted against each node's allocatable (daemonOverhead): {', '.join(counted)}")
+    stand_ins = sorted({o.offering.capacity_type for c in candidates for o in c.offerings if o.on_demand_stand_in})
+    if stand_ins:
+        notes.append(f"{' and '.join(stand_ins)} offerings are shown at the {context.price_basis}: the catalog has no "
+                     f"{' or '.join(stand_ins)} prices")
+    limits = [(str(r), raw, _quantity(raw, f"NodePool {pool.name}.spec.limits.{r}")) for r, raw in pool.limits.items()]
+    excluded: list[tuple[str, str]] = []
+    if pool.replicas is None and limits and candidates:
+        kept = []
+        for c in candidates:
+            why = _within_limits(c, limits)
+            if why is None:
+                kept.append(c)
+            else:
+                excluded.append((c.instance.name, why))
+        if excluded:
+            notes.append(f"{len(excluded)} type(s) exceed a limit with one node and are never launched "
+                         f"(filterByRemainingResources): " + ", ".join(f"{n} ({why})" for n, why in excluded))
+            if not kept:
+                problems.insert(0, "every candidate exceeds the pool's limits with one node: 'all available instance "
+                                   "types exceed limits for nodepool'")
+        candidates = kept
+    if not candidates and not excluded:
         problems.insert(0, f"no instance type in the catalog ({len(catalog.types)} types) meets the requirements: "
                            "'no instance type met the scheduling requirements or had a required offering'")
     # minValues (Add keeps the largest of duplicate keys)
@@ -369,8 +495,12 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     gpu_limit = None
     if gpu_resource is not None:
         gpu_limit = int(_limit_amount(pool, gpu_resource))  # type: ignore[arg-type]
+    limit_unit = _limit_unit(gpu_resource, candidates)
     worst: Decimal | None = None
     worst_name: str | None = None
+    fill: Fill | None = None
+    bounded_by: tuple[str, ...] = ()
+    unbounded = False
     if kind == "static":
         priced = [c for c in candidates if c.price is not None]
         if priced:
@@ -388,23 +518,22 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                 notes.append("no limits.nodes: drift/expiry replacement can surge above replicas")
             elif (blocked := static_drift_blocked(pool)) is not None:
                 notes.append(blocked)
-    elif gpu_limit is None:
-        notes.append("no nvidia.com/gpu (or aws.amazon.com/neuron) limit: the pool's accelerator spend is unbounded")
-    else:
-        options = []
-        for c in candidates:
-            gpus = int(c.capacity.get(gpu_resource, 0))  # type: ignore[arg-type]
-            if gpus > 0 and c.price is not None:
-                options.append((-(-gpu_limit // gpus) * c.price, c.instance.name, gpus))  # exact ceil: no float
-        if options:
-            amount, worst_name, gpus = max(options)
-            worst = amount
-            notes.append(f"worst case {_money(amount)}/h: {-(-gpu_limit // gpus)} x {worst_name} "
-                         f"({gpus} {'GPU(s)' if gpu_resource in GPU_RESOURCES else gpu_resource} each) to reach the "
-                         f"{gpu_resource} limit {gpu_limit}")
+    elif candidates:
+        fill, bounded_by, why = _ceiling(candidates, limits)
+        if fill is None:
+            unbounded = True
+            notes.append(f"the pool's spend is unbounded: {why}")
         else:
-            notes.append(f"no priced candidate has {gpu_resource} capacity: the limit {gpu_limit} cannot be "
-                         "turned into a cost")
+            worst = fill.ceiling
+            worst_name = max(fill.counts, key=lambda nc: ((_by_name(candidates, nc[0]).price or Decimal(0)) * nc[1], nc[0]))[0] \
+                if fill.counts else None
+            mix = " + ".join(f"{n} x {name}" for name, n in fill.counts) or "nothing priced"
+            exact = "" if fill.exact else (f" (an upper bound: the search stopped before proving the optimum; "
+                                           f"{_money(fill.total)}/h is reached)")
+            unit = f" ({limit_unit})" if limit_unit else ""
+            notes.append(f"worst case {_money(worst)}/h{exact}: {mix} before the limits "
+                         f"{', '.join(f'{r} {raw}' for r, raw, _ in limits if r in bounded_by)}{unit} stop it "
+                         f"({context.price_basis})")
         notes.append("limits are eventually consistent and can overrun during fast scale-out")
     return PoolReport(
         name=pool.name, kind=kind, weight=pool.weight, capacity_types=pool.capacity_types, zones=zones,
@@ -412,7 +541,48 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes=tuple(problems + notes), problems=tuple(problems), replicas=pool.replicas,
         requirements=tuple(pool.requirement_dicts), template_labels=pool.string_labels, taints=tuple(pool.taints),
         limits=pool.limits, worst_case_instance=worst_name, view=pool, dropped_overlays=resolution.dropped,
+        excluded=tuple(excluded), worst_case_nodes=fill.counts if fill is not None else (),
+        worst_case_exact=fill is None or fill.exact, bounded_by=bounded_by, unbounded=unbounded,
+        limit_unit=limit_unit, price_basis=context.price_basis,
     )
+
+
+def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
+    return next(c for c in candidates if c.instance.name == name)
+
+
+#: Limits the catalog cannot turn into a node's capacity (ephemeral storage depends on block devices, pod ENIs on a
+#: table of the provider's): noted, not applied.
+_UNMODELLED_LIMITS = ("ephemeral-storage", "vpc.amazonaws.com/pod-eni")
+
+
+def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, Any, Decimal]]
+             ) -> tuple[Fill | None, tuple[str, ...], str]:
+    """The dearest launchable multiset of the priced candidates under ``limits`` (None: unbounded, with why)."""
+    applied = [(r, raw, amount) for r, raw, amount in limits if r not in _UNMODELLED_LIMITS]
+    priced = [c for c in candidates if c.price is not None]
+    if not priced:
+        return Fill(Decimal(0), ()), (), ""
+    sizes = {c.instance.name: [_node_resource(c, r) or Decimal(0) for r, _, _ in applied] for c in priced}
+    free = [c.instance.name for c in priced if not any(sizes[c.instance.name])]
+    if free:
+        which = ", ".join(r for r, _, _ in applied) or "none"
+        return None, (), (f"{', '.join(free)} need(s) none of the limited resources ({which}), so no limit stops "
+                          "Karpenter launching them")
+    fill = dearest_fill([(c.instance.name, c.price, sizes[c.instance.name]) for c in priced],  # type: ignore[misc]
+                        [amount for _, _, amount in applied])
+    bounded = tuple(r for i, (r, _, _) in enumerate(applied) if any(s[i] for s in sizes.values()))
+    return fill, bounded, ""
+
+
+def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | None:
+    """What the accelerator limit counts: GPUs, or shares when overlays advertise more nvidia.com/gpu than GPUs."""
+    if resource is None:
+        return None
+    if resource == NVIDIA_GPU and any(c.capacity.get(NVIDIA_GPU, Decimal(0)) > c.instance.gpus for c in candidates):
+        return ("nvidia.com/gpu counts time-slice or MIG shares, not GPUs: NodeOverlays advertise more "
+                "nvidia.com/gpu than the nodes have GPUs")
+    return {NVIDIA_GPU: "GPUs", AMD_GPU: "GPUs", NEURON: "Neuron devices", NEURON_CORE: "NeuronCores"}.get(resource)
 
 
 
@@ -446,7 +616,8 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
     with _paused_cyclic_gc():
         pools, resolution = _resolution(manifests, catalog, pools)
         memo: dict = {}
-        return [_simulate(p, catalog, resolution, memo) for p in ordered_pools(pools)]
+        context = _context(manifests, catalog)
+        return [_simulate(p, catalog, resolution, memo, context) for p in ordered_pools(pools)]
 
 
 @contextmanager
@@ -603,6 +774,12 @@ class PodShape:
         return cls(gpus=gpus, cpu=cpu, memory=memory, tolerations=tuple(tolerations), node_selector=selector,
                    required_affinity=tuple(affinity), gpu_resource=resource)
 
+    def admitted_tolerations(self) -> tuple[dict, ...]:
+        """The tolerations the pod has when Karpenter sees it: its own plus, on EKS, the
+        ``ExtendedResourceToleration`` one for the extended resource it requests
+        (:func:`~karpenter_gpu.k8s.admission.admitted_tolerations`)."""
+        return admitted_tolerations(self.tolerations, [self.gpu_resource] if self.gpus else [])
+
     def describe(self) -> str:
         parts = [f"{self.gpu_resource}={self.gpus}", f"cpu={self.cpu.normalize():f}",
                  f"memory={_bytes(self.memory)}"]
@@ -640,7 +817,13 @@ class Fit:
 
 
 def _node_resource(c: Candidate, resource: str) -> Decimal | None:
-    """The node's capacity in a limit's terms (limits count capacity, not allocatable)."""
+    """The node's capacity in a limit's terms (limits count ``it.Capacity``, not allocatable); None: not modelled."""
+    if resource == "nodes":
+        return Decimal(1)
+    if resource in _UNMODELLED_LIMITS:
+        return None
+    if c.limit_capacity:
+        return c.limit_capacity.get(resource, Decimal(0))
     labels = c.instance.labels
     if resource == "cpu":
         value = atoi(labels.get(Label.INSTANCE_CPU))
@@ -648,10 +831,6 @@ def _node_resource(c: Candidate, resource: str) -> Decimal | None:
     if resource == "memory":
         value = atoi(labels.get(Label.INSTANCE_MEMORY))
         return Decimal(value) * 2**20 if value is not None else c.capacity.get("memory")
-    if resource == "nodes":
-        return Decimal(1)
-    if resource == "pods":
-        return None
     return c.capacity.get(resource, Decimal(0))
 
 
@@ -700,7 +879,7 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
 
     if not report.launchable:
         return fit(reason="pool cannot launch: " + report.problems[0])
-    for taint in untolerated(report.taints, shape.tolerations):
+    for taint in untolerated(report.taints, shape.admitted_tolerations()):
         return fit(reason=f"taint {taint_text(taint)} is not tolerated")
     reason = _pod_conflict(report, pod_reqs)
     if reason:
@@ -716,22 +895,21 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         return fit(reason=f"node selector/affinity {pod_reqs} admits none of the pool's "
                           f"{len(report.candidates)} candidate(s)")
     fitting = [c for c in candidates
-               if c.capacity.get("cpu", Decimal(0)) >= shape.cpu
-               and c.capacity.get("memory", Decimal(0)) >= shape.memory
-               and c.capacity.get("pods", Decimal(1)) >= 1
-               and (shape.gpus == 0 or c.capacity.get(shape.gpu_resource, Decimal(0)) >= shape.gpus)]
+               if c.free("cpu") >= shape.cpu and c.free("memory") >= shape.memory and c.free("pods") >= 1
+               and (shape.gpus == 0 or c.free(shape.gpu_resource) >= shape.gpus)]
     if not fitting:
         needs = [("cpu", shape.cpu), ("memory", shape.memory)]
         if shape.gpus:
             needs.append((shape.gpu_resource, Decimal(shape.gpus)))
         short = []
         for resource, wanted in needs:
-            most = max((c.capacity.get(resource, Decimal(0)) for c in candidates), default=Decimal(0))
+            most = max((c.free(resource) for c in candidates), default=Decimal(0))
             if most < wanted:
                 shown = _bytes(most) if resource == "memory" else f"{most.normalize():f}"
                 short.append(f"{resource} (at most {shown})")
         detail = ("short of " + ", ".join(short)) if short else "no single candidate has all of it"
-        return fit(reason=f"no candidate has enough allocatable for {shape.describe()}: {detail} "
+        daemons = " after the DaemonSets' requests" if any(c.daemon_overhead for c in candidates) else ""
+        return fit(reason=f"no candidate has enough allocatable{daemons} for {shape.describe()}: {detail} "
                           f"among {len(candidates)} candidate(s)")
     limits = _limits(report)
     within = [c for c in fitting if _within_limits(c, limits) is None]
@@ -739,6 +917,11 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         broken = sorted({why for c in fitting if (why := _within_limits(c, limits)) is not None})
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
+    unmet = _min_values_short(report, within)
+    if unmet:
+        return fit(reason=f"{unmet} once the pod's requirements and requests narrow the {len(within)} type(s) it "
+                          "fits (SatisfiesMinValues after filterInstanceTypesByRequirements); Karpenter tries the "
+                          "next pool")
     def priced(c: Candidate) -> tuple[Decimal | None, OfferingPrice | None]:
         if not c.offerings:
             return c.price, None
@@ -751,6 +934,18 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
     return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label)
+
+
+def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
+    """The first minValues of the template the pod's remaining types cannot meet (instance-type keys)."""
+    template = report.view.template_requirements if report.view is not None else Requirements()
+    for key, req in template.items():
+        if req.min_values and key in INSTANCE_LABEL_KEYS:
+            distinct = {c.instance.node_labels[key] for c in types if key in c.instance.node_labels}
+            if len(distinct) < req.min_values:
+                return (f"minValues {req.min_values} on {key} is not met: only {len(distinct)} distinct value(s) "
+                        f"({', '.join(sorted(distinct)) or 'none'})")
+    return None
 
 
 def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[Fit]:
@@ -776,3 +971,27 @@ def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
 def first_choice(fits: Iterable[Fit]) -> Fit | None:
     """The first fit with an instance: the highest-weight pool that fits, at its cheapest offering."""
     return next((f for f in fits if f.instance is not None), None)
+
+
+_REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)(?:-[a-z]+-\d+)?[a-z]$")
+
+
+def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[str]:
+    """A warning per NodePool whose ``topology.kubernetes.io/zone`` requirements name zones of another region than
+    the catalog's (its prices are that region's on-demand list prices; other regions price differently).
+    A zone's region is its name without the zone letter (``ap-northeast-2a`` -> ``ap-northeast-2``; Local Zones
+    ``us-east-1-bos-1a`` -> ``us-east-1``)."""
+    catalog = catalog if catalog is not None else default_catalog()
+    out = []
+    for pool in node_pools(manifests):
+        if pool.problem is not None:
+            continue
+        reqs = pool.template_requirements
+        zone = reqs.get(Label.ZONE)
+        if Label.ZONE not in reqs or zone.complement:
+            continue
+        regions = sorted({m.group(1) for z in zone.values if (m := _REGION.match(z))} - {catalog.region})
+        if regions and catalog.region:
+            out.append(f"NodePool {pool.name}: zones in {', '.join(regions)}, but the prices are {catalog.region} "
+                       f"on-demand list prices: costs there differ")
+    return out

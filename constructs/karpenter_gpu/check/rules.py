@@ -40,6 +40,7 @@ from karpenter_gpu.k8s.views import HybridGroupView, NodePoolView, hybrid_groups
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.hybrid import hybrid_fit
 from karpenter_gpu.analysis.simulator import PodShape, fit_reports, simulate_pools
+from karpenter_gpu.k8s.admission import admitted_tolerations, requested_resources
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Quantity
 from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, MIG_RESOURCE_PREFIX, mig_table
 
@@ -895,7 +896,8 @@ def _kg417_target(work: _Workload, pools: list[_Pool], target: str, base: str, h
                  "the API server refuses it, so no node of it ever exists and the pod stays Pending; fix: correct "
                  "the NodePool's requirement")
         return
-    tolerations = [_dict(t) for t in _list(work.pod.get("tolerations"))]
+    tolerations = admitted_tolerations([_dict(t) for t in _list(work.pod.get("tolerations"))],
+                                       requested_resources(work.pod))
     taints = pool.view.taints
     for taint in untolerated(taints, tolerations):
         i = taints.index(dict(taint))

@@ -96,20 +96,27 @@ def _offering(capacity_type: str, zone: str | None, named: tuple[str, ...]) -> O
                                                        zone_req]))
 
 
-def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None) -> tuple[Offering, ...]:
+def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None, *,
+                   reserved: bool = True) -> tuple[Offering, ...]:
     """The offerings the pool's template admits, in capacity-type preference order then zone.
 
     Only the template's capacity-type and zone requirements decide it; ``memo`` (one per query) shares
-    the answer between pools that have the same ones."""
+    the answer between pools that have the same ones. ``reserved`` False: the node class selects no capacity
+    reservation, and the AWS provider creates reserved offerings only from the reservations it selects
+    (``pkg/providers/instancetype/offering/reserved_capacity_resolver.go`` ``ResolveOfferings``: one reserved
+    offering per ``nodeClass.CapacityReservations()`` entry of the type, resolved from
+    ``capacityReservationSelectorTerms``), so there is none."""
     reqs = pool.template_requirements
     if memo is not None:
         key = ("offerings", named_zones, reqs.get(Label.CAPACITY_TYPE) if Label.CAPACITY_TYPE in reqs else None,
-               reqs.get(Label.ZONE) if Label.ZONE in reqs else None)
+               reqs.get(Label.ZONE) if Label.ZONE in reqs else None, reserved)
         if key not in memo:
-            memo[key] = pool_offerings(pool, named_zones)
+            memo[key] = pool_offerings(pool, named_zones, reserved=reserved)
         return memo[key]
     out = []
     for ct in pool.capacity_types:
+        if ct == "reserved" and not reserved:
+            continue
         for zone in (*named_zones, None):
             offering = _offering(ct, zone, named_zones)
             if reqs.compatible(offering.requirements, WELL_KNOWN_LABELS) is None:
@@ -119,9 +126,28 @@ def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict 
 
 @dataclass(frozen=True)
 class OfferingPrice:
+    """An offering's price: the catalog's (an on-demand list price) unless ``overlay`` re-priced it."""
+
     offering: Offering
     price: Decimal | None
     overlay: str | None = None
+
+    @property
+    def on_demand_stand_in(self) -> bool:
+        """A spot or reserved offering shown at the catalog's on-demand price (no overlay priced it): not its
+        real price (spot prices vary; Karpenter ranks a reserved offering at the on-demand price / 10,000,000,
+        ``ReservedCapacityResolver.ResolveOfferings``, and the reservation is paid for whether used or not)."""
+        return self.overlay is None and self.offering.capacity_type != "on-demand" and self.price is not None
+
+    @property
+    def basis(self) -> str:
+        """What ``price`` is: "on-demand list price", "on-demand list price standing in for <type>", or the
+        overlay that set it."""
+        if self.overlay is not None:
+            return f"set by NodeOverlay {self.overlay}"
+        if self.on_demand_stand_in:
+            return f"on-demand list price standing in for {self.offering.capacity_type}"
+        return "on-demand list price"
 
 
 @dataclass(frozen=True)

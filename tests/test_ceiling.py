@@ -1,0 +1,89 @@
+"""The exact limit ceiling (analysis.ceiling.dearest_fill) against brute force, and its speed.
+
+Karpenter v1.14.1 ``filterByRemainingResources`` (pkg/controllers/provisioning/scheduling/scheduler.go) launches a
+type only while its capacity fits what is left of every limited resource: the reachable multisets are exactly those
+within every limit, so the ceiling is the dearest of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from decimal import Decimal as D
+
+from hypothesis import given, settings, strategies as st
+
+from karpenter_gpu.analysis.catalog import default_catalog
+from karpenter_gpu.analysis.ceiling import dearest_fill
+
+
+def brute(items, limits):
+    ranges = [range(min(int(limits[r] // s[r]) for r in range(len(limits)) if s[r]) + 1) for _, _, s in items]
+    best = D(0)
+    for xs in itertools.product(*ranges):
+        if all(sum(x * it[2][r] for x, it in zip(xs, items)) <= limits[r] for r in range(len(limits))):
+            best = max(best, sum(x * it[1] for x, it in zip(xs, items)))
+    return best
+
+
+@st.composite
+def problems(draw):
+    m = draw(st.integers(1, 3))
+    limits = [D(draw(st.integers(1, 16))) for _ in range(m)]
+    n = draw(st.integers(1, 4))
+    items = []
+    for i in range(n):
+        size = [D(draw(st.integers(0, int(limit)))) for limit in limits]
+        if not any(size):
+            size[0] = D(1)
+        items.append((f"t{i}", D(draw(st.integers(0, 60))) / 8, size))
+    return items, limits
+
+
+@settings(max_examples=300, deadline=None)
+@given(problems())
+def test_matches_brute_force(problem):
+    items, limits = problem
+    fill = dearest_fill(items, limits)
+    assert fill is not None and fill.exact
+    assert fill.total == brute(items, limits)
+    by_name = {name: (price, size) for name, price, size in items}
+    assert sum(by_name[n][0] * k for n, k in fill.counts) == fill.total
+    for r, limit in enumerate(limits):
+        assert sum(by_name[n][1][r] * k for n, k in fill.counts) <= limit
+
+
+def test_never_rounds_past_the_limit():
+    # 8-GPU nodes at 10/h, 1-GPU nodes at 1/h, limit 50: 6 x 8 + 2 x 1 = 62, never 7 x 8 (56 GPUs)
+    fill = dearest_fill([("big", D(10), [D(8)]), ("small", D(1), [D(1)])], [D(50)])
+    assert fill == type(fill)(D(62), (("big", 6), ("small", 2)))
+
+
+def test_a_type_needing_no_limited_resource_is_unbounded():
+    assert dearest_fill([("gpu", D(1), [D(1)]), ("cpu-only", D(1), [D(0)])], [D(4)]) is None
+    # ...unless it costs nothing
+    assert dearest_fill([("gpu", D(1), [D(1)]), ("free", D(0), [D(0)])], [D(4)]).total == 4
+
+
+def test_cpu_and_gpu_limits_together():
+    # A: 1 GPU 64 cpu 4/h, B: 8 GPU 96 cpu 12/h; 16 GPUs, 200 cpu: 3 x A = 192 cpu (12/h); 1 B + 1 A = 9 GPUs
+    # 160 cpu (16/h); 2 B = 192 cpu (24/h) -> 24
+    fill = dearest_fill([("A", D(4), [D(1), D(64)]), ("B", D(12), [D(8), D(96)])], [D(16), D(200)])
+    assert fill.total == D(24) and fill.counts == (("B", 2),)
+
+
+def test_fast_at_ten_thousand_gpus():
+    """One pool of 20 catalog GPU types under nvidia.com/gpu 10000 and cpu 100000 (the figure in the report)."""
+    types = [t for t in default_catalog().types if t.gpus and t.price][:20]
+    items = [(t.name, t.price, [D(t.gpus), D(t.labels["karpenter.k8s.aws/instance-cpu"])]) for t in types]
+    start = time.perf_counter()
+    fill = dearest_fill(items, [D(10000), D(100000)])
+    elapsed = time.perf_counter() - start
+    print(f"\n20 types, 10000 GPUs / 100000 cpu: {elapsed * 1000:.1f} ms, exact={fill.exact}, {fill.counts}")
+    assert elapsed < 2.0
+    gpus = sum(k * next(t.gpus for t in types if t.name == n) for n, k in fill.counts)
+    assert gpus <= 10000
+    start = time.perf_counter()
+    one = dearest_fill([(n, p, s[:1]) for n, p, s in items], [D(10000)])
+    print(f"GPU limit only: {(time.perf_counter() - start) * 1000:.1f} ms")
+    assert one.exact and one.total >= fill.total
