@@ -86,12 +86,12 @@ class CostReport:
 
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
-        return f"{where} {self.catalog.source} ({self.catalog.region}, {self.catalog.date}; on-demand prices)"
+        return f"{where} {self.catalog.source} ({self.catalog.region}, {self.catalog.date}; on-demand list prices, standing in for spot and reserved)"
 
 
 def _unbounded(report: PoolReport) -> bool:
-    """A dynamic pool without a GPU limit: its spend has no ceiling (the simulator's note says so)."""
-    return report.kind == "dynamic" and report.gpu_limit is None and bool(report.candidates)
+    """A dynamic pool that no ``spec.limits`` resource bounds: its spend has no ceiling (the simulator says why)."""
+    return report.kind == "dynamic" and report.unbounded and bool(report.candidates)
 
 
 def _offered(report: PoolReport | None) -> set[tuple[str, str]]:
