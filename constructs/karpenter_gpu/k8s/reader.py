@@ -40,7 +40,8 @@ from typing import Any, Iterable, Iterator
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, one_line
+from karpenter_gpu.render import escape
 
 #: The root environment's key: files directly in the folder, a single file, stdin.
 ROOT = "."
@@ -76,9 +77,10 @@ class Problem:
     message: str
 
     def line(self) -> str:
-        where = f"{self.file}: " if self.file else ""
-        what = f"{self.kind}/{self.name}" if self.kind or self.name else "-"
-        return f"{where}{what} {self.path or '-'}: error {self.code} {self.message}"
+        """One line: file, object and path are input text (escaped), the message is kept on one line."""
+        where = f"{escape.plain(self.file, None)}: " if self.file else ""
+        what = f"{escape.plain(self.kind)}/{escape.plain(self.name)}" if self.kind or self.name else "-"
+        return f"{where}{what} {escape.plain(self.path or '-', None)}: error {self.code} {one_line(self.message)}"
 
     def error_text(self) -> str:
         """The same, as an error line of a command that stops on it: ``[KG311] file: kind/name path: ...``."""
