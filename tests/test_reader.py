@@ -4,6 +4,7 @@ refused within bounds, and the C LibYAML loader giving what the pure-Python load
 from __future__ import annotations
 
 import io
+import os
 import resource
 import shutil
 import sys
@@ -363,3 +364,77 @@ def test_direct_constructor_matches_pyyaml_on_dist() -> None:
     for path in sorted((ROOT / "dist").rglob("*.yaml")):
         text = path.read_text()
         assert repr(_ours(text)) == repr(_pyyaml(text)), path
+
+
+# ------------------------------------------------------------------------------ hostile layout and size
+
+
+def cli_refuses(capsys, path, code: str) -> str:
+    """``validate`` and ``explain`` both stop on ``path`` with exit 2 and the one coded line ``code``."""
+    line = ""
+    for argv in (["validate", str(path), "--crds", str(find_crds_dir())], ["explain", str(path)]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "Traceback" not in captured.err and "KG919" not in captured.err
+        [line] = captured.err.splitlines()
+        assert line.startswith(f"karpenter-gpu: error: [{code}] "), line
+    return line
+
+
+def _nest(root, names: list[str]) -> None:
+    """root/names[0]/names[1]/.../x.yaml, made one level at a time (no long path, no recursion)."""
+    fd = os.open(root, os.O_RDONLY)
+    for name in names:
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    with open(os.open("x.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    os.close(fd)
+
+
+def _unnest(root) -> None:
+    """Remove what :func:`_nest` made, one level at a time (shutil.rmtree recurses per level)."""
+    while True:
+        [top] = [p for p in root.iterdir()] or [None]
+        if top is None:
+            return
+        held = top.rename(root / "held")
+        below = [p for p in held.iterdir() if p.is_dir()]
+        if below:
+            below[0].rename(root / "next")
+        shutil.rmtree(held)
+        if below:
+            (root / "next").rename(root / "n")
+
+
+def test_1500_nested_folders_are_refused_with_a_code(tmp_path, capsys):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["a"] * 1500)  # os.walk of Python 3.11 recurses once per level: a RecursionError, a KG919
+    try:
+        start = time.perf_counter()
+        line = cli_refuses(capsys, root, "KG914")
+        assert time.perf_counter() - start < 2
+        assert f"at most {reader.MAX_FOLDER_DEPTH} nested folders" in line
+    finally:
+        _unnest(root)
+
+
+def test_folders_at_the_depth_bound_are_read(tmp_path):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["a"] * reader.MAX_FOLDER_DEPTH)
+    [env] = read_path(root).environments
+    assert [m.file for m in env.manifests] == ["/".join(["a"] * reader.MAX_FOLDER_DEPTH) + "/x.yaml"]
+
+
+def test_a_path_longer_than_the_system_allows_is_kg901(tmp_path, capsys):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["d" * 250] * 20)  # 5,000 characters: ENAMETOOLONG when the walk lists the deepest folders
+    try:
+        cli_refuses(capsys, root, "KG901")
+    finally:
+        _unnest(root)

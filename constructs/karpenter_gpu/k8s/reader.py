@@ -56,6 +56,8 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting accepted. Real manifests stay under 20 levels; the checks that walk a manifest
 #: recurse, and Python's recursion limit (1000) needs headroom.
 MAX_DEPTH = 100
+#: Deepest folder accepted below the input folder (dist/ is two levels deep: environment, helm/).
+MAX_FOLDER_DEPTH = 64
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -471,19 +473,39 @@ def _read_bytes(path: Path, rel: str) -> bytes:
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
+    """Every ``*.yaml`` / ``*.yml`` file under ``root`` as (relative POSIX path, path), in path order.
+
+    What ``os.walk`` finds (symlinked folders listed but not entered, a symlinked or dangling file listed), but
+    without recursion: Python 3.11's ``os.walk`` recurses once per folder level, so 1,000 nested folders end in a
+    RecursionError. A folder deeper than :data:`MAX_FOLDER_DEPTH` levels is refused (KG914) before it is listed.
+    """
     found = []
-    for folder, dirs, names in os.walk(root, onerror=_walk_error):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith(SUFFIXES):
-                path = Path(folder) / name
+    pending: list[tuple[str, int]] = [(str(root), 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listing = list(entries)
+        except OSError as ex:
+            raise _refuse("KG901", str(ex.filename or folder), ex.strerror or str(ex), "a readable folder",
+                          "check the path and its permissions") from None
+        for entry in listing:
+            try:
+                is_dir = entry.is_dir()
+                descend = is_dir and not entry.is_symlink()
+            except OSError:  # as os.walk: an entry that cannot be examined is not a folder
+                is_dir = descend = False
+            if descend:
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise KarpenterGpuError(
+                        "KG914", prop="folder", value=Path(entry.path).relative_to(root).as_posix(),
+                        allowed=f"at most {MAX_FOLDER_DEPTH} nested folders below the input folder",
+                        fix="point at the dist/ folder itself; manifests are one or two levels deep", path=str(root))
+                pending.append((entry.path, depth + 1))
+            elif not is_dir and entry.name.endswith(SUFFIXES):
+                path = Path(entry.path)
                 found.append((path.relative_to(root).as_posix(), path))
     return sorted(found)
-
-
-def _walk_error(ex: OSError) -> None:
-    raise _refuse("KG901", str(ex.filename or ""), ex.strerror or str(ex), "a readable folder",
-                  "check the path and its permissions")
 
 
 def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:
