@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError, echo
@@ -128,3 +133,42 @@ def test_error_echo_keeps_one_error_on_one_line():
     assert str(err).isprintable() and "\\x0a" in str(err) and "\\u202e" in str(err)
     assert echo("a\\nb") == repr("a\\nb")  # printable text is not escaped twice
     assert echo(Odd()).startswith("odd\\x0akarpenter-gpu")
+
+
+#: Numbers and quantities a manifest or a pod shape may carry: beyond int64, beyond Python's 4,300-digit int
+#: conversion, exponents of a billion, durations beyond Go's, dates that do not exist, NaN and infinities.
+ODD_NUMBERS = st.one_of(
+    st.sampled_from(["1e999999999", "1e-999999999", "9" * 5000, "1e" + "9" * 5000, "99999999999999h",
+                     "9223372036854775808", "-9223372036854775809", "100Ei", "1" + "0" * 30 + "%", ".nan", "-.inf",
+                     "2024-13-45", "0x" + "f" * 5000, "1_000", "0o777", "1:30:00", "NaN", "1e308", "-0", "1E+20"]),
+    st.integers(min_value=-(10**40), max_value=10**40).map(str),
+    st.from_regex(r"\A[+-]?[0-9]{1,30}(\.[0-9]{0,5})?([eE][+-]?[0-9]{1,12}|Ki|Mi|Gi|Ei|m|k|E|h|s|%)?\Z"),
+)
+#: Where a NodePool (or a pod shape) holds a number or quantity that the checks convert.
+NUMBER_FIELDS = [("spec", "limits", "nvidia.com/gpu"), ("spec", "limits", "cpu"), ("spec", "limits", "memory"),
+                 ("spec", "weight"), ("spec", "disruption", "budgets", 0, "nodes"),
+                 ("spec", "disruption", "consolidateAfter"), ("spec", "template", "spec", "expireAfter"),
+                 ("spec", "disruption", "budgets", 1, "duration"),
+                 ("spec", "template", "spec", "requirements", 0, "values", 0),
+                 ("spec", "template", "spec", "terminationGracePeriod")]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from(NUMBER_FIELDS), number=ODD_NUMBERS, quoted=st.booleans())
+def test_odd_numbers_never_reach_an_internal_error(field, number, quoted):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    target = pool
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = "PLACEHOLDER"
+    text = yaml.safe_dump(pool).replace("PLACEHOLDER", f"'{number}'" if quoted else number)
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "pool.yaml").write_text(text)
+        shutil.copy(ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml", folder)
+        for argv in (["validate", folder, *crd_args()], ["explain", folder, *crd_args(), "--pod", "gpus=1,tolerate=*"],
+                     ["explain", folder, *crd_args(), "--pod", f"gpus=1,cpu={number},tolerate=*"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(argv)
+            assert "KG919" not in err.getvalue() and "Traceback" not in err.getvalue(), (argv, err.getvalue()[:300])
+            assert code in (0, 1, 2) and (code != 2 or err.getvalue().startswith("karpenter-gpu: error: [KG"))

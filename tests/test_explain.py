@@ -272,3 +272,22 @@ def test_markdown_report_is_cut_to_the_comment_size_with_a_stated_cut():
     assert re.fullmatch(r"… \d+ more rows, see --format json", tail)
     rendered = cmarkgfm.github_flavored_markdown_to_html(report)
     assert rendered.rstrip().endswith(f"<p>{html.escape(tail, quote=False)}</p>")  # after the table, not a row
+
+
+@pytest.mark.parametrize("limit", ["1e999999999", "9" * 5000, "100Ei"])
+def test_quantity_beyond_int64_in_a_limit_stops_explain_with_a_code(capsys, tmp_path, limit):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool["spec"]["limits"]["nvidia.com/gpu"] = limit
+    (tmp_path / "pool.yaml").write_text(yaml.safe_dump(pool))
+    (tmp_path / "class.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
+    assert main(["explain", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG711] NodePool gpu-inference.spec.limits.nvidia.com/gpu=")
+
+
+@pytest.mark.parametrize("pod", ["gpus=1,cpu=1e999999999", "gpus=1,memory=1e" + "9" * 5000, "gpus=" + "9" * 5000])
+def test_pod_quantity_beyond_int64_is_kg710(capsys, pod):
+    assert main(["explain", str(ROOT / "dist"), "--pod", pod]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG710] ")

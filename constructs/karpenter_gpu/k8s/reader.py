@@ -311,7 +311,12 @@ def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[
             if node is None:
                 continue
             duplicates = _check_tree(node, file, shared)
-            yield index, loader.construct_document(node) if shared else _construct_tree(node, loader), duplicates
+            try:
+                data = loader.construct_document(node) if shared else _construct_tree(node, loader)
+            except ValueError as ex:  # an int of more than 4,300 digits (Python's bound), a date like 2024-13-45
+                raise _refuse("KG915", file, f"document {index + 1}: {ex}", "YAML scalars that are numbers, dates "
+                              "or strings Kubernetes can read", "quote the value, or write a realistic one") from None
+            yield index, data, duplicates
     except yaml.YAMLError as ex:
         mark = getattr(ex, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
