@@ -190,6 +190,7 @@ CODES: dict[str, str] = {
     "KG913": "CEL evaluation failed on a value (integer overflow)",
     "KG914": "input folders nested deeper than the bound",
     "KG915": "YAML scalar that cannot be converted (an integer of thousands of digits, a date that does not exist)",
+    "KG916": "YAML file with more nodes than the bound",
     "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
     # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
