@@ -40,8 +40,8 @@ from typing import Any, Iterable, Iterator
 
 import yaml
 from yaml.composer import ComposerError
-from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
-                         ScalarEvent, SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
+from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from karpenter_gpu.errors import KarpenterGpuError, one_line
