@@ -20,12 +20,15 @@ is either seen by all of them or refused by all of them with a coded reason:
   files over :data:`MAX_FILE_BYTES` (KG906), alias expansion beyond the ratio that gopkg.in/yaml
   (``decode.go`` ``allowedAliasRatio``, used by sigs.k8s.io/yaml in kubectl and the API server) allows,
   and self-referencing anchors (KG904), nesting deeper than :data:`MAX_DEPTH` (KG905), unreadable
-  (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903).
+  (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903), folders nested deeper than
+  :data:`MAX_FOLDER_DEPTH` (KG914), scalars Python cannot convert (KG915) and files of more than
+  :data:`MAX_EVENTS` parser events (KG916): the cost of reading stays linear in the size and bounded.
 
 YAML is parsed by the C LibYAML loader (``yaml.CSafeLoader``); the pure-Python ``SafeLoader`` is used only
-where PyYAML was built without LibYAML. Both give the same data and the same findings. Documents without
-anchors (all that cdk8s writes) are turned into data by :func:`_construct_tree`, which gives PyYAML's result
-at half its cost.
+where PyYAML was built without LibYAML. Both give the same data and the same findings. The data is built in
+one pass over the parser's events (:func:`_read_events`), at a third of the cost of composing nodes; files
+with merge keys or tagged collections are composed into nodes as PyYAML does, and the documents without
+anchors among them turned into data by :func:`_construct_tree`.
 """
 
 from __future__ import annotations
