@@ -207,7 +207,8 @@ def _hostile_dist(root):
     (env / "NodePool.yaml").write_text(yaml.safe_dump(pool))
     (env / "EC2NodeClass.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
     group = yaml.safe_load((ROOT / "dist/fleet/ConfigMap.hybrid-gpu-seoul-dc1-a100.k8s.yaml").read_text())
-    group["data"].update(gpuName=HOSTILE, location=HOSTILE)
+    group["data"].update(gpuName=HOSTILE, location=HOSTILE,  # a taint's text shows in the pod-fit reasons
+                         taints=json.dumps([{"key": "taint-<b>x</b>", "value": HOSTILE, "effect": "NoSchedule"}]))
     (env / "ConfigMap.yaml").write_text(yaml.safe_dump(group))
     overlay = yaml.safe_load((ROOT / "dist/prod/NodeOverlay.discourage-multi-gpu.k8s.yaml").read_text())
     overlay["metadata"]["name"] = "ov<img src=x>[x](y)@octocat"
@@ -241,6 +242,7 @@ def test_hostile_manifest_text_renders_as_text_in_the_markdown_report(capsys, tm
     for row in re.findall(r"<tr>.*?</tr>", rendered, re.S):  # every row keeps the table's nine cells
         assert row.count("<td") + row.count("<th") == 9, row
     assert escape.plain(env.name) in text and "ov<img src=x>[x](y)@" in text
+    assert f"taint taint-<b>x</b>={escape.plain(HOSTILE)}:NoSchedule is not tolerated" in text
 
 
 def test_hostile_manifest_text_is_one_line_without_control_characters_in_the_table(capsys, tmp_path):
