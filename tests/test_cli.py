@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from karpenter_gpu.cli.main import main
+from karpenter_gpu.errors import KarpenterGpuError, echo
+from karpenter_gpu.render import escape
 from tests.conftest import ROOT, find_crds_dir
 
 CORPUS = ROOT / "tests" / "fixtures" / "seeds"
@@ -73,3 +81,94 @@ def test_validate_strict_passes_on_synthesized_auto_mode_manifests(tmp_path, cap
     out = capsys.readouterr().out
     # The NodeClass is not claimed schema-valid: it is reported as not schema-checked (info), and checked by KG443.
     assert "NodeClass/gpu-auto" in out and "no public CRD: not schema-checked" in out
+
+
+#: File names that would forge a line (a newline and a fake summary), rewrite the terminal (erase the line,
+#: move the cursor up) or reorder what a reviewer reads (a bidi override).
+HOSTILE_NAMES = ["a\nok: 0 errors, 0 warnings in 1 objects (1 files).yaml", "b\r\x1b[2K\x1b[1A.yaml",
+                 "c\u202elmay.yaml", "d\u2066x\u2069\u200b\u2028.yaml"]
+
+
+def _printable_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    assert lines[-1] == ""
+    assert all(line.isprintable() for line in lines[:-1]), lines
+    return lines[:-1]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_finding_and_reader_lines_show_a_hostile_file_name_escaped(tmp_path, capsys, name):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool["spec"]["weight"] = 500
+    (tmp_path / name).write_text(yaml.safe_dump(pool))
+    (tmp_path / f"dup-{name}").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: '1', a: '2'}\n")
+    assert main(["validate", str(tmp_path), *crd_args()]) == 1
+    lines = _printable_lines(capsys.readouterr().out)
+    assert f"{escape.plain(name, None)}: NodePool/gpu-inference spec.weight: error KG300" in "\n".join(lines)
+    assert any(line.startswith(f"dup-{escape.plain(name, None)}: ConfigMap/x <line 4>: error KG312") for line in lines)
+    assert lines[-1].startswith("FAILED: 2 errors")  # the only summary line is the real one
+    # explain stops on the reader's finding: one coded line on stderr, escaped the same way
+    assert main(["explain", str(tmp_path), *crd_args()]) == 2
+    captured = capsys.readouterr()
+    [line] = _printable_lines(captured.err)
+    assert line.startswith(f"karpenter-gpu: error: [KG312] dup-{escape.plain(name, None)}: ConfigMap/x")
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_reader_refusal_of_a_hostile_file_name_is_one_line(tmp_path, capsys, name):
+    (tmp_path / name).write_text("apiVersion: v1\nkind: [unclosed\n")
+    for command in ("validate", "explain"):
+        assert main([command, str(tmp_path), *crd_args()]) == 2
+        captured = capsys.readouterr()
+        [line] = _printable_lines(captured.err)
+        assert line.startswith("karpenter-gpu: error: [KG903] ") and escape.plain(name, None) in line
+
+
+def test_error_echo_keeps_one_error_on_one_line():
+    class Odd:
+        def __repr__(self) -> str:
+            return "odd\nkarpenter-gpu: error: [KG000] forged\x1b[2K\u202e"
+
+    err = KarpenterGpuError("KG100", prop="x", value=Odd(), allowed="anything", fix="none")
+    assert str(err).isprintable() and "\\x0a" in str(err) and "\\u202e" in str(err)
+    assert echo("a\\nb") == repr("a\\nb")  # printable text is not escaped twice
+    assert echo(Odd()).startswith("odd\\x0akarpenter-gpu")
+
+
+#: Numbers and quantities a manifest or a pod shape may carry: beyond int64, beyond Python's 4,300-digit int
+#: conversion, exponents of a billion, durations beyond Go's, dates that do not exist, NaN and infinities.
+ODD_NUMBERS = st.one_of(
+    st.sampled_from(["1e999999999", "1e-999999999", "9" * 5000, "1e" + "9" * 5000, "99999999999999h",
+                     "9223372036854775808", "-9223372036854775809", "100Ei", "1" + "0" * 30 + "%", ".nan", "-.inf",
+                     "2024-13-45", "0x" + "f" * 5000, "1_000", "0o777", "1:30:00", "NaN", "1e308", "-0", "1E+20"]),
+    st.integers(min_value=-(10**40), max_value=10**40).map(str),
+    st.from_regex(r"\A[+-]?[0-9]{1,30}(\.[0-9]{0,5})?([eE][+-]?[0-9]{1,12}|Ki|Mi|Gi|Ei|m|k|E|h|s|%)?\Z"),
+)
+#: Where a NodePool (or a pod shape) holds a number or quantity that the checks convert.
+NUMBER_FIELDS = [("spec", "limits", "nvidia.com/gpu"), ("spec", "limits", "cpu"), ("spec", "limits", "memory"),
+                 ("spec", "weight"), ("spec", "disruption", "budgets", 0, "nodes"),
+                 ("spec", "disruption", "consolidateAfter"), ("spec", "template", "spec", "expireAfter"),
+                 ("spec", "disruption", "budgets", 1, "duration"),
+                 ("spec", "template", "spec", "requirements", 0, "values", 0),
+                 ("spec", "template", "spec", "terminationGracePeriod")]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from(NUMBER_FIELDS), number=ODD_NUMBERS, quoted=st.booleans())
+def test_odd_numbers_never_reach_an_internal_error(field, number, quoted):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    target = pool
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = "PLACEHOLDER"
+    text = yaml.safe_dump(pool).replace("PLACEHOLDER", f"'{number}'" if quoted else number)
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "pool.yaml").write_text(text)
+        shutil.copy(ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml", folder)
+        for argv in (["validate", folder, *crd_args()], ["explain", folder, *crd_args(), "--pod", "gpus=1,tolerate=*"],
+                     ["explain", folder, *crd_args(), "--pod", f"gpus=1,cpu={number},tolerate=*"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(argv)
+            assert "KG919" not in err.getvalue() and "Traceback" not in err.getvalue(), (argv, err.getvalue()[:300])
+            assert code in (0, 1, 2) and (code != 2 or err.getvalue().startswith("karpenter-gpu: error: [KG"))

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import urllib.parse
 
+import cmarkgfm
 import pytest
+import yaml
+from cmarkgfm.cmark import Options
 
+from karpenter_gpu.analysis.explain import MAX_MARKDOWN, render_markdown
 from karpenter_gpu.cli.main import main
+from karpenter_gpu.render import escape
 from tests.conftest import ROOT, find_crds_dir
 
 
@@ -179,3 +187,109 @@ def test_fleet_explains_an_auto_mode_a_mig_and_a_hybrid_pod(capsys):
     assert first("mig-1g.10gb=1,tolerate=nvidia.com/gpu") == {"pool": "gpu-mig", "instance": "p5.4xlarge"}
     assert first("gpus=8,tolerate=nvidia.com/gpu,tolerate=on-premises,select=eks.amazonaws.com/compute-type=hybrid") \
         == {"pool": "seoul-dc1-a100", "instance": "8x a100 hybrid node"}
+
+
+#: Text a manifest (or a folder name) may carry that would be markup, a mention, a forged row or hidden text.
+HOSTILE = ('<img src="https://evil.example/p.png"> <a href="https://evil.example">y</a> <details><summary>s</summary>'
+           ' [x](https://evil.example) @octocat #12 \r\n| a | b |\n<!-- No changes. \u202eevil\u2066 `tick` |pipe| '
+           '\x1b[2K')
+#: The only elements the report's own template makes.
+TEMPLATE_ELEMENTS = {"h3", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "p", "img"}
+
+
+def _hostile_dist(root):
+    """One environment, named with hostile text, whose pool, hybrid group and overlay carry hostile text where
+    explain shows it: the windows annotation, the hybrid group's GPU name and location, an overlay name."""
+    env = root / "hx<img src=x>@octocat `e` |"
+    env.mkdir(parents=True)
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool["metadata"]["annotations"]["karpenter-gpu.io/disruption-windows"] = "budgets[1]: " + "x" * 70_000 + HOSTILE
+    (env / "NodePool.yaml").write_text(yaml.safe_dump(pool))
+    (env / "EC2NodeClass.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
+    group = yaml.safe_load((ROOT / "dist/fleet/ConfigMap.hybrid-gpu-seoul-dc1-a100.k8s.yaml").read_text())
+    group["data"].update(gpuName=HOSTILE, location=HOSTILE,  # a taint's text shows in the pod-fit reasons
+                         taints=json.dumps([{"key": "taint-<b>x</b>", "value": HOSTILE, "effect": "NoSchedule"}]))
+    (env / "ConfigMap.yaml").write_text(yaml.safe_dump(group))
+    overlay = yaml.safe_load((ROOT / "dist/prod/NodeOverlay.discourage-multi-gpu.k8s.yaml").read_text())
+    overlay["metadata"]["name"] = "ov<img src=x>[x](y)@octocat"
+    (env / "NodeOverlay.yaml").write_text(yaml.safe_dump(overlay))
+    return env
+
+
+def _explain(capsys, *args) -> str:
+    assert main(["explain", *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_hostile_manifest_text_renders_as_text_in_the_markdown_report(capsys, tmp_path):
+    env = _hostile_dist(tmp_path / "dist")
+    out = tmp_path / "out"
+    markdown = _explain(capsys, str(env.parent), "--format", "markdown", "--out", str(out),
+                        "--pod", "gpus=1,tolerate=nvidia.com/gpu")
+    assert len(markdown) < MAX_MARKDOWN  # the 70,000-character annotation is cut with a count
+    assert "more characters" in markdown
+    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    assert set(re.findall(r"<([a-z0-9]+)", rendered)) <= TEMPLATE_ELEMENTS, rendered
+    [image] = re.findall(r"<img [^>]*>", rendered)  # the timeline, nothing from the manifests
+    src = html.unescape(re.search(r'src="([^"]*)"', image).group(1))
+    assert (out / urllib.parse.unquote(src)).is_file()  # the link finds the SVG written for the environment
+    assert "<!--" not in rendered and "<a " not in rendered
+    text = html.unescape(re.sub(r"<[^>]*>", "", rendered))
+    assert not re.search(r"(?<![\w&])(@[A-Za-z0-9]|#[0-9])", text)  # no mention, no issue reference
+    text = text.replace("\u200b", "")
+    assert not re.search("[\r\x1b\u202e\u2066]", text)
+    assert escape.plain(HOSTILE) in text  # shown, literally
+    for row in re.findall(r"<tr>.*?</tr>", rendered, re.S):  # every row keeps the table's nine cells
+        assert row.count("<td") + row.count("<th") == 9, row
+    assert escape.plain(env.name) in text and "ov<img src=x>[x](y)@" in text
+    assert f"taint taint-<b>x</b>={escape.plain(HOSTILE)}:NoSchedule is not tolerated" in text
+
+
+def test_hostile_manifest_text_is_one_line_without_control_characters_in_the_table(capsys, tmp_path):
+    env = _hostile_dist(tmp_path / "dist")
+    table = _explain(capsys, str(env.parent), "--pod", "gpus=1,tolerate=nvidia.com/gpu")
+    assert all(line.isprintable() for line in table.split("\n"))  # no \r, ESC, bidi control or zero-width
+    assert f"== {escape.plain(env.name)} ==" in table
+    [row] = [line for line in table.split("\n") if line.startswith("seoul-dc1-a100 ")]
+    assert escape.plain(HOSTILE) in row and row.endswith("-")  # the row's later cells are still on its line
+
+
+def test_json_keeps_the_text_as_data(capsys, tmp_path):
+    env = _hostile_dist(tmp_path / "dist")
+    raw = _explain(capsys, str(env.parent), "--format", "json")
+    assert raw.isascii()  # every control and bidi character is a \\u escape
+    [data] = json.loads(raw)["environments"]
+    assert data["environment"] == env.name
+    assert HOSTILE in next(p for p in data["pools"] if p["kind"] == "hybrid")["gpu_names"]
+
+
+def test_markdown_report_is_cut_to_the_comment_size_with_a_stated_cut():
+    pools = [{"name": f"pool-{i}", "kind": "dynamic", "weight": 10, "capacity_types": ["spot"], "zones": [],
+              "candidates": ["g5.xlarge"], "offerings": [], "overlaid_offerings": {}, "gpu_names": ["a10g"],
+              "price_range": None, "gpu_limit": 8, "worst_case_hourly": None, "launchable": True,
+              "notes": ["n" * 200], "feature_gates": [], "windows": []} for i in range(2000)]
+    report = render_markdown([{"environment": "big", "zone": "UTC", "notes": [], "pools": pools}])
+    assert len(report) <= MAX_MARKDOWN
+    tail = report.rsplit("\n", 1)[-1]
+    assert re.fullmatch(r"… \d+ more rows, see --format json", tail)
+    rendered = cmarkgfm.github_flavored_markdown_to_html(report)
+    assert rendered.rstrip().endswith(f"<p>{html.escape(tail, quote=False)}</p>")  # after the table, not a row
+
+
+@pytest.mark.parametrize("limit", ["1e999999999", "9" * 5000, "100Ei"])
+def test_quantity_beyond_int64_in_a_limit_stops_explain_with_a_code(capsys, tmp_path, limit):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool["spec"]["limits"]["nvidia.com/gpu"] = limit
+    (tmp_path / "pool.yaml").write_text(yaml.safe_dump(pool))
+    (tmp_path / "class.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
+    assert main(["explain", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG711] NodePool gpu-inference.spec.limits.nvidia.com/gpu=")
+
+
+@pytest.mark.parametrize("pod", ["gpus=1,cpu=1e999999999", "gpus=1,memory=1e" + "9" * 5000, "gpus=" + "9" * 5000])
+def test_pod_quantity_beyond_int64_is_kg710(capsys, pod):
+    assert main(["explain", str(ROOT / "dist"), "--pod", pod]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG710] ")

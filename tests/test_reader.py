@@ -4,6 +4,7 @@ refused within bounds, and the C LibYAML loader giving what the pure-Python load
 from __future__ import annotations
 
 import io
+import os
 import resource
 import shutil
 import sys
@@ -11,6 +12,8 @@ import time
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.cli.main import main
@@ -333,6 +336,17 @@ _CONSTRUCT_CASES = [
     "a: {<<: {x: 1}, y: 2}\n",  # a merge key without anchors
     "a: !custom x\n",  # an unknown tag: PyYAML's error
     "= : x\n",  # the value key
+    "a: &x {k: [1, 2]}\nb: *x\nc: [*x, *x]\n",  # aliases share their data
+    "a: &s text\nb: *s\n*s : key\n",  # an aliased scalar, as a value and as a key
+    "a: &x 1\nb: &x 2\n",  # a duplicate anchor: PyYAML's error
+    "a: *nowhere\n",  # an undefined alias: PyYAML's error
+    "- &a [x]\n- &a2 [*a, *a]\n---\n- &a [y]\n- *a\n",  # anchors are per document
+    "a: {<<: *m}\n",  # a merge of an undefined alias
+    "base: &b {x: 1, y: 2}\nd: {<<: *b, y: 3}\n",  # a merge key with an anchor: the node path
+    "a: 012\nb: -0\nc: +5\nd: 1e3\ne: 9999999999999999999\nf: -17\ng: 0\nh: 1:30\n",  # ints and not-quite-ints
+    "a: yes\nb: No\nc: null\nd: ''\ne:\nf: ~\ng: .NaN\nh: 2026-01-01\ni: 2026-01-01\n",
+    "k: ! 5\nl: !!str\nm: ! [a]\n",  # the non-specific tag
+    "a: 1\n---\n---\nb: 2\n...\n",  # empty documents
 ]
 
 
@@ -360,7 +374,183 @@ def test_direct_constructor_matches_pyyaml(text: str) -> None:
         assert repr(got) == repr(expected)  # repr: True and 1, 1.0 and 1 compare equal
 
 
+_SCALARS = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(), st.dates(),
+                     st.text(st.sampled_from("ab1 -:.#'\"yYnN~0x_e+"), max_size=8))
+_DATA = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                     | st.dictionaries(st.text(st.sampled_from("abyn1 -:"), max_size=4), inner, max_size=4),
+                     max_leaves=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=_DATA, share=st.booleans(), flow=st.sampled_from([None, True, False]))
+def test_event_reader_matches_pyyaml_on_any_data(data, share, flow) -> None:
+    """The one-pass event reader gives PyYAML's data, shared sub-structures (anchors and aliases) included."""
+    document = {"first": data, "second": data} if share else data  # safe_dump writes &id001 / *id001 when shared
+    text = yaml.safe_dump(document, default_flow_style=flow, allow_unicode=True)
+    assert repr(_ours(text)) == repr(_pyyaml(text)), text
+
+
 def test_direct_constructor_matches_pyyaml_on_dist() -> None:
     for path in sorted((ROOT / "dist").rglob("*.yaml")):
         text = path.read_text()
         assert repr(_ours(text)) == repr(_pyyaml(text)), path
+
+
+# ------------------------------------------------------------------------------ hostile layout and size
+
+
+def cli_refuses(capsys, path, code: str) -> str:
+    """``validate`` and ``explain`` both stop on ``path`` with exit 2 and the one coded line ``code``."""
+    line = ""
+    for argv in (["validate", str(path), "--crds", str(find_crds_dir())], ["explain", str(path)]):
+        assert main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and "Traceback" not in captured.err and "KG919" not in captured.err
+        [line] = captured.err.splitlines()
+        assert line.startswith(f"karpenter-gpu: error: [{code}] "), line
+    return line
+
+
+def _nest(root, names: list[str]) -> None:
+    """root/names[0]/names[1]/.../x.yaml, made one level at a time (no long path, no recursion)."""
+    fd = os.open(root, os.O_RDONLY)
+    for name in names:
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    with open(os.open("x.yaml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+        f.write("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    os.close(fd)
+
+
+def _unnest(root) -> None:
+    """Remove what :func:`_nest` made, one level at a time (shutil.rmtree recurses per level)."""
+    while True:
+        [top] = [p for p in root.iterdir()] or [None]
+        if top is None:
+            return
+        held = top.rename(root / "held")
+        below = [p for p in held.iterdir() if p.is_dir()]
+        if below:
+            below[0].rename(root / "next")
+        shutil.rmtree(held)
+        if below:
+            (root / "next").rename(root / "n")
+
+
+def test_1500_nested_folders_are_refused_with_a_code(tmp_path, capsys):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["a"] * 1500)  # os.walk of Python 3.11 recurses once per level: a RecursionError, a KG919
+    try:
+        start = time.perf_counter()
+        line = cli_refuses(capsys, root, "KG914")
+        assert time.perf_counter() - start < 2
+        assert f"at most {reader.MAX_FOLDER_DEPTH} nested folders" in line
+    finally:
+        _unnest(root)
+
+
+def test_folders_at_the_depth_bound_are_read(tmp_path):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["a"] * reader.MAX_FOLDER_DEPTH)
+    [env] = read_path(root).environments
+    assert [m.file for m in env.manifests] == ["/".join(["a"] * reader.MAX_FOLDER_DEPTH) + "/x.yaml"]
+
+
+def test_a_path_longer_than_the_system_allows_is_kg901(tmp_path, capsys):
+    root = tmp_path / "dist"
+    root.mkdir()
+    _nest(root, ["d" * 250] * 20)  # 5,000 characters: ENAMETOOLONG when the walk lists the deepest folders
+    try:
+        cli_refuses(capsys, root, "KG901")
+    finally:
+        _unnest(root)
+
+
+@pytest.mark.parametrize("scalar", ["9" * 5000, "2024-13-45", "0000-01-01"])
+def test_scalar_python_cannot_convert_is_kg915(loader, tmp_path, capsys, scalar):
+    (tmp_path / "x.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {{a: {scalar}}}\n")
+    assert "document 1" in cli_refuses(capsys, tmp_path, "KG915")
+
+
+def one_line_document(shape: str, size: int) -> str:
+    """A ConfigMap on one line whose ``data`` (or an extra field) is ``size`` characters of one shape."""
+    head = "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, "
+    if shape == "flow mapping":
+        body = "data: {" + ", ".join(f"k{i}: {i}" for i in range(size // 12)) + "}"
+    elif shape == "flow sequence":
+        body = "items2: [" + ", ".join(str(i) for i in range(size // 8)) + "]"
+    elif shape == "long string":
+        body = "data: {a: " + "x" * size + "}"
+    elif shape == "escaped string":
+        body = 'data: {a: "' + '\\t\\u00e9\\"' * (size // 10) + '"}'
+    else:  # deep but allowed nesting, repeated
+        unit = "[" * 90 + "1" + "]" * 90
+        body = "items2: [" + ", ".join([unit] * (size // (len(unit) + 2))) + "]"
+    return head + body + "}\n"
+
+
+SHAPES = ["flow mapping", "flow sequence", "long string", "escaped string", "deep nesting"]
+
+
+def _read_seconds(path) -> float:
+    """CPU seconds of this process for one read (other processes on a loaded machine do not count)."""
+    start = time.process_time()
+    try:
+        read_path(path)
+    except KarpenterGpuError as err:
+        assert err.code == "KG916"  # refused with a code, as cheaply
+    return time.process_time() - start
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_one_line_documents_cost_linear_time(tmp_path, shape):
+    """A 1 MiB one-line document of each shape costs about ten times a 100 KiB one (a quadratic reader: a
+    hundred); at 14 MiB each shape reads in a few seconds (the figures are in the reader's history)."""
+    small, large = tmp_path / "small.yaml", tmp_path / "large.yaml"
+    small.write_text(one_line_document(shape, 100 * 1024))
+    large.write_text(one_line_document(shape, 1024 * 1024))
+    baseline = min(_read_seconds(small) for _ in range(3))
+    assert min(_read_seconds(large) for _ in range(2)) < 25 * baseline + 0.1  # the constant: timer granularity
+
+
+def test_a_file_of_more_events_than_the_bound_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_EVENTS", 100_000)
+    (tmp_path / "x.yaml").write_text(one_line_document("flow sequence", 1024 * 1024))
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.process_time()
+    assert "more than 100000 YAML events" in cli_refuses(capsys, tmp_path, "KG916")
+    assert time.process_time() - start < 2
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss < 50 * 1024  # KiB: the data was never built
+
+
+@pytest.mark.parametrize("loader_class", [yaml.SafeLoader, yaml.CSafeLoader])
+def test_the_event_pass_counts_too(tmp_path, capsys, monkeypatch, loader_class):
+    """Without LibYAML's count (the pure-Python loader), the building pass stops at the bound."""
+    monkeypatch.setattr(reader, "Loader", loader_class)
+    monkeypatch.setattr(reader, "MAX_EVENTS", 5_000)
+    (tmp_path / "x.yaml").write_text(one_line_document("flow sequence", 100 * 1024))
+    cli_refuses(capsys, tmp_path, "KG916")
+
+
+def test_a_large_file_needing_the_composer_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(reader, "MAX_COMPOSED_EVENTS", 10_000)
+    (tmp_path / "x.yaml").write_text("base: &b {x: 1}\nmerged: {<<: *b}\n"
+                                     + one_line_document("flow sequence", 200 * 1024).replace("{apiVersion", "y: {a", 1))
+    assert "merge key" in cli_refuses(capsys, tmp_path, "KG916")
+
+
+def test_aliases_in_a_large_file_are_read_in_the_event_pass(tmp_path, monkeypatch):
+    """An anchor no longer sends a whole file to PyYAML's composer (a 14 MiB sequence with one anchor: 51 s)."""
+    def composer(*_: object) -> None:
+        raise AssertionError("the file went to PyYAML's composer")
+
+    monkeypatch.setattr(reader, "_load_nodes", composer)
+    text = one_line_document("flow sequence", 1024 * 1024).replace("items2: [0,", "items2: [&a 0, *a, &l [x], *l,", 1)
+    (tmp_path / "x.yaml").write_text(text)
+    [env] = read_path(tmp_path).environments
+    items = env.manifests[0].manifest["items2"]
+    assert items[:5] == [0, 0, ["x"], ["x"], 1] and items[2] is items[3]  # shared, as PyYAML shares them

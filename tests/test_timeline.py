@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import yaml
 
 from karpenter_gpu.analysis.timeline import Block, always_blocked, blocks, svg
+from karpenter_gpu.render import escape
 from tests.conftest import ROOT
 
 MON, DAY = 0, 1440
@@ -52,3 +53,22 @@ def test_scheduled_non_zero_budgets_are_drawn_as_capped():
     assert blocks(inference, "Asia/Seoul", limited=True)[0] == Block(540, 1140, ())
     root = ET.fromstring(svg([inference], "Asia/Seoul"))
     assert len([r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.get("fill") == "#f0b429"]) == 5 + 1
+
+
+HOSTILE_NAME = 'p"><script>alert(1)</script><text x="0">forged</text>\x1b[2K\r\n\u202eevil &amp; <!-- x'
+
+
+def test_hostile_pool_name_and_title_stay_text_in_a_well_formed_svg():
+    hostile = pool("gpu-training", "prod")
+    hostile["metadata"]["name"] = HOSTILE_NAME
+    drawing = svg([hostile], "Asia/Seoul", f"env {HOSTILE_NAME}: disruption windows")
+    root = ET.fromstring(drawing)  # well-formed: no raw control character, no broken tag
+    ns = "{http://www.w3.org/2000/svg}"
+    assert {child.tag for child in root.iter()} == {f"{ns}svg", f"{ns}rect", f"{ns}line", f"{ns}text"}
+    assert not root.findall(f".//{ns}script")
+    texts = [t.text for t in root.iter(f"{ns}text")]
+    assert not any(t == "forged" for t in texts)
+    assert all(list(t) == [] for t in root.iter(f"{ns}text"))  # no element inside any text
+    row = escape.plain(HOSTILE_NAME)
+    assert row in texts and any(t.startswith(f"env {row}: disruption windows") for t in texts)
+    assert all(t.isprintable() for t in texts)  # the \r, \n, ESC and U+202E are shown as escapes

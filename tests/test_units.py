@@ -9,6 +9,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.scheduling import atoi
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory, Quantity
 
 # --------------------------------------------------------------------------- Duration
@@ -295,3 +296,25 @@ def test_quantity_canonical_is_go_quantity_string(text, canonical):
     """``resource.Quantity.String()`` (apimachinery ``CanonicalizeBytes``), what EC2NodeClass.Hash sees of a
     volume size."""
     assert Quantity(text).canonical() == canonical
+
+
+@pytest.mark.parametrize("text", ["1e999999999", "1e" + "9" * 5000, "9" * 5000, "9223372036854775808", "1e19",
+                                  "8Ei", "100Ei", "-1e999999999", "10E"])
+def test_quantity_beyond_int64_is_refused_without_expanding_it(text: str) -> None:
+    with pytest.raises(KarpenterGpuError) as exc:
+        Quantity(text)
+    assert exc.value.code == "KG102" and "int64" in exc.value.allowed
+
+
+@pytest.mark.parametrize("text, base_units", [("9223372036854775807", Decimal(2**63 - 1)), ("7Ei", Decimal(7 * 2**60)),
+                                              ("9E", Decimal(9 * 10**18)), ("1e18", Decimal(10**18)),
+                                              ("1e-999999999", Decimal(0)), ("1e-" + "9" * 5000, Decimal(0)),
+                                              ("0e999999999", Decimal(0))])
+def test_quantity_at_the_bounds_is_read(text: str, base_units: Decimal) -> None:
+    value = Quantity(text).as_decimal()
+    assert value == base_units or (base_units == 0 and 0 <= value < Decimal("1e-999"))
+
+
+def test_atoi_of_thousands_of_digits_is_not_an_int() -> None:
+    assert atoi("9" * 5000) is None and atoi("0" * 30 + "5") == 5  # Go's Atoi reads leading zeros
+    assert atoi("-9223372036854775808") == -2**63 and atoi("9223372036854775808") is None

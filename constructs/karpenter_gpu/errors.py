@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from karpenter_gpu.render import escape
+
 #: Stable codes. Codes are never reused for a different meaning.
 CODES: dict[str, str] = {
     "KG100": "invalid prop (type, range or unknown field)",
@@ -193,6 +195,9 @@ CODES: dict[str, str] = {
     "KG911": "command-line usage error",
     "KG912": "Karpenter CRDs unavailable or malformed",
     "KG913": "CEL evaluation failed on a value (integer overflow)",
+    "KG914": "input folders nested deeper than the bound",
+    "KG915": "YAML scalar that cannot be converted (an integer of thousands of digits, a date that does not exist)",
+    "KG916": "YAML file with more nodes than the bound",
     "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
     # File-system faults of the environment (karpenter_gpu._fs.os_error), whatever the command.
@@ -219,15 +224,25 @@ CODES: dict[str, str] = {
 MAX_ECHO = 120
 
 
+def one_line(text: str) -> str:
+    """``text`` kept on one line: each character that would break, rewrite or hide it (line feed, carriage
+    return, ANSI escape, bidi control, zero-width and line separators) shown as its escape
+    (:func:`karpenter_gpu.render.escape.plain`). Printable text is unchanged, backslashes included, so the
+    ``repr`` of a value that a message quotes is not escaped twice. One error or finding is one line."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else escape.plain(char) for char in text)
+
+
 def echo(value: Any) -> str:
-    """``repr(value)``, cut to :data:`MAX_ECHO` characters with the full length said."""
+    """``repr(value)`` on one line (:func:`one_line`), cut to :data:`MAX_ECHO` characters with the full length said."""
     try:
         text = repr(value)
     except ValueError:  # ints beyond sys.get_int_max_str_digits() cannot even be printed
         return f"<an int of {value.bit_length()} bits>" if isinstance(value, int) else "<unprintable value>"
     if len(text) <= MAX_ECHO:
-        return text
-    return f"{text[:MAX_ECHO]}… ({len(text)} characters)"
+        return one_line(text)
+    return f"{one_line(text[:MAX_ECHO])}… ({len(text)} characters)"
 
 
 class KarpenterGpuError(ValueError):

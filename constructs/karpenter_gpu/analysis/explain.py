@@ -4,13 +4,21 @@ Per environment: a table of pools (kind, weight, capacity types, candidate insta
 $/h range, worst-case $/h at the GPU limit, feature gates needed), the disruption windows in local time
 and UTC, an optional pod-fit answer, and a weekly SVG timeline of blocked disruption. Formats: text
 table, markdown (pull-request comments, with the SVG written beside it) and JSON (stable, for machines).
+
+Every piece of text in the table and markdown renderings that came from the manifests (environment, pool and
+instance names, GPU names and locations, notes built from labels and annotations, window text, overlay names,
+the pod shape) goes through :mod:`karpenter_gpu.render.escape`: ``plain`` in the table, ``markdown`` in the
+report, so it stays literal text and a table cell stays one cell. The report is cut to :data:`MAX_MARKDOWN`
+characters with a line saying how much was left out (the JSON keeps everything, as data).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
+from urllib.parse import quote
 
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
@@ -18,9 +26,14 @@ from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice,
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
+from karpenter_gpu.render import escape
 
 _WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
+#: Longest markdown report: GitHub refuses a pull-request comment over 65,536 characters.
+MAX_MARKDOWN = 60_000
+#: Longest note or reason shown in full (they quote manifest text: labels, annotations, overlay names).
+MAX_NOTE = 4 * escape.MAX_VALUE
 
 
 def _money(value: Decimal | None) -> str:
@@ -116,7 +129,8 @@ def _overlaid(report: PoolReport) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
-def _rows(env: dict) -> list[list[str]]:
+def _rows(env: dict, esc: Callable[[Any], str]) -> list[list[str]]:
+    """One table row per pool, every cell escaped with ``esc`` (manifest text in each)."""
     rows = []
     for p in env["pools"]:
         price = p["price_range"]
@@ -125,7 +139,7 @@ def _rows(env: dict) -> list[list[str]]:
                      "-" if not price else f"{_money(Decimal(price[0]))}-{_money(Decimal(price[1]))}",
                      _money(None if p["worst_case_hourly"] is None else Decimal(p["worst_case_hourly"])),
                      ",".join(p["feature_gates"]) or "-"])
-    return rows
+    return [[esc(cell) for cell in row] for row in rows]
 
 
 HEADER = ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst $/h", "gates"]
@@ -134,9 +148,9 @@ HEADER = ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst 
 def render_text(envs: list[dict]) -> str:
     out = []
     for env in envs:
-        rows = [HEADER] + _rows(env)
+        rows = [HEADER] + _rows(env, escape.plain)
         widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
-        out.append(f"== {env['environment']} ==")
+        out.append(f"== {escape.plain(env['environment'])} ==")
         out.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
         out.extend(_details(env, markdown=False))
         out.append("")
@@ -144,41 +158,52 @@ def render_text(envs: list[dict]) -> str:
 
 
 def render_markdown(envs: list[dict], svg_names: dict[str, str] | None = None) -> str:
+    """The report for a pull-request comment, at most :data:`MAX_MARKDOWN` characters (a cut is said)."""
     out = []
     for env in envs:
-        out.append(f"### {env['environment']}\n")
+        out.append(f"### {escape.markdown(env['environment'])}\n")
         out.append("| " + " | ".join(HEADER) + " |")
         out.append("|" + "---|" * len(HEADER))
-        out.extend("| " + " | ".join(r) + " |" for r in _rows(env))
+        out.extend("| " + " | ".join(r) + " |" for r in _rows(env, escape.markdown))
         out.append("")
         out.extend(_details(env, markdown=True))
         if svg_names and env["environment"] in svg_names:
-            out.append(f"\n![disruption timeline]({svg_names[env['environment']]})")
+            # A link destination, percent-encoded: the file name is the environment's folder name.
+            out.append(f"\n![disruption timeline]({quote(svg_names[env['environment']], safe='')})")
         out.append("")
-    return "\n".join(out)
+    # The blank line first: a line right after a table row would be read as one more row.
+    return "\n".join(escape.fit_lines(out, MAX_MARKDOWN, lambda n: f"\n… {n} more rows, see --format json"))
 
 
 def _details(env: dict, *, markdown: bool) -> list[str]:
     bullet = "- " if markdown else "  "
+    esc = escape.markdown if markdown else escape.plain
+
+    def note_text(text: str) -> str:
+        return esc(text, MAX_NOTE)
+
     lines = []
     for p in env["pools"]:
+        pool = esc(p["name"])
         for note in p["notes"]:
-            lines.append(f"{bullet}{p['name']}: {note}")
+            lines.append(f"{bullet}{pool}: {note_text(note)}")
         for overlay, offerings in p["overlaid_offerings"].items():
             per_type: dict[str, int] = {}
             for entry in offerings:
                 per_type[entry.split(" ", 1)[0]] = per_type.get(entry.split(" ", 1)[0], 0) + 1
             if any(n < len(p["offerings"]) for n in per_type.values()):  # re-prices some offerings only
-                lines.append(f"{bullet}{p['name']}: NodeOverlay {overlay} re-prices only {', '.join(offerings)}")
+                lines.append(f"{bullet}{pool}: NodeOverlay {esc(overlay)} re-prices only "
+                             f"{note_text(', '.join(offerings))}")
         for w in p["windows"]:
-            lines.append(f"{bullet}{p['name']} window: {w['local'] or w['utc']} (UTC: {w['utc']})")
+            lines.append(f"{bullet}{pool} window: {esc(w['local'] or w['utc'])} (UTC: {esc(w['utc'])})")
     for note in env["notes"]:
-        lines.append(f"{bullet}note: {note}")
+        lines.append(f"{bullet}note: {note_text(note)}")
     pod = env.get("pod")
     if pod:
         choice = pod["first_choice"]
-        lines.append(f"{bullet}pod {pod['shape']}: " + (f"lands on {choice['pool']} as {choice['instance']}"
-                                                        if choice else "fits no pool"))
-        lines.extend(f"{bullet}  {f['pool']}: " + (f"{f['instance']} ({f['offering']})" if f['instance'] else f['reason'])
+        lines.append(f"{bullet}pod {esc(pod['shape'])}: " + (f"lands on {esc(choice['pool'])} as "
+                                                             f"{esc(choice['instance'])}" if choice else "fits no pool"))
+        lines.extend(f"{bullet}  {esc(f['pool'])}: " + (f"{esc(f['instance'])} ({esc(f['offering'])})" if f["instance"]
+                                                        else note_text(f["reason"]))
                      for f in pod["fits"])
     return lines

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, UTC
-from html import escape
-
 from karpenter_gpu.k8s.views import NodePoolView
 from karpenter_gpu.pools.disruption_window import load_zone
+from karpenter_gpu.render import escape
 
 #: Monday of the reference week, in January (northern-hemisphere standard time).
 REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=UTC)
@@ -89,14 +88,17 @@ def always_blocked(nodepool: dict) -> bool:
 
 
 def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
-    """A weekly timeline: one row per NodePool, shaded where voluntary disruption is blocked."""
+    """A weekly timeline: one row per NodePool, shaded where voluntary disruption is blocked.
+
+    Pool names, the title and the zone are input text: each goes through :func:`escape.svg`, so the document
+    stays well-formed XML (no control character, no markup) whatever they hold."""
     label_w, day_w, row_h, top = 230, 96, 22, 46
     width, height = label_w + 7 * day_w + 10, top + row_h * max(len(nodepools), 1) + 30
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'font-family="sans-serif" font-size="12">',
              f'<rect width="{width}" height="{height}" fill="white"/>',
-             f'<text x="8" y="18" font-weight="bold">{escape(title or "Disruption windows")} '
-             f'({escape(zone)}, week of {REFERENCE_MONDAY:%Y-%m-%d})</text>']
+             f'<text x="8" y="18" font-weight="bold">{escape.svg(title or "Disruption windows")} '
+             f'({escape.svg(zone)}, week of {REFERENCE_MONDAY:%Y-%m-%d})</text>']
     for i, day in enumerate(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")):
         x = label_w + i * day_w
         for hour in (6, 12, 18):  # faint hour ticks so a reader can tell 09:00 from 11:00
@@ -107,7 +109,7 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
     for row, pool in enumerate(nodepools):
         y = top + row * row_h
         name = NodePoolView.of(pool).name or "?"
-        parts.append(f'<text x="8" y="{y + 15}">{escape(name)}</text>')
+        parts.append(f'<text x="8" y="{y + 15}">{escape.svg(name)}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{7 * day_w}" height="{row_h - 6}" fill="#eef5ee"/>')
         blocked = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]
         capped = [(b.start, b.end) for b in blocks(pool, zone, limited=True)]

@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from karpenter_gpu.errors import one_line
+from karpenter_gpu.render import escape
+
 #: Object annotation listing acknowledged warning codes with their reasons
 #: (``"KG404: the floor is meant to be last; KG412: ..."``); see :func:`karpenter_gpu.check.acknowledge`.
 ACKNOWLEDGE_ANNOTATION = "karpenter-gpu.io/acknowledge"
@@ -33,8 +36,11 @@ class Finding:
     message: str
 
     def line(self) -> str:
-        where = f"{self.file}: " if self.file else ""
-        return f"{where}{self.kind}/{self.name} {self.path or '-'}: {self.severity} {self.code} {self.message}"
+        """One line of text: the file, object and field path (input text) escaped, the message kept on one line,
+        so a newline, carriage return, ANSI escape or bidi control in any of them cannot forge or hide a line."""
+        where = f"{escape.plain(self.file, None)}: " if self.file else ""
+        return (f"{where}{escape.plain(self.kind)}/{escape.plain(self.name)} {escape.plain(self.path or '-', None)}: "
+                f"{self.severity} {self.code} {one_line(self.message)}")
 
 
 def acknowledged_codes(manifest: dict) -> frozenset[str]:

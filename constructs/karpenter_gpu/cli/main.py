@@ -14,7 +14,7 @@ import traceback
 from typing import NoReturn
 
 from karpenter_gpu.check.crd_source import CrdSourceError
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, one_line
 
 PROG = "karpenter-gpu"
 OK, FINDINGS, ERROR = 0, 1, 2
@@ -29,7 +29,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def error_line(text: str) -> None:
-    print(f"{PROG}: error: {text}", file=sys.stderr)
+    """One error, one line: a file name, git's message or a value quoted in ``text`` cannot break or hide it."""
+    print(f"{PROG}: error: {one_line(text)}", file=sys.stderr)
 
 
 def stop_on(items: list) -> int:

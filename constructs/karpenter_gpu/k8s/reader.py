@@ -21,17 +21,21 @@ is either seen by all of them or refused by all of them with a coded reason:
   files over :data:`MAX_FILE_BYTES` (KG906), alias expansion beyond the ratio that gopkg.in/yaml
   (``decode.go`` ``allowedAliasRatio``, used by sigs.k8s.io/yaml in kubectl and the API server) allows,
   and self-referencing anchors (KG904), nesting deeper than :data:`MAX_DEPTH` (KG905), unreadable
-  (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903).
+  (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903), folders nested deeper than
+  :data:`MAX_FOLDER_DEPTH` (KG914), scalars Python cannot convert (KG915) and files of more than
+  :data:`MAX_EVENTS` parser events (KG916): the cost of reading stays linear in the size and bounded.
 
 YAML is parsed by the C LibYAML loader (``yaml.CSafeLoader``); the pure-Python ``SafeLoader`` is used only
-where PyYAML was built without LibYAML. Both give the same data and the same findings. Documents without
-anchors (all that cdk8s writes) are turned into data by :func:`_construct_tree`, which gives PyYAML's result
-at half its cost.
+where PyYAML was built without LibYAML. Both give the same data and the same findings. The data is built in
+one pass over the parser's events (:func:`_read_events`), at a third of the cost of composing nodes; files
+with merge keys or tagged collections are composed into nodes as PyYAML does, and the documents without
+anchors among them turned into data by :func:`_construct_tree`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -39,9 +43,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Iterator
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent, ScalarEvent,
+                         SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, one_line
+from karpenter_gpu.render import escape
 
 #: The root environment's key: files directly in the folder, a single file, stdin.
 ROOT = "."
@@ -56,6 +64,16 @@ MAX_FILE_BYTES = 16 * 1024 * 1024
 #: Deepest nesting accepted. Real manifests stay under 20 levels; the checks that walk a manifest
 #: recurse, and Python's recursion limit (1000) needs headroom.
 MAX_DEPTH = 100
+#: Most YAML parser events (a scalar or alias is one, a mapping or sequence two: its start and end) read from
+#: one file. Real manifests take about 10 bytes an event, so a 16 MiB dump of thousands of objects has about
+#: 1.5 million; a file of tiny nodes (``[1,1,1,...]``, ``[[[[1]]]]``) is refused, counted by LibYAML without
+#: building anything (under a second for 16 MiB), instead of being read for minutes.
+MAX_EVENTS = 2_000_000
+#: Most events of a file that needs PyYAML's composer (a merge key, a tagged mapping or sequence, a key that is
+#: not a string: hand-written files), about three seconds of composing.
+MAX_COMPOSED_EVENTS = 300_000
+#: Deepest folder accepted below the input folder (dist/ is two levels deep: environment, helm/).
+MAX_FOLDER_DEPTH = 64
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -77,9 +95,10 @@ class Problem:
     message: str
 
     def line(self) -> str:
-        where = f"{self.file}: " if self.file else ""
-        what = f"{self.kind}/{self.name}" if self.kind or self.name else "-"
-        return f"{where}{what} {self.path or '-'}: error {self.code} {self.message}"
+        """One line: file, object and path are input text (escaped), the message is kept on one line."""
+        where = f"{escape.plain(self.file, None)}: " if self.file else ""
+        what = f"{escape.plain(self.kind)}/{escape.plain(self.name)}" if self.kind or self.name else "-"
+        return f"{where}{what} {escape.plain(self.path or '-', None)}: error {self.code} {one_line(self.message)}"
 
     def error_text(self) -> str:
         """The same, as an error line of a command that stops on it: ``[KG311] file: kind/name path: ...``."""
@@ -183,7 +202,11 @@ def _inspect(root: Node, file: str) -> None:
                               "aliases to finished anchors only", "remove the recursive alias")
             if id(child) not in done:
                 stack.append((child, False))
-    expanded, distinct = done[id(root)][0], len(done)
+    _check_aliasing(file, len(done), done[id(root)][0])
+
+
+def _check_aliasing(file: str, distinct: int, expanded: int) -> None:
+    """KG904 when ``distinct`` nodes expand to ``expanded`` beyond the ratio gopkg.in/yaml allows."""
     aliased = expanded - distinct
     if aliased > 100 and expanded > 1000 and aliased / expanded > _allowed_alias_ratio(expanded):
         raise _refuse("KG904", file, f"{distinct} YAML nodes expanding to {expanded} through aliases",
@@ -296,8 +319,218 @@ def _too_big(file: str, size: int) -> KarpenterGpuError:
                    "split the file; one object is at most 1.5 MiB in etcd")
 
 
+def _scalar_error(file: str, index: int, ex: ValueError) -> KarpenterGpuError:
+    """A scalar PyYAML resolves but Python cannot convert: an int of more than 4,300 digits, a date like 2024-13-45."""
+    return _refuse("KG915", file, f"document {index + 1}: {ex}", "YAML scalars that are numbers, dates or strings "
+                   "Kubernetes can read", "quote the value, or write a realistic one")
+
+
+def _too_many_events(file: str, where: str) -> KarpenterGpuError:
+    return _refuse("KG916", file, f"more than {MAX_EVENTS} YAML events ({where})",
+                   f"at most {MAX_EVENTS} parser events per file (one per scalar, two per mapping or sequence)",
+                   "split the file; a dump of thousands of objects stays far below the bound")
+
+
+def _count_events(text: str, file: str) -> None:
+    """Refuse a stream of more than :data:`MAX_EVENTS` events before anything is built: LibYAML parses it
+    without making a Python object (``CParser.raw_parse``). The pure-Python loader has no such count; the event
+    pass of :func:`_read_events` counts as it goes."""
+    counter = Loader(text)
+    try:
+        raw_parse = getattr(counter, "raw_parse", None)
+        events = raw_parse() if raw_parse is not None else 0
+    finally:
+        counter.dispose()
+    if events > MAX_EVENTS:
+        raise _too_many_events(file, f"{events} in all")
+
+
+_NO_KEY = object()
+_MERGE, _VALUE = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"
+_DECIMAL_INT = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what PyYAML's int constructor reads as int(text) itself
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int, int]]]] | None:
+    """(data, duplicate keys) of every document of the stream, built in one pass over the parser's events; None
+    when a document needs PyYAML's composer, after the pass has counted every event (:data:`MAX_EVENTS`).
+
+    Composing nodes costs PyYAML about ten microseconds a node (a Python resolver call and a node object for
+    each, from the C parser), so a 14 MiB file of small nodes took a minute; from the events, a plain scalar
+    whose first character starts no implicit type is a string at once, a decimal int an int, and every other
+    scalar goes through the loader's own resolver and constructor (once per distinct text: keys repeat), so the
+    data is PyYAML's. Anchors and aliases share their data as PyYAML's do, and are checked as :func:`_inspect`
+    checks nodes: an alias inside its own anchor (KG904), expansion beyond gopkg.in/yaml's ratio (KG904),
+    nesting deeper than :data:`MAX_DEPTH` through aliases too (KG905). A tag on a mapping or sequence, a merge
+    (``<<``) or value (``=``) key and a key that is not a string are left to the node path.
+    """
+    first_chars = frozenset(k for k in loader.yaml_implicit_resolvers if k)
+    resolve, get_event = loader.resolve, loader.get_event
+    docs: list[tuple[Any, list[tuple[str, int, int]]]] = []
+    stack: list[list[Any]] = []  # open collections: [dict or list, pending key, {key: line} or None, anchor]
+    resolved: dict[str, Any] = {}  # plain scalar text -> its data, for the texts the resolver had to look at
+    # name -> [data, expanded size, height, open, line, distinct/extra/deepest when it opened]
+    anchors: dict[str, list[Any]] = {}
+    duplicates: list[tuple[str, int, int]] = []
+    # Per document: distinct nodes, nodes added by alias expansion, deepest collection level reached.
+    events = distinct = extra = deepest = 0
+    unusual = False
+    while True:
+        event = get_event()
+        kind = type(event)
+        events += 1
+        if events > MAX_EVENTS:
+            raise _too_many_events(file, f"at line {event.start_mark.line + 1}")
+        if unusual:
+            if kind is StreamEndEvent:
+                if events > MAX_COMPOSED_EVENTS:  # PyYAML's composer takes ten times as long an event
+                    raise _refuse("KG916", file, f"{events} YAML events with a merge key, a tagged mapping or "
+                                  "sequence, or a key that is not a string", f"at most {MAX_COMPOSED_EVENTS} "
+                                  "events in such a file", "split the file, or write the merged keys out")
+                return None
+            continue
+        if kind is ScalarEvent:
+            distinct += 1
+            value, tag = event.value, event.tag
+            if tag is None or tag == "!":
+                if not event.implicit[0] or (value and value[0] not in first_chars):
+                    data = value
+                elif value in resolved:
+                    data = resolved[value]
+                elif _DECIMAL_INT.fullmatch(value):
+                    data = int(value)
+                else:
+                    tag = resolve(ScalarNode, value, event.implicit)
+                    if tag == _MERGE or tag == _VALUE:
+                        unusual = True
+                        continue
+                    data = value if tag == _STR else _construct_scalar(loader, tag, event, file, len(docs))
+                    if type(data) in _IMMUTABLE:  # not a date: each document gets its own
+                        resolved[value] = data
+            else:
+                data = _construct_scalar(loader, tag, event, file, len(docs))
+            if event.anchor is not None:
+                _anchor(anchors, event, [data, 1, 0, False, event.start_mark.line + 1])
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            if event.tag is not None and event.tag != "!":
+                unusual = True
+                continue
+            distinct += 1
+            mapping = kind is MappingStartEvent
+            collection: Any = {} if mapping else []
+            stack.append([collection, _NO_KEY, {} if mapping else None, event.anchor])
+            level = len(stack)
+            if level > deepest:
+                deepest = level
+                if level > MAX_DEPTH:
+                    raise _too_deep(file, event.start_mark.line + 1)
+            if event.anchor is not None:
+                _anchor(anchors, event, [collection, 0, 0, True, event.start_mark.line + 1, distinct - 1, extra,
+                                         deepest])
+                deepest = level
+            continue
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            data, _, _, anchor = stack.pop()
+            if anchor is not None:  # its expanded size and height, for the aliases to it
+                entry = anchors[anchor]
+                entry[1:4] = distinct - entry[5] + extra - entry[6], deepest - len(stack), False
+                deepest = max(deepest, entry[7])
+        elif kind is AliasEvent:
+            target = anchors.get(event.anchor)
+            if target is None:
+                raise ComposerError(None, None, f"found undefined alias {event.anchor!r}", event.start_mark)
+            if target[3]:
+                raise _refuse("KG904", file, f"anchor at line {target[4]} contains itself",
+                              "aliases to finished anchors only", "remove the recursive alias")
+            data = target[0]
+            extra += target[1]
+            reach = len(stack) + target[2]
+            if reach > deepest:
+                deepest = reach
+                if reach > MAX_DEPTH:
+                    raise _too_deep(file, event.start_mark.line + 1)
+        elif kind is DocumentStartEvent:
+            anchors, duplicates, distinct, extra, deepest = {}, [], 0, 0, 0
+            continue
+        elif kind is StreamEndEvent:
+            return docs
+        else:  # stream start, document end
+            continue
+        if not stack:  # the document's root
+            if extra:
+                _check_aliasing(file, distinct, distinct + extra)
+            docs.append((data, duplicates))
+            continue
+        top = stack[-1]
+        lines = top[2]
+        if lines is None:
+            top[0].append(data)
+        elif top[1] is _NO_KEY:
+            if type(data) is not str:  # PyYAML keys of other types (int, bool, null, a collection)
+                unusual = True
+                continue
+            if data in lines:  # kubectl refuses it; PyYAML keeps the last value
+                duplicates.append((data, event.start_mark.line + 1, lines[data]))
+            else:
+                lines[data] = event.start_mark.line + 1
+            top[1] = data
+        else:
+            top[0][top[1]] = data
+            top[1] = _NO_KEY
+
+
+def _anchor(anchors: dict[str, list[Any]], event: Any, entry: list[Any]) -> None:
+    if event.anchor in anchors:  # as PyYAML's composer
+        raise ComposerError(None, None, f"found duplicate anchor {event.anchor!r}", event.start_mark)
+    anchors[event.anchor] = entry
+
+
+def _too_deep(file: str, line: int) -> KarpenterGpuError:
+    return _refuse("KG905", file, f"nesting deeper than {MAX_DEPTH} (line {line})",
+                   f"at most {MAX_DEPTH} nested mappings/sequences",
+                   "flatten the document; Kubernetes objects nest far less")
+
+
+def _construct_scalar(loader: Any, tag: str, event: Any, file: str, index: int) -> Any:
+    node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    try:
+        return loader.construct_object(node)
+    except ValueError as ex:
+        raise _scalar_error(file, index, ex) from None
+    finally:
+        loader.constructed_objects.pop(node, None)
+
+
 def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[str, int, int]]]]:
-    """(index, data, duplicate keys) for every document of ``text``; empty documents are skipped."""
+    """(index, data, duplicate keys) for every document of ``text``; empty documents are skipped.
+
+    One pass over the parser's events builds the data (:func:`_read_events`); a stream it leaves to PyYAML
+    (anchors, tags on collections, merge keys, duplicate keys) is composed into nodes and checked as before.
+    """
+    try:
+        _count_events(text, file)
+        loader = Loader(text)
+        try:
+            built = _read_events(loader, file)
+        finally:
+            loader.dispose()
+        if built is not None:
+            for index, (data, duplicates) in enumerate(built):
+                yield index, data, duplicates
+            return
+        yield from _load_nodes(text, file)
+    except yaml.YAMLError as ex:
+        mark = getattr(ex, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = getattr(ex, "problem", None) or str(ex)
+        raise _refuse("KG903", file, f"{where}{problem}", "valid YAML", "fix the YAML syntax") from None
+    except RecursionError:  # the pure-Python composer recurses per nesting level
+        raise _refuse("KG905", file, "nesting too deep to parse", f"at most {MAX_DEPTH} nested levels",
+                      "flatten the document") from None
+
+
+def _load_nodes(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[str, int, int]]]]:
+    """The node path: compose each document, refuse bombs and deep nesting, find duplicate keys, construct."""
     loader = Loader(text)
     shared = "&" in text  # an alias needs an anchor: without one, the nodes form a tree
     index = -1
@@ -308,15 +541,11 @@ def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[
             if node is None:
                 continue
             duplicates = _check_tree(node, file, shared)
-            yield index, loader.construct_document(node) if shared else _construct_tree(node, loader), duplicates
-    except yaml.YAMLError as ex:
-        mark = getattr(ex, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        problem = getattr(ex, "problem", None) or str(ex)
-        raise _refuse("KG903", file, f"{where}{problem}", "valid YAML", "fix the YAML syntax") from None
-    except RecursionError:  # the pure-Python composer recurses per nesting level
-        raise _refuse("KG905", file, "nesting too deep to parse", f"at most {MAX_DEPTH} nested levels",
-                      "flatten the document") from None
+            try:
+                data = loader.construct_document(node) if shared else _construct_tree(node, loader)
+            except ValueError as ex:
+                raise _scalar_error(file, index, ex) from None
+            yield index, data, duplicates
     finally:
         loader.dispose()
 
@@ -470,19 +699,39 @@ def _read_bytes(path: Path, rel: str) -> bytes:
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
+    """Every ``*.yaml`` / ``*.yml`` file under ``root`` as (relative POSIX path, path), in path order.
+
+    What ``os.walk`` finds (symlinked folders listed but not entered, a symlinked or dangling file listed), but
+    without recursion: Python 3.11's ``os.walk`` recurses once per folder level, so 1,000 nested folders end in a
+    RecursionError. A folder deeper than :data:`MAX_FOLDER_DEPTH` levels is refused (KG914) before it is listed.
+    """
     found = []
-    for folder, dirs, names in os.walk(root, onerror=_walk_error):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith(SUFFIXES):
-                path = Path(folder) / name
+    pending: list[tuple[str, int]] = [(str(root), 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listing = list(entries)
+        except OSError as ex:
+            raise _refuse("KG901", str(ex.filename or folder), ex.strerror or str(ex), "a readable folder",
+                          "check the path and its permissions") from None
+        for entry in listing:
+            try:
+                is_dir = entry.is_dir()
+                descend = is_dir and not entry.is_symlink()
+            except OSError:  # as os.walk: an entry that cannot be examined is not a folder
+                is_dir = descend = False
+            if descend:
+                if depth + 1 > MAX_FOLDER_DEPTH:
+                    raise KarpenterGpuError(
+                        "KG914", prop="folder", value=Path(entry.path).relative_to(root).as_posix(),
+                        allowed=f"at most {MAX_FOLDER_DEPTH} nested folders below the input folder",
+                        fix="point at the dist/ folder itself; manifests are one or two levels deep", path=str(root))
+                pending.append((entry.path, depth + 1))
+            elif not is_dir and entry.name.endswith(SUFFIXES):
+                path = Path(entry.path)
                 found.append((path.relative_to(root).as_posix(), path))
     return sorted(found)
-
-
-def _walk_error(ex: OSError) -> None:
-    raise _refuse("KG901", str(ex.filename or ""), ex.strerror or str(ex), "a readable folder",
-                  "check the path and its permissions")
 
 
 def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:

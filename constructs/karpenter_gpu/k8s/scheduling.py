@@ -44,6 +44,8 @@ def atoi(text: Any) -> int | None:
     """
     if not isinstance(text, str) or not _INT.fullmatch(text):
         return None
+    if len(text.lstrip("+-").lstrip("0")) > 19:  # beyond int64 (19 digits): never an int of thousands of digits
+        return None
     value = int(text)
     return value if -_INT64_MAX - 1 <= value <= _INT64_MAX else None
 

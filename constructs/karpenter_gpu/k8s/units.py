@@ -163,6 +163,19 @@ _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), ""
             "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),
             "P": Decimal("1e15"), "E": Decimal("1e18")}
 
+#: Largest magnitude of a quantity: int64, what apimachinery's resource.Quantity holds (``Value()``,
+#: ``MilliValue()``; ``ParseQuantity`` caps binary-SI values at 2^63-1 and reads an exponent with
+#: ``strconv.ParseInt``, k8s.io/apimachinery/pkg/api/resource/quantity.go). Beyond it a quantity is refused.
+_MAX_MAGNITUDE = Decimal(2**63 - 1)
+
+
+def _exponent(power: str) -> int:
+    """The exponent of an ``e`` suffix; one of more than 6 digits is clamped to ±10^6 (far beyond the bound, and
+    within what Decimal.scaleb takes) without turning a huge digit string into an int."""
+    digits = power.lstrip("+-").lstrip("0") or "0"
+    magnitude = int(digits) if len(digits) <= 6 else 10**6
+    return -magnitude if power.startswith("-") else magnitude
+
 
 class Quantity(_ValueObject):
     """A Kubernetes quantity kept in the form the user wrote (``200Gi``, ``16``, ``500m``)."""
@@ -177,6 +190,13 @@ class Quantity(_ValueObject):
                 fix="pass Quantity.gi(200) or an integer count",
             )
         self._text = text
+        if not self._in_range():
+            raise KarpenterGpuError(
+                "KG102", prop="quantity", value=text,
+                allowed=f"a quantity of magnitude at most {_MAX_MAGNITUDE} base units (int64, the range of Kubernetes' "
+                        "resource.Quantity values)",
+                fix="write the amount the object really needs (e.g. '64', '2Ti')",
+            )
 
     @classmethod
     def gi(cls, n: int) -> "Quantity":
@@ -194,17 +214,29 @@ class Quantity(_ValueObject):
             return cls(str(value))
         return cls(value)
 
-    def as_decimal(self) -> Decimal:
-        """The value in base units (bytes for memory, cores for cpu)."""
+    def _parts(self) -> tuple[Decimal, str]:
         m = _QUANTITY.match(self._text)
         assert m
         suffix = m.group(3) or ""
-        number = Decimal(self._text[: len(self._text) - len(suffix)] if suffix else self._text)
+        return Decimal(self._text[: len(self._text) - len(suffix)] if suffix else self._text), suffix
+
+    def _in_range(self) -> bool:
+        """At most :data:`_MAX_MAGNITUDE`, decided from the decimal exponent first: ``1e999999999`` is never
+        expanded (Python's Decimal overflows; a billion-digit number would not fit in memory)."""
+        number, suffix = self._parts()
+        power = _exponent(suffix[1:]) if suffix not in _BINARY and suffix not in _DECIMAL else 0
+        if number and number.adjusted() + power > 19:
+            return False
+        return abs(self.as_decimal()) <= _MAX_MAGNITUDE
+
+    def as_decimal(self) -> Decimal:
+        """The value in base units (bytes for memory, cores for cpu)."""
+        number, suffix = self._parts()
         if suffix in _BINARY:
             return number * _BINARY[suffix]
-        if suffix and suffix[0] in "eE":
-            return number * (Decimal(10) ** int(suffix[1:]))
-        return number * _DECIMAL[suffix]
+        if suffix in _DECIMAL:
+            return number * _DECIMAL[suffix]
+        return number.scaleb(_exponent(suffix[1:]))  # e.g. 1e3
 
     def __str__(self) -> str:
         return self._text
