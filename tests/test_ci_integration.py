@@ -53,6 +53,17 @@ def git(repo: Path, *args: str) -> str:
                            "-c", "commit.gpgsign=false", *args], check=True, capture_output=True, text=True).stdout
 
 
+def platform_repo(tmp_path: Path) -> Path:
+    """A git repository on branch main whose one commit holds this repository's dist/."""
+    repo = tmp_path / "platform"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    shutil.copytree(ROOT / "dist", repo / "dist")
+    git(repo, "add", "dist")
+    git(repo, "commit", "-q", "-m", "base")
+    return repo
+
+
 def steps() -> dict[str, dict]:
     workflow = yaml.safe_load(WORKFLOW.read_text())
     return {step.get("name", step.get("uses")): step for step in workflow["jobs"]["diff"]["steps"]}
@@ -74,12 +85,7 @@ def test_workflow_runs_on_pull_requests_and_may_write_comments() -> None:
 
 
 def test_workflow_posts_one_comment_and_updates_it(tmp_path: Path) -> None:
-    repo = tmp_path / "platform"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    shutil.copytree(ROOT / "dist", repo / "dist")
-    git(repo, "add", "dist")
-    git(repo, "commit", "-q", "-m", "base")
+    repo = platform_repo(tmp_path)
     git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")  # what actions/checkout fetches
     pool = repo / "dist" / "dev" / "NodePool.gpu-inference.k8s.yaml"
     original = pool.read_text()
@@ -113,12 +119,7 @@ def test_workflow_posts_one_comment_and_updates_it(tmp_path: Path) -> None:
 
 
 def test_workflow_stops_on_an_input_error_without_posting(tmp_path: Path) -> None:
-    repo = tmp_path / "platform"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    shutil.copytree(ROOT / "dist", repo / "dist")
-    git(repo, "add", "dist")
-    git(repo, "commit", "-q", "-m", "base")  # no origin/main: the base revision cannot be read
+    repo = platform_repo(tmp_path)  # no origin/main: the base revision cannot be read
     env = {"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "HOME": str(tmp_path), "TEST_BASE": "main"}
     done = run_step(steps()["Diff dist/ against the base branch"], repo, env)
     assert done.returncode == 2 and done.stderr.startswith("karpenter-gpu: error: [KG600]"), done.stderr
