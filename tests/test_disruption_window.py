@@ -240,6 +240,24 @@ def test_unknown_or_path_like_zone(zone: str) -> None:
     expect_error("KG151", DisruptionWindow, repr(zone), **{**SEOUL, "time_zone": zone})
 
 
+@pytest.mark.parametrize(("zone", "meant"), [("EST", "America/New_York"), ("PST8PDT", "America/Los_Angeles"),
+                                           ("CET", "Europe/Brussels"), ("HST", "Pacific/Honolulu")])
+def test_legacy_zone_names_are_refused_naming_the_iana_zone(zone: str, meant: str) -> None:
+    err = expect_error("KG156", DisruptionWindow, repr(zone), **{**SEOUL, "time_zone": zone})
+    assert f"time_zone={meant!r}" in err.fix
+    assert window(**{**SEOUL, "time_zone": meant}).budgets()  # the zone it names is accepted
+
+
+def test_legacy_zone_names_are_all_in_tzdata_and_their_replacements_too() -> None:
+    from karpenter_gpu.pools.disruption_window import LEGACY_ZONES, _zone_names
+
+    assert set(LEGACY_ZONES) | set(LEGACY_ZONES.values()) <= _zone_names()
+
+
+def test_fixed_offsets_stay_expressible_with_etc_names() -> None:
+    assert window(**{**SEOUL, "time_zone": "Etc/GMT+5"}).budgets()
+
+
 def test_zone_names_are_case_sensitive_with_a_hint() -> None:
     err = expect_error("KG151", DisruptionWindow, "'asia/seoul'", **{**SEOUL, "time_zone": "asia/seoul"})
     assert "'Asia/Seoul'" in err.fix

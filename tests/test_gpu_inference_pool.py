@@ -194,3 +194,21 @@ def test_single_window_where_a_tuple_is_expected_says_so(chart, node_class):
     assert exc.value.code == "KG100" and exc.value.prop == "disruption_windows"
     assert "a tuple of DisruptionWindow, not a single DisruptionWindow" in exc.value.allowed
     assert "disruption_windows=(" in exc.value.fix and len(str(exc.value)) < 400
+
+
+@pytest.mark.parametrize(("names", "shown", "meant"), [(("a10",), "'a10'", "'a10g'"), (("l4", "h10"), "'h10'", "'h100'"),
+                                                      (("l40",), "'l40'", "'l40s'")])
+def test_fails_when_a_gpu_name_is_not_in_the_catalog_with_did_you_mean(chart, node_class, names, shown, meant):
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=4, gpu_names=names)
+    assert exc.value.code == "KG112" and exc.value.prop == "gpu_names"
+    assert f"gpu_names={shown}" in str(exc.value) and f"did you mean {meant}?" in exc.value.fix
+    assert str(exc.value).startswith("[KG112] ") and "Pool" in str(exc.value)
+
+
+def test_every_gpu_name_of_the_catalog_is_accepted(chart, node_class):
+    from karpenter_gpu.analysis.catalog import default_catalog
+
+    names = tuple(sorted({t.gpu_name for t in default_catalog() if t.gpu_name}))
+    pool = GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=4, gpu_names=names)
+    assert pool.props.gpu_names == names

@@ -89,3 +89,11 @@ def test_fails_on_an_auto_mode_node_class(chart):
     with pytest.raises(KarpenterGpuError) as err:
         NeuronInferencePool(chart, "N", node_class=auto, name="n", neuron_limit=4)  # type: ignore[arg-type]
     assert err.value.code == "KG265" and err.value.prop == "node_class"
+
+
+def test_fails_on_an_accelerator_name_the_catalog_does_not_know(chart, node_class):
+    with pytest.raises(KarpenterGpuError) as err:
+        NeuronInferencePool(chart, "Inf", node_class=node_class, name="n", neuron_limit=4,
+                            accelerator_names=("inferentia2", "tranium2"))
+    assert err.value.code == "KG112" and "accelerator_names='tranium2'" in str(err.value)
+    assert "did you mean 'trainium2'?" in err.value.fix

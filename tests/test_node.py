@@ -79,3 +79,49 @@ def test_analyzers_import_without_any_node() -> None:
                   "r = validate_dir('dist', resolve_crd_dir()); print(r.failed(), 'jsii' in sys.modules)",
                   JSII_NODE=None, PATH="/nonexistent")
     assert done.stdout.split() == ["False", "False"], done.stderr
+
+
+#: What `site` runs at start-up from the wheel's karpenter_gpu_node.pth (an editable install has none).
+START_UP = (ROOT / "constructs" / "karpenter_gpu_node.pth").read_text()
+
+
+def test_the_start_up_file_is_one_import_line_that_cannot_raise() -> None:
+    (line,) = START_UP.splitlines()
+    assert line.startswith("import ")  # `site` executes only lines that start with "import"
+    done = python("import sys; sys.modules['karpenter_gpu'] = None\n" + START_UP + "print('started')")
+    assert done.returncode == 0 and done.stdout == "started\n" and done.stderr == "", done.stderr
+
+
+def test_start_up_file_finds_the_wheel_node_when_cdk8s_is_imported_first() -> None:
+    done = python(START_UP + "import cdk8s\nchart = cdk8s.Chart(cdk8s.App(), 'c')\n"
+                  "cdk8s.ApiObject(chart, 'o', api_version='v1', kind='ConfigMap')\nprint(len(chart.to_json()))",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 0 and done.stdout == "1\n", done.stderr
+
+
+def test_no_node_with_cdk8s_imported_first_is_one_kg800_line() -> None:
+    done = python(HIDE_WHEEL + "\n" + START_UP + "import cdk8s", JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: [KG800] JSII_NODE=None is not allowed"), done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "FileNotFoundError" not in done.stderr
+
+
+def test_a_caught_kg800_leaves_other_exceptions_to_the_usual_traceback() -> None:
+    done = python(HIDE_WHEEL + "import karpenter_gpu\ntry:\n    import cdk8s\n"
+                  "except karpenter_gpu.KarpenterGpuError as err:\n    print(err.code)\nraise LookupError('mine')",
+                  JSII_NODE=None, PATH="/nonexistent")
+    assert done.stdout == "KG800\n"
+    assert done.stderr.startswith("Traceback") and done.stderr.rstrip().endswith("LookupError: mine")
+
+
+def test_start_up_costs_no_heavy_import() -> None:
+    # -S: no site-packages (whose editable-install finder imports more than a wheel's site does).
+    code = ("import sys; before = set(sys.modules); sys.path.insert(0, 'constructs')\n" + START_UP
+            + "import os; print(os.environ.get('JSII_NODE')); print(sorted(set(sys.modules) - before))")
+    done = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/nonexistent"})
+    _, loaded = done.stdout.splitlines()
+    assert "karpenter_gpu._startup" in loaded, done.stderr
+    heavy = ("'typing'", "'importlib'", "'importlib.util'", "'pathlib'", "'shutil'", "'re'", "'karpenter_gpu._node'",
+             "'karpenter_gpu.errors'")
+    assert [m for m in heavy if m in loaded] == [], loaded

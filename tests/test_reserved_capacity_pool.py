@@ -148,3 +148,24 @@ def test_capacity_types_given_rejected(chart, node_class):
 
 def test_missing_expiry_rejected_like_any_training_pool(chart, node_class):
     _fails(chart, node_class, "KG160", expire_after=None)
+
+
+def test_reserved_default_weight_outranks_every_other_pool_default(chart, node_class):
+    from karpenter_gpu import GpuInferencePool, GpuTrainingPool, MigPartitionedPool
+    from karpenter_gpu.k8s.scheduling import order_by_weight
+
+    reserved = pool(chart, node_class)
+    assert reserved["spec"]["weight"] == 100  # the NodePool maximum
+    training = GpuTrainingPool(chart, "Training", node_class=node_class, name="gpu-training", gpu_limit=8,
+                               expire_after=Duration.never())
+    others = [GpuInferencePool(chart, "Inference", node_class=node_class, name="gpu-inference", gpu_limit=8),
+              training, MigPartitionedPool(chart, "Mig", node_class=node_class, name="gpu-mig", gpu_limit=8,
+                                           mig_config="all-1g.10gb")]
+    assert all(o.props.weight < reserved["spec"]["weight"] for o in others)
+    # What the old default (90, the training default) did: "gpu-training" sorts before "gpu-reserved".
+    ordered = order_by_weight([("gpu-reserved", 90), ("gpu-training", training.props.weight)],
+                              lambda p: p[1], lambda p: p[0])
+    assert ordered[0][0] == "gpu-training"
+    ordered = order_by_weight([("gpu-reserved", reserved["spec"]["weight"]), ("gpu-training", training.props.weight)],
+                              lambda p: p[1], lambda p: p[0])
+    assert ordered[0][0] == "gpu-reserved"

@@ -17,14 +17,19 @@ explain, diff; ``cli/`` the command line.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from karpenter_gpu import _startup
 
-from karpenter_gpu import _node
+_startup.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env var only, starts nothing
 
-_node.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env var only, starts nothing
+#: The package version, its one source (pyproject.toml reads it: ``dynamic = ["version"]``).
+__version__ = "0.1.0"
 
+# Not ``typing.TYPE_CHECKING``: the wheel's start-up file imports this module in every interpreter, and
+# ``typing`` alone would double what that costs. Type checkers treat any ``TYPE_CHECKING`` name as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from karpenter_gpu.addons.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
     from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringKwargs as GpuMonitoringKwargs, GpuMonitoringProps as GpuMonitoringProps
     from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesKwargs as GpuOperatorValuesKwargs, GpuOperatorValuesProps as GpuOperatorValuesProps
@@ -113,6 +118,8 @@ if not TYPE_CHECKING:  # a module __getattr__ would make every unknown name (a t
         module = _EXPORTS.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib  # here, not at the top: the start-up file imports this module everywhere
+
         value = getattr(importlib.import_module(f".{module}", __name__), name)
         globals()[name] = value  # later lookups skip this function
         return value

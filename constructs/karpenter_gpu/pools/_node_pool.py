@@ -6,6 +6,7 @@ consolidation or replicas); the template, requirement derivation and budget comp
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, ClassVar, Mapping, TypeVar
 
 from constructs import Construct
@@ -16,6 +17,7 @@ from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu import _api_object
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
+from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow, compile_budgets
 from karpenter_gpu.errors import KarpenterGpuError
@@ -44,6 +46,27 @@ AnyNodeClass = GpuNodeClass | AutoModeNodeClass
 #: automatically terminates instances exceeding this lifetime",
 #: https://docs.aws.amazon.com/eks/latest/userguide/auto-security.html).
 AUTO_MODE_MAX_EXPIRY = Duration.days(21)
+
+
+
+def check_catalog_names(prop: str, names: tuple[str, ...], known: set[str], label: str,
+                        example: str) -> tuple[str, ...]:
+    """KG112 for a name no instance type of the catalog carries: a pool that selects it launches nothing.
+
+    The names are the values of the ``karpenter.k8s.aws/{label}`` label that aws/karpenter-provider-aws
+    v1.14.1 ``pkg/providers/instancetype/types.go`` ``computeRequirements`` sets from EC2's description,
+    as the packaged catalog records them; the message names the closest known one.
+    """
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.5)
+            raise KarpenterGpuError(
+                "KG112", prop=prop, value=name,
+                allowed=f"the {label} of an instance type in the catalog, one of {sorted(known)} (a name no "
+                        "instance type carries admits nothing: the pool launches no node)",
+                fix=(f"did you mean {close[0]!r}?" if close else f"use one of {sorted(known)}")
+                    + f" (EC2's names, lower-case: {example})")
+    return names
 
 
 class NodePoolProps(Props):
@@ -101,7 +124,8 @@ class NodePoolProps(Props):
                                     allowed="one or more lower-case GPU names as in instance-gpu-name "
                                             f"(known: {sorted(REPORTED_GPU_MEMORY_MIB)})",
                                     fix="e.g. gpu_names=('a10g', 'l4')")
-        return v
+        return check_catalog_names("gpu_names", v, {t.gpu_name for t in default_catalog() if t.gpu_name},
+                                   "instance-gpu-name", "'a10g' for the A10G of g5, 'l40s' for g6e")
 
     @field_validator("architectures")
     @classmethod

@@ -264,9 +264,29 @@ def _zone_names() -> frozenset[str]:
     return frozenset(line.strip() for line in text.splitlines() if line.strip()) - {"Factory"}
 
 
+#: tzdata's legacy zone names (abbreviations and POSIX-style rules, kept for old systems) -> the IANA
+#: location zone people mean by them. ``EST``, ``MST`` and ``HST`` are fixed offsets without daylight saving
+#: time (since tzdata 2024b links to America/Panama, America/Phoenix, Pacific/Honolulu), so "EST" hours
+#: would be an hour off all summer in New York; the others are old rule sets that tzdata's ``backward``
+#: file now links to a city zone. A real fixed offset stays expressible as ``Etc/GMT+5`` (or ``UTC``).
+LEGACY_ZONES: dict[str, str] = {
+    "EST": "America/New_York", "MST": "America/Denver", "HST": "Pacific/Honolulu",
+    "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago", "MST7MDT": "America/Denver",
+    "PST8PDT": "America/Los_Angeles", "CET": "Europe/Brussels", "EET": "Europe/Athens", "MET": "Europe/Brussels",
+    "WET": "Europe/Lisbon",
+}
+
+
 @cache
 def load_zone(name: str) -> zoneinfo.ZoneInfo:
-    """A zone from the pinned tzdata package (never the machine's database), or KG151."""
+    """A zone from the pinned tzdata package (never the machine's database), or KG151 (KG156 for a legacy name)."""
+    if name in LEGACY_ZONES:
+        raise KarpenterGpuError(
+            "KG156", prop="time_zone", value=name,
+            allowed="an IANA location zone such as 'America/New_York': legacy names like 'EST' are fixed offsets "
+                    "or old rule sets (EST is UTC-5 all year, without daylight saving time)",
+            fix=f"use time_zone={LEGACY_ZONES[name]!r} (or 'Etc/GMT+5'-style names if a fixed offset is meant)",
+        )
     if name not in _zone_names():
         close = difflib.get_close_matches(name, sorted(_zone_names()), n=1)
         raise KarpenterGpuError(

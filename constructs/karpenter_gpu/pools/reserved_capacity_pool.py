@@ -49,6 +49,11 @@ class ReservedCapacityPoolProps(GpuTrainingPoolProps):
     reservation_type: ReservationType | None = None
     #: Derived from ``fallback``; do not set.
     capacity_types: tuple[CapacityType, ...] = (CapacityType.RESERVED,)
+    #: Default: 100, the highest weight a NodePool may have, so the paid-for reservations are tried before
+    #: every pool of the other defaults (training 90, inference 60, MIG 50). Karpenter orders pools by
+    #: weight, equal weights by name in reverse (``pkg/utils/nodepool/nodepool.go`` ``OrderByWeight``,
+    #: v1.14.1): at a shared 90, ``gpu-training`` would launch on-demand before ``gpu-reserved`` is tried.
+    weight: int = 100
 
     @model_validator(mode="before")
     @classmethod
