@@ -145,6 +145,13 @@ def test_region_warning_for_zones_of_another_region():
     assert region_warnings([seoul, virginia]) == [
         "NodePool seoul: zones in ap-northeast-2, but the prices are us-east-1 on-demand list prices: costs there "
         "differ"]
+    tokyo = pool("tokyo", XL, req("topology.kubernetes.io/zone", "In", "ap-northeast-1a"))
+    assert region_warnings([tokyo, seoul, virginia, pool("seoul-2", XL, req("topology.kubernetes.io/zone", "In",
+                                                                          "ap-northeast-2b"))]) == [
+        "NodePool tokyo: zones in ap-northeast-1, but the prices are us-east-1 on-demand list prices: costs there "
+        "differ",
+        "NodePools seoul, seoul-2: zones in ap-northeast-2, but the prices are us-east-1 on-demand list prices: costs "
+        "there differ"]
 
 
 def test_bottlerocket_without_kubelet_settings_keeps_the_catalog_allocatable():

@@ -22,7 +22,9 @@ from urllib.parse import quote
 
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
-from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.simulator import (
+    PodShape, PoolReport, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
+)
 from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
@@ -82,7 +84,11 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
     pools = [m for m in manifests if is_kind(m, NODEPOOL_KIND)]
     by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
     reports: list[PoolReport] = simulate_pools(manifests, catalog)
-    out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "notes": [ZONE_NOTE], "pools": []}
+    basis = reports[0].price_basis if reports else price_basis(catalog)
+    out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
+                           "notes": [ZONE_NOTE, f"$/h figures are {basis}s (spot and reserved shown at it)",
+                                     *region_warnings(manifests, catalog)],
+                           "pools": []}
     for r in reports:
         manifest = by_name.get(r.name, {})
         low_high = r.price_range
@@ -94,6 +100,9 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             "gpu_names": list(r.gpu_names), "price_range": [str(v) for v in low_high] if low_high else None,
             "gpu_limit": r.gpu_limit,
             "worst_case_hourly": None if r.worst_case_hourly is None else str(r.worst_case_hourly),
+            "worst_case_exact": r.worst_case_exact, "worst_case_nodes": [list(n) for n in r.worst_case_nodes],
+            "bounded_by": list(r.bounded_by), "unbounded": r.unbounded, "limit_unit": r.limit_unit,
+            "excluded": [{"instance": n, "limit": why} for n, why in r.excluded],
             "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(manifest, r),
             "windows": _windows(manifest),
         })

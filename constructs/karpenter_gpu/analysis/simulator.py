@@ -56,6 +56,7 @@ __all__ = [
     "first_choice",
     "fit_reports",
     "pod_fit",
+    "price_basis",
     "region_warnings",
     "requirement_admits",
     "simulate_pools",
@@ -333,8 +334,12 @@ def _context(manifests: Sequence[Any], catalog: Catalog) -> _Context:
                 view.name): view
                for m in manifests if is_kind(m, NODE_CLASS_KIND) or is_kind(m, AUTO_MODE_NODE_CLASS_KIND)
                for view in (NodeClassView.of(m),)}
-    basis = f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
-    return _Context(classes, daemon_sets(manifests), basis)
+    return _Context(classes, daemon_sets(manifests), price_basis(catalog))
+
+
+def price_basis(catalog: Catalog) -> str:
+    """What the catalog's prices are: ``"us-east-1 on-demand list price"`` for the embedded one."""
+    return f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
 
 
 def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tuple[KubeletSettings, bool | None]:
@@ -977,12 +982,12 @@ _REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)(?:-[a-z]+-\d+)?[a-z]$")
 
 
 def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[str]:
-    """A warning per NodePool whose ``topology.kubernetes.io/zone`` requirements name zones of another region than
-    the catalog's (its prices are that region's on-demand list prices; other regions price differently).
+    """A warning per set of other regions, naming the NodePools whose ``topology.kubernetes.io/zone`` requirements
+    name zones of another region than the catalog's (its prices are that region's on-demand list prices; other regions price differently).
     A zone's region is its name without the zone letter (``ap-northeast-2a`` -> ``ap-northeast-2``; Local Zones
     ``us-east-1-bos-1a`` -> ``us-east-1``)."""
     catalog = catalog if catalog is not None else default_catalog()
-    out = []
+    by_regions: dict[tuple[str, ...], list[str]] = {}
     for pool in node_pools(manifests):
         if pool.problem is not None:
             continue
@@ -992,6 +997,7 @@ def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | N
             continue
         regions = sorted({m.group(1) for z in zone.values if (m := _REGION.match(z))} - {catalog.region})
         if regions and catalog.region:
-            out.append(f"NodePool {pool.name}: zones in {', '.join(regions)}, but the prices are {catalog.region} "
-                       f"on-demand list prices: costs there differ")
-    return out
+            by_regions.setdefault(tuple(regions), []).append(pool.name)
+    return [f"NodePool{'s' if len(names) > 1 else ''} {', '.join(sorted(names))}: zones in {', '.join(regions)}, "
+            f"but the prices are {catalog.region} on-demand list prices: costs there differ"
+            for regions, names in sorted(by_regions.items())]

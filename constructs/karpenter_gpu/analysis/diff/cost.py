@@ -10,7 +10,7 @@ from typing import Mapping
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog
 from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import Key, Side
-from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
+from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.check.conformance import Crds
 from karpenter_gpu.k8s.scheduling import Requirements
 
@@ -86,7 +86,8 @@ class CostReport:
 
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
-        return f"{where} {self.catalog.source} ({self.catalog.region}, {self.catalog.date}; on-demand list prices, standing in for spot and reserved)"
+        return (f"{where} {self.catalog.source} ({self.catalog.date}; {price_basis(self.catalog)}s, standing in for "
+                f"spot and reserved)")
 
 
 def _unbounded(report: PoolReport) -> bool:
@@ -173,7 +174,8 @@ def cost_json(report: CostReport) -> dict:
                                                "price": money(c.price)}
     return {
         "priceList": {"embedded": report.embedded, "source": report.catalog.source,
-                      "region": report.catalog.region, "date": report.catalog.date},
+                      "region": report.catalog.region, "date": report.catalog.date,
+                      "basis": price_basis(report.catalog)},
         "note": EVENTUALLY_CONSISTENT,
         "environments": [{
             "environment": e.environment, "ceilingBefore": money(e.before), "ceilingAfter": money(e.after),
