@@ -112,7 +112,7 @@ def test_workflow_posts_one_comment_and_updates_it(tmp_path: Path) -> None:
         assert len(comments) == 1, comments
         body = comments[0]["body"]
         assert body.startswith("<!-- karpenter-gpu diff -->\n**karpenter-gpu diff**: 1 change"), body[:200]
-        assert "`gpu-inference`" in body and f"60 → {weight}" in body, body
+        assert "NodePool gpu\\-inference" in body and f"60 → {weight}" in body, body  # escaped: literal text
     methods = [call[call.index("--method") + 1] if "--method" in call else "GET"
                for call in json.loads(state.read_text())["calls"]]
     assert methods == ["GET", "POST", "GET", "PATCH"]
