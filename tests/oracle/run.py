@@ -33,7 +33,7 @@ BUILD = ROOT / "build" / "oracle"
 DISAGREEMENTS = ROOT / "build" / "oracle-disagreements"
 VECTORS = HERE / "vectors"
 VECTOR_SEED = 20260714
-VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500, "apiserver": 700}
+VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500, "apiserver": 1400}
 #: Fresh cases per family when --count is not given.
 FRESH_COUNT = {"apiserver": 20000}
 #: Shrunk disagreements kept as regression cases (added with --keep-disagreements), answers from Karpenter.
