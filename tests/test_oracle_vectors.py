@@ -1,7 +1,8 @@
 """The Python core against Karpenter v1.14.1's own answers, without Go: tests/oracle/vectors/.
 
 The vectors are cases the Go program in tests/oracle/ answered with the upstream functions (NewRequirements,
-Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash); `make oracle`
+Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash, and the API
+server's create path for custom resources: tests/oracle/apiserver.go); `make oracle`
 rebuilds them (and fails when the committed set is stale) and runs fresh random cases against Go.
 """
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracle import compare
+from tests.oracle import apiserver_family, compare
 from tests.oracle.run import VECTOR_COUNT
 
 VECTORS = Path(__file__).parent / "oracle" / "vectors"
@@ -43,3 +44,22 @@ def test_a_wrong_answer_is_a_disagreement():
     flipped = {**vector["answer"], "tolerated": not vector["answer"]["tolerated"]}
     assert compare.differences("tolerations", vector["case"], flipped) == [
         f"tolerated: core {vector['answer']['tolerated']!r}, Karpenter {flipped['tolerated']!r}"]
+
+
+def test_an_api_server_refusal_validate_misses_is_a_disagreement():
+    """The apiserver comparison can fail: a refusal added to the API server's answer disagrees."""
+    vector = next(v for v in _load("apiserver.jsonl") if v["answer"].get("accepted"))
+    refused = {**vector["answer"], "accepted": False, "refused": ["metadata.name"]}
+    assert compare.differences("apiserver", vector["case"], refused)
+
+
+@pytest.mark.parametrize(("path", "message", "expected"), [
+    ("spec.limits['nvidia.com/gpu']", "", "spec.limits.nvidia.com/gpu"),
+    ("spec.template.spec.requirements[0].key", "", "spec.template.spec.requirements[0].key"),
+    ("metadata.labels['example.com/team']", "", "metadata.labels"),
+    ("metadata.finalizers[1]", "", "metadata.finalizers"),
+    ("<root>", "", ""),
+    ("spec.capacity.a", "[] matches none of the anyOf alternatives", "<nil>"),
+])
+def test_validate_paths_map_to_the_api_servers(path, message, expected):
+    assert apiserver_family.api_server_path(path, message) == expected

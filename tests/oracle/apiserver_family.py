@@ -141,7 +141,8 @@ def _type_change(rng: random.Random, obj: dict) -> None:
     if paths:
         path = rng.choice(paths)
         current = _get(obj, path)
-        _set(obj, path, rng.choice([v for v in OTHER_TYPES if type(v) is not type(current) or v != current]))
+        _set(obj, path, copy.deepcopy(rng.choice([v for v in OTHER_TYPES
+                                                  if type(v) is not type(current) or v != current])))
 
 
 # Field names whose strings get edits of their own.
@@ -167,6 +168,10 @@ def _number_edit(rng: random.Random, obj: dict) -> None:
     numbers = [p for p in _paths(obj) if type(_get(obj, p)) is int]
     if spec is not None and obj["kind"] in ("NodePool", "NodeOverlay") and rng.random() < 0.5:
         spec["weight"] = rng.choice(WEIGHTS)
+    elif spec is not None and obj["kind"] == "NodePool" and rng.random() < 0.3:  # a static pool
+        spec["replicas"] = rng.choice([0, 1, 3, -1, INT32_MAX, INT32_MAX + 1, 2**63 - 1])
+        if rng.random() < 0.5:
+            spec["limits"] = {"nodes": rng.choice(["0", "2", "5", 2, "x"])}
     elif numbers:
         path = rng.choice(numbers)
         _set(obj, path, rng.choice(WEIGHTS + [2, 64, 65, 110, INT32_MAX, -INT32_MAX - 2, 2**63 - 1]))
@@ -203,8 +208,8 @@ def _remove(rng: random.Random, obj: dict) -> None:
 def _unknown(rng: random.Random, obj: dict) -> None:
     maps = [p for p in _paths(obj) if isinstance(_get(obj, p), dict)]
     path = rng.choice(maps) if maps else ()
-    _get(obj, path)[rng.choice(["unknownField", "kubelet", "extra", "uid", "Weight"])] = rng.choice(
-        ["x", 1, {"a": 1}, [1]])
+    _get(obj, path)[rng.choice(["unknownField", "kubelet", "extra", "uid", "Weight"])] = copy.deepcopy(rng.choice(
+        ["x", 1, {"a": 1}, [1]]))
 
 
 def _metadata(rng: random.Random, obj: dict) -> None:
@@ -221,7 +226,7 @@ def _metadata(rng: random.Random, obj: dict) -> None:
         meta.pop("name", None) if rng.random() < 0.5 else None
         meta["generateName"] = rng.choice(["gpu-", "GPU-", "a" * 250, ""])
     elif what == "finalizers":
-        meta["finalizers"] = rng.choice([["karpenter.sh/termination"], ["bad finalizer"], ["x"], []])
+        meta["finalizers"] = list(rng.choice([["karpenter.sh/termination"], ["bad finalizer"], ["x"], []]))
     else:
         mapping = meta.get(what) if isinstance(meta.get(what), dict) else {}
         mapping[rng.choice(LABEL_KEYS)] = rng.choice(LABEL_VALUES)
@@ -257,7 +262,7 @@ def _requirement(rng: random.Random, obj: dict) -> None:
     op = rng.choice(["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte", "in"])
     req: dict[str, Any] = {"key": rng.choice(LABEL_KEYS), "operator": op}
     if rng.random() < 0.85:
-        req["values"] = rng.choice([[], ["a"], ["1"], ["x", "y"], ["-1"], ["1.5"], [str(2**63)]])
+        req["values"] = list(rng.choice([[], ["a"], ["1"], ["x", "y"], ["-1"], ["1.5"], [str(2**63)]]))
     if rng.random() < 0.2:
         req["minValues"] = rng.choice([0, 1, 2, 50, 51])
     reqs = holder.get("requirements") if isinstance(holder.get("requirements"), list) else []

@@ -1,7 +1,9 @@
 """CRD conformance of a manifest: what kube-apiserver would reject, or silently change, on create.
 
-Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
-structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
+Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta decoding and validation
+(a namespace on a cluster-scoped kind is a warning: the API server clears it), pruning of unknown
+fields and of non-nullable nulls, structural defaulting, OpenAPI v3 value validation against the
+CRD's openAPIV3Schema, then the
 CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module (the compiled
 cel-expr-python runtime where installed, else cel-python; same verdicts).
 
@@ -11,14 +13,16 @@ codes (KG300-KG305); :func:`check` reports the same problems as "path: message" 
 CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
 value at its schema node and only where that value is present; they are not run at all when the
 structural step found a "blocking" error (wrong type, enum, required, maxLength/maxItems/
-maxProperties), which the server reports as "some validation rules were not checked" -- here the
+maxProperties; a missing name, annotations over 256 KiB), which the server reports as "some
+validation rules were not checked" -- here the
 manifest already has problems, and the skip is noted in `skipped`. A CEL failure is reported as
 "path: <message> (rule: <rule>)"; a rule that does not compile or errors is a problem too.
 Transition rules (those using `oldSelf`) are not evaluated on create; pass `skipped=[]` to
 `check` to collect them. Pass `cel=False` for the structural checks alone.
 
 Not covered: allOf/oneOf/not, x-kubernetes-embedded-resource, int32/int64 `format` ranges
-(the server does not enforce them either), formats other than date-time, annotation total size;
+(the server does not enforce them either), formats other than date-time, ownerReferences and
+managedFields beyond their JSON types;
 for CEL: transition rules (oldSelf, incl. optionalOldSelf, which is reported as a problem), the
 CEL cost budget and cost limits, compile-time type checking, and date-time/duration strings as
 CEL timestamps/durations. messageExpression is evaluated (falling back to `message`).
