@@ -800,11 +800,11 @@ def test_namespace_on_a_cluster_scoped_kind_is_a_warning_the_api_server_clears_i
     """k8s.io/apiserver rest.BeforeCreate -> EnsureObjectNamespaceMatchesRequestNamespace clears it, even an invalid
     one, and the object is created."""
     for namespace in ("karpenter", "Bad_NS"):
-        findings = validate_manifest(nodepool(lambda m: m["metadata"].update(namespace=namespace)), crds)
+        findings = validate_manifest(nodepool(lambda m, ns=namespace: m["metadata"].update(namespace=ns)), crds)
         (warning,) = [f for f in findings if f.code == "KG303"]
         assert (warning.severity, warning.path) == (Severity.WARNING, "metadata.namespace")
         assert "ignored: the API server clears it" in warning.message
-        assert not errors_at(nodepool(lambda m: m["metadata"].update(namespace=namespace)), crds)
+        assert not errors_at(nodepool(lambda m, ns=namespace: m["metadata"].update(namespace=ns)), crds)
     assert check(nodepool(lambda m: m["metadata"].update(namespace="karpenter")), crds) == []
     assert not validate_manifest(nodepool(lambda m: m["metadata"].update(namespace="")), crds)[:-1]
 
@@ -834,7 +834,7 @@ def test_metadata_fields_of_the_wrong_type_fail_decoding(crds: Crds) -> None:
     for meta, path in (({"uid": 1}, "metadata.uid"), ({"labels": {"a": 1}}, "metadata.labels.a"),
                        ({"finalizers": [1]}, "metadata.finalizers[0]"), ({"generation": 1.5}, "metadata.generation"),
                        ({"creationTimestamp": "yesterday"}, "metadata.creationTimestamp")):
-        manifest = nodepool(lambda m: m["metadata"].update(meta))
+        manifest = nodepool(lambda m, meta=meta: m["metadata"].update(meta))
         assert errors_at(manifest, crds) == [("KG303", path)], meta
     assert not errors_at(nodepool(lambda m: m["metadata"].update(labels={"team": None}, uid=None)), crds)
 
@@ -842,7 +842,7 @@ def test_metadata_fields_of_the_wrong_type_fail_decoding(crds: Crds) -> None:
 def test_a_missing_or_empty_name_is_required_and_blocks_cel(crds: Crds) -> None:
     """apimachinery ValidateObjectMetaAccessor: Required "name or generateName is required" (blocking)."""
     for meta in ({"name": ""}, {}):
-        findings = validate_manifest(nodeoverlay(lambda m: m.update(metadata=dict(meta))), crds)
+        findings = validate_manifest(nodeoverlay(lambda m, meta=meta: m.update(metadata=dict(meta))), crds)
         assert [(f.code, f.path) for f in findings if f.severity == Severity.ERROR] == [("KG303", "metadata.name")]
         assert findings[-1].code == "KG305"
     assert errors_at(nodepool(lambda m: m.pop("metadata")), crds) == [("KG303", "metadata.name")]
