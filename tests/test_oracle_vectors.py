@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from karpenter_gpu.check.conformance import assess, load_crds
+from karpenter_gpu.check.crd_source import PACKAGED_DIR
+from karpenter_gpu.check.validate import validate_source
+from karpenter_gpu.k8s.reader import Environment, Manifest, Source
 from tests.oracle import apiserver_family, compare
 from tests.oracle.run import VECTOR_COUNT
 
@@ -63,3 +67,15 @@ def test_an_api_server_refusal_validate_misses_is_a_disagreement():
 ])
 def test_validate_paths_map_to_the_api_servers(path, message, expected):
     assert apiserver_family.api_server_path(path, message) == expected
+
+
+def test_validate_reports_the_refusals_of_its_conformance_step():
+    """The core's apiserver answer is conformance.assess(): validate adds no refusal or pruning codes of its own."""
+    crds = load_crds(PACKAGED_DIR)
+    codes = apiserver_family.REFUSAL_CODES | {apiserver_family.PRUNED_CODE}
+    for vector in _load("apiserver.jsonl")[:150]:
+        obj = apiserver_family.expand(vector["case"])
+        report = validate_source(Source("t", [Environment("", "t", [Manifest("o.yaml", obj)])], [], 1), crds)
+        via_validate = sorted((f.code, f.path, f.severity) for f in report.findings if f.code in codes)
+        via_assess = sorted((f.code, f.path, f.severity) for f in assess(obj, crds, "o.yaml")[0] if f.code in codes)
+        assert via_validate == via_assess, vector["id"]
