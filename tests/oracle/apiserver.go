@@ -288,9 +288,6 @@ func apiserverFamily(raw json.RawMessage) (any, error) {
 				celSkipped = true
 				continue
 			}
-			if os.Getenv("ORACLE_DEBUG") != "" {
-				fmt.Fprintln(os.Stderr, cause.Field, cause.Type, cause.Message)
-			}
 			r := refusal{cause.Field, string(cause.Type)}
 			if !seen[r] {
 				seen[r] = true
