@@ -19,8 +19,10 @@ refusals; the pitfall rules report no refusal codes):
 
 Paths (:func:`api_server_path`, the one mapping between the two syntaxes): validate writes ``a.b['k/x'][0]``, the
 API server ``a.b.k/x[0]`` -- segments joined by dots, indexes in brackets. Two places differ by more:
-``ValidateObjectMeta`` reports every label and annotation problem at ``metadata.labels`` / ``metadata.annotations``
-(not at the key), and kube-openapi's anyOf error carries no path (``<nil>``).
+``ValidateObjectMeta`` reports every label, annotation and finalizer problem at ``metadata.labels`` /
+``metadata.annotations`` / ``metadata.finalizers`` (not at the key or item), and kube-openapi's anyOf error carries
+no path (``<nil>``). When the API server cannot decode the metadata (a field of the wrong type: 400, no field paths),
+the core must refuse the object at a metadata path.
 """
 
 from __future__ import annotations
