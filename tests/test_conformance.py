@@ -197,9 +197,9 @@ INVALID: dict[str, tuple[Manifest, str]] = {
         nodepool(lambda m: tspec(m).update(kubelet={"maxPods": 110})),
         "spec.template.spec.kubelet: unknown field (the API server would silently prune it)",
     ),
-    "namespace-on-cluster-scoped": (
-        nodepool(lambda m: m["metadata"].update(namespace="karpenter")),
-        "metadata.namespace: 'karpenter' set on a cluster-scoped kind",
+    "annotations-over-256KiB": (
+        nodepool(lambda m: m["metadata"].update(annotations={"a": "x" * (256 * 1024)})),
+        "metadata.annotations: annotations take 262145 bytes, above the API server's limit of 262144",
     ),
     "missing-nodeClassRef": (
         nodepool(lambda m: tspec(m).pop("nodeClassRef")),
@@ -225,9 +225,13 @@ INVALID: dict[str, tuple[Manifest, str]] = {
         nodepool(lambda m: m["spec"]["template"].update(metadata={"labels": {"gpu": "yes please"}})),
         "spec.template.metadata.labels.gpu: 'yes please' does not match pattern",
     ),
-    "null-field": (
+    "null-field": (  # pruned (PruneNonNullableNullsWithoutDefaults), then missing
         nodepool(lambda m: tspec(m).update(requirements=None)),
-        "spec.template.spec.requirements: null is not allowed",
+        "spec.template.spec.requirements: required field missing",
+    ),
+    "null-list-item": (
+        nodepool(lambda m: tspec(m).update(requirements=[None])),
+        "spec.template.spec.requirements[0]: null is not allowed",
     ),
     "name-not-dns": (
         nodepool(lambda m: m["metadata"].update(name="GPU_pool")),
@@ -290,7 +294,7 @@ def test_unserved_version_of_a_karpenter_group_is_an_error(crds: Crds) -> None:
 def test_check_reports_every_problem_and_does_not_mutate(crds: Crds) -> None:
     manifest = nodepool(lambda m: spec(m).update(weight=500, limits={"cpu": False}))
     before = copy.deepcopy(manifest)
-    assert len(check(manifest, crds)) == 2
+    assert len(check(manifest, crds)) == 3  # the maximum, the type and the anyOf
     assert manifest == before
 
 
@@ -705,12 +709,12 @@ def test_validate_manifest_valid_object_has_only_the_transition_summary(crds: Cr
          "spec.limits['nvidia.com/gpu']"),
         (nodepool(lambda m: tspec(m).update(kubelet={"maxPods": 110})), "KG301", "spec.template.spec.kubelet"),
         (nodepool(lambda m: m["metadata"].update(uuid="x")), "KG301", "metadata.uuid"),
-        (nodepool(lambda m: m["metadata"].update(namespace="karpenter")), "KG303", "metadata.namespace"),
+        (nodepool(lambda m: m["metadata"].update(generateName="GPU-")), "KG303", "metadata.generateName"),
         (nodepool(lambda m: m["metadata"].update(name="GPU_pool")), "KG303", "metadata.name"),
         (nodepool(lambda m: m["metadata"].update(labels={"team": "a b"})), "KG303", "metadata.labels.team"),
         (ec2nodeclass(lambda m: spec(m).update(instanceProfile="p")), "KG302", "spec"),
     ],
-    ids=["bounds", "enum", "required", "pattern", "kubelet-pruned", "metadata-unknown", "namespace", "name",
+    ids=["bounds", "enum", "required", "pattern", "kubelet-pruned", "metadata-unknown", "generate-name", "name",
          "label-value", "cel"],
 )
 def test_validate_manifest_codes_problems_as_errors_at_their_path(
@@ -723,7 +727,7 @@ def test_validate_manifest_codes_problems_as_errors_at_their_path(
 
 
 def test_validate_manifest_mirrors_check(crds: Crds) -> None:
-    manifest = nodepool(lambda m: (spec(m).update(weight=500, replicas=2), m["metadata"].update(namespace="x")))
+    manifest = nodepool(lambda m: (spec(m).update(weight=500, replicas=2), m["metadata"].update(labels={"a b": "x"})))
     findings = [f for f in validate_manifest(manifest, crds) if f.code != "KG305"]
     problems = check(manifest, crds)
     assert len(findings) == len(problems) == 3
@@ -782,3 +786,116 @@ def test_load_crds_parses_a_folder_once(tmp_path: Path) -> None:
     assert list(first) == [("example.com/v1", "Thing")]
     thing.write_text(thing.read_text().replace("served: true", "served: false"))
     assert load_crds(tmp_path) == {}  # a changed file is read again
+
+
+# ----------------------------------------------------------------------------------------------- ObjectMeta on create
+# What kube-apiserver does with the metadata of a custom resource (checked against the API server's own code by the
+# oracle's apiserver family, tests/oracle/).
+
+def errors_at(manifest: Manifest, crds: Crds) -> list[tuple[str, str]]:
+    return [(f.code, f.path) for f in validate_manifest(manifest, crds) if f.severity == Severity.ERROR]
+
+
+def test_namespace_on_a_cluster_scoped_kind_is_a_warning_the_api_server_clears_it(crds: Crds) -> None:
+    """k8s.io/apiserver rest.BeforeCreate -> EnsureObjectNamespaceMatchesRequestNamespace clears it, even an invalid
+    one, and the object is created."""
+    for namespace in ("karpenter", "Bad_NS"):
+        findings = validate_manifest(nodepool(lambda m, ns=namespace: m["metadata"].update(namespace=ns)), crds)
+        (warning,) = [f for f in findings if f.code == "KG303"]
+        assert (warning.severity, warning.path) == (Severity.WARNING, "metadata.namespace")
+        assert "ignored: the API server clears it" in warning.message
+        assert not errors_at(nodepool(lambda m, ns=namespace: m["metadata"].update(namespace=ns)), crds)
+    assert check(nodepool(lambda m: m["metadata"].update(namespace="karpenter")), crds) == []
+    assert not validate_manifest(nodepool(lambda m: m["metadata"].update(namespace="")), crds)[:-1]
+
+
+def test_annotations_over_256_kib_in_total_are_refused_and_block_cel(crds: Crds) -> None:
+    """apimachinery ValidateAnnotations -> ValidateAnnotationsSize: keys and values together, at most 256 KiB, a
+    TooLong error (blocking: apiextensions-apiserver hasBlockingErr skips the CEL rules)."""
+    at_limit = {"ab": "x" * (256 * 1024 - 5), "c": "é"}  # bytes, not characters: 2 + 262139 + 1 + 2
+    over = {**at_limit, "c": "éx"}
+    assert not errors_at(nodepool(lambda m: m["metadata"].update(annotations=at_limit)), crds)
+    findings = validate_manifest(nodepool(lambda m: (m["metadata"].update(annotations=over),
+                                                     spec(m).update(replicas=2, weight=10))), crds)
+    assert [(f.code, f.path) for f in findings if f.severity == Severity.ERROR] == [("KG303", "metadata.annotations")]
+    assert findings[-1].code == "KG305" and findings[-1].message.startswith("no CEL rule evaluated")
+
+
+def test_annotation_keys_are_qualified_names_in_any_case(crds: Crds) -> None:
+    """apimachinery ValidateAnnotations checks strings.ToLower(key)."""
+    assert not errors_at(nodepool(lambda m: m["metadata"].update(annotations={"Example.com/Team": "x"})), crds)
+    assert errors_at(nodepool(lambda m: m["metadata"].update(labels={"Example.com/Team": "x"})), crds) == [
+        ("KG303", "metadata.labels['Example.com/Team']")]
+
+
+def test_metadata_fields_of_the_wrong_type_fail_decoding(crds: Crds) -> None:
+    """apiextensions-apiserver GetObjectMetaWithOptions: json.Unmarshal into metav1.ObjectMeta fails, the request is
+    refused before any validation (blocking); null is every field's zero value."""
+    for meta, path in (({"uid": 1}, "metadata.uid"), ({"labels": {"a": 1}}, "metadata.labels.a"),
+                       ({"finalizers": [1]}, "metadata.finalizers[0]"), ({"generation": 1.5}, "metadata.generation"),
+                       ({"creationTimestamp": "yesterday"}, "metadata.creationTimestamp")):
+        manifest = nodepool(lambda m, meta=meta: m["metadata"].update(meta))
+        assert errors_at(manifest, crds) == [("KG303", path)], meta
+    assert not errors_at(nodepool(lambda m: m["metadata"].update(labels={"team": None}, uid=None)), crds)
+
+
+def test_a_missing_or_empty_name_is_required_and_blocks_cel(crds: Crds) -> None:
+    """apimachinery ValidateObjectMetaAccessor: Required "name or generateName is required" (blocking)."""
+    for meta in ({"name": ""}, {}):
+        findings = validate_manifest(nodeoverlay(lambda m, meta=meta: m.update(metadata=dict(meta))), crds)
+        assert [(f.code, f.path) for f in findings if f.severity == Severity.ERROR] == [("KG303", "metadata.name")]
+        assert findings[-1].code == "KG305"
+    assert errors_at(nodepool(lambda m: m.pop("metadata")), crds) == [("KG303", "metadata.name")]
+
+
+def test_a_name_generated_from_generate_name_is_validated_too(crds: Crds) -> None:
+    """rest.BeforeCreate runs after the store's names.SimpleNameGenerator: generateName[:58] plus 5 characters."""
+    assert not errors_at(nodepool(lambda m: m.update(metadata={"generateName": "a" * 250})), crds)
+    assert errors_at(nodepool(lambda m: m.update(metadata={"generateName": "GPU-"})), crds) == [
+        ("KG303", "metadata.generateName"), ("KG303", "metadata.name")]
+
+
+def test_names_up_to_253_characters_are_accepted_by_the_api_server(crds: Crds) -> None:
+    """ValidateObjectMetaAccessor with NameIsDNSSubdomain: 253 characters (a label value's 63 is Karpenter's
+    concern for the karpenter.sh/nodepool label, not a refusal)."""
+    assert not errors_at(nodepool(lambda m: m["metadata"].update(name="a" * 253)), crds)
+    assert errors_at(nodepool(lambda m: m["metadata"].update(name="a" * 254)), crds) == [("KG303", "metadata.name")]
+
+
+def test_finalizers_are_qualified_names(crds: Crds) -> None:
+    """apimachinery ValidateFinalizers -> ValidateFinalizerName (IsQualifiedName); a null item is ""."""
+    assert not errors_at(nodepool(lambda m: m["metadata"].update(finalizers=["karpenter.sh/termination"])), crds)
+    assert errors_at(nodepool(lambda m: m["metadata"].update(finalizers=["ok", "bad finalizer", None])), crds) == [
+        ("KG303", "metadata.finalizers[1]"), ("KG303", "metadata.finalizers[2]")]
+
+
+def test_non_nullable_nulls_without_a_default_are_pruned(crds: Crds) -> None:
+    """apiextensions-apiserver PruneNonNullableNullsWithoutDefaults: the field is dropped, not refused; a required
+    one is then missing."""
+    assert not errors_at(nodeoverlay(lambda m: spec(m).update(priceAdjustment=None)), crds)
+    assert errors_at(nodepool(lambda m: tspec(m).update(nodeClassRef=None)), crds) == [
+        ("KG300", "spec.template.spec.nodeClassRef")]
+
+
+def test_fields_under_a_value_of_the_wrong_type_are_pruned_too(crds: Crds) -> None:
+    """apiextensions-apiserver pruning.prune walks the value by its schema whatever its type: an object where a list
+    or a string is declared loses every field."""
+    findings = validate_manifest(nodeoverlay(lambda m: spec(m).update(requirements={"a": []})), crds)
+    assert [(f.code, f.path) for f in findings if f.code in ("KG300", "KG301")] == [
+        ("KG301", "spec.requirements.a"), ("KG300", "spec.requirements")]
+    findings = validate_manifest(nodeoverlay(lambda m: spec(m).update(weight=[{"a": 1}])), crds)
+    assert [(f.code, f.path) for f in findings if f.code in ("KG300", "KG301")] == [
+        ("KG301", "spec.weight[0].a"), ("KG300", "spec.weight")]
+
+
+def test_an_int_or_string_of_another_type_fails_the_any_of_too(crds: Crds) -> None:
+    """kube-openapi reports the type error and 'must validate at least one schema (anyOf)'."""
+    findings = validate_manifest(nodeoverlay(lambda m: spec(m).update(capacity={"a": []})), crds)
+    messages = [f.message for f in findings if f.code == "KG300"]
+    assert messages == ["expected integer or string, got array", "[] matches none of the anyOf alternatives"]
+
+
+def test_budget_node_counts_beyond_int32_are_accepted_by_the_api_server(crds: Crds) -> None:
+    """The CRD's pattern ^((100|[0-9]{1,2})%|[0-9]+)$ admits any digits; the API server enforces no int32 range."""
+    budgets = {"consolidateAfter": "0s", "budgets": [{"nodes": str(2**31)}]}
+    assert not errors_at(nodepool(lambda m: spec(m).update(disruption=budgets)), crds)

@@ -1,7 +1,8 @@
 """The Python core against Karpenter v1.14.1's own answers, without Go: tests/oracle/vectors/.
 
 The vectors are cases the Go program in tests/oracle/ answered with the upstream functions (NewRequirements,
-Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash); `make oracle`
+Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash, and the API
+server's create path for custom resources: tests/oracle/apiserver.go); `make oracle`
 rebuilds them (and fails when the committed set is stale) and runs fresh random cases against Go.
 """
 
@@ -12,7 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracle import compare
+from karpenter_gpu.check.conformance import assess, load_crds
+from karpenter_gpu.check.crd_source import PACKAGED_DIR
+from karpenter_gpu.check.validate import validate_source
+from karpenter_gpu.k8s.reader import Environment, Manifest, Source
+from tests.oracle import apiserver_family, compare
 from tests.oracle.run import VECTOR_COUNT
 
 VECTORS = Path(__file__).parent / "oracle" / "vectors"
@@ -43,3 +48,34 @@ def test_a_wrong_answer_is_a_disagreement():
     flipped = {**vector["answer"], "tolerated": not vector["answer"]["tolerated"]}
     assert compare.differences("tolerations", vector["case"], flipped) == [
         f"tolerated: core {vector['answer']['tolerated']!r}, Karpenter {flipped['tolerated']!r}"]
+
+
+def test_an_api_server_refusal_validate_misses_is_a_disagreement():
+    """The apiserver comparison can fail: a refusal added to the API server's answer disagrees."""
+    vector = next(v for v in _load("apiserver.jsonl") if v["answer"].get("accepted"))
+    refused = {**vector["answer"], "accepted": False, "refused": ["metadata.name"]}
+    assert compare.differences("apiserver", vector["case"], refused)
+
+
+@pytest.mark.parametrize(("path", "message", "expected"), [
+    ("spec.limits['nvidia.com/gpu']", "", "spec.limits.nvidia.com/gpu"),
+    ("spec.template.spec.requirements[0].key", "", "spec.template.spec.requirements[0].key"),
+    ("metadata.labels['example.com/team']", "", "metadata.labels"),
+    ("metadata.finalizers[1]", "", "metadata.finalizers"),
+    ("<root>", "", ""),
+    ("spec.capacity.a", "[] matches none of the anyOf alternatives", "<nil>"),
+])
+def test_validate_paths_map_to_the_api_servers(path, message, expected):
+    assert apiserver_family.api_server_path(path, message) == expected
+
+
+def test_validate_reports_the_refusals_of_its_conformance_step():
+    """The core's apiserver answer is conformance.assess(): validate adds no refusal or pruning codes of its own."""
+    crds = load_crds(PACKAGED_DIR)
+    codes = apiserver_family.REFUSAL_CODES | {apiserver_family.PRUNED_CODE}
+    for vector in _load("apiserver.jsonl")[:150]:
+        obj = apiserver_family.expand(vector["case"])
+        report = validate_source(Source("t", [Environment("", "t", [Manifest("o.yaml", obj)])], [], 1), crds)
+        via_validate = sorted((f.code, f.path, f.severity) for f in report.findings if f.code in codes)
+        via_assess = sorted((f.code, f.path, f.severity) for f in assess(obj, crds, "o.yaml")[0] if f.code in codes)
+        assert via_validate == via_assess, vector["id"]

@@ -82,7 +82,8 @@ CODES: dict[str, str] = {
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",
     "KG302": "CEL validation rule (x-kubernetes-validations) violated",
-    "KG303": "invalid object metadata (name, namespace on a cluster-scoped kind, labels)",
+    "KG303": "object metadata the API server refuses (name, labels, annotations, finalizers), or a namespace on a "
+             "cluster-scoped kind, which it clears (a warning)",
     "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
     "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
     # Findings of the manifest reader (karpenter_gpu.k8s.reader), reported by every command.

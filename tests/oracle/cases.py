@@ -13,6 +13,8 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
+from tests.oracle.apiserver_family import apiserver_case
+
 ROOT = Path(__file__).resolve().parents[2]
 INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
 
@@ -330,11 +332,14 @@ def drift_case(rng: random.Random, dist: bool = True) -> dict:
 
 # ----------------------------------------------------------------------------------------------- registry
 
-GENERATORS: dict[str, Callable[[random.Random], dict]] = {
+GENERATORS: dict[str, Callable[..., dict]] = {
     "requirements": requirements_case,
     "tolerations": tolerations_case,
     "drift": drift_case,
+    "apiserver": apiserver_case,
 }
+#: Generators that may start from dist/ (``dist=False`` for the vectors, so a change to dist/ leaves them valid).
+_FROM_DIST = (drift_case, apiserver_case)
 
 
 def generate(family: str, seed: int, count: int, dist: bool = True) -> Iterator[dict]:
@@ -343,5 +348,5 @@ def generate(family: str, seed: int, count: int, dist: bool = True) -> Iterator[
     rng = random.Random(f"{family}:{seed}")
     make = GENERATORS[family]
     for i in range(count):
-        case = drift_case(rng, dist) if make is drift_case else make(rng)
+        case = make(rng, dist) if make in _FROM_DIST else make(rng)
         yield {"id": f"{family}-{seed}-{i}", "family": family, "case": case}

@@ -14,6 +14,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
+from tests.oracle import apiserver_family
 
 
 # ----------------------------------------------------------------------------------------------- requirements
@@ -73,6 +74,7 @@ def _drift(case: dict) -> dict:
 
 ANSWERS: dict[str, Callable[[dict], dict]] = {
     "requirements": _requirements, "tolerations": _tolerations, "drift": _drift,
+    "apiserver": apiserver_family.core_answer,
 }
 
 
@@ -80,8 +82,10 @@ def answer(family: str, case: dict) -> Any:
     return ANSWERS[family](case)
 
 
-def _comparable(family: str, karpenter: Any) -> Any:
+def _comparable(family: str, karpenter: Any, case: dict) -> Any:
     """The part of Karpenter's answer the core answers too (the drift hashes themselves are Go's)."""
+    if family == "apiserver":
+        return apiserver_family.comparable(karpenter, case)
     if family == "drift" and isinstance(karpenter, dict):
         return {"equal": karpenter.get("equal")}
     return karpenter
@@ -102,9 +106,11 @@ def differences(family: str, case: dict, karpenter: Any, error: str | None = Non
         return [f"Karpenter could not answer: {error}"]
     try:
         ours = answer(family, case)
+        if family == "apiserver":
+            ours = apiserver_family.core_comparable(ours, karpenter)
     except Exception as exc:  # noqa: BLE001 - any failure of the core on a case is a disagreement
         return [f"core raised {type(exc).__name__}: {exc}"]
-    return list(_diff("", ours, _comparable(family, karpenter)))
+    return list(_diff("", ours, _comparable(family, karpenter, case)))
 
 
 # ----------------------------------------------------------------------------------------------- shrinking

@@ -1,7 +1,9 @@
 """CRD conformance of a manifest: what kube-apiserver would reject, or silently change, on create.
 
-Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta validation,
-structural defaulting, OpenAPI v3 value validation against the CRD's openAPIV3Schema, then the
+Mimics what kube-apiserver does to a custom resource on create -- ObjectMeta decoding and validation
+(a namespace on a cluster-scoped kind is a warning: the API server clears it), pruning of unknown
+fields and of non-nullable nulls, structural defaulting, OpenAPI v3 value validation against the
+CRD's openAPIV3Schema, then the
 CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module (the compiled
 cel-expr-python runtime where installed, else cel-python; same verdicts).
 
@@ -11,14 +13,16 @@ codes (KG300-KG305); :func:`check` reports the same problems as "path: message" 
 CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
 value at its schema node and only where that value is present; they are not run at all when the
 structural step found a "blocking" error (wrong type, enum, required, maxLength/maxItems/
-maxProperties), which the server reports as "some validation rules were not checked" -- here the
+maxProperties; a missing name, annotations over 256 KiB), which the server reports as "some
+validation rules were not checked" -- here the
 manifest already has problems, and the skip is noted in `skipped`. A CEL failure is reported as
 "path: <message> (rule: <rule>)"; a rule that does not compile or errors is a problem too.
 Transition rules (those using `oldSelf`) are not evaluated on create; pass `skipped=[]` to
 `check` to collect them. Pass `cel=False` for the structural checks alone.
 
 Not covered: allOf/oneOf/not, x-kubernetes-embedded-resource, int32/int64 `format` ranges
-(the server does not enforce them either), formats other than date-time, annotation total size;
+(the server does not enforce them either), formats other than date-time, ownerReferences and
+managedFields beyond their JSON types;
 for CEL: transition rules (oldSelf, incl. optionalOldSelf, which is reported as a problem), the
 CEL cost budget and cost limits, compile-time type checking, and date-time/duration strings as
 CEL timestamps/durations. messageExpression is evaluated (falling back to `message`).
@@ -138,6 +142,8 @@ def _defaulted(value: Any, schema: Schema) -> Any:
         out = {}
         for key, child in value.items():
             sub = props.get(key, extra)
+            if child is None and sub and not sub.get("nullable") and sub.get("default") is None:
+                continue  # structuraldefaulting.PruneNonNullableNullsWithoutDefaults
             out[key] = _defaulted(child, sub) if sub else _copy(child)
         for key, prop in props.items():
             absent = key not in out or (out[key] is None and not prop.get("nullable"))
@@ -164,7 +170,8 @@ def _copy(value: Any) -> Any:
 def check(
     manifest: dict[str, Any], crds: Crds, *, cel: bool = True, skipped: list[str] | None = None
 ) -> list[str]:
-    """Return human-readable problems ("path: message"); an empty list means valid.
+    """Return human-readable problems ("path: message"); an empty list means valid (warnings, such as a
+    namespace the API server clears, are not problems).
 
     With `cel` (the default) the CRD's x-kubernetes-validations rules are evaluated as well. Rules
     that were not evaluated (transition rules, or all of them after a blocking schema error) are
@@ -173,7 +180,7 @@ def check(
     problems, transitions = _run(manifest, crds, cel=cel)
     if skipped is not None:
         skipped.extend([_BLOCKED] if problems.cel_blocked else transitions)
-    return [str(issue) for issue in problems]
+    return [str(issue) for issue in problems if issue.severity is None]  # warnings: accepted as they are
 
 
 def validate_manifest(manifest: dict[str, Any], crds: Crds, file: str = "") -> list[Finding]:
@@ -191,7 +198,8 @@ def assess(manifest: Any, crds: Crds, file: str = "", *, cel: bool = True) -> tu
     problems, transitions = _run(manifest, crds, cel=cel)
     kind, name = _identity(manifest)
     findings = [
-        Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
+        Finding(file, kind, name, issue.path, issue.code, issue.severity or SEVERITIES[issue.code],
+                issue.finding_message())
         for issue in problems
     ]
     if problems.cel_blocked:
@@ -230,9 +238,6 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
             problems.add(UNKNOWN_KIND, "<root>", f"unknown apiVersion/kind {api_version!r}/{kind!r}")
         return problems, transitions
     _check_metadata(manifest.get("metadata"), crd["scope"], problems)
-    meta = manifest.get("metadata")
-    if not isinstance(meta, dict) or (meta.get("name") is None and not meta.get("generateName")):
-        problems.blocking = True  # a missing name is a Required error
     # The server validates root metadata as ObjectMeta (above); its CRD schema is only `type: object`.
     schema = dict(crd["schema"])
     schema["properties"] = {
@@ -258,6 +263,7 @@ class _Issue:
     message: str
     rule: str | None = None  # the CEL rule, cited after the message
     violated: bool = False  # the rule evaluated to false, so `message` is the rule's own
+    severity: Severity | None = None  # None: the code's (SEVERITIES)
 
     def __str__(self) -> str:
         cite = f" (rule: {self.rule})" if self.rule is not None else ""
@@ -276,8 +282,8 @@ class _Problems(list):
     cel_blocked = False  # CEL was requested but skipped because of `blocking`
 
     def add(self, code: str, path: str, message: str, *, rule: str | None = None, violated: bool = False,
-            block: bool = False) -> None:
-        self.append(_Issue(code, path, message, rule, violated))
+            block: bool = False, severity: Severity | None = None) -> None:
+        self.append(_Issue(code, path, message, rule, violated, severity))
         if block:  # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid
             self.blocking = True
 
@@ -299,38 +305,109 @@ def _lookup(manifest: dict[str, Any], crds: Crds) -> dict[str, Any] | None:
     return crds.get((api_version, kind))
 
 
+# ObjectMeta's fields by JSON type (k8s.io/apimachinery metav1.ObjectMeta): a value of another type fails decoding.
+_META_STRINGS = ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion")
+_META_INTEGERS = ("generation", "deletionGracePeriodSeconds")
+_META_TIMES = ("creationTimestamp", "deletionTimestamp")
+_META_MAPS = ("labels", "annotations")
+_META_LISTS = {"finalizers": str, "ownerReferences": dict, "managedFields": dict}
+#: apimachinery's TotalAnnotationSizeLimitB: keys and values of all annotations together, in bytes.
+ANNOTATIONS_SIZE_LIMIT = 256 * 1024
+_GENERATED_SUFFIX = "bbbbb"  # names.SimpleNameGenerator appends 5 such characters to generateName[:58]
+
+
+def _meta_type_errors(meta: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where ``json.Unmarshal`` into ``metav1.ObjectMeta`` fails (null is every field's zero value)."""
+    out = []
+    for key in _META_STRINGS:
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            out.append((f"metadata.{key}", f"expected string, got {_type_name(meta[key])}"))
+    for key in _META_INTEGERS:
+        value = meta.get(key)
+        if value is not None and not (_is_type(value, "integer") and -2**63 <= value < 2**63):
+            out.append((f"metadata.{key}", f"expected a 64-bit integer, got {_type_name(value)}"))
+    for key in _META_TIMES:
+        value = meta.get(key)
+        if value is not None and not (isinstance(value, str) and _is_date_time(value) and value[19:]):
+            out.append((f"metadata.{key}", "expected an RFC 3339 time"))
+    for key in _META_MAPS:
+        mapping = meta.get(key)
+        if mapping is not None and not isinstance(mapping, dict):
+            out.append((f"metadata.{key}", f"expected object, got {_type_name(mapping)}"))
+        elif mapping:
+            out.extend((_join(f"metadata.{key}", k), f"expected string, got {_type_name(v)}")
+                       for k, v in mapping.items() if v is not None and not isinstance(v, str))
+    for key, item_type in _META_LISTS.items():
+        items = meta.get(key)
+        if items is not None and not isinstance(items, list):
+            out.append((f"metadata.{key}", f"expected array, got {_type_name(items)}"))
+        elif items:
+            out.extend((f"metadata.{key}[{i}]", f"expected {'string' if item_type is str else 'object'}, got "
+                        f"{_type_name(v)}") for i, v in enumerate(items) if v is not None and not isinstance(v, item_type))
+    return out
+
+
 def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
-    # A wrong type anywhere in ObjectMeta fails decoding: the API server refuses it before validating (blocking).
+    """ObjectMeta as the API server decodes and validates it on create.
+
+    Decoding (apiextensions-apiserver ``GetObjectMetaWithOptions``): a field of the wrong type refuses the request;
+    fields ObjectMeta does not have are dropped (KG301). Then ``rest.BeforeCreate``: a namespace on a cluster-scoped
+    object is cleared (``EnsureObjectNamespaceMatchesRequestNamespace``: a warning, not a refusal), a missing name is
+    generated from generateName (``names.SimpleNameGenerator``), and apimachinery ``ValidateObjectMetaAccessor``
+    checks the name (DNS-1123 subdomain: 253 characters), generateName, labels, annotations (keys, and 256 KiB in
+    total: ``ValidateAnnotationsSize``, a blocking TooLong) and finalizers (qualified names).
+    """
+    if meta is None:
+        meta = {}
     if not isinstance(meta, dict):
         problems.add(METADATA_PROBLEM, "metadata", f"expected object, got {_type_name(meta)}", block=True)
         return
     for key in meta:
         if key not in _META_FIELDS:
             problems.add(UNKNOWN_FIELD, _join("metadata", key), "unknown field (the API server would drop it)")
-    name, namespace = meta.get("name"), meta.get("namespace")
-    if name is None and not meta.get("generateName"):
-        problems.add(METADATA_PROBLEM, "metadata.name", "required field missing")
-    elif name is not None and not _is_dns_subdomain(name):
-        problems.add(METADATA_PROBLEM, "metadata.name",
-                     f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)", block=not isinstance(name, str))
-    if namespace is not None and scope == "Cluster":
-        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
-    elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
+    decoding = _meta_type_errors(meta)
+    for path, message in decoding:
+        problems.add(METADATA_PROBLEM, path, f"{message}: the API server cannot decode the metadata", block=True)
+    if decoding:
+        return
+    name, generate = meta.get("name") or "", meta.get("generateName") or ""
+    if generate and not _is_dns_subdomain(generate[:-1] if generate.endswith("-") else generate):
+        problems.add(METADATA_PROBLEM, "metadata.generateName",
+                     f"{generate!r} is not a DNS-1123 subdomain prefix (a-z, 0-9, '-', '.')")
+    generated = not name and bool(generate)
+    name = name or (generate[:58] + _GENERATED_SUFFIX if generate else "")
+    if not name:
+        problems.add(METADATA_PROBLEM, "metadata.name", "required field missing (name or generateName)", block=True)
+    elif not _is_dns_subdomain(name):
+        what = f"the name generated from generateName, {name!r}," if generated else repr(name)
+        problems.add(METADATA_PROBLEM, "metadata.name", f"{what} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; "
+                                                        "<= 253)")
+    namespace = meta.get("namespace") or ""
+    if namespace and scope == "Cluster":
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} on a cluster-scoped kind is ignored: the "
+                     "API server clears it", severity=Severity.WARNING)
+    elif namespace and not _is_dns_label(namespace):
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} is not a DNS-1123 label")
     for field in ("labels", "annotations"):
-        mapping = meta.get(field, {})
-        if not isinstance(mapping, dict):
-            problems.add(METADATA_PROBLEM, f"metadata.{field}", f"expected object, got {_type_name(mapping)}",
-                         block=mapping is not None)
-            continue
+        mapping = meta.get(field) or {}
         for key, val in mapping.items():
             path = _join(f"metadata.{field}", key)
-            if not _is_qualified_name(key):
+            if not _is_qualified_name(key.lower() if field == "annotations" else key):
                 problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
-            if not isinstance(val, str):
-                problems.add(METADATA_PROBLEM, path, f"expected string, got {_type_name(val)}", block=True)
-            elif field == "labels" and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
+            if field == "labels" and val and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
                 problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
+    size = sum(len(k.encode()) + len((v or "").encode()) for k, v in (meta.get("annotations") or {}).items())
+    if size > ANNOTATIONS_SIZE_LIMIT:
+        problems.add(METADATA_PROBLEM, "metadata.annotations",
+                     f"annotations take {size} bytes, above the API server's limit of {ANNOTATIONS_SIZE_LIMIT} "
+                     "(256 KiB, keys and values together)", block=True)
+    finalizers = [f or "" for f in meta.get("finalizers") or []]
+    for index, finalizer in enumerate(finalizers):
+        if not _is_qualified_name(finalizer):
+            problems.add(METADATA_PROBLEM, f"metadata.finalizers[{index}]", f"{finalizer!r} is not a qualified name")
+    if {"orphan", "foregroundDeletion"} <= set(finalizers):
+        problems.add(METADATA_PROBLEM, "metadata.finalizers", "finalizers orphan and foregroundDeletion cannot both "
+                     "be set")
 
 
 def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
@@ -342,9 +419,13 @@ def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> Non
         return
     if schema.get("x-kubernetes-int-or-string"):
         if not (isinstance(value, str) or _is_type(value, "integer")):
+            _pruned(value, schema, path, problems)
             problems.add(SCHEMA_VIOLATION, here, f"expected integer or string, got {_type_name(value)}", block=True)
+            if "anyOf" in schema:  # every alternative is an integer or a string type: kube-openapi says so too
+                problems.add(SCHEMA_VIOLATION, here, f"{value!r} matches none of the anyOf alternatives")
             return
     elif "type" in schema and not _is_type(value, schema["type"]):
+        _pruned(value, schema, path, problems)
         problems.add(SCHEMA_VIOLATION, here, f"expected {schema['type']}, got {_type_name(value)}", block=True)
         return  # nothing below is meaningful for the wrong type
 
@@ -389,6 +470,27 @@ def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> Non
     # Only anyOf occurs in these CRDs (the int-or-string quantity idiom); allOf/oneOf/not are unused.
     if "anyOf" in schema and all(_errors(value, sub, path) for sub in schema["anyOf"]):
         problems.add(SCHEMA_VIOLATION, here, f"{value!r} matches none of the anyOf alternatives")
+
+
+def _pruned(value: Any, schema: Schema | None, path: str, problems: _Problems) -> None:
+    """The fields pruning drops from a value of the wrong type (apiextensions-apiserver ``pruning.prune`` walks it
+    by the schema regardless: an object where none is declared loses every field, and so do objects in a list
+    where no items are declared)."""
+    if schema is not None and schema.get("x-kubernetes-preserve-unknown-fields"):
+        return
+    props = (schema or {}).get("properties", {})
+    extra = (schema or {}).get("additionalProperties")
+    if isinstance(value, dict):
+        for key, child in value.items():
+            sub = props.get(key, extra if isinstance(extra, dict) else None)
+            if sub is None:
+                problems.add(UNKNOWN_FIELD, _join(path, key), "unknown field (the API server would silently prune it)")
+            else:
+                _pruned(child, sub, _join(path, key), problems)
+    elif isinstance(value, list):
+        items = (schema or {}).get("items")
+        for index, item in enumerate(value):
+            _pruned(item, items if isinstance(items, dict) else None, f"{path}[{index}]", problems)
 
 
 def _errors(value: Any, schema: Schema, path: str) -> _Problems:
