@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import collections
 import copy
+import itertools
 import json
 import random
 import subprocess
@@ -27,6 +28,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "constructs"))
 
 import scheduler_family as fam  # noqa: E402
+
+from karpenter_gpu.errors import KarpenterGpuError  # noqa: E402
 
 BINARY = ROOT / "build" / "oracle" / "oracle"
 
@@ -82,11 +85,24 @@ def _variants(case: dict) -> Iterator[dict]:
                 c = copy.deepcopy(case)
                 del c["nodepools"][i]["spec"][field]
                 yield c
+        for key in spec.get("limits", {}):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["limits"][key]
+            yield c
+        for j, req in enumerate(tmpl.get("requirements", [])):
+            for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
+                c = copy.deepcopy(case)
+                c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]["values"].remove(v)
+                yield c
         if tmpl.get("taints"):
             c = copy.deepcopy(case)
             del c["nodepools"][i]["spec"]["template"]["spec"]["taints"]
             yield c
     pod = case["pod"]["spec"]
+    for j in range(len(pod.get("tolerations", []))):
+        c = copy.deepcopy(case)
+        del c["pod"]["spec"]["tolerations"][j]
+        yield c
     for field in ("nodeSelector", "affinity"):
         if field in pod:
             c = copy.deepcopy(case)
@@ -126,6 +142,132 @@ def shrink(case: dict, still: Callable[[list[dict]], list[bool]], rounds: int = 
 # ---------------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------------
+# Attribution: which single input, taken away, makes the two sides agree
+
+
+def _pools(case: dict) -> Iterator[dict]:
+    yield from (p["spec"] for p in case["nodepools"])
+
+
+def _no_reserved(case: dict) -> None:
+    for spec in _pools(case):
+        reqs = spec["template"]["spec"].setdefault("requirements", [])
+        ct = [r for r in reqs if r["key"] == "karpenter.sh/capacity-type"]
+        if not ct:
+            reqs.append({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]})
+        for r in ct:
+            if r["operator"] == "In":
+                r["values"] = [v for v in r["values"] if v != "reserved"] or ["on-demand"]
+    sel = case["pod"]["spec"].get("nodeSelector", {})
+    if sel.get("karpenter.sh/capacity-type") == "reserved":
+        sel["karpenter.sh/capacity-type"] = "on-demand"
+
+
+def _drop_limit(resource: str) -> Callable[[dict], None]:
+    def drop(case: dict) -> None:
+        for spec in _pools(case):
+            spec.get("limits", {}).pop(resource, None)
+    return drop
+
+
+def _no_min_values(case: dict) -> None:
+    for spec in _pools(case):
+        for r in spec["template"]["spec"].get("requirements", []):
+            r.pop("minValues", None)
+
+
+def _no_prefer(case: dict) -> None:
+    for spec in _pools(case):
+        tmpl = spec["template"]["spec"]
+        if "taints" in tmpl:
+            tmpl["taints"] = [t for t in tmpl["taints"] if t["effect"] != "PreferNoSchedule"]
+
+
+def _set(key: str, value: Any) -> Callable[[dict], None]:
+    def put(case: dict) -> None:
+        case[key] = copy.deepcopy(value)
+    return put
+
+
+def _spot_on_demand(case: dict) -> None:
+    case["spot_price_factor"] = dict.fromkeys(case["spot_price_factor"], 1.0)
+
+
+def _all_zones(case: dict) -> None:
+    for t in case["instance_types"]:
+        t["zones"] = [z["name"] for z in case["zones"]]
+
+
+def _priced(case: dict) -> None:
+    case["instance_types"] = [t for t in case["instance_types"] if t["price"] is not None] or case["instance_types"]
+
+
+CAUSES: list[tuple[str, Callable[[dict], None]]] = [
+    ("reserved offerings without a reservation", _no_reserved),
+    ("limits.pods", _drop_limit("pods")),
+    ("limits.memory", _drop_limit("memory")),
+    ("limits.cpu", _drop_limit("cpu")),
+    ("limits.nodes", _drop_limit("nodes")),
+    ("limits.nvidia.com/gpu", _drop_limit("nvidia.com/gpu")),
+    ("limits.aws.amazon.com/neuron", _drop_limit("aws.amazon.com/neuron")),
+    ("minValues", _no_min_values),
+    ("PreferNoSchedule taints", _no_prefer),
+    ("DaemonSets", _set("daemonsets", [])),
+    ("kubelet settings", _set("kubelet", None)),
+    ("existing nodes", _set("existing_nodes", [])),
+    ("capacity reservations", _set("capacity_reservations", [])),
+    ("spot prices", _spot_on_demand),
+    ("zone availability", _all_zones),
+    ("unpriced types", _priced),
+]
+
+
+def attribute(binary: Path, cases: list[dict]) -> list[list[str]]:
+    """For each disagreeing case, the causes whose removal alone makes both sides agree, else the pairs of causes
+    that do together (``a & b``); empty when no pair does."""
+    out: list[list[str]] = [[] for _ in cases]
+    for size in (1, 2):
+        variants, owners = [], []
+        for i, case in enumerate(cases):
+            if out[i]:
+                continue
+            for combo in itertools.combinations(CAUSES, size):
+                v = copy.deepcopy(case)
+                for _, change in combo:
+                    change(v)
+                if v != case:
+                    variants.append(v)
+                    owners.append((i, " & ".join(name for name, _ in combo)))
+        for (i, name), v, go in zip(owners, variants, ask(binary, variants)):
+            if not go.get("error") and _agrees(v, go["answer"]):
+                out[i].append(name)
+    return out
+
+
+def _agrees(case: dict, go: dict) -> bool:
+    try:
+        return fam.agree(go, fam.python_answer(case))
+    except KarpenterGpuError:
+        return False
+
+
+def compact(case: dict) -> dict:
+    """A shrunk case for reading: defaults left out, instance types by name (with their offered zones)."""
+    out: dict[str, Any] = {k: v for k, v in case.items()
+                           if v and k not in ("region", "zones", "instance_types", "spot_price_factor", "nodepools", "pod")}
+    if any(f != 1.0 for f in case["spot_price_factor"].values()):
+        out["spot_price_factor"] = case["spot_price_factor"]
+    out["zones"] = [z["name"] for z in case["zones"]]
+    out["instance_types"] = {t["name"]: {"zones": t["zones"], "price": t["price"]} for t in case["instance_types"]}
+    out["nodepools"] = [{"name": p["metadata"]["name"], **{k: v for k, v in p["spec"].items() if k != "template"},
+                         **{k: v for k, v in p["spec"]["template"]["spec"].items() if k != "nodeClassRef" and v}}
+                        for p in case["nodepools"]]
+    out["pod"] = {k: v for k, v in case["pod"]["spec"].items() if k != "containers"}
+    out["pod"]["requests"] = case["pod"]["spec"]["containers"][0]["resources"]["requests"]
+    return out
+
+
 def _still(case: dict, go: dict, want: set[str]) -> bool:
     if go.get("error"):
         return False
@@ -143,10 +285,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vectors", type=Path, help="write the cases with Go's answers (JSON lines) here")
     parser.add_argument("--shrink", type=int, default=0, help="shrink this many examples per disagreement class")
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
+    parser.add_argument("--attribute", action="store_true",
+                        help="count the disagreements by the one input whose removal makes the sides agree")
+    parser.add_argument("--modelled", action="store_true",
+                        help="only inputs the core models (no DaemonSets, kubelet, existing nodes, reservations, "
+                             "spot prices, zone availability or unpriced types)")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
-    cases = fam.generate(rng, args.cases)
+    cases = fam.generate(rng, args.cases, modelled=args.modelled)
     binary = build()
     start = time.perf_counter()
     answers = ask(binary, cases)
@@ -158,8 +305,11 @@ def main(argv: list[str] | None = None) -> int:
     for i, (case, answer) in enumerate(zip(cases, answers)):
         if answer.get("error"):
             continue
-        py = fam.python_answer(case)
-        classes = fam.differences(answer["answer"], py)
+        try:
+            py = fam.python_answer(case)
+        except KarpenterGpuError as exc:
+            py = {"error": str(exc)}
+        classes = fam.differences(answer["answer"], py) if "error" not in py else ["py-error"]
         if classes:
             disagreements += 1
             for cls in classes:
@@ -172,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     for cls, ids in sorted(by_class.items(), key=lambda kv: -len(kv[1])):
         feats = ", ".join(f"{k} {v}" for k, v in by_feature[cls].most_common())
         print(f"  {cls}: {len(ids)} (case inputs: {feats})")
+    if args.attribute:
+        bad = sorted({i for ids in by_class.values() for i in ids})
+        causes = collections.Counter(" + ".join(c) if c else "(no single input)"
+                                     for c in attribute(binary, [cases[i] for i in bad]))
+        print("disagreements by cause (the input whose removal alone makes the sides agree):")
+        for cause, count in causes.most_common():
+            print(f"  {count:5d}  {cause}")
     for i, err in go_errors[:10]:
         print(f"  go error in case {i}: {err}")
     if args.shrink:
@@ -184,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 small = shrink(cases[i], still)
                 go = ask(binary, [small])[0]["answer"]
-                print(f"\n== {cls} (case {i}, shrunk)\n{json.dumps(small, sort_keys=True)}\n"
+                print(f"\n== {cls} (case {i}, shrunk)\n{json.dumps(compact(small), sort_keys=True)}\n"
                       f"-> {fam.explain(go, fam.python_answer(small))}")
     if args.vectors:
         args.vectors.parent.mkdir(parents=True, exist_ok=True)

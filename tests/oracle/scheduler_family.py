@@ -167,7 +167,8 @@ def _requirements(rng: random.Random, types: list[dict], zones: list[str]) -> li
         if present is None:
             present = {"key": key, "operator": "Exists"}
             reqs.append(present)
-        present["minValues"] = rng.randint(1, 4)
+        # CRD: with In, minValues is at most the number of values
+        present["minValues"] = rng.randint(1, len(present["values"]) if present["operator"] == "In" else 4)
     return reqs
 
 
@@ -338,6 +339,16 @@ def _kubelet(rng: random.Random) -> dict | None:
     return kubelet or None
 
 
+def _modelled(case: dict) -> dict:
+    """The case without the inputs the core has no model for (see :func:`features`)."""
+    names = [z["name"] for z in case["zones"]]
+    case.update(kubelet=None, capacity_reservations=[], daemonsets=[], existing_nodes=[],
+                spot_price_factor=dict.fromkeys(names, 1.0))
+    case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
+        [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
+    return case
+
+
 def generate_case(rng: random.Random) -> dict:
     zones = [z for z in _ZONES if rng.random() < 0.8] or [_ZONES[0]]
     zone_names = [z[0] for z in zones]
@@ -381,9 +392,10 @@ def generate_case(rng: random.Random) -> dict:
     }
 
 
-def generate(rng: random.Random, n: int) -> list[dict]:
-    """``n`` seeded cases (see the module docstring for their shape)."""
-    return [generate_case(rng) for _ in range(n)]
+def generate(rng: random.Random, n: int, *, modelled: bool = False) -> list[dict]:
+    """``n`` seeded cases (see the module docstring for their shape); ``modelled``: only with inputs the core
+    models (the same draws, the rest removed)."""
+    return [_modelled(generate_case(rng)) if modelled else generate_case(rng) for _ in range(n)]
 
 
 # ---------------------------------------------------------------------------------------------
