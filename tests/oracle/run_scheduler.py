@@ -1,7 +1,8 @@
 """Run the scheduler oracle family: build the Go oracle, answer seeded cases with it and with the core, compare.
 
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1
-    python tests/oracle/run_scheduler.py --cases 300 --seed 7 --vectors tests/oracle/vectors/scheduler.jsonl
+    python tests/oracle/run_scheduler.py --cases 400 --seed 7 --vectors tests/oracle/vectors/scheduler.jsonl
+    python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --attribute   # disagreements by input
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --shrink 2   # a shrunk example per class
 
 Prints ``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
@@ -223,11 +224,11 @@ CAUSES: list[tuple[str, Callable[[dict], None]]] = [
 ]
 
 
-def attribute(binary: Path, cases: list[dict]) -> list[list[str]]:
+def attribute(binary: Path, cases: list[dict], max_size: int = 2) -> list[list[str]]:
     """For each disagreeing case, the causes whose removal alone makes both sides agree, else the pairs of causes
     that do together (``a & b``); empty when no pair does."""
     out: list[list[str]] = [[] for _ in cases]
-    for size in (1, 2):
+    for size in range(1, max_size + 1):
         variants, owners = [], []
         for i, case in enumerate(cases):
             if out[i]:

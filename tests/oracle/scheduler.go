@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -206,8 +205,6 @@ func (r schedReservations) MarkLaunched(string)                     {}
 func (r schedReservations) MarkTerminated(string)                   {}
 func (r schedReservations) MarkUnavailable(...string)               {}
 
-var schedFamilyScheme = regexp.MustCompile(`^([a-z\-]+)(\d+)`)
-
 // schedInfo is the EC2 InstanceTypeInfo of a catalog entry; network limits come from the provider's VPC table.
 func schedInfo(it schedInstanceType) (ec2types.InstanceTypeInfo, error) {
 	limits, ok := instancetype.Limits[it.Name]
@@ -345,15 +342,15 @@ func schedExistingClaims(c *schedCase, byName map[string]*cloudprovider.Instance
 			ObjectMeta: metav1.ObjectMeta{
 				Name: fmt.Sprintf("existing-%d", i),
 				Labels: map[string]string{
-					karpv1.NodePoolLabelKey:         e.NodePool,
-					corev1.LabelInstanceTypeStable:  e.InstanceType,
-					corev1.LabelTopologyZone:        e.Zone,
-					karpv1.CapacityTypeLabelKey:     e.CapacityType,
-					karpv1.NodeRegisteredLabelKey:   "true",
-					karpv1.NodeInitializedLabelKey:  "true",
-					corev1.LabelHostname:            fmt.Sprintf("existing-%d", i),
-					corev1.LabelArchStable:          it.Requirements.Get(corev1.LabelArchStable).Any(),
-					corev1.LabelOSStable:            string(corev1.Linux),
+					karpv1.NodePoolLabelKey:        e.NodePool,
+					corev1.LabelInstanceTypeStable: e.InstanceType,
+					corev1.LabelTopologyZone:       e.Zone,
+					karpv1.CapacityTypeLabelKey:    e.CapacityType,
+					karpv1.NodeRegisteredLabelKey:  "true",
+					karpv1.NodeInitializedLabelKey: "true",
+					corev1.LabelHostname:           fmt.Sprintf("existing-%d", i),
+					corev1.LabelArchStable:         it.Requirements.Get(corev1.LabelArchStable).Any(),
+					corev1.LabelOSStable:           string(corev1.Linux),
 				},
 			},
 			Spec: karpv1.NodeClaimSpec{Taints: []corev1.Taint{{Key: "oracle.example.com/full", Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
@@ -367,22 +364,24 @@ func schedExistingClaims(c *schedCase, byName map[string]*cloudprovider.Instance
 	return out, nil
 }
 
+// schedFail is the class of one scheduling error (the scheduler joins one error per NodeClaim template with "; ").
 func schedFail(text string) string {
-	switch {
-	case strings.Contains(text, "did not tolerate"), strings.Contains(text, "untolerated taint"):
-		return "taint"
-	case strings.Contains(text, "node limits have been exhausted"), strings.Contains(text, "exceed limits"):
-		return "limits"
-	case strings.Contains(text, "minValues"), strings.Contains(text, "minimum values"):
-		return "min-values"
-	case strings.Contains(text, "reserved offering"), strings.Contains(text, "reservation"):
-		return "reserved"
-	case strings.Contains(text, "incompatible requirements"), strings.Contains(text, "incompatible with nodepool"),
-		strings.Contains(text, "does not have known values"), strings.Contains(text, "no instance type which had enough resources"),
-		strings.Contains(text, "no instance type met"):
-		return "requirements-or-resources"
-	case strings.Contains(text, "no nodepools"), text == "no templates":
-		return "no-template"
+	for _, c := range []struct{ needle, class string }{
+		{"did not tolerate", "taint"},
+		{"exceed limits", "limits"},
+		{"node limits have been exhausted", "limits"},
+		{"minValues requirement is not met", "min-values"},
+		{"filtered out all available instance types", "no-compatible-types"},
+		{"reserved offering", "reserved"},
+		{"incompatible requirements", "requirements"},
+		{"no instance type met all requirements", "requirements"},
+		{"no instance type has enough resources", "resources"},
+		{"met the scheduling requirements or had enough resources", "requirements-or-resources"},
+		{"had enough resources", "requirements-or-resources"},
+	} {
+		if strings.Contains(text, c.needle) {
+			return c.class
+		}
 	}
 	return "other"
 }
@@ -540,7 +539,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 		if len(ans.Error) > 600 {
 			ans.Error = ans.Error[:600]
 		}
-		ans.Reason = schedFail(ans.Error)
+		ans.Reason = schedFail(strings.SplitN(perr.Error(), "; ", 2)[0])
 		return ans, nil
 	}
 	if len(results.NewNodeClaims) != 1 {
@@ -567,4 +566,3 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	}
 	return ans, nil
 }
-

@@ -61,6 +61,8 @@ from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice,
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
+#: tests/oracle/vectors/scheduler.jsonl holds ``generate(random.Random(VECTOR_SEED), VECTOR_CASES)`` with Go's answers.
+VECTOR_SEED, VECTOR_CASES = 7, 400
 
 _AWS = "karpenter.k8s.aws/"
 _GPU, _NEURON = "nvidia.com/gpu", "aws.amazon.com/neuron"
@@ -263,7 +265,7 @@ def _pod(rng: random.Random, types: list[dict], pools: list[dict], zones: list[s
     tolerations: list[dict] = []
     for pool in pools:
         for taint in pool["spec"]["template"]["spec"].get("taints", []):
-            if taint["key"] not in (_GPU, _NEURON) and rng.random() < 0.5:
+            if taint["key"] not in (_GPU, _NEURON) and rng.random() < 0.75:
                 tol = {"key": taint["key"], "operator": "Equal" if "value" in taint else "Exists",
                        "effect": taint["effect"]}
                 if "value" in taint:
