@@ -93,7 +93,10 @@ def _variants(case: dict) -> Iterator[dict]:
         for j, req in enumerate(tmpl.get("requirements", [])):
             for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
                 c = copy.deepcopy(case)
-                c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]["values"].remove(v)
+                r = c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
+                r["values"].remove(v)
+                if r.get("minValues", 0) > len(r["values"]):
+                    r["minValues"] = len(r["values"])
                 yield c
         if tmpl.get("taints"):
             c = copy.deepcopy(case)

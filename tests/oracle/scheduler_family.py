@@ -54,9 +54,10 @@ import json
 import random
 from decimal import Decimal
 from functools import cache
+from importlib import resources
 from typing import Any
 
-from karpenter_gpu.analysis.catalog import Catalog, catalog_from_document, default_catalog
+from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import Quantity
 
@@ -77,10 +78,6 @@ _NAMES = ("gpu", "inference", "training", "batch", "spot", "reserved")
 @cache
 def _catalog_entries() -> dict[str, dict]:
     """The packaged catalog's raw entries by name (the same document ``default_catalog`` reads)."""
-    from importlib import resources
-
-    from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE
-
     text = resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text(encoding="utf-8")
     return {t["name"]: t for t in json.loads(text)["types"]}
 
