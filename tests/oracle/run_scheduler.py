@@ -333,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         print("disagreements by cause (the input whose removal alone makes the sides agree):")
         for cause, count in causes.most_common():
             print(f"  {count:5d}  {cause}")
+        involved = collections.Counter(name for found in causes.elements() if not found.startswith("(")
+                                       for name in {n for part in found.split(" + ") for n in part.split(" & ")})
+        print("disagreements each input takes part in:")
+        for cause, count in involved.most_common():
+            print(f"  {count:5d}  {cause}")
     for i, err in go_errors[:10]:
         print(f"  go error in case {i}: {err}")
     if args.shrink:
