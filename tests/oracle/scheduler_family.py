@@ -1,0 +1,519 @@
+"""The ``scheduler`` oracle family: where Karpenter's provisioning scheduler puts one pending pod.
+
+Go side (``scheduler.go``): Karpenter v1.14.1's ``NewTopology`` + ``NewScheduler`` + ``Solve`` with a fake
+controller-runtime client and a ``state.Cluster`` (as ``scheduling_benchmark_test.go`` runs them), the
+provisioner's options (``DisableReservedCapacityFallback``, ``MinValuesPolicy`` Strict) and
+``TruncateInstanceTypes(60)``. Instance types are built from the case's catalog entries by the AWS provider
+v1.14.1: ``DefaultResolver.Resolve`` → ``NewInstanceType`` (requirements, capacity, kube-reserved, system-reserved,
+eviction threshold, ENI-limited max pods from the provider's generated VPC limits table, VM memory overhead 0.075,
+AL2023) and ``offering.DefaultProvider.InjectOfferings`` (on-demand and spot offerings per zone, reserved offerings
+for the EC2NodeClass's capacity reservations). Built by hand on the Go side: the EC2 ``InstanceTypeInfo`` (vCPU,
+memory, GPU / Neuron / inference-accelerator info, EFA, NVMe, EBS bandwidth from the catalog; ENIs and IPv4 per
+ENI from the provider's ``Limits`` table), the pricing provider, the capacity-reservation provider (available
+counts) and ``getCapacityType`` (unexported in ``pkg/providers/instance/instance.go``; applied after the
+provider's exported launch filters ``pkg/providers/instance/filter``). Existing nodes are launched NodeClaims
+registered in the cluster state: they count against their NodePool's limits and carry a taint
+``oracle.example.com/full=true:NoSchedule`` that no case pod tolerates (they stand for full nodes).
+
+Case (JSON)::
+
+    region: "us-east-1"
+    zones: [{name: "us-east-1a", id: "use1-az1"}, ...]          # the EC2NodeClass's subnets, one per zone
+    instance_types: [{name, vcpu, memory_mib, arch, cpu_manufacturer, hypervisor ("" on metal),
+                      gpu: {name, manufacturer, count, memory_mib} | null,
+                      neuron: {name, count, cores_per_device} | null,
+                      accelerator: {name, manufacturer, count} | null,   # non-Neuron inference accelerators
+                      efa, nvme_gb, ebs_mbps, price (on-demand USD/h) | null,
+                      zones: [zone names the type is offered in]}]
+    spot_price_factor: {zone: factor}       # spot price = on-demand price x factor (1.0: spot costs on-demand)
+    kubelet: EC2NodeClass spec.kubelet (maxPods, podsPerCore, kubeReserved, systemReserved, evictionHard,
+             evictionSoft) | null
+    capacity_reservations: [{id, instanceType, availabilityZone, reservationType, count (available)}]
+    nodepools: [karpenter.sh/v1 NodePool manifests]             # weights, requirements (minValues), taints, limits
+    daemonsets: [apps/v1 DaemonSet manifests]                   # requests, tolerations, nodeSelector
+    existing_nodes: [{nodepool, instance_type, zone, capacity_type}]
+    pod: v1 Pod manifest after EKS admission (ExtendedResourceToleration: a pod requesting nvidia.com/gpu or
+         aws.amazon.com/neuron tolerates {key: <resource>, operator: Exists, effect: NoSchedule})
+
+Go answer: ``nodepool`` (null: unschedulable, with ``reason`` class and ``error`` text), ``instance_types`` (the
+new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_type, price}: the cheapest available
+offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``launch`` (the capacity
+type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
+
+Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools with a
+catalog of the case's types; the options are the chosen pool's candidates ``fit_reports`` still picks when the
+cheaper ones are taken away one by one. The core has no input for DaemonSets, kubelet settings, existing nodes,
+capacity reservations, per-zone availability or spot prices: cases with them show what it misses
+(SCHEDULER-FINDINGS.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
+from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.k8s.units import Quantity
+
+FAMILY = "scheduler"
+#: tests/oracle/vectors/scheduler.jsonl holds ``generate(random.Random(VECTOR_SEED), VECTOR_CASES)`` with Go's answers.
+VECTOR_SEED, VECTOR_CASES = 7, 400
+
+_AWS = "karpenter.k8s.aws/"
+_GPU, _NEURON = "nvidia.com/gpu", "aws.amazon.com/neuron"
+_ZONES = [("us-east-1a", "use1-az1"), ("us-east-1b", "use1-az2"), ("us-east-1c", "use1-az4"), ("us-east-1d", "use1-az6")]
+#: Not in the AWS provider's generated VPC limits table (v1.14.1): the provider cannot build it.
+_NO_VPC_LIMITS = frozenset({"trn2.48xlarge"})
+_GPU_MAKERS = {"nvidia": "NVIDIA", "amd": "AMD", "habana": "Habana"}
+_SPOT_FACTORS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.9)
+_NAMES = ("gpu", "inference", "training", "batch", "spot", "reserved")
+
+
+@cache
+def _catalog_entries() -> dict[str, dict]:
+    """The packaged catalog's raw entries by name (the same document ``default_catalog`` reads)."""
+    text = resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text(encoding="utf-8")
+    return {t["name"]: t for t in json.loads(text)["types"]}
+
+
+def _instance_spec(entry: dict, zones: list[str]) -> dict:
+    """What DescribeInstanceTypes says about a catalog entry (the fields NewInstanceType reads)."""
+    labels, alloc = entry["labels"], entry["allocatable"]
+
+    def num(key: str) -> int:
+        return int(labels.get(_AWS + key, "0"))
+
+    spec: dict[str, Any] = {
+        "name": entry["name"], "vcpu": num("instance-cpu"), "memory_mib": num("instance-memory"),
+        "arch": labels["kubernetes.io/arch"], "cpu_manufacturer": labels.get(_AWS + "instance-cpu-manufacturer", ""),
+        "hypervisor": labels.get(_AWS + "instance-hypervisor", ""), "gpu": None, "neuron": None, "accelerator": None,
+        "efa": int(alloc.get("vpc.amazonaws.com/efa", "0")), "nvme_gb": num("instance-local-nvme"),
+        "ebs_mbps": num("instance-ebs-bandwidth"), "price": float(entry["price"]) if entry["price"] else None,
+        "zones": zones,
+    }
+    if _AWS + "instance-gpu-name" in labels:
+        maker = labels[_AWS + "instance-gpu-manufacturer"]
+        spec["gpu"] = {"name": labels[_AWS + "instance-gpu-name"], "manufacturer": _GPU_MAKERS.get(maker, maker),
+                       "count": num("instance-gpu-count"), "memory_mib": num("instance-gpu-memory")}
+    if _NEURON in alloc:
+        devices = int(alloc[_NEURON])
+        spec["neuron"] = {"name": labels[_AWS + "instance-accelerator-name"], "count": devices,
+                          "cores_per_device": int(alloc.get("aws.amazon.com/neuroncore", "0")) // max(devices, 1)}
+    elif _AWS + "instance-accelerator-name" in labels:
+        spec["accelerator"] = {"name": labels[_AWS + "instance-accelerator-name"],
+                               "manufacturer": labels[_AWS + "instance-accelerator-manufacturer"],
+                               "count": num("instance-accelerator-count")}
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+
+
+def _mib(amount: Decimal) -> str:
+    return f"{int(amount // 2**20)}Mi"
+
+
+def _near(rng: random.Random, value: int, spread: int) -> int:
+    """A value at, just under or just over ``value`` (edges of instance sizes)."""
+    return max(0, value + rng.choice((0, 0, -1, 1, -spread, spread)))
+
+
+def _pick_types(rng: random.Random) -> list[dict]:
+    entries = [e for name, e in sorted(_catalog_entries().items()) if name not in _NO_VPC_LIMITS]
+    if rng.random() < 0.6:  # one or two families: sizes next to each other
+        families = sorted({e["labels"][_AWS + "instance-family"] for e in entries})
+        chosen = set(rng.sample(families, rng.choice((1, 1, 2))))
+        picked = [e for e in entries if e["labels"][_AWS + "instance-family"] in chosen]
+    else:
+        picked = rng.sample(entries, rng.randint(2, 8))
+    return picked[:12]
+
+
+def _requirements(rng: random.Random, types: list[dict], zones: list[str]) -> list[dict]:
+    reqs: list[dict] = []
+    if rng.random() < 0.85:
+        reqs.append({"key": "karpenter.sh/capacity-type", "operator": "In",
+                     "values": rng.sample(["on-demand", "spot", "reserved"], rng.randint(1, 3))})
+    names = sorted(t["name"] for t in types)
+    families = sorted({t["labels"][_AWS + "instance-family"] for t in types})
+    roll = rng.random()
+    if roll < 0.3:
+        reqs.append({"key": _AWS + "instance-family", "operator": "In",
+                     "values": rng.sample(families, rng.randint(1, len(families)))})
+    elif roll < 0.5:
+        reqs.append({"key": "node.kubernetes.io/instance-type", "operator": "In",
+                     "values": rng.sample(names, rng.randint(1, len(names)))})
+    elif roll < 0.65:
+        reqs.append({"key": _AWS + "instance-gpu-count", "operator": "Gt", "values": [str(rng.choice((0, 1, 3)))]})
+    elif roll < 0.75:
+        reqs.append({"key": _AWS + "instance-cpu", "operator": rng.choice(("Gt", "Lt")),
+                     "values": [str(rng.choice((4, 8, 16, 32, 48)))]})
+    if rng.random() < 0.25:
+        reqs.append({"key": "topology.kubernetes.io/zone", "operator": "In",
+                     "values": rng.sample(zones, rng.randint(1, len(zones)))})
+    if rng.random() < 0.15:
+        reqs.append({"key": "kubernetes.io/arch", "operator": "In", "values": [rng.choice(("amd64", "arm64"))]})
+    if rng.random() < 0.2:
+        key = rng.choice(("node.kubernetes.io/instance-type", _AWS + "instance-family"))
+        present = next((r for r in reqs if r["key"] == key), None)
+        if present is None:
+            present = {"key": key, "operator": "Exists"}
+            reqs.append(present)
+        # CRD: with In, minValues is at most the number of values
+        present["minValues"] = rng.randint(1, len(present["values"]) if present["operator"] == "In" else 4)
+    return reqs
+
+
+def _limits(rng: random.Random, types: list[dict]) -> dict[str, str]:
+    """Limits at and around the capacity of one of the types (or a few of them)."""
+    if rng.random() < 0.3:
+        return {}
+    spec = _instance_spec(rng.choice(types), [])
+    n = rng.choice((1, 1, 2, 3))
+    out: dict[str, str] = {}
+    for resource in rng.sample(["cpu", "memory", _GPU, _NEURON, "pods", "nodes"], rng.randint(1, 2)):
+        if resource == "cpu":
+            out["cpu"] = str(_near(rng, n * spec["vcpu"], 1))
+        elif resource == "memory":
+            raw = n * spec["memory_mib"]
+            overhead = -(-(raw * 75) // 1000)  # VM overhead 0.075 (upper bound, MiB)
+            out["memory"] = f"{rng.choice((raw, raw - overhead, raw - overhead - 1, raw + 1, raw // 2))}Mi"
+        elif resource == _GPU:
+            out[_GPU] = str(_near(rng, n * (spec["gpu"] or {}).get("count", 1), 1))
+        elif resource == _NEURON:
+            out[_NEURON] = str(_near(rng, n * (spec["neuron"] or {}).get("count", 1), 1))
+        elif resource == "pods":
+            out["pods"] = str(rng.choice((10, 58, 110, 234, 737, 1000)))
+        else:
+            out["nodes"] = str(rng.choice((0, 1, 2, 10)))
+    return out
+
+
+def _taints(rng: random.Random) -> list[dict]:
+    taints = []
+    if rng.random() < 0.5:
+        taints.append({"key": _GPU, "value": "true", "effect": "NoSchedule"})
+    if rng.random() < 0.15:
+        taints.append({"key": _NEURON, "effect": "NoSchedule"})
+    if rng.random() < 0.2:
+        taints.append({"key": "dedicated", "value": rng.choice(("training", "inference")), "effect": "NoSchedule"})
+    if rng.random() < 0.05:
+        taints.append({"key": "example.com/soft", "effect": "PreferNoSchedule"})
+    return taints
+
+
+def _nodepool(rng: random.Random, name: str, types: list[dict], zones: list[str]) -> dict:
+    spec: dict[str, Any] = {
+        "template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": _requirements(rng, types, zones),
+        }},
+    }
+    taints = _taints(rng)
+    if taints:
+        spec["template"]["spec"]["taints"] = taints
+    if rng.random() < 0.6:
+        spec["weight"] = rng.choice((1, 10, 10, 50, 100))
+    limits = _limits(rng, types)
+    if limits:
+        spec["limits"] = limits
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name}, "spec": spec}
+
+
+def _resources(rng: random.Random, entry: dict, gpu_resource: str | None) -> dict[str, str]:
+    """Pod requests at and around one type's allocatable (or small)."""
+    alloc = entry["allocatable"]
+    cpu_m = int(Quantity.parse(alloc["cpu"]).as_decimal() * 1000)
+    mem = Quantity.parse(alloc["memory"]).as_decimal()
+    out: dict[str, str] = {}
+    roll = rng.random()
+    if roll < 0.35:
+        out["cpu"] = f"{rng.choice((cpu_m, cpu_m - 1, cpu_m + 1, cpu_m - 100, cpu_m - 300))}m"
+    elif roll < 0.8:
+        out["cpu"] = rng.choice(("500m", "1", "2", "4", "8"))
+    roll = rng.random()
+    if roll < 0.35:
+        out["memory"] = rng.choice((_mib(mem), _mib(mem - 2**20), _mib(mem + 2**20), _mib(mem - 300 * 2**20),
+                                    _mib(mem - 1024 * 2**20)))
+    elif roll < 0.8:
+        out["memory"] = rng.choice(("1Gi", "4Gi", "16Gi", "30Gi"))
+    if gpu_resource is not None:
+        have = int(alloc.get(gpu_resource, "1"))
+        out[gpu_resource] = str(max(1, rng.choice((1, 1, have, have + 1, max(1, have // 2)))))
+    return out
+
+
+def _pod(rng: random.Random, types: list[dict], pools: list[dict], zones: list[str]) -> dict:
+    target = rng.choice(types)
+    alloc = target["allocatable"]
+    gpu_resource = _GPU if _GPU in alloc else _NEURON if _NEURON in alloc else None
+    if gpu_resource is not None and rng.random() < 0.1:
+        gpu_resource = None
+    requests = _resources(rng, target, gpu_resource)
+    spec: dict[str, Any] = {"containers": [{"name": "main", "image": "example.com/app:1",
+                                            "resources": {"requests": requests}}]}
+    tolerations: list[dict] = []
+    for pool in pools:
+        for taint in pool["spec"]["template"]["spec"].get("taints", []):
+            if taint["key"] not in (_GPU, _NEURON) and rng.random() < 0.75:
+                tol = {"key": taint["key"], "operator": "Equal" if "value" in taint else "Exists",
+                       "effect": taint["effect"]}
+                if "value" in taint:
+                    tol["value"] = taint["value"]
+                if tol not in tolerations:
+                    tolerations.append(tol)
+    # EKS admission (ExtendedResourceToleration): a pod requesting the resource tolerates its taint.
+    for resource in (_GPU, _NEURON):
+        if resource in requests:
+            tolerations.append({"key": resource, "operator": "Exists", "effect": "NoSchedule"})
+    if tolerations:
+        spec["tolerations"] = tolerations
+    selector: dict[str, str] = {}
+    roll = rng.random()
+    if roll < 0.15:
+        selector["karpenter.sh/nodepool"] = rng.choice(pools)["metadata"]["name"]
+    elif roll < 0.25:
+        selector["node.kubernetes.io/instance-type"] = rng.choice(types)["name"]
+    elif roll < 0.35:
+        selector["karpenter.sh/capacity-type"] = rng.choice(("spot", "on-demand", "reserved"))
+    elif roll < 0.4:
+        selector["topology.kubernetes.io/zone"] = rng.choice(zones)
+    if selector:
+        spec["nodeSelector"] = selector
+    if rng.random() < 0.2:
+        expr = rng.choice((
+            {"key": _AWS + "instance-gpu-memory", "operator": "Gt", "values": [str(rng.choice((16000, 24000, 40000)))]},
+            {"key": _AWS + "instance-family", "operator": "NotIn",
+             "values": [rng.choice(types)["labels"][_AWS + "instance-family"]]},
+            {"key": "karpenter.sh/capacity-type", "operator": "NotIn", "values": ["spot"]},
+            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [rng.choice(zones)]},
+        ))
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [expr]}]}}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pod", "namespace": "default"}, "spec": spec}
+
+
+def _daemonset(rng: random.Random, index: int, pools: list[dict]) -> dict:
+    requests = {"cpu": rng.choice(("50m", "100m", "250m", "500m", "1", "2")),
+                "memory": rng.choice(("64Mi", "128Mi", "512Mi", "1Gi", "4Gi"))}
+    pod: dict[str, Any] = {"containers": [{"name": "agent", "image": "example.com/agent:1",
+                                           "resources": {"requests": requests}}]}
+    roll = rng.random()
+    if roll < 0.4:
+        pod["tolerations"] = [{"operator": "Exists"}]
+    elif roll < 0.7:
+        pod["tolerations"] = [{"key": _GPU, "operator": "Exists", "effect": "NoSchedule"}]
+    if rng.random() < 0.2:
+        pod["nodeSelector"] = {"karpenter.sh/nodepool": rng.choice(pools)["metadata"]["name"]}
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": f"agent-{index}", "namespace": "kube-system"},
+            "spec": {"selector": {"matchLabels": {"app": f"agent-{index}"}},
+                     "template": {"metadata": {"labels": {"app": f"agent-{index}"}}, "spec": pod}}}
+
+
+def _kubelet(rng: random.Random) -> dict | None:
+    if rng.random() < 0.55:
+        return None
+    kubelet: dict[str, Any] = {}
+    if rng.random() < 0.4:
+        kubelet["maxPods"] = rng.choice((8, 20, 58, 110, 234))
+    if rng.random() < 0.2:
+        kubelet["podsPerCore"] = rng.choice((2, 4, 10))
+    if rng.random() < 0.4:
+        kubelet["kubeReserved"] = {"cpu": rng.choice(("100m", "500m", "1")), "memory": rng.choice(("512Mi", "2Gi"))}
+    if rng.random() < 0.4:
+        kubelet["systemReserved"] = {"cpu": rng.choice(("100m", "250m")), "memory": rng.choice(("256Mi", "1Gi"))}
+    if rng.random() < 0.4:
+        kubelet["evictionHard"] = {"memory.available": rng.choice(("5%", "500Mi", "1Gi"))}
+    if rng.random() < 0.2:
+        kubelet["evictionSoft"] = {"memory.available": "10%"}
+        kubelet["evictionSoftGracePeriod"] = {"memory.available": "1m"}
+    return kubelet or None
+
+
+def _modelled(case: dict) -> dict:
+    """The case without the inputs the core has no model for (see :func:`features`)."""
+    names = [z["name"] for z in case["zones"]]
+    case.update(kubelet=None, capacity_reservations=[], daemonsets=[], existing_nodes=[],
+                spot_price_factor=dict.fromkeys(names, 1.0))
+    case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
+        [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
+    return case
+
+
+def generate_case(rng: random.Random) -> dict:
+    zones = [z for z in _ZONES if rng.random() < 0.8] or [_ZONES[0]]
+    zone_names = [z[0] for z in zones]
+    entries = _pick_types(rng)
+    specs = []
+    for entry in entries:
+        offered = zone_names if rng.random() < 0.8 else \
+            sorted(rng.sample(zone_names, rng.randint(1, len(zone_names))))
+        specs.append(_instance_spec(entry, offered))
+    if rng.random() < 0.35:
+        factors = dict.fromkeys(zone_names, 1.0)
+    else:
+        factors = {z: rng.choice(_SPOT_FACTORS) for z in zone_names}
+    pools = [_nodepool(rng, name, entries, zone_names)
+             for name in sorted(rng.sample(_NAMES, rng.choice((1, 1, 2, 2, 3))))]
+    reservations = []
+    if rng.random() < 0.3:
+        for i in range(rng.randint(1, 2)):
+            entry = rng.choice(entries)
+            reservations.append({"id": f"cr-{i:017x}", "instanceType": entry["name"],
+                                 "availabilityZone": rng.choice(zone_names),
+                                 "reservationType": rng.choice(("default", "default", "capacity-block")),
+                                 "count": rng.choice((0, 1, 2))})
+    existing = []
+    if rng.random() < 0.3:
+        for _ in range(rng.randint(1, 2)):
+            existing.append({"nodepool": rng.choice(pools)["metadata"]["name"], "instance_type": rng.choice(entries)["name"],
+                             "zone": rng.choice(zone_names), "capacity_type": rng.choice(("on-demand", "spot"))})
+    daemonsets = [_daemonset(rng, i, pools) for i in range(rng.choice((0, 0, 0, 1, 2)))]
+    return {
+        "region": "us-east-1",
+        "zones": [{"name": n, "id": i} for n, i in zones],
+        "instance_types": specs,
+        "spot_price_factor": factors,
+        "kubelet": _kubelet(rng),
+        "capacity_reservations": reservations,
+        "nodepools": pools,
+        "daemonsets": daemonsets,
+        "existing_nodes": existing,
+        "pod": _pod(rng, entries, pools, zone_names),
+    }
+
+
+def generate(rng: random.Random, n: int, *, modelled: bool = False) -> list[dict]:
+    """``n`` seeded cases (see the module docstring for their shape); ``modelled``: only with inputs the core
+    models (the same draws, the rest removed)."""
+    return [_modelled(generate_case(rng)) if modelled else generate_case(rng) for _ in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------
+# The core's answer
+
+
+def _case_catalog(case: dict) -> Catalog:
+    entries = _catalog_entries()
+    return catalog_from_document({"source": "oracle case", "region": case.get("region", "us-east-1"),
+                                  "types": [entries[t["name"]] for t in case["instance_types"]]})
+
+
+def pod_shape(pod: dict) -> PodShape:
+    """The core's PodShape for a pod manifest (requests of its first container, tolerations, selector, affinity)."""
+    spec = pod.get("spec", {})
+    requests = (spec.get("containers") or [{}])[0].get("resources", {}).get("requests", {})
+    resource = next((r for r in (_GPU, _NEURON) if r in requests), _GPU)
+    terms = (spec.get("affinity", {}).get("nodeAffinity", {})
+             .get("requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", []))
+    return PodShape(
+        gpus=int(requests.get(resource, 0)),
+        cpu=Quantity.parse(requests.get("cpu", "0")).as_decimal(),
+        memory=Quantity.parse(requests.get("memory", "0")).as_decimal(),
+        tolerations=tuple(spec.get("tolerations", [])),
+        node_selector=dict(spec.get("nodeSelector", {})),
+        required_affinity=tuple(terms[0].get("matchExpressions", [])) if terms else (),
+        gpu_resource=resource,
+    )
+
+
+def _options(shape: PodShape, report: PoolReport) -> list[str]:
+    """Every candidate of the pool the core would pick, cheapest first, by taking the picked ones away."""
+    out: list[str] = []
+    while True:
+        fit = fit_reports(shape, [report])[0]
+        if fit.instance is None:
+            return sorted(out)
+        out.append(fit.instance)
+        report = dataclasses.replace(report, candidates=tuple(c for c in report.candidates if c.name != fit.instance))
+
+
+def python_answer(case: dict) -> dict:
+    """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
+    shape = pod_shape(case["pod"])
+    reports = simulate_pools(case["nodepools"], _case_catalog(case))
+    fits = fit_reports(shape, reports)
+    choice = first_choice(fits)
+    if choice is None:
+        return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
+    report = next(r for r in reports if r.name == choice.pool)
+    capacity_type, _, zone = (choice.offering or "/").partition("/")
+    return {
+        "nodepool": choice.pool,
+        "instance_type": choice.instance,
+        "price": None if choice.price is None else str(choice.price),
+        "capacity_type": capacity_type or None,
+        "zone": None if zone in ("", "other zones") else zone,
+        "instance_types": _options(shape, report),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison
+
+
+def differences(go: dict, py: dict) -> list[str]:
+    """The classes in which the two answers differ (empty: they agree)."""
+    if go.get("nodepool") is None or py.get("nodepool") is None:
+        if go.get("nodepool") is None and py.get("nodepool") is None:
+            return []
+        return ["go-unschedulable" if go.get("nodepool") is None else "py-unschedulable"]
+    out = []
+    if go["nodepool"] != py["nodepool"]:
+        return ["nodepool"]
+    if set(go.get("instance_types") or []) != set(py.get("instance_types") or []):
+        out.append("options")
+    cheapest = go.get("cheapest") or {}
+    if py.get("instance_type") not in (go.get("cheapest_types") or []):
+        out.append("cheapest-type")
+    py_price = py.get("price")
+    if py_price is None or not cheapest or abs(float(py_price) - cheapest["price"]) > 1e-9:
+        out.append("price")
+    launch = go.get("launch") or {}
+    if launch.get("capacity_type") != py.get("capacity_type"):
+        out.append("capacity-type")
+    return out
+
+
+def agree(go_answer: dict, py_answer: dict) -> bool:
+    return not differences(go_answer, py_answer)
+
+
+def explain(go: dict, py: dict) -> str:
+    classes = differences(go, py)
+    if not classes:
+        return "agree"
+    brief_go = {k: go.get(k) for k in ("nodepool", "reason", "cheapest", "cheapest_types", "launch", "instance_types")
+                if go.get(k) is not None}
+    if go.get("error"):
+        brief_go["error"] = go["error"][:200]
+    return f"{', '.join(classes)}: go={json.dumps(brief_go, sort_keys=True)} py={json.dumps(py, sort_keys=True)}"
+
+
+def features(case: dict) -> list[str]:
+    """The inputs of a case the core has no model for (to group disagreements)."""
+    out = []
+    if case.get("daemonsets"):
+        out.append("daemonsets")
+    if case.get("kubelet"):
+        out.append("kubelet")
+    if case.get("existing_nodes"):
+        out.append("existing-nodes")
+    if case.get("capacity_reservations"):
+        out.append("reservations")
+    if any(f != 1.0 for f in case.get("spot_price_factor", {}).values()):
+        out.append("spot-prices")
+    zones = {z["name"] for z in case.get("zones", [])}
+    if any(set(t["zones"]) != zones for t in case.get("instance_types", [])):
+        out.append("zone-availability")
+    if any(t["price"] is None for t in case.get("instance_types", [])):
+        out.append("unpriced-types")
+    return out

@@ -1,0 +1,77 @@
+"""The scheduler oracle family without Go: its committed vectors, its generator and its comparison.
+
+tests/oracle/vectors/scheduler.jsonl holds seeded cases with the answers Karpenter v1.14.1's provisioning scheduler
+(and the AWS provider's instance types) gave; tests/oracle/run_scheduler.py rebuilds them and compares the core.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from tests.oracle import scheduler_family as fam
+
+VECTORS = Path(__file__).parent / "oracle" / "vectors" / "scheduler.jsonl"
+
+
+def _vectors() -> list[dict]:
+    return [json.loads(line) for line in VECTORS.read_text(encoding="utf-8").splitlines() if line]
+
+
+def test_the_vectors_are_the_generator_output_for_their_seed():
+    vectors = _vectors()
+    cases = fam.generate(random.Random(fam.VECTOR_SEED), fam.VECTOR_CASES)
+    assert [v["case"] for v in vectors] == json.loads(json.dumps(cases))
+    assert all(v["answer"] is not None and "error" not in v for v in vectors)
+
+
+def test_the_vectors_cover_placements_and_each_unschedulable_class():
+    answers = [v["answer"] for v in _vectors()]
+    placed = [a for a in answers if a["nodepool"] is not None]
+    assert len(placed) > len(answers) // 4
+    assert all(a["cheapest"]["instance_type"] in a["cheapest_types"] for a in placed)
+    assert {"taint", "limits", "resources", "no-compatible-types"} <= {a.get("reason") for a in answers}
+
+
+def test_the_core_and_karpenter_agree_on_some_vectors_and_not_on_others():
+    vectors = _vectors()
+    verdicts = [fam.agree(v["answer"], fam.python_answer(v["case"])) for v in vectors]
+    assert any(verdicts) and not all(verdicts)
+
+
+def test_a_changed_answer_is_a_disagreement():
+    vector = next(v for v in _vectors() if fam.agree(v["answer"], fam.python_answer(v["case"]))
+                  and v["answer"]["nodepool"] is not None)
+    py = fam.python_answer(vector["case"])
+    go = vector["answer"]
+    assert fam.differences({**go, "nodepool": "elsewhere"}, py) == ["nodepool"]
+    assert fam.differences({**go, "nodepool": None}, py) == ["go-unschedulable"]
+    assert "price" in fam.differences({**go, "cheapest": {**go["cheapest"], "price": go["cheapest"]["price"] + 1}}, py)
+    assert "options" in fam.differences({**go, "instance_types": []}, py)
+
+
+def test_catalog_entries_become_what_ec2_reports():
+    entries = fam._catalog_entries()
+    g4ad = fam._instance_spec(entries["g4ad.xlarge"], ["us-east-1a"])
+    assert g4ad["gpu"] == {"name": "radeon-pro-v520", "manufacturer": "AMD", "count": 1, "memory_mib": 8192}
+    assert (g4ad["vcpu"], g4ad["memory_mib"], g4ad["arch"]) == (4, 16384, "amd64")
+    inf2 = fam._instance_spec(entries["inf2.48xlarge"], [])
+    assert inf2["neuron"] == {"name": "inferentia2", "count": 12, "cores_per_device": 2} and inf2["gpu"] is None
+    dl2q = fam._instance_spec(entries["dl2q.24xlarge"], [])
+    assert dl2q["accelerator"]["manufacturer"] == "qualcomm" and dl2q["neuron"] is None and dl2q["price"] is None
+    assert fam._instance_spec(entries["g5g.metal"], [])["hypervisor"] == ""
+
+
+def test_generated_pods_carry_the_extended_resource_toleration():
+    for case in fam.generate(random.Random(3), 200):
+        spec = case["pod"]["spec"]
+        for resource in ("nvidia.com/gpu", "aws.amazon.com/neuron"):
+            if resource in spec["containers"][0]["resources"]["requests"]:
+                assert {"key": resource, "operator": "Exists", "effect": "NoSchedule"} in spec["tolerations"]
+
+
+def test_modelled_cases_hold_only_inputs_the_core_models():
+    cases = fam.generate(random.Random(5), 100, modelled=True)
+    assert not any(fam.features(c) for c in cases)
+    assert any(fam.features(c) for c in fam.generate(random.Random(5), 100))
