@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, UTC
 from html import escape
 
 from karpenter_gpu.k8s.views import NodePoolView
-from karpenter_gpu.pools.disruption_window import load_zone
+from karpenter_gpu.k8s.windows import load_zone
 
 #: Monday of the reference week, in January (northern-hemisphere standard time).
 REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=UTC)

@@ -16,7 +16,7 @@ from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
-from karpenter_gpu.pools.disruption_window import load_zone
+from karpenter_gpu.k8s.windows import load_zone
 
 
 def run(args: argparse.Namespace) -> int:
