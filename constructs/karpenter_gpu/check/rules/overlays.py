@@ -12,7 +12,7 @@ from karpenter_gpu.k8s.labels import OVERLAY_KIND
 def kg460_overlay_conflict(env: Environment) -> None:
     """What it checks: NodeOverlays that price the same offering or set the same capacity resource of the same
     instance type in the same pool as another overlay of equal weight, as the overlay core that explain and the
-    simulator use resolves them (the first overlay of the weight, by name, is kept).
+    simulator use resolves them (of equal weights, the one ``OrderByWeight`` puts first is kept: names descending).
 
     Why it matters: Karpenter validates each overlay against the ones already stored and drops a conflicting one
     whole: its price or capacity never applies (its status condition says ValidationSucceeded False), so pods that
