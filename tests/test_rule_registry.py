@@ -52,7 +52,7 @@ def test_a_rule_without_its_sections_is_refused():
 
 
 def test_a_construct_code_cannot_be_a_rule_code():
-    with pytest.raises(RuleDeclarationError, match="errors.CODES"):
+    with pytest.raises(RuleDeclarationError, match=r"errors\.CODES"):
         _declare("KG100")
     assert not set(RULES) & set(CODES)
 

@@ -8,7 +8,6 @@ table, markdown (pull-request comments, with the SVG written beside it) and JSON
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any
 

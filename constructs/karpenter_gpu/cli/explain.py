@@ -11,7 +11,8 @@ from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
 from karpenter_gpu.analysis.simulator import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.check.crds import crds_from
+from karpenter_gpu.check.validate import schema_refusals
 from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind

@@ -11,13 +11,10 @@ from __future__ import annotations
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.errors import CODES
-
-if TYPE_CHECKING:
-    from karpenter_gpu.check.rules._model import Environment
 
 __all__ = ["REGISTRY", "SECTIONS", "Rule", "RuleDeclarationError", "rule"]
 
@@ -40,7 +37,7 @@ class Rule:
     severity: Severity
     title: str
     family: str
-    check: Callable[["Environment"], None] = field(repr=False, compare=False)
+    check: Callable[[Any], None] = field(repr=False, compare=False)
     doc: Mapping[str, str] = field(default_factory=dict, compare=False)
 
 
@@ -58,12 +55,12 @@ def sections(doc: str | None) -> dict[str, str]:
     return out
 
 
-def rule(code: str, severity: Severity, title: str) -> Callable[[Callable[["Environment"], None]],
-                                                                  Callable[["Environment"], None]]:
+def rule(code: str, severity: Severity, title: str) -> Callable[[Callable[[Any], None]],
+                                                                  Callable[[Any], None]]:
     """Declare the decorated function as rule ``code``; its docstring must have every section of
     :data:`SECTIONS`, in order."""
 
-    def register(check: Callable[["Environment"], None]) -> Callable[["Environment"], None]:
+    def register(check: Callable[[Any], None]) -> Callable[[Any], None]:
         family = check.__module__.rpartition(".")[2]
         if not _CODE.match(code):
             raise RuleDeclarationError(f"{family}.{check.__name__}: {code!r} is not a code like KG401")
