@@ -73,3 +73,15 @@ def test_validate_strict_passes_on_synthesized_auto_mode_manifests(tmp_path, cap
     out = capsys.readouterr().out
     # The NodeClass is not claimed schema-valid: it is reported as not schema-checked (info), and checked by KG443.
     assert "NodeClass/gpu-auto" in out and "no public CRD: not schema-checked" in out
+
+
+def test_each_file_reads_a_folder_of_independent_examples(tmp_path, capsys):
+    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    (tmp_path / "example-a.yaml").write_text(yaml.safe_dump(pool))
+    pool["spec"]["weight"] = 10
+    (tmp_path / "example-b.yaml").write_text(yaml.safe_dump(pool))
+    assert main(["validate", str(tmp_path), *crd_args()]) == 1  # one environment: the same NodePool twice
+    assert "error KG313" in capsys.readouterr().out
+    assert main(["validate", str(tmp_path), *crd_args(), "--each-file", "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert "KG313" not in out and out.splitlines()[-1].startswith("ok: 0 errors, 0 warnings")

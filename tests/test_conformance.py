@@ -705,12 +705,11 @@ def test_validate_manifest_valid_object_has_only_the_transition_summary(crds: Cr
          "spec.limits['nvidia.com/gpu']"),
         (nodepool(lambda m: tspec(m).update(kubelet={"maxPods": 110})), "KG301", "spec.template.spec.kubelet"),
         (nodepool(lambda m: m["metadata"].update(uuid="x")), "KG301", "metadata.uuid"),
-        (nodepool(lambda m: m["metadata"].update(namespace="karpenter")), "KG303", "metadata.namespace"),
         (nodepool(lambda m: m["metadata"].update(name="GPU_pool")), "KG303", "metadata.name"),
         (nodepool(lambda m: m["metadata"].update(labels={"team": "a b"})), "KG303", "metadata.labels.team"),
         (ec2nodeclass(lambda m: spec(m).update(instanceProfile="p")), "KG302", "spec"),
     ],
-    ids=["bounds", "enum", "required", "pattern", "kubelet-pruned", "metadata-unknown", "namespace", "name",
+    ids=["bounds", "enum", "required", "pattern", "kubelet-pruned", "metadata-unknown", "name",
          "label-value", "cel"],
 )
 def test_validate_manifest_codes_problems_as_errors_at_their_path(
@@ -720,6 +719,13 @@ def test_validate_manifest_codes_problems_as_errors_at_their_path(
     assert [(f.code, f.path) for f in errors] == [(code, path)], errors
     assert (errors[0].kind, errors[0].name) == (manifest["kind"], manifest["metadata"]["name"])
     assert errors[0].message and not errors[0].message.startswith(path + ":")
+
+
+def test_namespace_on_a_cluster_scoped_object_is_a_warning_the_server_clears(crds: Crds) -> None:
+    found = validate_manifest(nodepool(lambda m: m["metadata"].update(namespace="karpenter")), crds)
+    assert [(f.code, f.path, f.severity) for f in found if f.code != "KG305"] == [
+        ("KG303", "metadata.namespace", Severity.WARNING)]
+    assert "ignored, the API server clears it" in found[0].message
 
 
 def test_validate_manifest_mirrors_check(crds: Crds) -> None:

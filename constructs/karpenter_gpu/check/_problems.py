@@ -17,6 +17,7 @@ class _Issue:
     message: str
     rule: str | None = None  # the CEL rule, cited after the message
     violated: bool = False  # the rule evaluated to false, so `message` is the rule's own
+    severity: Any = None  # a Severity other than the code's own (a harmless KG303), else None
 
     def __str__(self) -> str:
         cite = f" (rule: {self.rule})" if self.rule is not None else ""
@@ -35,8 +36,8 @@ class _Problems(list):
     cel_blocked = False  # CEL was requested but skipped because of `blocking`
 
     def add(self, code: str, path: str, message: str, *, rule: str | None = None, violated: bool = False,
-            block: bool = False) -> None:
-        self.append(_Issue(code, path, message, rule, violated))
+            block: bool = False, severity: Any = None) -> None:
+        self.append(_Issue(code, path, message, rule, violated, severity))
         if block:  # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid
             self.blocking = True
 

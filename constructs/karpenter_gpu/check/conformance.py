@@ -190,7 +190,8 @@ def assess(manifest: Any, crds: Crds, file: str = "", *, cel: bool = True) -> tu
     problems, transitions = _run(manifest, crds, cel=cel)
     kind, name = _identity(manifest)
     findings = [
-        Finding(file, kind, name, issue.path, issue.code, SEVERITIES[issue.code], issue.finding_message())
+        Finding(file, kind, name, issue.path, issue.code, issue.severity or SEVERITIES[issue.code],
+                issue.finding_message())
         for issue in problems
     ]
     if problems.cel_blocked:
@@ -282,7 +283,9 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
         problems.add(METADATA_PROBLEM, "metadata.name",
                      f"{name!r} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; <= 253)", block=not isinstance(name, str))
     if namespace is not None and scope == "Cluster":
-        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind")
+        problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} set on a cluster-scoped kind: ignored, "
+                     "the API server clears it (rest.BeforeCreate); fix: drop metadata.namespace",
+                     severity=Severity.WARNING)
     elif namespace is not None and not (isinstance(namespace, str) and _is_dns_label(namespace)):
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} is not a DNS-1123 label")
     for field in ("labels", "annotations"):

@@ -50,9 +50,10 @@ def _finding(problem: Problem) -> Finding:
                    problem.message)
 
 
-def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
-    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it."""
-    return validate_source(read_path(root), crds_from(crd_dir))
+def validate_dir(root: str | Path, crd_dir: str | Path, *, each_file: bool = False) -> Report:
+    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it.
+    ``each_file``: every file of the folder is its own environment (independent examples)."""
+    return validate_source(read_path(root, each_file=each_file), crds_from(crd_dir))
 
 
 def _file(m: Manifest) -> str:
