@@ -464,7 +464,7 @@ class DisruptionWindow(Props):
         reasons = f" for {', '.join(r.value for r in self.reasons)}" if self.reasons else ""
         days = "daily" if len(self.days) == 7 else _join_runs(
             (_DAYS.index(d) for d in self.days), [d.title() for d in _DAYS])
-        span = span_text(self.start, self.end, _minutes(self.end) < _minutes(self.start), self.time_zone,
+        span = span_text(self.start, self.end, _minutes(self.end) < _minutes(self.start), str(self.time_zone),
                          "/".join(map(_fmt_offset, c.offsets)))
         text = f"at most {nodes} disrupted{reasons} {days} {span}; compiled to UTC {c.schedule!r} for {c.duration}"
         if len(c.offsets) > 1:
