@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from karpenter_gpu.check.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, requirements
+from karpenter_gpu.check.rules._model import Environment, Pool, Req, requirements
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.auto_mode import (
-    AUTO_MODE_MAX_EXPIRY, beyond_auto_mode_lifetime, check_node_class_spec, wrong_flavour_key,
+    AUTO_MODE_MAX_EXPIRY, WrongFlavour, beyond_auto_mode_lifetime, check_node_class_spec, wrong_flavour_key,
 )
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, OVERLAY_KIND, Label
 from karpenter_gpu.k8s.units import Duration
@@ -46,6 +48,18 @@ def kg440_auto_mode_expiry(env: Environment) -> None:
                      "pool")
 
 
+def _wrong_keys(env: Environment, *, auto_mode: bool) -> Iterator[tuple[Pool, Req, WrongFlavour]]:
+    """(pool, requirement or template label, what is wrong) for every key of the other flavour on the pools of
+    this flavour (:func:`~karpenter_gpu.k8s.auto_mode.wrong_flavour_key`)."""
+    for pool in env.pools:
+        if bool(pool.view.auto_mode) != auto_mode:
+            continue
+        for r in pool.selection:
+            wrong = wrong_flavour_key(r.key, auto_mode=auto_mode, requirement=r.path.startswith(pool.REQS))
+            if wrong is not None:
+                yield pool, r, wrong
+
+
 @rule("KG441", Severity.WARNING,
       "karpenter.k8s.aws key on an EKS Auto Mode pool (Auto Mode documents eks.amazonaws.com keys)")
 def kg441_karpenter_keys(env: Environment) -> None:
@@ -61,20 +75,14 @@ def kg441_karpenter_keys(env: Environment) -> None:
     Upstream: https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html and the supported list
     of https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html.
     """
-    for pool in env.pools:
-        if not pool.view.auto_mode:
-            continue
-        for r in pool.selection:
-            wrong = wrong_flavour_key(r.key, auto_mode=True, requirement=r.path.startswith(pool.REQS))
-            if wrong is None:
-                continue
-            pool.add("KG441", r.path,
-                     f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode "
-                     "uses different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and its "
-                     "supported list has no karpenter.k8s.aws key, so nothing documents what this requirement selects "
-                     "there, and pods selecting it look for a label Auto Mode does not document on its nodes; fix: "
-                     + (f"use {wrong.replacement}" if wrong.replacement
-                        else "drop it (Auto Mode documents no equivalent)"))
+    for pool, r, wrong in _wrong_keys(env, auto_mode=True):
+        pool.add("KG441", r.path,
+                 f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode "
+                 "uses different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and its "
+                 "supported list has no karpenter.k8s.aws key, so nothing documents what this requirement selects "
+                 "there, and pods selecting it look for a label Auto Mode does not document on its nodes; fix: "
+                 + (f"use {wrong.replacement}" if wrong.replacement
+                    else "drop it (Auto Mode documents no equivalent)"))
 
 
 @rule("KG442", Severity.WARNING,
@@ -93,19 +101,13 @@ def kg442_auto_mode_keys(env: Environment) -> None:
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/scheduling/requirements.go`` ``Intersects`` (only keys both
     sides define) and ``Requirements.Labels``.
     """
-    for pool in env.pools:
-        if pool.view.auto_mode:
-            continue
-        for r in pool.selection:
-            wrong = wrong_flavour_key(r.key, auto_mode=False, requirement=r.path.startswith(pool.REQS))
-            if wrong is None:
-                continue
-            pool.add("KG442", r.path,
-                     f"{r.key} on a self-managed Karpenter pool: it is an EKS Auto Mode label that Karpenter neither "
-                     "sets nor uses to pick instance types, so the requirement restricts nothing and may stamp a wrong "
-                     "label on every node (explain models it as on Auto Mode); fix: "
-                     + (f"use {wrong.replacement}" if wrong.replacement
-                        else "drop it, or point the pool at an eks.amazonaws.com NodeClass"))
+    for pool, r, wrong in _wrong_keys(env, auto_mode=False):
+        pool.add("KG442", r.path,
+                 f"{r.key} on a self-managed Karpenter pool: it is an EKS Auto Mode label that Karpenter neither "
+                 "sets nor uses to pick instance types, so the requirement restricts nothing and may stamp a wrong "
+                 "label on every node (explain models it as on Auto Mode); fix: "
+                 + (f"use {wrong.replacement}" if wrong.replacement
+                    else "drop it, or point the pool at an eks.amazonaws.com NodeClass"))
 
 
 @rule("KG443", Severity.WARNING,
