@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle
+.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -56,6 +56,9 @@ mig-check: deps  ## the MIG tables' derived configs equal the GPU Operator's def
 
 oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go): stale vectors fail, then >= 50,000 fresh cases
 	$(BIN)/python -m tests.oracle.run --check-vectors
+
+rules-doc: $(BIN)/.installed  ## write docs/rules.md, the rule reference, from the rule registry
+	$(BIN)/python tools/rules_doc.py
 
 bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py

@@ -37,3 +37,18 @@ def test_problems_name_their_field():
                      "spec.ephemeralStorage.throughput"]
     assert "Bottlerocket only" in dict(check_node_class_spec(spec))["spec.amiSelectorTerms"]
     assert check_node_class_spec(None) == [("spec", check_node_class_spec(None)[0][1])]
+
+
+def test_auto_mode_facts_shared_by_constructs_and_rules():
+    from karpenter_gpu.k8s.auto_mode import beyond_auto_mode_lifetime, wrong_flavour_key
+    from karpenter_gpu.k8s.units import Duration
+
+    assert beyond_auto_mode_lifetime(Duration.parse("Never")) and beyond_auto_mode_lifetime(Duration.parse("505h"))
+    assert not beyond_auto_mode_lifetime(Duration.parse("504h"))
+    assert wrong_flavour_key("karpenter.k8s.aws/instance-gpu-name", auto_mode=True, requirement=True).replacement \
+        == "eks.amazonaws.com/instance-gpu-name"
+    assert wrong_flavour_key("eks.amazonaws.com/instance-gpu-name", auto_mode=False, requirement=False).replacement \
+        == "karpenter.k8s.aws/instance-gpu-name"
+    assert wrong_flavour_key("eks.amazonaws.com/whatever", auto_mode=False, requirement=True).replacement is None
+    assert wrong_flavour_key("eks.amazonaws.com/whatever", auto_mode=False, requirement=False) is None
+    assert wrong_flavour_key("example.com/team", auto_mode=True, requirement=True) is None

@@ -44,15 +44,13 @@ EXPECTED: dict[str, dict[tuple, str]] = {
             "inf2 sizes listed by name: NeuronInferencePool selects instance-accelerator-name In [inferentia2]",
         (S06, NP, "inferentia", "spec.template.spec.expireAfter", "KG405", W):
             "WhenEmpty on on-demand reads as long-running; the construct renders expireAfter explicitly",
-        (S06, NP, "inferentia", "spec.weight", "KG404", W):
-            "unweighted beside the weighted tiers: the construct always renders a weight (60)",
         (S07, NP, "gpu-tier1-g5-spot", "spec.disruption", "KG403", W):
             "no disruption block: WhenEmptyOrUnderutilized after 0s on GPU nodes",
         (S07, NP, "gpu-tier1-g5-spot", f"{REQS}[0]", "KG414", I): "spot-only pool",
         (S07, NP, "gpu-tier2-g4dn-spot", "spec.disruption", "KG403", W): "no disruption block",
         (S07, NP, "gpu-tier2-g4dn-spot", f"{REQS}[0]", "KG414", I): "spot-only pool",
         (S07, NP, "gpu-tier3-g5-ondemand", "spec.disruption", "KG403", W): "no disruption block",
-        (S08, NP, "gpu-training-protected", "spec.limits", "KG401", E): "no limits at all: unbounded GPU spend",
+        (S08, NP, "gpu-training-protected", "spec.limits", "KG401", W): "no limits at all: unbounded GPU spend",
         (S08, NP, "gpu-training-protected", "spec.weight", "KG404", W):
             "the only unweighted pool beside weights 10..100: weight 0, tried last",
         (S08, NP, "gpu-training-protected", "spec.template.spec.expireAfter", "KG405", W):

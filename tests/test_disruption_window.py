@@ -249,7 +249,7 @@ def test_legacy_zone_names_are_refused_naming_the_iana_zone(zone: str, meant: st
 
 
 def test_legacy_zone_names_are_all_in_tzdata_and_their_replacements_too() -> None:
-    from karpenter_gpu.pools.disruption_window import LEGACY_ZONES, _zone_names
+    from karpenter_gpu.k8s.windows import LEGACY_ZONES, _zone_names
 
     assert set(LEGACY_ZONES) | set(LEGACY_ZONES.values()) <= _zone_names()
 

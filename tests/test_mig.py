@@ -105,3 +105,11 @@ def test_pinned_config_file_agrees_with_the_derivation():
     assert _tool().differences(table, document["mig-configs"]) == []
     assert mig_parted_config(["all-1g.10gb"])["mig-configs"]["all-1g.10gb"][0] == {
         "device-filter": ["0x20B010DE"], "devices": "all", "mig-enabled": True, "mig-devices": {"1g.10gb": 4}}
+
+
+def test_mig_partitioned_reads_the_config_label():
+    from karpenter_gpu.k8s.mig import mig_partitioned
+
+    assert mig_partitioned({"nvidia.com/mig.config": "all-1g.10gb"}) == "all-1g.10gb"
+    assert mig_partitioned({"nvidia.com/mig.config": "all-disabled"}) is None
+    assert mig_partitioned({}) is None and mig_partitioned({"nvidia.com/mig.config": 3}) is None

@@ -30,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from karpenter_gpu.addons.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
+    from karpenter_gpu.feature_gates import FeatureGate as FeatureGate, feature_gate_summary as feature_gate_summary, required_feature_gates as required_feature_gates
     from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring as GpuMonitoring, GpuMonitoringKwargs as GpuMonitoringKwargs, GpuMonitoringProps as GpuMonitoringProps
     from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues as GpuOperatorValues, GpuOperatorValuesKwargs as GpuOperatorValuesKwargs, GpuOperatorValuesProps as GpuOperatorValuesProps
     from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadKwargs as GpuWorkloadKwargs, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
@@ -70,7 +70,7 @@ if TYPE_CHECKING:
 
 # module (relative to this package) -> the public names it defines
 _MODULES: dict[str, str] = {
-    "addons.feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
+    "feature_gates": "FeatureGate feature_gate_summary required_feature_gates",
     "addons.gpu_monitoring": "GpuMonitoring GpuMonitoringKwargs GpuMonitoringProps",
     "addons.gpu_operator_values": "GpuOperatorValues GpuOperatorValuesKwargs GpuOperatorValuesProps",
     "addons.gpu_workload": "GpuWorkload GpuWorkloadKwargs GpuWorkloadProps pod_placement",

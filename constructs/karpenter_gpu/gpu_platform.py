@@ -21,7 +21,7 @@ from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, remember_parent, sorted_by_name
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.addons.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
+from karpenter_gpu.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
 from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps

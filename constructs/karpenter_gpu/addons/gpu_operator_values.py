@@ -73,7 +73,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
-from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_table
+from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_partitioned, mig_table
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
@@ -287,7 +287,7 @@ def ships(pool: NodePoolConstruct) -> frozenset[str]:
 
 def _mig_pools(pools: list[NodePoolConstruct]) -> list[NodePoolConstruct]:
     """Pools whose nodes MIG Manager partitions: a ``nvidia.com/mig.config`` template label other than all-disabled."""
-    return [pool for pool in pools if pool.props.node_labels.get(MIG_CONFIG_LABEL, MIG_DISABLED) != MIG_DISABLED]
+    return [pool for pool in pools if mig_partitioned(pool.props.node_labels) is not None]
 
 
 def _check_not_mig(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:

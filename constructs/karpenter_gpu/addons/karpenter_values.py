@@ -28,7 +28,7 @@ from karpenter_gpu.pools.gpu_node_class import EKS_CLUSTER_NAME
 from karpenter_gpu._props import Props, build, check_known, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.addons.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
+from karpenter_gpu.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members, members_of, register_derived, sorted_by_name
 from karpenter_gpu.k8s.requirements import CapacityType

@@ -14,7 +14,6 @@ characters with a line saying how much was left out (the JSON keeps everything, 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -25,12 +24,11 @@ from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.simulator import (
     PodShape, PoolReport, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
 )
-from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
+from karpenter_gpu.k8s.windows import window_notes, window_zone
 from karpenter_gpu.render import escape
 
-_WINDOW_ZONE = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
 #: Longest markdown report: GitHub refuses a pull-request comment over 65,536 characters.
 MAX_MARKDOWN = 60_000
@@ -59,8 +57,7 @@ def _gates(pool: dict, report: PoolReport) -> list[str]:
 
 def _windows(pool: dict) -> list[dict]:
     view = NodePoolView.of(pool)
-    annotation = str(view.annotations.get(WINDOWS_ANNOTATION, ""))
-    local = {int(m.group(1)): m.group(2) for m in re.finditer(r"budgets\[(\d+)\]: (.*)", annotation)}
+    local = window_notes(view.annotations)
     out = []
     for i, budget in enumerate(view.budgets):
         if "schedule" in budget:
@@ -72,9 +69,9 @@ def _windows(pool: dict) -> list[dict]:
 def _zone(pools: list[dict]) -> str:
     for pool in pools:
         for window in _windows(pool):
-            m = _WINDOW_ZONE.search(window["local"])
-            if m:
-                return m.group(1)
+            zone = window_zone(window["local"])
+            if zone:
+                return zone
     return "UTC"
 
 

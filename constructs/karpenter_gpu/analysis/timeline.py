@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, UTC
 from karpenter_gpu.k8s.views import NodePoolView
-from karpenter_gpu.pools.disruption_window import load_zone
+from karpenter_gpu.k8s.windows import load_zone
 from karpenter_gpu.render import escape
 
 #: Monday of the reference week, in January (northern-hemisphere standard time).

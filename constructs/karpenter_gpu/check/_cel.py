@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check.conformance import _Problems, _join
+from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
 
 Schema = dict[str, Any]

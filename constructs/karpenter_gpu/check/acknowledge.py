@@ -13,15 +13,16 @@ import re
 import cdk8s
 from constructs import Construct
 
-from karpenter_gpu.errors import CODES, KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION
+from karpenter_gpu.check.rules import known_code
 
 _CODE = re.compile(r"^KG[0-9]{3}$")
 
 
 def acknowledge(scope: Construct, code: str, reason: str) -> None:
     """Acknowledge warning ``code`` for every Kubernetes object at or below ``scope``."""
-    if not _CODE.match(code) or code not in CODES:
+    if not _CODE.match(code) or known_code(code) is None:
         raise KarpenterGpuError("KG100", prop="code", value=code, allowed="a karpenter-gpu finding code such as 'KG404'",
                                 fix="copy the code from the validate output", path=scope.node.path)
     if not reason.strip() or ";" in reason:

@@ -34,7 +34,6 @@ import datetime as dt
 import functools
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ import yaml
 
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.reader import Loader
 
 Schema = dict[str, Any]
@@ -70,7 +70,6 @@ _LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 # Lenient RFC 3339, like go-openapi's strfmt (which also accepts a missing zone).
 _DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # ObjectMeta fields; the server drops anything else under metadata.
 _META_FIELDS = frozenset(
     "name generateName namespace labels annotations finalizers ownerReferences uid resourceVersion"
@@ -250,42 +249,10 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
         if problems.blocking:
             problems.cel_blocked = True
         else:
-            from . import _cel  # late: _cel imports this module
+            from . import _cel  # late: the CEL runtime loads only when a rule runs
 
             _cel.validate(defaulted, schema, "", problems, transitions)
     return problems, transitions
-
-
-@dataclass(frozen=True)
-class _Issue:
-    code: str
-    path: str
-    message: str
-    rule: str | None = None  # the CEL rule, cited after the message
-    violated: bool = False  # the rule evaluated to false, so `message` is the rule's own
-    severity: Severity | None = None  # None: the code's (SEVERITIES)
-
-    def __str__(self) -> str:
-        cite = f" (rule: {self.rule})" if self.rule is not None else ""
-        return f"{self.path}: {self.message}{cite}"
-
-    def finding_message(self) -> str:
-        if self.rule is None or self.violated:
-            return self.message
-        return f"{self.message} (rule: {self.rule})"  # a broken rule: its text is the only clue
-
-
-class _Problems(list):
-    """The issues of one check, remembering whether any would block CEL on the server."""
-
-    blocking = False
-    cel_blocked = False  # CEL was requested but skipped because of `blocking`
-
-    def add(self, code: str, path: str, message: str, *, rule: str | None = None, violated: bool = False,
-            block: bool = False, severity: Severity | None = None) -> None:
-        self.append(_Issue(code, path, message, rule, violated, severity))
-        if block:  # apiextensions' hasBlockingErr: NotSupported (enum), Required, TooLong, TooMany, TypeInvalid
-            self.blocking = True
 
 
 def _identity(manifest: Any) -> tuple[str, str]:
@@ -592,9 +559,3 @@ def _is_date_time(value: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _join(path: str, key: Any) -> str:
-    if isinstance(key, str) and _IDENT.fullmatch(key):
-        return f"{path}.{key}" if path else key
-    return f"{path}[{key!r}]"

@@ -12,8 +12,6 @@ from karpenter_gpu.render import escape
 #: Object annotation listing acknowledged warning codes with their reasons
 #: (``"KG404: the floor is meant to be last; KG412: ..."``); see :func:`karpenter_gpu.check.acknowledge`.
 ACKNOWLEDGE_ANNOTATION = "karpenter-gpu.io/acknowledge"
-#: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
-WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
 _CODE = re.compile(r"\bKG[0-9]{3}\b")
 
 

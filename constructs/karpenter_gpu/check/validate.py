@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from karpenter_gpu.check.conformance import assess, load_crds
-from karpenter_gpu.check.crd_source import CrdSourceError
+from karpenter_gpu.check.conformance import assess
+from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.errors import KarpenterGpuError
@@ -50,19 +50,10 @@ def _finding(problem: Problem) -> Finding:
                    problem.message)
 
 
-def validate_dir(root: str | Path, crd_dir: str | Path) -> Report:
-    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it."""
-    return validate_source(read_path(root), crds_from(crd_dir))
-
-
-def crds_from(crd_dir: str | Path) -> dict:
-    """The CRDs in ``crd_dir``; none at all is an error (a mistyped --crds must not make every object an
-    "unknown kind" and pass)."""
-    crds = load_crds(crd_dir)
-    if not crds:
-        raise CrdSourceError(f"no CustomResourceDefinitions found in {crd_dir}: pass --crds DIR with the Karpenter "
-                             "v1.14.1 CRD YAML files, or set KARPENTER_GPU_CRDS")
-    return crds
+def validate_dir(root: str | Path, crd_dir: str | Path, *, each_file: bool = False) -> Report:
+    """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it.
+    ``each_file``: every file of the folder is its own environment (independent examples)."""
+    return validate_source(read_path(root, each_file=each_file), crds_from(crd_dir))
 
 
 def _file(m: Manifest) -> str:

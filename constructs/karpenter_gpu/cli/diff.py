@@ -28,7 +28,7 @@ from karpenter_gpu.analysis.diff.read import read_sides
 from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.validate import crds_from
+from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.cli.main import PROG, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.reader import ROOT

@@ -11,12 +11,13 @@ from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
 from karpenter_gpu.analysis.simulator import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.validate import crds_from, schema_refusals
+from karpenter_gpu.check.crds import crds_from
+from karpenter_gpu.check.validate import schema_refusals
 from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
-from karpenter_gpu.pools.disruption_window import load_zone
+from karpenter_gpu.k8s.windows import load_zone
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from karpenter_gpu.check.validate import validate_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    report = validate_dir(args.dist, resolve_crd_dir(args.crds))
+    report = validate_dir(args.dist, resolve_crd_dir(args.crds), each_file=args.each_file)
     if args.format != "text":
         from karpenter_gpu.cli import validate_output
 
@@ -32,6 +32,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the Karpenter "
                                     "v1.14.1 and prometheus-operator CRDs shipped in the package)")
     cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
+    cmd.add_argument("--each-file", action="store_true", help="every file of the folder is its own environment "
+                                                              "(a folder of independent examples), not one per "
+                                                              "sub-folder")
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     cmd.add_argument("--format", choices=("text", "json", "sarif"), default="text",
                      help="text (default), json, or sarif (SARIF 2.1.0, for code scanning: file-level locations)")

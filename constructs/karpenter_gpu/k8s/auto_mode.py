@@ -9,10 +9,57 @@ https://docs.aws.amazon.com/eks/latest/userguide/create-node-class.html (Node Cl
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["DOCUMENTED_FIELDS", "IOPS", "RESTRICTED_TAGS", "THROUGHPUT", "check_node_class_spec", "check_size",
-           "restricted_tag"]
+from karpenter_gpu.k8s.labels import AUTO_MODE_GROUP, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, auto_mode_key
+from karpenter_gpu.k8s.units import Duration
+
+__all__ = ["AUTO_MODE_MAX_EXPIRY", "DOCUMENTED_FIELDS", "IOPS", "RESTRICTED_TAGS", "THROUGHPUT", "WrongFlavour",
+           "beyond_auto_mode_lifetime", "check_node_class_spec", "check_size", "restricted_tag", "wrong_flavour_key"]
+
+#: EKS Auto Mode's maximum node lifetime: 21 days ("nodes launched by EKS Auto Mode have a maximum lifetime of
+#: 21 days (which you can reduce)", https://docs.aws.amazon.com/eks/latest/userguide/automode.html; "EKS Auto Mode
+#: automatically terminates instances exceeding this lifetime",
+#: https://docs.aws.amazon.com/eks/latest/userguide/auto-security.html).
+AUTO_MODE_MAX_EXPIRY = Duration.days(21)
+
+
+def beyond_auto_mode_lifetime(expiry: Duration) -> bool:
+    """Whether an ``expireAfter`` promises more than Auto Mode keeps a node: Never, or above 21 days. The pool
+    construct refuses it (KG205), ``validate`` warns about a written one (KG440)."""
+    return expiry.is_never or expiry.total_seconds > AUTO_MODE_MAX_EXPIRY.total_seconds
+
+
+class WrongFlavour(NamedTuple):
+    """A label key of the other flavour of Karpenter, and the key of the pool's own flavour that names the same
+    attribute (None when there is none)."""
+
+    key: str
+    replacement: str | None
+
+
+def wrong_flavour_key(key: str, *, auto_mode: bool, requirement: bool) -> WrongFlavour | None:
+    """Whether ``key`` belongs to the other flavour than the pool's (KG206 on props, KG441/KG442 on manifests).
+
+    - On EKS Auto Mode: every ``karpenter.k8s.aws/`` key. "EKS Auto Mode uses different labels than Karpenter"
+      (https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html); the supported list of
+      https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html has no karpenter.k8s.aws key.
+    - On self-managed Karpenter (an EC2NodeClass): the eks.amazonaws.com instance keys and compute-type, and any
+      eks.amazonaws.com key in a requirement. Karpenter neither sets nor models them, so a requirement on them
+      selects no instance type (kubernetes-sigs/karpenter ``pkg/scheduling/requirements.go`` ``Intersects`` only
+      compares keys both sides define) and a single ``In`` value becomes a node label (``Requirements.Labels``).
+
+    ``requirement``: the key is a requirement's (True) or a template label's (False).
+    """
+    group = key.split("/", 1)[0]
+    if auto_mode:
+        if group != AWS_GROUP:
+            return None
+        eks = auto_mode_key(key)
+        return WrongFlavour(key, eks if eks != key else None)
+    if key in CANONICAL_KEYS or key == COMPUTE_TYPE or (group == AUTO_MODE_GROUP and requirement):
+        return WrongFlavour(key, CANONICAL_KEYS.get(key))
+    return None
 
 # ephemeralStorage.size: "Range: 1-59000Gi or 1-64000G or 1-58Ti or 1-64T".
 _SIZE = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)$")

@@ -47,6 +47,7 @@ __all__ = [
     "advertised",
     "config_name",
     "mig_parted_config",
+    "mig_partitioned",
     "mig_table",
     "profile_of_resource",
     "resource_name",
@@ -68,6 +69,14 @@ MigStrategy = Literal["single", "mixed"]
 
 # balanced.go balancedFormula: total compute slices -> {slices of a profile: instances}.
 _BALANCED_FORMULA: dict[int, dict[int, int]] = {7: {1: 2, 2: 1, 3: 1}, 4: {1: 2, 2: 1}}
+
+
+def mig_partitioned(labels: Mapping[str, Any]) -> str | None:
+    """The MIG config MIG Manager applies to a pool's nodes (their ``nvidia.com/mig.config`` label), None when the
+    GPUs stay whole (no label, or all-disabled). Such nodes advertise MIG devices, so they cannot also be time-sliced
+    (the GpuOperatorValues construct refuses it, KG577; validate reports it, KG447)."""
+    config = labels.get(MIG_CONFIG_LABEL)
+    return config if isinstance(config, str) and config != DISABLED else None
 
 
 def config_name(profile: str) -> str:

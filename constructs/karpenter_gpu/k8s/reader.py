@@ -627,13 +627,16 @@ def _environment_of(rel: str) -> str:
     return parts[0]
 
 
-def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, allow_empty: bool = False) -> Source:
+def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, allow_empty: bool = False,
+           each_file: bool = False) -> Source:
+    """``each_file``: every file is an environment of its own (a folder of independent examples), named by its
+    path, instead of one per top-level sub-folder."""
     envs: dict[str, Environment] = {}
     problems: list[Problem] = []
     count = 0
     for rel, data in files:
         count += 1
-        key = _environment_of(rel)
+        key = rel if each_file else _environment_of(rel)
         env = envs.setdefault(key, Environment(key, root_name if key == ROOT else key))
         env.files += 1
         manifests, values = _read_file(rel, data, problems)
@@ -740,9 +743,10 @@ def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:
     return _build(label, "stdin", [("<stdin>", data)], allow_empty=allow_empty)
 
 
-def read_path(spec: str | Path, *, allow_empty: bool = False) -> Source:
+def read_path(spec: str | Path, *, allow_empty: bool = False, each_file: bool = False) -> Source:
     """A folder, a single file, or ``-`` for stdin. Input without any object or values file is KG907 unless
-    ``allow_empty`` (diff: a side before dist/ existed)."""
+    ``allow_empty`` (diff: a side before dist/ existed). ``each_file``: a folder's files are independent
+    environments, one per file (see :func:`_build`)."""
     if str(spec) == "-":
         return read_stdin(allow_empty=allow_empty)
     path = Path(spec)
@@ -750,7 +754,7 @@ def read_path(spec: str | Path, *, allow_empty: bool = False) -> Source:
         return _build(str(spec), path.name, [(path.name, _read_bytes(path, path.name))], allow_empty=allow_empty)
     if path.is_dir():
         return _build(str(spec), path.resolve().name, ((rel, _read_bytes(p, rel)) for rel, p in _walk(path)),
-                      allow_empty=allow_empty)
+                      allow_empty=allow_empty, each_file=each_file)
     raise KarpenterGpuError("KG900", prop="input", value=str(spec), allowed="an existing folder, a file, or '-'",
                             fix="check the path")
 

@@ -23,7 +23,7 @@ from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import cluster_of, ref_of, require_chart, ScopedConstruct
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
+from karpenter_gpu.feature_gates import FeatureGate, require_feature_gate
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_overlay_key
 
 #: ``spec.weight`` bounds of the v1.14.1 CRD.

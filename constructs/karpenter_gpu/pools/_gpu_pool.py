@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct, NodePoolProps, _NodePoolTemplateKwargs
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
+from karpenter_gpu.feature_gates import FeatureGate, require_feature_gate
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.units import Duration, Quantity
 

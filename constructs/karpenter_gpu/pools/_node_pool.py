@@ -21,14 +21,15 @@ from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow, compile_budgets
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.check.findings import WINDOWS_ANNOTATION
 from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
-from karpenter_gpu.k8s.labels import AUTO_MODE_GROUP, AWS_GROUP, CANONICAL_KEYS, COMPUTE_TYPE, auto_mode_key
+from karpenter_gpu.k8s.auto_mode import AUTO_MODE_MAX_EXPIRY, beyond_auto_mode_lifetime, wrong_flavour_key
+from karpenter_gpu.k8s.labels import auto_mode_key
 from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key, check_label_value
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB, Duration, GpuMemory
+from karpenter_gpu.k8s.windows import window_annotation
 
 
 
@@ -41,11 +42,6 @@ GPU_OPERATOR_LABEL = ("gpu-operator", "enabled")
 #: What a pool's ``node_class`` may be: a self-managed Karpenter ``EC2NodeClass`` or an EKS Auto Mode ``NodeClass``.
 AnyNodeClass = GpuNodeClass | AutoModeNodeClass
 
-#: EKS Auto Mode's maximum node lifetime: 21 days ("nodes launched by EKS Auto Mode have a maximum lifetime of
-#: 21 days (which you can reduce)", https://docs.aws.amazon.com/eks/latest/userguide/automode.html; "EKS Auto Mode
-#: automatically terminates instances exceeding this lifetime",
-#: https://docs.aws.amazon.com/eks/latest/userguide/auto-security.html).
-AUTO_MODE_MAX_EXPIRY = Duration.days(21)
 
 
 
@@ -326,10 +322,9 @@ class NodePoolConstruct(ScopedConstruct):
             _check_no_auto_mode_keys(self.props, path)
         self._check_node_class(path)
         super().__init__(scope, id)
-        notes = [f"budgets[{i}]: {b.note}" for i, b in enumerate(self.budgets) if b.note]
         self.resource = _api_object.create(
             self, binding=NodePool, name=self.props.name, spec=self._spec(),
-            annotations={WINDOWS_ANNOTATION: "\n".join(notes)} if notes else None,
+            annotations=window_annotation({i: b.note for i, b in enumerate(self.budgets) if b.note}),
         )
 
     def _check_node_class(self, path: str) -> None:
@@ -414,7 +409,7 @@ def check_auto_mode(props: NodePoolProps, path: str) -> None:
                     "on Auto Mode the pool would match no node",
             fix="run Neuron pools on a GpuNodeClass", path=path)
     expiry = props.expire_after
-    if expiry is not None and (expiry.is_never or expiry.total_seconds > AUTO_MODE_MAX_EXPIRY.total_seconds):
+    if expiry is not None and beyond_auto_mode_lifetime(expiry):
         raise KarpenterGpuError(
             "KG205", prop="expire_after", value=str(expiry),
             allowed=f"at most {AUTO_MODE_MAX_EXPIRY} (21 days): EKS Auto Mode terminates every node after 21 days "
@@ -422,13 +417,14 @@ def check_auto_mode(props: NodePoolProps, path: str) -> None:
             fix="pass expire_after=Duration.days(14) (or up to Duration.days(21)) and plan restarts (checkpoints, "
                 "terminationGracePeriod) around it", path=path)
     for prop, key in _own_keys(props):
-        if key.split("/", 1)[0] == AWS_GROUP:
-            eks = auto_mode_key(key)
+        wrong = wrong_flavour_key(key, auto_mode=True, requirement=prop.startswith("requirements"))
+        if wrong is not None:
             raise KarpenterGpuError(
                 "KG206", prop=prop, value=key,
                 allowed="Auto Mode's label keys (eks.amazonaws.com/…, well-known Kubernetes keys, your own): Auto Mode "
                         "documents no karpenter.k8s.aws labels, so this would not select what it says",
-                fix=f"use {eks}" if eks != key else "drop it (Auto Mode documents no equivalent)", path=path)
+                fix=f"use {wrong.replacement}" if wrong.replacement else "drop it (Auto Mode documents no equivalent)",
+                path=path)
     key, value = GPU_OPERATOR_LABEL
     if props.gpu_operator or props.labels.get(key) == value:
         raise KarpenterGpuError(
@@ -444,12 +440,12 @@ def _check_no_auto_mode_keys(props: NodePoolProps, path: str) -> None:
     requirement selects no instance types (``Requirements.Intersects`` only compares keys both sides define) and a
     single ``In`` value becomes a label on every node, true or not."""
     for prop, key in _own_keys(props):
-        if key in CANONICAL_KEYS or key == COMPUTE_TYPE or (key.split("/", 1)[0] == AUTO_MODE_GROUP
-                                                            and prop.startswith("requirements")):
-            karpenter = CANONICAL_KEYS.get(key)
+        wrong = wrong_flavour_key(key, auto_mode=False, requirement=prop.startswith("requirements"))
+        if wrong is not None:
             raise KarpenterGpuError(
                 "KG206", prop=prop, value=key,
                 allowed="Karpenter's label keys on a GpuNodeClass pool: eks.amazonaws.com/… keys are EKS Auto Mode's, "
                         "self-managed Karpenter does not set or select on them",
-                fix=f"use {karpenter}" if karpenter else "drop it, or use node_class=AutoModeNodeClass(...)",
+                fix=f"use {wrong.replacement}" if wrong.replacement else
+                    "drop it, or use node_class=AutoModeNodeClass(...)",
                 path=path)

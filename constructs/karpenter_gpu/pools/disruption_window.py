@@ -17,14 +17,11 @@ byte-identical manifests on every machine and on every day.
 
 from __future__ import annotations
 
-import difflib
 import enum
-import importlib.resources
 import re
-import zoneinfo
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, UTC
-from functools import lru_cache, cache
+from functools import cache
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BeforeValidator, PrivateAttr, ValidationInfo, field_validator, model_validator
@@ -33,6 +30,7 @@ from typing_extensions import TypedDict, Unpack
 from karpenter_gpu._props import Props, build
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Duration
+from karpenter_gpu.k8s.windows import load_zone, span_text
 
 __all__ = [
     "MAX_BUDGETS",
@@ -257,48 +255,6 @@ class Budget(Props):
 # --- time zones --------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _zone_names() -> frozenset[str]:
-    # tzdata ships the list of its keys; membership in it rules out paths such as '../x'.
-    text = importlib.resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
-    return frozenset(line.strip() for line in text.splitlines() if line.strip()) - {"Factory"}
-
-
-#: tzdata's legacy zone names (abbreviations and POSIX-style rules, kept for old systems) -> the IANA
-#: location zone people mean by them. ``EST``, ``MST`` and ``HST`` are fixed offsets without daylight saving
-#: time (since tzdata 2024b links to America/Panama, America/Phoenix, Pacific/Honolulu), so "EST" hours
-#: would be an hour off all summer in New York; the others are old rule sets that tzdata's ``backward``
-#: file now links to a city zone. A real fixed offset stays expressible as ``Etc/GMT+5`` (or ``UTC``).
-LEGACY_ZONES: dict[str, str] = {
-    "EST": "America/New_York", "MST": "America/Denver", "HST": "Pacific/Honolulu",
-    "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago", "MST7MDT": "America/Denver",
-    "PST8PDT": "America/Los_Angeles", "CET": "Europe/Brussels", "EET": "Europe/Athens", "MET": "Europe/Brussels",
-    "WET": "Europe/Lisbon",
-}
-
-
-@cache
-def load_zone(name: str) -> zoneinfo.ZoneInfo:
-    """A zone from the pinned tzdata package (never the machine's database), or KG151 (KG156 for a legacy name)."""
-    if name in LEGACY_ZONES:
-        raise KarpenterGpuError(
-            "KG156", prop="time_zone", value=name,
-            allowed="an IANA location zone such as 'America/New_York': legacy names like 'EST' are fixed offsets "
-                    "or old rule sets (EST is UTC-5 all year, without daylight saving time)",
-            fix=f"use time_zone={LEGACY_ZONES[name]!r} (or 'Etc/GMT+5'-style names if a fixed offset is meant)",
-        )
-    if name not in _zone_names():
-        close = difflib.get_close_matches(name, sorted(_zone_names()), n=1)
-        raise KarpenterGpuError(
-            "KG151", prop="time_zone", value=name,
-            allowed="an IANA time zone name from the tzdata package, e.g. 'Asia/Seoul', "
-                    "'America/New_York', 'UTC'",
-            fix=f"did you mean {close[0]!r}?" if close else "check the spelling (names are case-sensitive)",
-        )
-    with importlib.resources.files("tzdata").joinpath("zoneinfo", *name.split("/")).open("rb") as f:
-        return zoneinfo.ZoneInfo.from_file(f, key=name)
-
-
 @cache
 def _zone_offsets(name: str) -> tuple[int, ...]:
     """Sorted distinct UTC offsets (minutes) of a tzdata zone during REFERENCE_YEARS."""
@@ -508,10 +464,9 @@ class DisruptionWindow(Props):
         reasons = f" for {', '.join(r.value for r in self.reasons)}" if self.reasons else ""
         days = "daily" if len(self.days) == 7 else _join_runs(
             (_DAYS.index(d) for d in self.days), [d.title() for d in _DAYS])
-        overnight = " (ends next day)" if _minutes(self.end) < _minutes(self.start) else ""
-        zone = f"{self.time_zone} ({'/'.join(map(_fmt_offset, c.offsets))})"
-        text = (f"at most {nodes} disrupted{reasons} {days} {self.start}-{self.end}{overnight} {zone}; "
-                f"compiled to UTC {c.schedule!r} for {c.duration}")
+        span = span_text(self.start, self.end, _minutes(self.end) < _minutes(self.start), str(self.time_zone),
+                         "/".join(map(_fmt_offset, c.offsets)))
+        text = f"at most {nodes} disrupted{reasons} {days} {span}; compiled to UTC {c.schedule!r} for {c.duration}"
         if len(c.offsets) > 1:
             lo, hi = c.offsets[0], c.offsets[-1]
             widen = hi - lo

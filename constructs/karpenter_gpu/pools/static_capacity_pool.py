@@ -17,7 +17,7 @@ from karpenter_gpu.pools._node_pool import (NodePoolConstruct, NodePoolKwargs, N
 from karpenter_gpu._props import build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.addons.feature_gates import FeatureGate, require_feature_gate
+from karpenter_gpu.feature_gates import FeatureGate, require_feature_gate
 from karpenter_gpu.k8s.requirements import CapacityType, Label, Requirement
 from karpenter_gpu.k8s.units import Duration
 

@@ -29,7 +29,7 @@ from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.check.conformance import SCHEMA_VIOLATION, UNKNOWN_FIELD, UNKNOWN_KIND, Crds, apply_defaults, assess
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
-from karpenter_gpu.check.validate import crds_from
+from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 
 #: API groups whose every served kind the CRDs define: any other apiVersion of theirs does not exist.

@@ -1,0 +1,86 @@
+"""Catalog: what the embedded instance catalog says a pool can launch and a pod can fit (KG418, KG419, KG421)."""
+
+from __future__ import annotations
+
+from karpenter_gpu.analysis.simulator import fit_reports
+from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.check.rules._model import Environment
+from karpenter_gpu.check.rules._registry import rule
+
+#: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
+#: ("no instance type met the scheduling requirements or had a required offering").
+MIN_CANDIDATES = 3
+
+
+@rule("KG418", Severity.WARNING, "dynamic GPU pool admitting fewer than 3 instance types of the catalog")
+def kg418_few_candidates(env: Environment) -> None:
+    """What it checks: a dynamic GPU NodePool that can launch fewer than 3 instance types of the catalog (after
+    its requirements, limits and offerings).
+
+    Why it matters: one shortage of that type in the declared zones or capacity types leaves pods Pending.
+
+    Fix: widen GPU names or sizes, or acknowledge when the pool is meant to be this narrow.
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/nodeclaim.go``
+    (``InstanceTypeOptions`` filtered by requirements and offerings).
+    """
+    for pool in env.pools:
+        report = env.report(pool)
+        if (report is None or not pool.dynamic_gpu or not report.candidates or not report.launchable
+                or len(report.candidates) >= MIN_CANDIDATES):
+            continue
+        pool.add("KG418", pool.REQS, f"only {len(report.candidates)} instance type(s) qualify "
+                                     f"({', '.join(report.candidate_names)}); one shortage of that type in the "
+                                     "declared zones leaves pods Pending; fix: widen GPU names or sizes, or "
+                                     "acknowledge when the pool is meant to be this narrow")
+
+
+@rule("KG419", Severity.ERROR, "pool that can launch no instance type of the catalog")
+def kg419_launches_nothing(env: Environment) -> None:
+    """What it checks: a GPU NodePool for which the simulator finds no launchable instance type of the catalog
+    (requirements, offerings, limits, node class). Each pool is judged on its own report, also when another pool
+    of the folder has the same name.
+
+    Why it matters: pods for it stay Pending with "no instance type met the scheduling requirements or had a
+    required offering".
+
+    Fix: describe instances by properties (GPU count, memory) instead of listing them; the message says what
+    excluded every type.
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/scheduler.go``
+    (``Solve``: no instance type) and ``pkg/scheduling/requirements.go`` ``Intersects``.
+    """
+    for pool in env.pools:
+        report = env.report(pool)
+        if report is None or not pool.is_gpu or (report.candidates and report.launchable):
+            continue
+        why = "; ".join(report.problems) or "no instance type of the catalog matches every requirement"
+        pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
+                                     "type met the scheduling requirements or had a required offering'; fix: "
+                                     "describe instances by properties (GPU count, memory) instead of listing them")
+
+
+@rule("KG421", Severity.ERROR, "workload pod shape fits no instance type of the pool it targets")
+def kg421_pod_fits_nothing(env: Environment) -> None:
+    """What it checks: a workload whose nodeSelector names a dynamic NodePool, where the pod's requests (GPUs,
+    cpu, memory, after DaemonSet overhead and kubelet reservations) fit no instance type that pool can launch.
+    Quiet where KG417 already says the pod cannot land there.
+
+    Why it matters: Karpenter launches nothing for the pod and it stays Pending.
+
+    Fix: ask for fewer resources or admit bigger instance types.
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/nodeclaim.go``
+    (``filterInstanceTypesByRequirements``: ``resources.Fits``).
+    """
+    if not env.simulated:
+        return
+    for workload in env.workloads:
+        target = workload.target
+        report = env.report_named(target) if target is not None else None
+        if report is None or workload.has("KG417") or report.kind == "static":
+            continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
+        fit = next(iter(fit_reports(workload.shape(), [report])), None)
+        if fit is not None and fit.instance is None:
+            workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
+                                                     "fix: ask for fewer resources or admit bigger instance types")

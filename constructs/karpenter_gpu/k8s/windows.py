@@ -1,0 +1,90 @@
+"""Disruption windows in local time: the NodePool annotation that records them, and the tzdata zones they name.
+
+Karpenter evaluates budget schedules in UTC. :class:`~karpenter_gpu.pools.disruption_window.DisruptionWindow`
+compiles local hours to UTC budgets and records each budget's local meaning in :data:`WINDOWS_ANNOTATION`, one
+line ``budgets[<i>]: <note>`` per compiled budget (an object annotation: it never drifts nodes). The note holds
+the window's span as :func:`span_text` writes it; ``explain`` reads the notes back with :func:`window_notes` and
+the zone with :func:`window_zone`, and ``validate`` (KG413) trusts annotated schedules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.resources
+import re
+import zoneinfo
+from functools import cache, lru_cache
+from typing import Any, Mapping
+
+from karpenter_gpu.errors import KarpenterGpuError
+
+__all__ = ["LEGACY_ZONES", "WINDOWS_ANNOTATION", "load_zone", "span_text", "window_annotation", "window_notes", "window_zone"]
+
+#: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
+WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
+_NOTE = re.compile(r"budgets\[(\d+)\]: (.*)")
+_SPAN = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
+
+
+def span_text(start: str, end: str, overnight: bool, zone: str, offsets: str) -> str:
+    """A window's local span, e.g. ``18:00-04:00 (ends next day) Asia/Seoul (UTC+9)``."""
+    return f"{start}-{end}{' (ends next day)' if overnight else ''} {zone} ({offsets})"
+
+
+def window_annotation(notes: Mapping[int, str]) -> dict[str, str] | None:
+    """The annotations recording the notes of the budgets at these indexes; None when there are none."""
+    return {WINDOWS_ANNOTATION: "\n".join(f"budgets[{i}]: {n}" for i, n in sorted(notes.items()))} if notes else None
+
+
+def window_notes(annotations: Mapping[str, Any]) -> dict[int, str]:
+    """Budget index -> local meaning, read back from :data:`WINDOWS_ANNOTATION` (empty when absent)."""
+    text = str(annotations.get(WINDOWS_ANNOTATION, ""))
+    return {int(m.group(1)): m.group(2) for m in _NOTE.finditer(text)}
+
+
+def window_zone(note: str) -> str | None:
+    """The time zone a note's span names (see :func:`span_text`), None when it names none."""
+    m = _SPAN.search(note)
+    return m.group(1) if m else None
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> frozenset[str]:
+    # tzdata ships the list of its keys; membership in it rules out paths such as '../x'.
+    text = importlib.resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip()) - {"Factory"}
+
+
+#: tzdata's legacy zone names (abbreviations and POSIX-style rules, kept for old systems) -> the IANA
+#: location zone people mean by them. ``EST``, ``MST`` and ``HST`` are fixed offsets without daylight saving
+#: time (since tzdata 2024b links to America/Panama, America/Phoenix, Pacific/Honolulu), so "EST" hours
+#: would be an hour off all summer in New York; the others are old rule sets that tzdata's ``backward``
+#: file now links to a city zone. A real fixed offset stays expressible as ``Etc/GMT+5`` (or ``UTC``).
+LEGACY_ZONES: dict[str, str] = {
+    "EST": "America/New_York", "MST": "America/Denver", "HST": "Pacific/Honolulu",
+    "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago", "MST7MDT": "America/Denver",
+    "PST8PDT": "America/Los_Angeles", "CET": "Europe/Brussels", "EET": "Europe/Athens", "MET": "Europe/Brussels",
+    "WET": "Europe/Lisbon",
+}
+
+
+@cache
+def load_zone(name: str) -> zoneinfo.ZoneInfo:
+    """A zone from the pinned tzdata package (never the machine's database), or KG151 (KG156 for a legacy name)."""
+    if name in LEGACY_ZONES:
+        raise KarpenterGpuError(
+            "KG156", prop="time_zone", value=name,
+            allowed="an IANA location zone such as 'America/New_York': legacy names like 'EST' are fixed offsets "
+                    "or old rule sets (EST is UTC-5 all year, without daylight saving time)",
+            fix=f"use time_zone={LEGACY_ZONES[name]!r} (or 'Etc/GMT+5'-style names if a fixed offset is meant)",
+        )
+    if name not in _zone_names():
+        close = difflib.get_close_matches(name, sorted(_zone_names()), n=1)
+        raise KarpenterGpuError(
+            "KG151", prop="time_zone", value=name,
+            allowed="an IANA time zone name from the tzdata package, e.g. 'Asia/Seoul', "
+                    "'America/New_York', 'UTC'",
+            fix=f"did you mean {close[0]!r}?" if close else "check the spelling (names are case-sensitive)",
+        )
+    with importlib.resources.files("tzdata").joinpath("zoneinfo", *name.split("/")).open("rb") as f:
+        return zoneinfo.ZoneInfo.from_file(f, key=name)

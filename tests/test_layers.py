@@ -1,0 +1,158 @@
+"""The package's layers: every import goes down (or stays in its layer), and no modules import each other in a
+circle. Computed from the source (every ``import``, also inside functions and ``TYPE_CHECKING`` blocks).
+
+The order, lowest first, follows DESIGN.md ("lower layers never import higher ones") and what the code needs:
+the errors, the generated CRD bindings and the escaping of text; ``k8s/`` (pure Kubernetes and Karpenter
+semantics); ``check/``'s CRD schema and CEL conformance; ``analysis/`` (catalog, simulator, explain, diff: pure,
+no jsii, so it imports no construct); ``check/rules/`` and ``check/validate`` (the rules consult the simulator);
+the construct base (props, the jsii boundary, the cluster, feature gates, acknowledgements, which look rule codes
+up); the overlays, the pools (a MIG pool creates its overlays), the add-ons (they read the pools); the platform
+and the synth pipeline (it validates what it writes); the CLI; the package's own ``__init__``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[1] / "constructs"
+P = "karpenter_gpu"
+
+#: Layers, lowest first: module prefixes (the longest matching prefix decides).
+LAYERS: list[tuple[str, ...]] = [
+    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}._startup"),
+    (f"{P}.k8s",),
+    (f"{P}.check",),
+    (f"{P}.analysis",),
+    (f"{P}.check.rules", f"{P}.check.validate"),
+    (f"{P}._props", f"{P}._signature", f"{P}._node", f"{P}._api_object", f"{P}.cluster", f"{P}.feature_gates",
+     f"{P}.check.acknowledge"),
+    (f"{P}.overlays",),
+    (f"{P}.pools",),
+    (f"{P}.addons",),
+    (f"{P}.gpu_platform", f"{P}.pipeline"),
+    (f"{P}.cli",),
+    (P,),
+]
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted((SOURCE / P).rglob("*.py")):
+        parts = path.relative_to(SOURCE).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def layer_of(module: str) -> int:
+    best, found = -1, None
+    for i, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), i
+    assert found is not None, f"{module} is in no layer: add it to LAYERS"
+    return found
+
+
+def imports(known: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the package modules it imports (``from a import b`` counts as ``a.b`` when that is a module)."""
+    def resolve(name: str) -> str | None:
+        if name.startswith(f"{P}.crds"):
+            return f"{P}.crds"
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    out: dict[str, set[str]] = {}
+    for module, path in known.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+                    for _ in range(node.level - 1):
+                        package = package.rpartition(".")[0]
+                    base = f"{package}.{base}" if base else package
+                names = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+            for name in names:
+                if name == P or name.startswith(P + "."):
+                    target = resolve(name)
+                    if target is not None and target != module:
+                        found.add(target)
+        out[module] = found
+    return out
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{m} (layer {layer_of(m)}) imports {t} (layer {layer_of(t)})"
+                  for m, targets in graph.items() for t in targets if layer_of(t) > layer_of(m))
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles: strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_goes_up_a_layer():
+    assert upward(imports(modules())) == []
+
+
+def test_no_import_circle():
+    assert circles(imports(modules())) == []
+
+
+def test_the_checks_see_an_upward_import_and_a_circle():
+    k8s, check, pools = f"{P}.k8s.windows", f"{P}.check.findings", f"{P}.pools._node_pool"
+    assert upward({k8s: {pools}, pools: {k8s}}) == [f"{k8s} (layer 1) imports {pools} (layer 7)"]
+    assert circles({check: {f"{P}.check._cel"}, f"{P}.check._cel": {check}, k8s: set()}) == [
+        [f"{P}.check._cel", check]]
+
+
+def test_the_layers_are_in_the_documented_order():
+    assert layer_of(f"{P}.k8s.scheduling") < layer_of(f"{P}.check.conformance") < layer_of(f"{P}.analysis.simulator")
+    assert layer_of(f"{P}.analysis.simulator") < layer_of(f"{P}.check.rules.limits") < layer_of(f"{P}.pools._node_pool")
+    known = modules()
+    graph = imports(known)
+    assert f"{P}.k8s.windows" in graph[f"{P}.pools._node_pool"]  # windows moved down, written by pools
+    assert f"{P}.check._problems" in graph[f"{P}.check._cel"]
+
+
+def test_no_module_in_check_is_over_600_lines():
+    long = {str(p.relative_to(SOURCE)): n for p in (SOURCE / P / "check").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert long == {}
