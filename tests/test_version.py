@@ -18,7 +18,7 @@ APACHE_2_0_SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc5
 def test_the_version_has_one_source() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "karpenter_gpu.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "karpenter_gpu._version.__version__"}
     assert karpenter_gpu.__version__.count(".") == 2
 
 

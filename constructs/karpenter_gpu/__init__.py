@@ -18,11 +18,9 @@ explain, diff; ``cli/`` the command line.
 from __future__ import annotations
 
 from karpenter_gpu import _startup
+from karpenter_gpu._version import __version__ as __version__  # its one source: pyproject.toml reads it
 
 _startup.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env var only, starts nothing
-
-#: The package version, its one source (pyproject.toml reads it: ``dynamic = ["version"]``).
-__version__ = "0.1.0"
 
 # Not ``typing.TYPE_CHECKING``: the wheel's start-up file imports this module in every interpreter, and
 # ``typing`` alone would double what that costs. Type checkers treat any ``TYPE_CHECKING`` name as true.

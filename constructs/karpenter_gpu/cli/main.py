@@ -13,7 +13,7 @@ import sys
 import traceback
 from typing import NoReturn
 
-import karpenter_gpu
+from karpenter_gpu._version import __version__
 from karpenter_gpu.check.crd_source import CrdSourceError
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 
@@ -55,7 +55,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     """
     parser = Parser(prog=PROG, description="Checks for Karpenter GPU manifests. Exit codes: 0 clean, "
                                            "1 findings or a --fail-on hit, 2 usage or input error.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {karpenter_gpu.__version__}")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     # Each command module pulls in only what it needs (none starts Node.js).
     wanted = [argv[0]] if argv and argv[0] in COMMANDS else COMMANDS

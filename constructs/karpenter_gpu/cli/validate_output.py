@@ -13,7 +13,7 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import karpenter_gpu
+from karpenter_gpu._version import __version__
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.validate import Report
 from karpenter_gpu.errors import CODES
@@ -74,7 +74,7 @@ def as_sarif(report: Report, root: str, *, verbose: bool) -> str:
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
         "runs": [{
-            "tool": {"driver": {"name": "karpenter-gpu", "version": karpenter_gpu.__version__, "rules": rules}},
+            "tool": {"driver": {"name": "karpenter-gpu", "version": __version__, "rules": rules}},
             "results": results,
         }],
     }
