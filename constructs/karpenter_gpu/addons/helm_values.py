@@ -54,7 +54,7 @@ class HelmValues(ScopedConstruct):
                   f"helm upgrade --install <release> {self.chart} --version {self.version} -f <this file>",
                   *self.notes()]
         return "".join(f"# {line}\n" for line in header) + dump(  # LibYAML's emitter: same text, faster
-            values, sort_keys=False, default_flow_style=False, width=120)
+            values, block_text=True, sort_keys=False, default_flow_style=False, width=120)
 
 
 def helm_values_in(scope: Construct) -> list[HelmValues]:
