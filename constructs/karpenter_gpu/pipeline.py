@@ -199,7 +199,7 @@ def _synth_into(items: list[Any], out: Path, crd_dir: Path, strict: bool) -> Rep
 def _render(items: list[Any], staging: Path) -> None:
     import cdk8s
 
-    from karpenter_gpu.addons.helm_values import helm_values_in
+    from karpenter_gpu.addons.helm_values import helm_values_in, writing_values
     from karpenter_gpu.gpu_platform import GpuPlatform, PlatformConfig
 
     seen: dict[str, str] = {}
@@ -243,10 +243,11 @@ def _render(items: list[Any], staging: Path) -> None:
     for _, app, _ in built:
         finalize(app)  # objects derived from the final tree, per-cluster uniqueness: a coded error, nothing written
     for env_dir, app, own in built:
-        if own:
-            _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
-        else:
-            _write_app(app, env_dir)
+        with writing_values():  # written below: the App's own synth needs no notice (KG809)
+            if own:
+                _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
+            else:
+                _write_app(app, env_dir)
         values = helm_values_in(app)
         if values:
             (env_dir / HELM_DIR).mkdir(exist_ok=True)
