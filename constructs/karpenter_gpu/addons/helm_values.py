@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import sys
 from contextvars import ContextVar
-from typing import Any, Iterator
+from types import FrameType
+from typing import Any, Iterator, cast
 
 import cdk8s
 import jsii
@@ -38,7 +39,7 @@ class HelmValues(ScopedConstruct):
         root = self.node.root
         if ref_of(root) not in _NOTICED:
             _NOTICED.add(ref_of(root))
-            root.node.add_validation(_UnwrittenValuesNotice(root))
+            root.node.add_validation(_UnwrittenValuesNotice(cast(Construct, root)))
         self.chart, self.version, self.file_name = chart, version, file_name
         self._fixed = values
 
@@ -114,7 +115,7 @@ class _UnwrittenValuesNotice:
 
 def _in_app_synth() -> bool:
     """Whether an ``App.synth()`` / ``App.synth_yaml()`` call of Python code is on the stack."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name in ("synth", "synth_yaml") and isinstance(frame.f_locals.get("self"), cdk8s.App):
             return True

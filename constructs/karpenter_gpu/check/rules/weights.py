@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_list
 from karpenter_gpu.check.rules._registry import rule
@@ -25,6 +27,16 @@ def competes(env: Environment, pool: Pool, other: Pool) -> bool:
     return any(c.capacity.get(resource, 0) > 0 for c in report.candidates)
 
 
+def rivals(env: Environment, pool: Pool, keep: Callable[[Pool], bool]) -> list[Pool]:
+    """The other dynamic pools of the environment that can serve ``pool``'s pods (:func:`competes`) and ``keep``."""
+    return [p for p in env.pools if p is not pool and not p.static and keep(p) and competes(env, pool, p)]
+
+
+def _shown(pools: list[Pool]) -> str:
+    """The first three pools with their weights, for a message."""
+    return ", ".join(f"{p.name} ({_weight(p)})" for p in pools[:3]) + (", …" if len(pools) > 3 else "")
+
+
 @rule("KG404", Severity.WARNING, "unweighted dynamic pool beside weighted pools that can serve its pods")
 def kg404_weight(env: Environment) -> None:
     """What it checks: a dynamic NodePool without ``spec.weight`` while weighted dynamic pools of the environment
@@ -43,13 +55,11 @@ def kg404_weight(env: Environment) -> None:
     for pool in env.pools:
         if pool.static or pool.weight is not None:
             continue
-        weighted = [p for p in env.pools if p is not pool and not p.static and p.weight is not None
-                    and competes(env, pool, p)]
+        weighted = rivals(env, pool, lambda p: p.weight is not None)
         if not weighted:
             continue
-        shown = ", ".join(f"{p.name} ({p.weight})" for p in weighted[:3]) + (", …" if len(weighted) > 3 else "")
         pool.add("KG404", "spec.weight",
-                 f"dynamic pool without spec.weight while {shown}, which can serve the same pods (its taints are "
+                 f"dynamic pool without spec.weight while {_shown(weighted)}, which can serve the same pods (its taints are "
                  "tolerated by them and they launch instance types its pods fit), have one: no weight means weight 0, "
                  "so Karpenter tries this pool only after those and it becomes their last resort; fix: set "
                  "spec.weight (1..100) to rank it, or acknowledge KG404 if last resort is intended")
@@ -93,13 +103,11 @@ def kg463_reserved_outranks(env: Environment) -> None:
         if pool.static or not selects_reservations(env, pool):
             continue
         own = _weight(pool)
-        rivals = [p for p in env.pools if p is not pool and not p.static and _weight(p) >= own
-                  and not selects_reservations(env, p) and competes(env, pool, p)]
-        if not rivals:
+        above = [p for p in rivals(env, pool, lambda p: not selects_reservations(env, p)) if _weight(p) >= own]
+        if not above:
             continue
-        shown = ", ".join(f"{p.name} ({_weight(p)})" for p in rivals[:3]) + (", …" if len(rivals) > 3 else "")
         pool.add("KG463", "spec.weight",
-                 f"pool launching reserved capacity with weight {own} while {shown}, which can serve the same pods, "
+                 f"pool launching reserved capacity with weight {own} while {_shown(above)}, which can serve the same pods, "
                  "rank at or above it: Karpenter tries pools by weight (equal weights by name, descending), so those "
                  "take the pods while the reservation stays idle; fix: give this pool a weight strictly above theirs "
                  "(at most 100), or acknowledge KG463 if the other pool is meant to win")
