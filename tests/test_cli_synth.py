@@ -97,16 +97,21 @@ def test_the_ok_line_escapes_control_characters_in_the_path(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("source, reference, raised", [
-    ("raise RuntimeError('no cluster config')\n", "broken_app:ENVS", "importing it raised RuntimeError: no cluster"),
-    ("import not_installed_dependency\n", "broken_app:ENVS", "importing it raised ModuleNotFoundError"),
-    ("def build():\n    return {}['missing']\n", "broken_app:build", "calling it raised KeyError: 'missing'"),
-], ids=["import-time", "missing-dependency", "when-called"])
+    ("raise RuntimeError('no cluster config')\n", "broken_app:ENVS",
+     "importing it raised RuntimeError at {app}:1: no cluster"),
+    ("import not_installed_dependency\n", "broken_app:ENVS", "importing it raised ModuleNotFoundError at {app}:1:"),
+    ("def build():\n    return {}['missing']\n", "broken_app:build", "calling it raised KeyError at {app}:2: 'missing'"),
+    # The innermost frame of the user's code, not of the standard library it called.
+    ("import json\n\ndef build():\n    return json.loads('{')\n", "broken_app:build",
+     "calling it raised JSONDecodeError at {app}:4: Expecting"),
+], ids=["import-time", "missing-dependency", "when-called", "in-a-library-it-called"])
 def test_an_exception_of_the_app_code_is_kg808_naming_it(source, reference, raised, tmp_path, monkeypatch, capsys):
     (tmp_path / "broken_app.py").write_text(source)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "broken_app", raising=False)
     assert main(["synth", "--app", reference, "--out", str(tmp_path / "dist")]) == 2
     err = capsys.readouterr().err
+    raised = raised.format(app=tmp_path / "broken_app.py")
     assert err.startswith(f"error: [KG808] --app={reference!r}") and raised in err and len(err.splitlines()) == 1
     assert "KG919" not in err and not (tmp_path / "dist").exists()
 

@@ -257,6 +257,14 @@ def test_time_slicing_device_plugin_config(platform):
     assert values.values["devicePlugin"]["enabled"] is True
 
 
+def test_time_slicing_config_is_written_as_a_block_scalar(platform):
+    values = GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4)
+    text = values.to_yaml()
+    assert "      any: |\n        version: v1\n        sharing:\n          timeSlicing:\n" in text
+    assert "\\n" not in text  # no escaped line feeds: the embedded file reads as a file
+    assert yaml.safe_load(text)["devicePlugin"]["config"] == values.values["devicePlugin"]["config"]
+
+
 def test_time_slicing_creates_the_overlays(platform):
     values = GpuOperatorValues(platform, "GpuOperator", time_slicing_replicas=4, overlay_weight=200)
     overlays = [m for m in manifests(platform) if m["kind"] == "NodeOverlay"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cdk8s
 import pytest
 
-from karpenter_gpu import (CapacityType, GpuInferencePool, GpuPlatform, HybridGpuNodeGroupProps, KarpenterGpuError,
+from karpenter_gpu import (CapacityType, GpuInferencePool, GpuInferencePoolProps, GpuPlatform, HybridGpuNodeGroupProps, KarpenterGpuError,
                            PlatformConfig, PlatformNodeClass, Taint, finalize)
 from karpenter_gpu.check.conformance import validate_manifest
 from karpenter_gpu.check.findings import Severity
@@ -98,6 +98,33 @@ def test_fails_when_config_is_bad(change, code, prop):
         GpuPlatform(cdk8s.Testing.app(), **config_with(**change))
     assert exc.value.code == code
     assert exc.value.prop.startswith(prop)
+
+
+def test_fails_when_a_pool_prop_is_bad_naming_the_environment_the_kind_and_the_pool():
+    data = config_with()
+    second = data["inference"][1]
+    data["inference"] = (data["inference"][0], {**{k: getattr(second, k) for k in second.model_fields_set},
+                                                "weight": 300})
+    for build in (lambda: GpuPlatform(cdk8s.Testing.app(), **data), lambda: PlatformConfig(**data)):
+        with pytest.raises(KarpenterGpuError) as exc:
+            build()
+        assert exc.value.code == "KG131" and exc.value.prop == "inference[1].weight"
+        assert str(exc.value).startswith(
+            "[KG131] environment 'prod', GpuInferencePool 'search-inference': inference[1].weight=300 ")
+
+
+def test_fails_when_pool_props_built_alone_are_bad_naming_the_kind_and_the_pool():
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePoolProps(name="search-inference", gpu_limit=4, weight=300)
+    assert str(exc.value).startswith("[KG131] GpuInferencePoolProps 'search-inference': weight=300 ")
+
+
+def test_fails_when_a_pool_is_refused_at_construction_naming_the_environment_and_the_pool():
+    # The reserved pool moved onto a node class that selects no reservation: refused by the pool's constructor.
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuPlatform(cdk8s.Testing.app(), **config_with(pool_node_classes={"gpu-training-reserved": "gpu-inference"}))
+    assert exc.value.code == "KG191"
+    assert exc.value.path == "environment 'prod', ReservedCapacityPool 'gpu-training-reserved' (prod/Reserved)"
 
 
 def test_staging_spot_ladder_weights_strictly_ordered():

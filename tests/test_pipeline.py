@@ -181,6 +181,28 @@ def test_validation_failure_keeps_the_old_output(tmp_path, trees):
         synth([app], out)
     assert failed.value.code == "KG801" and "KG300" in {f.code for f in failed.value.report.findings}
     assert tree(out) == trees["a"] and leftovers(out) == []
+    # The library prints nothing: the message itself carries the failing findings and their count.
+    errors = [f.line() for f in failed.value.report.findings if f.severity == "error"]
+    message = str(failed.value)
+    assert f"correct the {len(errors)} failing finding" in message and errors[0] in message
+    assert "printed above" not in message and len(message.splitlines()) == 1
+
+
+def test_validation_failure_message_quotes_the_first_findings_and_counts_the_rest(tmp_path):
+    from karpenter_gpu.check.findings import Finding, Severity
+    from karpenter_gpu.check.validate import Report
+
+    findings = tuple(Finding(f"dev/NodePool.p{i}.k8s.yaml", "NodePool", f"p{i}", "spec.weight", "KG300",
+                             Severity.ERROR, "too big") for i in range(5))
+    warning = Finding("dev/NodePool.w.k8s.yaml", "NodePool", "w", "spec", "KG401", Severity.WARNING, "a warning")
+    report = Report(findings + (warning,), objects=6, files=6)
+    message = str(pipeline.SynthFailed(report, tmp_path / "dist"))
+    assert "correct the 5 failing findings: " in message and "(and 2 more in .report.findings)" in message
+    assert findings[2].line() in message and findings[3].line() not in message and "KG401" not in message
+    strict = str(pipeline.SynthFailed(report, tmp_path / "dist", strict=True))
+    assert "correct the 6 failing findings" in strict
+    printed = str(pipeline.SynthFailed(report, tmp_path / "dist", printed=True))
+    assert "printed above" in printed and findings[0].line() not in printed
 
 
 def _child(script: str, env: dict[str, str] | None = None, umask: int | None = None) -> subprocess.Popen:

@@ -6,7 +6,8 @@ import itertools
 
 import pytest
 
-from karpenter_gpu import CapacityType, GpuNodeClass, KarpenterGpuError, Label, Taint, TaintEffect
+from karpenter_gpu import (CapacityType, GpuNodeClass, KarpenterGpuError, Label, ReservedCapacityPoolProps, Taint,
+                           TaintEffect)
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools, derived_weights
 from tests.conftest import manifests
@@ -45,22 +46,29 @@ def test_derived_weights_strictly_decreasing_on_every_pool(chart, node_class):
     pools = nodepools(chart)
     assert len(pools) == 3
     assert all("weight" in p["spec"] for p in pools)
-    assert [p["spec"]["weight"] for p in pools] == [100, 90, 80]
+    assert [p["spec"]["weight"] for p in pools] == [90, 80, 70]
 
 
-@pytest.mark.parametrize("count", [1, 10, 11, 100])
-def test_derived_weights_fit_the_crd_range(count):
+@pytest.mark.parametrize("count", [1, 9, 10, 11, 90, 91, 99])
+def test_derived_weights_fit_the_crd_range_below_the_reserved_pool_default(count):
     weights = derived_weights(count)
     assert len(weights) == count
-    assert weights[0] == 100
-    assert all(1 <= w <= 100 for w in weights)
+    reserved_default = ReservedCapacityPoolProps.model_fields["weight"].default
+    assert weights[0] < reserved_default == 100  # a reserved pool with its default outranks every tier (KG463)
+    assert all(1 <= w for w in weights)
     assert all(a > b for a, b in itertools.pairwise(weights))
 
 
-def test_derived_weights_step_ten_up_to_ten_tiers():
-    assert derived_weights(3) == (100, 90, 80)
-    assert derived_weights(10)[-1] == 10
-    assert derived_weights(100)[-1] == 1
+def test_derived_weights_step_ten_up_to_nine_tiers():
+    assert derived_weights(3) == (90, 80, 70)
+    assert derived_weights(9)[-1] == 10
+    assert derived_weights(99)[-1] == 1
+
+
+def test_fails_when_weights_are_derived_for_more_tiers_than_fit_below_the_reserved_default(chart, node_class):
+    tiers = tuple(A10G_SPOT.model_copy(update={"suffix": f"t{i}"}) for i in range(100))
+    err = _fails(chart, node_class, tiers=tiers, on_demand_floor=None)
+    assert err.prop == "tiers" and "at most 99 tiers when weights are derived" in str(err)
 
 
 def test_given_weights_are_used(chart, node_class):
@@ -100,7 +108,7 @@ def test_capacity_types_and_gpus_per_tier(chart, node_class):
 def test_ladder_without_floor(chart, node_class):
     ladder(chart, node_class, on_demand_floor=None)
     pools = nodepools(chart)
-    assert [p["spec"]["weight"] for p in pools] == [100, 90]
+    assert [p["spec"]["weight"] for p in pools] == [90, 80]
     assert all(reqs(p)[Label.CAPACITY_TYPE] == ("In", ["spot"]) for p in pools)
 
 

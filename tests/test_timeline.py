@@ -72,3 +72,36 @@ def test_hostile_pool_name_and_title_stay_text_in_a_well_formed_svg():
     row = escape.plain(HOSTILE_NAME)
     assert row in texts and any(t.startswith(f"env {row}: disruption windows") for t in texts)
     assert all(t.isprintable() for t in texts)  # the \r, \n, ESC and U+202E are shown as escapes
+
+
+def budget_pool(schedule: str, duration: str = "1h", name: str = "p") -> dict:
+    return {"metadata": {"name": name},
+            "spec": {"disruption": {"budgets": [{"nodes": "0", "schedule": schedule, "duration": duration}]}}}
+
+
+def test_a_monthly_budget_is_drawn_only_on_its_day_of_the_month():
+    # The reference week is Monday 2027-01-04 .. Sunday 2027-01-10: the 1st is not in it, the 5th (a Tuesday) is.
+    assert blocks(budget_pool("0 9 1 * *")) == []
+    assert blocks(budget_pool("0 9 5 * *")) == [Block(1 * DAY + 540, 1 * DAY + 600, ())]
+    assert blocks(budget_pool("@monthly")) == []
+    assert blocks(budget_pool("0 9 * 2 *")) == []  # February only
+
+
+def test_a_weekday_budget_is_drawn_monday_to_friday():
+    assert blocks(budget_pool("0 9 * * 1-5")) == [Block(d * DAY + 540, d * DAY + 600, ()) for d in range(5)]
+
+
+def test_day_of_month_and_day_of_week_both_given_match_either_as_cron_does():
+    # 0 9 5 * SAT: the 5th (Tuesday) or any Saturday (the 9th).
+    assert blocks(budget_pool("0 9 5 * SAT")) == [Block(1 * DAY + 540, 1 * DAY + 600, ()),
+                                                  Block(5 * DAY + 540, 5 * DAY + 600, ())]
+
+
+def test_a_schedule_karpenter_cannot_parse_is_not_drawn():
+    assert blocks(budget_pool("0 9 * * 7")) == []  # day of week 0-6: refused by Budget too (KG152)
+
+
+def test_svg_says_a_dated_budget_is_shown_for_this_week_only():
+    drawing = svg([budget_pool("0 9 1 * *", name="monthly"), budget_pool("0 9 * * 1-5", name="weekdays")])
+    texts = [t.text for t in ET.fromstring(drawing).iter("{http://www.w3.org/2000/svg}text")]
+    assert "monthly (dated budget: this week only)" in texts and "weekdays" in texts

@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, echo
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -76,12 +76,23 @@ class Props(BaseModel):
             check_known(type(self), data)  # first: a subclass's own before-validators run ahead of the base's
             super().__init__(**data)
         except KarpenterGpuError as err:
-            err.relative = True
-            raise
+            located = _named(err, type(self), data)
+            located.relative = True
+            raise located from None
         except ValidationError as err:
-            coded = to_coded(err, model=type(self))
+            coded = _named(to_coded(err, model=type(self)), type(self), data)
             coded.relative = True  # its prop is relative to this model; an enclosing model prefixes it
             raise coded from None
+
+
+def _named(err: KarpenterGpuError, model: type[BaseModel], data: Mapping[str, Any]) -> KarpenterGpuError:
+    """``err`` located at the object being built, when nothing more precise is known: a props model of a named
+    object (a pool, a ladder, a node group) says which one (``GpuInferencePoolProps 'search-inference'``), since
+    an error raised while the user builds it has no construct path yet."""
+    name = data.get("name")
+    if err.path is not None or "name" not in model.model_fields or not isinstance(name, str) or err.prop == "name":
+        return err
+    return err.at(path=f"{model.__name__} {echo(name)}")
 
 
 def _loc(loc: tuple[Any, ...]) -> str:

@@ -183,6 +183,8 @@ CODES: dict[str, str] = {
     "KG806": "synth output folder is a repository root (holds .git) or a folder of Python source the app runs",
     "KG807": "synth lock not acquired within --lock-timeout (another synth holds it)",
     "KG808": "the --app code raised an exception (at import or when called)",
+    "KG809": "note: App.synth() wrote the manifests but not the Helm values files (use karpenter_gpu.synth or "
+             "helm_values_in)",
     # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
     "KG820": "props= and keyword props given together",
 }

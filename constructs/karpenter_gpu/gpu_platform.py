@@ -7,7 +7,8 @@ dev/staging/prod stacks are three such configs.
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, Mapping, cast
+import re
+from typing import Annotated, Any, Callable, Mapping, TypeVar, cast
 
 import cdk8s
 from constructs import Construct
@@ -20,7 +21,7 @@ from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, remember_parent, sorted_by_name
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
 from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
@@ -43,6 +44,8 @@ from karpenter_gpu.pools.reserved_capacity_pool import ReservedCapacityPool, Res
 from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool, StaticCapacityPoolProps
 from karpenter_gpu.pools.tiered_spot_pools import TieredSpotPools, TieredSpotPoolsProps
 
+
+T = TypeVar("T")
 
 #: The built-in node classes of a platform and the pools that use them by default.
 INFERENCE_CLASS, TRAINING_CLASS, RESERVED_CLASS = "gpu-inference", "gpu-training", "gpu-reserved"
@@ -143,6 +146,14 @@ class PlatformConfig(Props):
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
 
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except KarpenterGpuError as err:
+            located = err.at(path=where_in_config(data, err.prop))  # replaces a nested model's own label
+            located.relative = True
+            raise located from None
+
     @model_validator(mode="after")
     def _check(self) -> "PlatformConfig":
         if self.reserved and not self.reservations:
@@ -182,6 +193,39 @@ class PlatformConfig(Props):
 
     def node_class_of(self, name: str, default: str) -> str:
         return self.pool_node_classes.get(name, default)
+
+
+#: The construct each pool field of a PlatformConfig makes, as errors name it.
+POOL_KINDS: dict[str, str] = {
+    "inference": "GpuInferencePool", "training": "GpuTrainingPool", "tiers": "TieredSpotPools",
+    "static": "StaticCapacityPool", "reserved": "ReservedCapacityPool", "hybrid": "HybridGpuNodeGroup",
+    "mig": "MigPartitionedPool", "neuron_inference": "NeuronInferencePool", "neuron_training": "NeuronTrainingPool",
+    "node_classes": "PlatformNodeClass", "discourage_overlays": "NodeOverlayDiscourage",
+    "gpu_capacity_overlays": "GpuCapacityOverlay",
+}
+_ITEM = re.compile(r"^(\w+)\[(\d+)\]")
+
+
+def _where(environment: Any, kind: str | None = None, name: Any = None) -> str:
+    parts = [f"environment {echo(environment)}" if isinstance(environment, str) else "PlatformConfig"]
+    if kind is not None:
+        parts.append(f"{kind} {echo(name)}" if isinstance(name, str) else kind)
+    return ", ".join(parts)
+
+
+def where_in_config(data: Mapping[str, Any], prop: str) -> str:
+    """Where an error of a PlatformConfig built from ``data`` lies: the environment, and for a prop of one of its
+    pools (``inference[1].weight``) the kind and name of that pool (``environment 'prod', GpuInferencePool
+    'search-inference'``)."""
+    item = _ITEM.match(prop)
+    if item is None or item.group(1) not in POOL_KINDS:
+        return _where(data.get("environment"))
+    group = data.get(item.group(1))
+    group = (group,) if isinstance(group, (Props, Mapping)) else group
+    index = int(item.group(2))
+    entry = group[index] if isinstance(group, (list, tuple)) and index < len(group) else None
+    name = entry.get("name") if isinstance(entry, Mapping) else getattr(entry, "name", None)
+    return _where(data.get("environment"), POOL_KINDS[item.group(1)], name)
 
 
 def _closest(word: str, choices: list[str]) -> str:
@@ -248,7 +292,10 @@ class GpuPlatform(cdk8s.Chart):
     def __init__(self, scope: Construct, id: str | None = None, *, props: PlatformConfig | None = None,
                  **kwargs: Unpack[GpuPlatformKwargs]) -> None:
         """Keyword props (see :class:`PlatformConfig` for defaults) or ``props=``, not both (KG820)."""
-        cfg = build(PlatformConfig, id or "GpuPlatform", props, **kwargs)
+        try:
+            cfg = build(PlatformConfig, None, props, **kwargs)
+        except KarpenterGpuError as err:  # located in the config (environment, pool) unless only the chart is known
+            raise (err if err.path else err.at(path=id or "GpuPlatform")) from None
         if not cfg.group_names() and not cfg.hybrid:
             raise KarpenterGpuError("KG170", prop="inference", value=(),
                                     allowed="at least one pool (inference, training, tiers, static, reserved, mig, "
@@ -289,39 +336,32 @@ class GpuPlatform(cdk8s.Chart):
         def cid(kind: str, group: tuple, name: str) -> str:  # ids of the single-pool form stay as they were
             return kind if len(group) == 1 else f"{kind}-{name}"
 
-        self.inference: tuple[GpuInferencePool, ...] = tuple(
-            GpuInferencePool(self, cid("Inference", cfg.inference, p.name), node_class=cls(p.name, INFERENCE_CLASS),
-                             props=p) for p in cfg.inference)
-        self.training: tuple[GpuTrainingPool, ...] = tuple(
-            GpuTrainingPool(self, cid("Training", cfg.training, p.name), node_class=cls(p.name, TRAINING_CLASS),
-                            props=p) for p in cfg.training)
-        self.tiers: tuple[TieredSpotPools, ...] = tuple(
-            TieredSpotPools(self, cid("Tiers", cfg.tiers, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p)
-            for p in cfg.tiers)
-        self.static: tuple[StaticCapacityPool, ...] = tuple(
-            StaticCapacityPool(self, cid("Static", cfg.static, p.name), node_class=cls(p.name, INFERENCE_CLASS),
-                               props=p) for p in cfg.static)
-        self.reserved: tuple[ReservedCapacityPool, ...] = tuple(
-            ReservedCapacityPool(self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS),
-                                 props=p) for p in cfg.reserved)
-        self.hybrid: tuple[HybridGpuNodeGroup, ...] = tuple(
-            HybridGpuNodeGroup(self, f"Hybrid-{g.name}", props=g) for g in cfg.hybrid)
-        self.mig: tuple[MigPartitionedPool, ...] = tuple(
+        each = self._each
+        self.inference: tuple[GpuInferencePool, ...] = each("inference", lambda p: GpuInferencePool(
+            self, cid("Inference", cfg.inference, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
+        self.training: tuple[GpuTrainingPool, ...] = each("training", lambda p: GpuTrainingPool(
+            self, cid("Training", cfg.training, p.name), node_class=cls(p.name, TRAINING_CLASS), props=p))
+        self.tiers: tuple[TieredSpotPools, ...] = each("tiers", lambda p: TieredSpotPools(
+            self, cid("Tiers", cfg.tiers, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
+        self.static: tuple[StaticCapacityPool, ...] = each("static", lambda p: StaticCapacityPool(
+            self, cid("Static", cfg.static, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
+        self.reserved: tuple[ReservedCapacityPool, ...] = each("reserved", lambda p: ReservedCapacityPool(
+            self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS), props=p))
+        self.hybrid: tuple[HybridGpuNodeGroup, ...] = each("hybrid", lambda g: HybridGpuNodeGroup(
+            self, f"Hybrid-{g.name}", props=g))
+        self.mig: tuple[MigPartitionedPool, ...] = each("mig", lambda p: MigPartitionedPool(
             # An Auto Mode class named in pool_node_classes is refused by the pool itself (KG221).
-            MigPartitionedPool(self, cid("Mig", cfg.mig, p.name),
-                               node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p)
-            for p in cfg.mig)
-        self.neuron_inference: tuple[NeuronInferencePool, ...] = tuple(
-            NeuronInferencePool(self, cid("NeuronInference", cfg.neuron_inference, p.name),
-                                node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p)
-            for p in cfg.neuron_inference)  # an Auto Mode class is refused by the pool (KG265), as for MIG
-        self.neuron_training: tuple[NeuronTrainingPool, ...] = tuple(
-            NeuronTrainingPool(self, cid("NeuronTraining", cfg.neuron_training, p.name),
-                               node_class=cast(GpuNodeClass, cls(p.name, TRAINING_CLASS)), props=p)
-            for p in cfg.neuron_training)
-        self.overlays = tuple(
-            [NodeOverlayDiscourage(self, f"Discourage-{o.name}", **_fields(o)) for o in cfg.discourage_overlays]
-            + [GpuCapacityOverlay(self, f"GpuCapacity-{o.name}", **_fields(o)) for o in cfg.gpu_capacity_overlays])
+            self, cid("Mig", cfg.mig, p.name), node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p))
+        self.neuron_inference: tuple[NeuronInferencePool, ...] = each("neuron_inference", lambda p: NeuronInferencePool(
+            self, cid("NeuronInference", cfg.neuron_inference, p.name),
+            node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p))  # Auto Mode: KG265, as for MIG
+        self.neuron_training: tuple[NeuronTrainingPool, ...] = each("neuron_training", lambda p: NeuronTrainingPool(
+            self, cid("NeuronTraining", cfg.neuron_training, p.name),
+            node_class=cast(GpuNodeClass, cls(p.name, TRAINING_CLASS)), props=p))
+        self.overlays = (each("discourage_overlays", lambda o: NodeOverlayDiscourage(
+                             self, f"Discourage-{o.name}", **_fields(o)))
+                         + each("gpu_capacity_overlays", lambda o: GpuCapacityOverlay(
+                             self, f"GpuCapacity-{o.name}", **_fields(o))))
         by_name = {p.name: p for p in self.pools}
         for pool_name, code, reason in cfg.acknowledgements:
             if pool_name not in by_name:
@@ -343,6 +383,18 @@ class GpuPlatform(cdk8s.Chart):
         self.neuron_device_plugin = (NeuronDevicePluginValues(self, "NeuronDevicePlugin", props=cfg.neuron_device_plugin)
                                      if cfg.neuron_inference or cfg.neuron_training else None)
         register_derived(self)
+
+    def _each(self, field: str, make: Callable[[Any], T]) -> tuple[T, ...]:
+        """One construct per entry of the config's ``field``; an error raised while building one names the
+        environment, the kind and the name of the entry, and the construct path."""
+        made = []
+        for entry in getattr(self.config, field):
+            try:
+                made.append(make(entry))
+            except KarpenterGpuError as err:
+                where = _where(self.config.environment, POOL_KINDS[field], entry.name)
+                raise err.at(path=f"{where} ({err.path})" if err.path else where) from None
+        return tuple(made)
 
     # -- node classes by role (None when no pool uses them) ------------------------------------
     @property

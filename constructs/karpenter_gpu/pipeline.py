@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from karpenter_gpu._fs import os_error, printable
 from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -87,15 +88,35 @@ _IN_PLACE = re.compile(r"\.karpenter-gpu-(new|old)-\d+-[0-9a-f]{8}")
 
 
 class SynthFailed(KarpenterGpuError):
-    """The synthesized manifests have validation errors; the output folder was left as it was."""
+    """The synthesized manifests have validation errors; the output folder was left as it was.
 
-    def __init__(self, report: Report, outdir: Path) -> None:
+    The message carries the first :data:`LISTED` failing findings (each names its file, object and field) and
+    how many there are; ``.report`` holds them all. ``printed``: the caller printed every finding itself (the
+    command line), so the message only points at them.
+    """
+
+    #: Failing findings quoted in the message: one line stays readable, ``.report`` has the rest.
+    LISTED = 3
+
+    def __init__(self, report: Report, outdir: Path, strict: bool = False, printed: bool = False) -> None:
         self.report = report
+        self.outdir = outdir
+        self.strict = strict
+        failing = [f for f in report.findings
+                   if f.severity == Severity.ERROR or (strict and f.severity == Severity.WARNING)]
+        if printed:
+            which = "correct the findings printed above (each names its file, object and field)"
+        else:
+            more = f" (and {len(failing) - self.LISTED} more in .report.findings)" if len(failing) > self.LISTED else ""
+            which = (f"correct the {len(failing)} failing finding{'s' if len(failing) != 1 else ''}: "
+                     + " | ".join(f.line() for f in failing[:self.LISTED]) + more)
         super().__init__(
             "KG801", prop="output", value=str(outdir),
             allowed=f"manifests without validation errors; this output has {report.summary()}",
-            fix="correct the findings printed above (each names its file, object and field); "
-                f"{outdir.name}/ was left unchanged")
+            fix=f"{which}; {outdir.name}/ was left unchanged")
+
+    def __reduce__(self):  # pickled with its report, not as a plain KarpenterGpuError
+        return (SynthFailed, (self.report, self.outdir, self.strict))
 
 
 def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str | Path | None = None,
@@ -158,7 +179,7 @@ def _synth_into(items: list[Any], out: Path, crd_dir: Path, strict: bool) -> Rep
         _render(items, staging)
         report = validate_dir(staging, crd_dir)
         if report.failed(strict):
-            raise SynthFailed(report, out)
+            raise SynthFailed(report, out, strict)
         _write_marker(staging)
         os.unlink(staging / PROOF)  # the marker proves it from here on; the output holds no proof file
         _install(staging, out)
@@ -178,7 +199,7 @@ def _synth_into(items: list[Any], out: Path, crd_dir: Path, strict: bool) -> Rep
 def _render(items: list[Any], staging: Path) -> None:
     import cdk8s
 
-    from karpenter_gpu.addons.helm_values import helm_values_in
+    from karpenter_gpu.addons.helm_values import helm_values_in, writing_values
     from karpenter_gpu.gpu_platform import GpuPlatform, PlatformConfig
 
     seen: dict[str, str] = {}
@@ -222,10 +243,11 @@ def _render(items: list[Any], staging: Path) -> None:
     for _, app, _ in built:
         finalize(app)  # objects derived from the final tree, per-cluster uniqueness: a coded error, nothing written
     for env_dir, app, own in built:
-        if own:
-            _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
-        else:
-            _write_app(app, env_dir)
+        with writing_values():  # written below: the App's own synth needs no notice (KG809)
+            if own:
+                _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
+            else:
+                _write_app(app, env_dir)
         values = helm_values_in(app)
         if values:
             (env_dir / HELM_DIR).mkdir(exist_ok=True)

@@ -8,13 +8,24 @@ tree, so the order in which constructs were created does not matter.
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import sys
+from contextvars import ContextVar
+from types import FrameType
+from typing import Any, Iterator, cast
 
+import cdk8s
+import jsii
 from karpenter_gpu.k8s.reader import dump
-from constructs import Construct
+from constructs import Construct, IValidation
 
 from karpenter_gpu._props import path_of
-from karpenter_gpu.cluster import register_file, ScopedConstruct
+from karpenter_gpu.cluster import ref_of, register_file, ScopedConstruct
+
+#: Set while :func:`karpenter_gpu.synth` synthesizes an app: it writes the values itself.
+_WRITING: ContextVar[bool] = ContextVar("karpenter_gpu_writing_values", default=False)
+#: App roots that carry the notice (one validation per App).
+_NOTICED: set[str] = set()
 
 
 class HelmValues(ScopedConstruct):
@@ -25,6 +36,10 @@ class HelmValues(ScopedConstruct):
                  values: dict[str, Any] | None = None) -> None:
         register_file(scope, file_name, path_of(scope, id))
         super().__init__(scope, id)
+        root = self.node.root
+        if ref_of(root) not in _NOTICED:
+            _NOTICED.add(ref_of(root))
+            root.node.add_validation(_UnwrittenValuesNotice(cast(Construct, root)))
         self.chart, self.version, self.file_name = chart, version, file_name
         self._fixed = values
 
@@ -54,9 +69,55 @@ class HelmValues(ScopedConstruct):
                   f"helm upgrade --install <release> {self.chart} --version {self.version} -f <this file>",
                   *self.notes()]
         return "".join(f"# {line}\n" for line in header) + dump(  # LibYAML's emitter: same text, faster
-            values, sort_keys=False, default_flow_style=False, width=120)
+            values, block_text=True, sort_keys=False, default_flow_style=False, width=120)
 
 
 def helm_values_in(scope: Construct) -> list[HelmValues]:
     """Every HelmValues construct at or below ``scope``, in tree order."""
     return [c for c in scope.node.find_all() if isinstance(c, HelmValues)]
+
+
+@contextlib.contextmanager
+def writing_values() -> Iterator[None]:
+    """While inside, the App's own synth writes no notice: the caller writes the Helm values itself."""
+    token = _WRITING.set(True)
+    try:
+        yield
+    finally:
+        _WRITING.reset(token)
+
+
+@jsii.implements(IValidation)
+class _UnwrittenValuesNotice:
+    """``App.synth()`` writes Kubernetes objects only: the Helm values files are not objects, so a plain synth
+    leaves them out. cdk8s runs the App's validations on every synth, a chart's ``Testing.synth`` and ``to_json``
+    included; this one speaks only when called from ``App.synth`` or ``App.synth_yaml`` (read from the Python
+    stack: jsii runs the callback inside that call) and not from :func:`karpenter_gpu.synth`, which writes them.
+    It says once per App on stderr how to get them (KG809), and never fails."""
+
+    def __init__(self, root: Construct) -> None:
+        self._root = root
+        self._told = False
+
+    def validate(self) -> list[str]:
+        if _WRITING.get() or self._told or not _in_app_synth():
+            return []
+        values = helm_values_in(self._root)
+        if values:
+            self._told = True
+            names = ", ".join(sorted({v.file_name for v in values}))
+            print(f"karpenter-gpu: note [KG809] the App's synth writes the manifests but not its {len(values)} Helm "
+                  f"values file(s) ({names}): synthesize with karpenter_gpu.synth([app], 'dist') to get them in "
+                  "<env>/helm/, or write each of karpenter_gpu.helm_values_in(app) yourself "
+                  "(values.file_name, values.to_yaml())", file=sys.stderr)
+        return []
+
+
+def _in_app_synth() -> bool:
+    """Whether an ``App.synth()`` / ``App.synth_yaml()`` call of Python code is on the stack."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name in ("synth", "synth_yaml") and isinstance(frame.f_locals.get("self"), cdk8s.App):
+            return True
+        frame = frame.f_back
+    return False

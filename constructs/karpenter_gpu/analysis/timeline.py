@@ -1,6 +1,7 @@
 """When each NodePool blocks voluntary disruption, over one week, as intervals and as an SVG picture.
 
-Budgets are read from the manifests (UTC cron ``schedule`` + ``duration``); a budget with
+Budgets are read from the manifests (UTC cron ``schedule`` + ``duration``, parsed as Karpenter does by
+:mod:`karpenter_gpu.k8s.cron`, day of month and month included); a budget with
 ``nodes: "0"`` blocks every voluntary disruption of its reasons while active. The week is shown
 in a chosen IANA zone for a fixed reference week (DST zones differ by an hour in summer).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, UTC
+from karpenter_gpu.k8s.cron import Cron
 from karpenter_gpu.k8s.views import NodePoolView
 from karpenter_gpu.k8s.windows import load_zone
 from karpenter_gpu.render import escape
@@ -17,9 +19,6 @@ from karpenter_gpu.render import escape
 #: Monday of the reference week, in January (northern-hemisphere standard time).
 REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=UTC)
 _WEEK = 7 * 24 * 60
-_DESCRIPTORS = {"@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@weekly": "0 0 * * 0",
-                "@hourly": "0 * * * *"}
-_DOW = {d: i for i, d in enumerate(("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"))}
 _BLOCKED, _CAPPED = "#c0392b", "#f0b429"
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:0s)?$")
 
@@ -33,28 +32,6 @@ class Block:
     reasons: tuple[str, ...]
 
 
-def _field(text: str, low: int, high: int, names: dict[str, int] | None = None) -> list[int]:
-    values: set[int] = set()
-    for part in text.split(","):
-        part, _, step_text = part.partition("/")
-        step = int(step_text) if step_text else 1
-        if part == "*":
-            lo, hi = low, high
-        else:
-            a, _, b = part.partition("-")
-            lo = names[a.upper()] if names and a.upper() in names else int(a)
-            hi = (names[b.upper()] if names and b.upper() in names else int(b)) if b else lo
-        values.update(range(lo, hi + 1, step))
-    return sorted(v % 7 if names else v for v in values)
-
-
-def _starts(schedule: str) -> list[int]:
-    """UTC start minutes within a Sunday-first week for a 5-field cron (month/day-of-month ignored)."""
-    fields = _DESCRIPTORS.get(schedule, schedule).split()
-    minutes, hours, dows = _field(fields[0], 0, 59), _field(fields[1], 0, 23), _field(fields[4], 0, 6, _DOW)
-    return [d * 1440 + h * 60 + m for d in dows for h in hours for m in minutes]
-
-
 def _minutes(duration: str) -> int:
     m = _DURATION.match(duration)
     return int(m.group(1) or 0) * 60 + int(m.group(2) or 0) if m else 0
@@ -66,19 +43,36 @@ def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[
     ``limited=True`` returns the scheduled budgets that cap disruption at a non-zero number instead.
     """
     tz = load_zone(zone)
-    # Minutes from local Monday 00:00 to the UTC Sunday 00:00 the cron week is counted from.
     local_monday = REFERENCE_MONDAY.replace(tzinfo=None)
-    utc_sunday = REFERENCE_MONDAY - timedelta(days=1)
+    begin = local_monday.replace(tzinfo=tz)  # the local week, as the UTC instants the schedules are read in
     out = []
     for budget in NodePoolView.of(nodepool).budgets:
         if "schedule" not in budget or (str(budget.get("nodes")) == "0") == limited:
             continue
+        schedule = _schedule(budget["schedule"])
+        if schedule is None:
+            continue  # Karpenter cannot parse it (validate reports it): nothing to draw
         length = _minutes(str(budget.get("duration", "")))
-        for start in _starts(str(budget["schedule"])):
-            when = (utc_sunday + timedelta(minutes=start)).astimezone(tz).replace(tzinfo=None)
+        for start in schedule.starts(begin, begin + timedelta(days=7)):
+            when = start.astimezone(tz).replace(tzinfo=None)
             offset = int((when - local_monday).total_seconds() // 60) % _WEEK
             out.append(Block(offset, offset + length, tuple(budget.get("reasons") or ())))
     return sorted(out, key=lambda b: (b.start, b.end))
+
+
+def _schedule(value: object) -> Cron | None:
+    """The schedule as Karpenter parses it (:mod:`karpenter_gpu.k8s.cron`), None when it does not parse."""
+    try:
+        return Cron.parse(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def dated(nodepool: dict) -> bool:
+    """Whether a scheduled budget of the pool runs only on some days of the month or in some months (``0 9 1 * *``):
+    a week shows it only where it falls in that week."""
+    return any(s is not None and s.dated
+               for s in (_schedule(b.get("schedule")) for b in NodePoolView.of(nodepool).budgets if "schedule" in b))
 
 
 def always_blocked(nodepool: dict) -> bool:
@@ -109,7 +103,8 @@ def svg(nodepools: list[dict], zone: str = "UTC", title: str = "") -> str:
     for row, pool in enumerate(nodepools):
         y = top + row * row_h
         name = NodePoolView.of(pool).name or "?"
-        parts.append(f'<text x="8" y="{y + 15}">{escape.svg(name)}</text>')
+        note = " (dated budget: this week only)" if dated(pool) else ""
+        parts.append(f'<text x="8" y="{y + 15}">{escape.svg(name)}{note}</text>')
         parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{7 * day_w}" height="{row_h - 6}" fill="#eef5ee"/>')
         blocked = [(0, _WEEK)] if always_blocked(pool) else [(b.start, b.end) for b in blocks(pool, zone)]
         capped = [(b.start, b.end) for b in blocks(pool, zone, limited=True)]

@@ -68,15 +68,43 @@ def load_app(reference: str) -> Any:
         raise _raised(reference, "calling", ex) from ex
 
 
+def _user_frame(ex: BaseException) -> str | None:
+    """``file:line`` of the innermost frame of the user's own code in ``ex``'s traceback: not this package, not
+    the standard library or an installed package (a library the code called), not a frozen import frame. When
+    every frame is installed code (the app is an installed package), the innermost frame outside this package."""
+    import sysconfig
+    import traceback
+
+    ours = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    installed = {os.path.realpath(sysconfig.get_paths()[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+
+    def under(path: str, folders: set[str]) -> bool:
+        return any(path == folder or path.startswith(folder + os.sep) for folder in folders)
+
+    frames = [(os.path.realpath(f.filename), f) for f in traceback.extract_tb(ex.__traceback__)
+              if not f.filename.startswith("<")]
+    frames = [(path, f) for path, f in frames if not under(path, {ours})]
+    chosen = next((f for path, f in reversed(frames) if not under(path, installed)), None)
+    if chosen is None and frames:
+        chosen = frames[-1][1]
+    if chosen is None:
+        return None
+    shown = os.path.relpath(chosen.filename) if under(os.path.realpath(chosen.filename), {os.getcwd()}) \
+        else chosen.filename
+    return f"{shown}:{chosen.lineno}"
+
+
 def _names_module(missing: str | None, module_name: str) -> bool:
     """Whether the missing module is the one named (or a package on its way)."""
     return missing is not None and (module_name == missing or module_name.startswith(missing + "."))
 
 
 def _raised(reference: str, doing: str, ex: Exception) -> KarpenterGpuError:
+    frame = _user_frame(ex)
+    at = f" at {printable(frame)}" if frame else ""
     return KarpenterGpuError(
         "KG808", prop="--app", value=reference,
-        allowed=f"code that runs; {doing} it raised {type(ex).__name__}: {printable(str(ex))[:300]}",
+        allowed=f"code that runs; {doing} it raised {type(ex).__name__}{at}: {printable(str(ex))[:300]}",
         fix=f"correct the code of {reference} (run `python -c 'import {reference.partition(':')[0]}'` to see "
             "the traceback)")
 
@@ -90,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         report = synth(items, args.out, crds=args.crds, strict=args.strict, lock_timeout=args.lock_timeout)
     except SynthFailed as failed:
         _print_findings(failed.report, args.verbose, sys.stderr)
-        print(f"error: {failed}", file=sys.stderr)
+        print(f"error: {SynthFailed(failed.report, failed.outdir, failed.strict, printed=True)}", file=sys.stderr)
         return 2
     except KarpenterGpuError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1064,6 +1064,22 @@ def git_root(spec: str, repo: Path | None = None) -> Path:
     return root
 
 
-def dump(data: Any, stream: Any = None, **options: Any) -> Any:
-    """``yaml.dump`` with the C LibYAML dumper when PyYAML has it (same output as ``yaml.safe_dump``)."""
-    return yaml.dump(data, stream, Dumper=Dumper, **options)
+class BlockDumper(Dumper):  # type: ignore[misc, valid-type]
+    """:data:`Dumper` writing every multi-line string as a literal block scalar (``|``), as a person would write
+    an embedded file (the device plugin's time-slicing config); the emitter falls back to a quoted scalar when a
+    block cannot hold the text exactly (trailing spaces, control characters)."""
+
+
+def _block_text(dumper: Any, text: str) -> Any:
+    if "\n" in text:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
+    return dumper.represent_str(text)
+
+
+BlockDumper.add_representer(str, _block_text)
+
+
+def dump(data: Any, stream: Any = None, *, block_text: bool = False, **options: Any) -> Any:
+    """``yaml.dump`` with the C LibYAML dumper when PyYAML has it (same output as ``yaml.safe_dump``).
+    ``block_text``: multi-line strings as literal block scalars (:class:`BlockDumper`)."""
+    return yaml.dump(data, stream, Dumper=BlockDumper if block_text else Dumper, **options)

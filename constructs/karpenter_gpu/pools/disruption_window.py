@@ -29,6 +29,7 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu._props import Props, build
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.cron import DESCRIPTORS, field_error
 from karpenter_gpu.k8s.units import Duration
 from karpenter_gpu.k8s.windows import load_zone, span_text
 
@@ -50,46 +51,8 @@ _DAY = 24 * 60  # minutes
 _NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")  # the CRD's pattern for budgets[].nodes
 _HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
 _CRON_FIELD = re.compile(r"^[0-9A-Za-z*?/,\-]+$")
-#: robfig/cron/v3 ``ParseStandard`` fields (the parser Karpenter's ``Budget.IsActive`` in
-#: kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go uses): bounds and names of each field.
-_CRON_BOUNDS: tuple[tuple[str, int, int, dict[str, int]], ...] = (("minute", 0, 59, {}), ("hour", 0, 23, {}), ("day of month", 1, 31, {}),
-                ("month", 1, 12, {m: i + 1 for i, m in enumerate(
-                    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}),
-                ("day of week", 0, 6, {d: i for i, d in enumerate(("sun", "mon", "tue", "wed", "thu", "fri", "sat"))}))
-
-
-def cron_field_error(field: str, index: int) -> str | None:
-    """Why robfig/cron would reject ``field`` at ``index`` (None when it parses): ranges, steps and names."""
-    name, low, high, names = _CRON_BOUNDS[index]
-
-    def number(text: str) -> int | None:
-        if text.lower() in names:
-            return names[text.lower()]
-        return int(text) if text.isdigit() else None
-
-    for part in field.split(","):
-        body, _, step = part.partition("/")
-        if step and (not step.isdigit() or int(step) == 0):
-            return f"{name} step {step!r} is not a positive number"
-        if body in ("*", "?"):
-            if body == "?" and index not in (2, 4):
-                return f"'?' is only allowed in day of month or day of week, not {name}"
-            continue
-        start, dash, end = body.partition("-")
-        first, last = number(start), number(end) if dash else number(start)
-        if first is None or last is None:
-            return f"{name} {body!r} is not a number or range"
-        for v in (first, last):
-            if not low <= v <= high:
-                return f"{name} {v} is outside {low}-{high}"
-        if last < first:
-            return f"{name} range {body!r} runs backwards"
-    return None
-
-
-_CRON_DESCRIPTORS = frozenset(
-    {"@annually", "@yearly", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
-)
+#: The descriptors Karpenter's cron parser accepts (one parser: :mod:`karpenter_gpu.k8s.cron`).
+_CRON_DESCRIPTORS = frozenset(DESCRIPTORS)
 # Local days are Monday-first (datetime.weekday()); cron days are Sunday-first (SUN=0).
 _DAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _FULL_DAYS = ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")
@@ -205,7 +168,7 @@ class Budget(Props):
                 fix="write e.g. '0 0 * * MON-FRI', or use DisruptionWindow for local hours",
             )
         for i, field in enumerate(fields):
-            problem = cron_field_error(field, i)
+            problem = field_error(field, i)
             if problem is not None:
                 # Karpenter cannot parse it at run time and fails closed: the budget allows 0 disruptions.
                 raise KarpenterGpuError(

@@ -36,7 +36,7 @@ class SpotTier(Props):
     gpu_limit: int
     #: Default: (spot,).
     capacity_types: tuple[CapacityType, ...] = (CapacityType.SPOT,)
-    #: Default: - derived from the tier's position (see TieredSpotPools).
+    #: Default: - derived from the tier's position: 90, 80, 70 … (see TieredSpotPools).
     weight: int | None = None
     #: Default: - no minimum.
     min_gpu_memory: GpuMemory | None = None
@@ -44,10 +44,19 @@ class SpotTier(Props):
     instance_sizes: tuple[str, ...] = ()
 
 
+#: The first derived tier weight: strictly below ReservedCapacityPool's default weight (100), so a reserved pool
+#: with its default outranks every spot or on-demand tier of a ladder with derived weights (validate: KG463).
+DERIVED_TOP = 90
+#: Most tiers with derived weights: each needs its own weight below 100, the reserved pool default.
+MAX_DERIVED_TIERS = 99
+
+
 def derived_weights(count: int) -> tuple[int, ...]:
-    """100, 90, 80 … for up to 10 tiers; a smaller step beyond, down to 1 (at most 100 tiers)."""
-    step = min(10, 99 // max(count - 1, 1))
-    return tuple(100 - i * step for i in range(count))
+    """90, 80, 70 … for up to 9 tiers; a smaller step beyond, down to 1, starting at 99 beyond 90 tiers (at most
+    :data:`MAX_DERIVED_TIERS`). Always below 100, the reserved pool default."""
+    top = DERIVED_TOP if count <= DERIVED_TOP else MAX_DERIVED_TIERS
+    step = min(10, (top - 1) // max(count - 1, 1))
+    return tuple(top - i * step for i in range(count))
 
 
 class TieredSpotPoolsProps(Props):
@@ -81,6 +90,11 @@ class TieredSpotPoolsProps(Props):
             raise KarpenterGpuError("KG185", prop="tiers.suffix", value=suffixes, allowed="distinct suffixes",
                                     fix="name each tier differently, e.g. 'a10g-spot', 't4-spot'")
         given = [t.weight for t in tiers]
+        if all(w is None for w in given) and len(tiers) > MAX_DERIVED_TIERS:
+            raise KarpenterGpuError("KG185", prop="tiers", value=len(tiers),
+                                    allowed=f"at most {MAX_DERIVED_TIERS} tiers when weights are derived (each "
+                                            "needs its own weight below 100, the reserved pool default)",
+                                    fix="give every tier a weight, or use fewer tiers")
         if any(w is not None for w in given):
             if None in given:
                 raise KarpenterGpuError("KG185", prop="tiers.weight", value=given,
@@ -131,7 +145,8 @@ class TieredSpotPools(ScopedConstruct):
 
     Karpenter tries higher-weight pools first; a pool without weight has weight 0 and silently
     becomes the last resort. Here every tier gets a weight: given ones must be strictly decreasing,
-    otherwise they are derived from the order (100, 90, 80 …). Each tier is a
+    otherwise they are derived from the order (90, 80, 70 …: below 100, the default of a
+    :class:`ReservedCapacityPool`, which is tried first). Each tier is a
     :class:`GpuInferencePool` (``pools``) with the shared taints, labels and disruption settings.
 
     Example::
