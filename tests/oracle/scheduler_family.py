@@ -341,8 +341,7 @@ def _kubelet(rng: random.Random) -> dict | None:
 def _modelled(case: dict) -> dict:
     """The case without the inputs the core has no model for (see :func:`features`)."""
     names = [z["name"] for z in case["zones"]]
-    case.update(kubelet=None, capacity_reservations=[], daemonsets=[], existing_nodes=[],
-                spot_price_factor=dict.fromkeys(names, 1.0))
+    case.update(capacity_reservations=[], existing_nodes=[], spot_price_factor=dict.fromkeys(names, 1.0))
     case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
         [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
     return case
@@ -436,10 +435,27 @@ def _options(shape: PodShape, report: PoolReport) -> list[str]:
         report = dataclasses.replace(report, candidates=tuple(c for c in report.candidates if c.name != fit.instance))
 
 
+def node_class(case: dict) -> dict:
+    """The case's one EC2NodeClass as a manifest (what the Go side builds in ``schedNodeClass``): AL2023, the
+    case's kubelet settings, and capacityReservationSelectorTerms naming the case's reservations (none: none)."""
+    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "oracle"}
+    if case.get("kubelet"):
+        spec["kubelet"] = case["kubelet"]
+    if case.get("capacity_reservations"):
+        spec["capacityReservationSelectorTerms"] = [{"id": r["id"]} for r in case["capacity_reservations"]]
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+            "spec": spec}
+
+
+def manifests(case: dict) -> list[dict]:
+    """What the core reads for a case: the NodePools, their EC2NodeClass and the DaemonSets."""
+    return [*case["nodepools"], node_class(case), *case.get("daemonsets", [])]
+
+
 def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
-    reports = simulate_pools(case["nodepools"], _case_catalog(case))
+    reports = simulate_pools(manifests(case), _case_catalog(case))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     if choice is None:
