@@ -41,15 +41,13 @@ offering compatible with the NodeClaim), ``cheapest_types`` (every option at tha
 type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
 
 Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools with a
-catalog of the case's types; the options are the chosen pool's candidates ``fit_reports`` still picks when the
-cheaper ones are taken away one by one. The core has no input for DaemonSets, kubelet settings, existing nodes,
+catalog of the case's types; the options are the chosen pool's ``Fit.options``. The core has no input for DaemonSets, kubelet settings, existing nodes,
 capacity reservations, per-zone availability or spot prices: cases with them show what it misses
 (SCHEDULER-FINDINGS.md).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from decimal import Decimal
@@ -58,7 +56,7 @@ from importlib import resources
 from typing import Any
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
-from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
@@ -424,17 +422,6 @@ def pod_shape(pod: dict) -> PodShape:
     )
 
 
-def _options(shape: PodShape, report: PoolReport) -> list[str]:
-    """Every candidate of the pool the core would pick, cheapest first, by taking the picked ones away."""
-    out: list[str] = []
-    while True:
-        fit = fit_reports(shape, [report])[0]
-        if fit.instance is None:
-            return sorted(out)
-        out.append(fit.instance)
-        report = dataclasses.replace(report, candidates=tuple(c for c in report.candidates if c.name != fit.instance))
-
-
 def node_class(case: dict) -> dict:
     """The case's one EC2NodeClass as a manifest (what the Go side builds in ``schedNodeClass``): AL2023, the
     case's kubelet settings, and capacityReservationSelectorTerms naming the case's reservations (none: none)."""
@@ -460,7 +447,6 @@ def python_answer(case: dict) -> dict:
     choice = first_choice(fits)
     if choice is None:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
-    report = next(r for r in reports if r.name == choice.pool)
     capacity_type, _, zone = (choice.offering or "/").partition("/")
     return {
         "nodepool": choice.pool,
@@ -468,7 +454,7 @@ def python_answer(case: dict) -> dict:
         "price": None if choice.price is None else str(choice.price),
         "capacity_type": capacity_type or None,
         "zone": None if zone in ("", "other zones") else zone,
-        "instance_types": _options(shape, report),
+        "instance_types": list(choice.options),
     }
 
 

@@ -818,6 +818,10 @@ class Fit:
     #: The offering it would launch on: the cheapest compatible one, the provider's capacity-type preference
     #: (reserved > spot > on-demand) breaking ties; None when it does not fit.
     offering: str | None = field(default=None, compare=False)
+    #: The NodeClaim's instance-type options (``NodeClaim.InstanceTypeOptions`` after ``CanAdd`` ->
+    #: ``filterInstanceTypesByRequirements``: the candidates the pod is compatible with, fits in and the remaining
+    #: limits allow), by name; empty when it does not fit.
+    options: tuple[str, ...] = field(default=(), compare=False)
 
 
 
@@ -879,8 +883,8 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
 def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowed: _OfferingFilter,
              types_ok: dict[str, bool]) -> Fit:
     def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None,
-            offering: str | None = None) -> Fit:
-        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering)
+            offering: str | None = None, options: tuple[str, ...] = ()) -> Fit:
+        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering, options)
 
     if not report.launchable:
         return fit(reason="pool cannot launch: " + report.problems[0])
@@ -938,7 +942,8 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     if report.kind == "static":
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
-    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label)
+    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
+               options=tuple(sorted(c.instance.name for c in within)))
 
 
 def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
