@@ -58,82 +58,10 @@ def ask(binary: Path, cases: list[dict]) -> list[dict]:
 # Shrinking: drop parts of a case while the same disagreement classes remain
 
 
-def _variants(case: dict) -> Iterator[dict]:
-    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
-        items = case.get(key) or []
-        for i in range(len(items)):
-            if key in ("nodepools", "instance_types") and len(items) == 1:
-                continue
-            c = copy.deepcopy(case)
-            del c[key][i]
-            yield c
-    if case.get("kubelet"):
-        for k in list(case["kubelet"]):
-            c = copy.deepcopy(case)
-            del c["kubelet"][k]
-            if not c["kubelet"]:
-                c["kubelet"] = None
-            yield c
-    for i, pool in enumerate(case["nodepools"]):
-        spec = pool["spec"]
-        tmpl = spec["template"]["spec"]
-        for j in range(len(tmpl.get("requirements", []))):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
-            yield c
-        for field in ("weight", "limits"):
-            if field in spec:
-                c = copy.deepcopy(case)
-                del c["nodepools"][i]["spec"][field]
-                yield c
-        for key in spec.get("limits", {}):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["limits"][key]
-            yield c
-        for j, req in enumerate(tmpl.get("requirements", [])):
-            for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
-                c = copy.deepcopy(case)
-                r = c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
-                r["values"].remove(v)
-                if r.get("minValues", 0) > len(r["values"]):
-                    r["minValues"] = len(r["values"])
-                yield c
-        if tmpl.get("taints"):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["template"]["spec"]["taints"]
-            yield c
-    pod = case["pod"]["spec"]
-    for j in range(len(pod.get("tolerations", []))):
-        c = copy.deepcopy(case)
-        del c["pod"]["spec"]["tolerations"][j]
-        yield c
-    for field in ("nodeSelector", "affinity"):
-        if field in pod:
-            c = copy.deepcopy(case)
-            del c["pod"]["spec"][field]
-            yield c
-    requests = pod["containers"][0]["resources"]["requests"]
-    for k in list(requests):
-        c = copy.deepcopy(case)
-        del c["pod"]["spec"]["containers"][0]["resources"]["requests"][k]
-        yield c
-    for t in case["instance_types"]:
-        if set(t["zones"]) != {z["name"] for z in case["zones"]}:
-            c = copy.deepcopy(case)
-            for u in c["instance_types"]:
-                if u["name"] == t["name"]:
-                    u["zones"] = [z["name"] for z in c["zones"]]
-            yield c
-    if any(f != 1.0 for f in case["spot_price_factor"].values()):
-        c = copy.deepcopy(case)
-        c["spot_price_factor"] = dict.fromkeys(c["spot_price_factor"], 1.0)
-        yield c
-
-
 def shrink(case: dict, still: Callable[[list[dict]], list[bool]], rounds: int = 60) -> dict:
     """Smaller and smaller cases for which ``still`` holds (``still`` answers a whole round of variants at once)."""
     for _ in range(rounds):
-        variants = list(_variants(case))
+        variants = list(fam.smaller(case))
         if not variants:
             break
         hit = next((v for v, ok in zip(variants, still(variants)) if ok), None)

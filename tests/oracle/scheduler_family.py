@@ -48,12 +48,13 @@ capacity reservations, per-zone availability or spot prices: cases with them sho
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from decimal import Decimal
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
@@ -388,6 +389,12 @@ def generate_case(rng: random.Random) -> dict:
     }
 
 
+def oracle_case(rng: random.Random) -> dict:
+    """A case of the ``scheduler`` family of ``make oracle``: :func:`generate_case`'s draws with what the product
+    cannot know said the same way to both sides (:func:`_modelled`)."""
+    return _modelled(generate_case(rng))
+
+
 def generate(rng: random.Random, n: int, *, modelled: bool = False) -> list[dict]:
     """``n`` seeded cases (see the module docstring for their shape); ``modelled``: only with inputs the core
     models (the same draws, the rest removed)."""
@@ -459,6 +466,84 @@ def python_answer(case: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# Shrinking
+
+
+def smaller(case: dict) -> Iterator[dict]:
+    """Cases one step smaller than ``case`` (an item, requirement, value, limit, taint, toleration or request
+    dropped, a type offered everywhere, spot at on-demand), each still a case both sides read."""
+    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
+        items = case.get(key) or []
+        for i in range(len(items)):
+            if key in ("nodepools", "instance_types") and len(items) == 1:
+                continue
+            c = copy.deepcopy(case)
+            del c[key][i]
+            yield c
+    if case.get("kubelet"):
+        for k in list(case["kubelet"]):
+            c = copy.deepcopy(case)
+            del c["kubelet"][k]
+            if not c["kubelet"]:
+                c["kubelet"] = None
+            yield c
+    for i, pool in enumerate(case["nodepools"]):
+        spec = pool["spec"]
+        tmpl = spec["template"]["spec"]
+        for j in range(len(tmpl.get("requirements", []))):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
+            yield c
+        for field in ("weight", "limits"):
+            if field in spec:
+                c = copy.deepcopy(case)
+                del c["nodepools"][i]["spec"][field]
+                yield c
+        for key in spec.get("limits", {}):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["limits"][key]
+            yield c
+        for j, req in enumerate(tmpl.get("requirements", [])):
+            for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
+                c = copy.deepcopy(case)
+                r = c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
+                r["values"].remove(v)
+                if r.get("minValues", 0) > len(r["values"]):
+                    r["minValues"] = len(r["values"])
+                yield c
+        if tmpl.get("taints"):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["template"]["spec"]["taints"]
+            yield c
+    pod = case["pod"]["spec"]
+    for j in range(len(pod.get("tolerations", []))):
+        c = copy.deepcopy(case)
+        del c["pod"]["spec"]["tolerations"][j]
+        yield c
+    for field in ("nodeSelector", "affinity"):
+        if field in pod:
+            c = copy.deepcopy(case)
+            del c["pod"]["spec"][field]
+            yield c
+    requests = pod["containers"][0]["resources"]["requests"]
+    for k in list(requests):
+        c = copy.deepcopy(case)
+        del c["pod"]["spec"]["containers"][0]["resources"]["requests"][k]
+        yield c
+    for t in case["instance_types"]:
+        if set(t["zones"]) != {z["name"] for z in case["zones"]}:
+            c = copy.deepcopy(case)
+            for u in c["instance_types"]:
+                if u["name"] == t["name"]:
+                    u["zones"] = [z["name"] for z in c["zones"]]
+            yield c
+    if any(f != 1.0 for f in case["spot_price_factor"].values()):
+        c = copy.deepcopy(case)
+        c["spot_price_factor"] = dict.fromkeys(c["spot_price_factor"], 1.0)
+        yield c
+
+
+# ---------------------------------------------------------------------------------------------
 # Comparison
 
 
@@ -483,6 +568,13 @@ def differences(go: dict, py: dict) -> list[str]:
     if launch.get("capacity_type") != py.get("capacity_type"):
         out.append("capacity-type")
     return out
+
+
+def core_differences(case: dict, go: dict) -> list[str]:
+    """For ``make oracle``: one line naming the classes in which the core's answer differs and both answers
+    (empty: they agree)."""
+    py = python_answer(case)
+    return [explain(go, py)] if differences(go, py) else []
 
 
 def agree(go_answer: dict, py_answer: dict) -> bool:
