@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
-__all__ = ["CONSOLIDATION_REASONS", "DISRUPTION_REASONS", "always_blocked", "budget_applies"]
+__all__ = ["CONSOLIDATION_REASONS", "DISRUPTION_REASONS", "INT32_MAX", "always_blocked", "budget_applies",
+           "budget_nodes_as_read"]
 
 #: ``DisruptionReason`` values (``pkg/apis/v1/nodepool.go``): the reasons a budget can name.
 DISRUPTION_REASONS = ("Empty", "Drifted", "Underutilized")
@@ -22,7 +23,21 @@ CONSOLIDATION_REASONS: Mapping[str, frozenset[str]] = {
     "WhenEmpty": frozenset({"Empty"}), "WhenEmptyOrUnderutilized": frozenset({"Empty", "Underutilized"}),
     "Balanced": frozenset({"Empty", "Underutilized"}),
 }
-_ZERO = re.compile(r"^0+%?$")
+_ZERO_PERCENT = re.compile(r"^0+%$")
+#: The largest budget count Karpenter reads as written.
+INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+
+
+def budget_nodes_as_read(nodes: str) -> int:
+    """What Karpenter makes of a budget's digits-only ``nodes`` count (``GetIntStrFromValue`` in
+    ``pkg/apis/v1/nodepool.go``, then ``intstr.GetScaledValueFromIntOrPercent``): ``strconv.Atoi`` reads up to
+    int64, ``intstr.FromInt`` keeps the low 32 bits (a count beyond int32 wraps: 4294967296 is 0, 2147483648 is
+    negative), and digits beyond int64 are a string that is no percentage, an error that fails closed (0)."""
+    value = int(nodes)
+    if value > _INT64_MAX:
+        return 0
+    return (value + INT32_MAX + 1) % 2**32 - INT32_MAX - 1
 
 
 def budget_applies(budget: Mapping[str, Any], reason: str) -> bool:
@@ -32,8 +47,14 @@ def budget_applies(budget: Mapping[str, Any], reason: str) -> bool:
 
 
 def _always_zero(budget: Mapping[str, Any]) -> bool:
-    """A budget that allows no node at any time: nodes 0 or 0%, and no schedule (always active)."""
-    return "nodes" in budget and _ZERO.match(str(budget["nodes"]).strip()) is not None and not budget.get("schedule")
+    """A budget that allows no node at any time: nodes 0%, or a count Karpenter reads as 0 or less (0, or one
+    beyond int32 that wraps: :func:`budget_nodes_as_read`), and no schedule (always active)."""
+    if "nodes" not in budget or budget.get("schedule"):
+        return False
+    nodes = str(budget["nodes"]).strip()
+    if nodes.isascii() and nodes.isdigit():
+        return budget_nodes_as_read(nodes) <= 0
+    return _ZERO_PERCENT.match(nodes) is not None
 
 
 def always_blocked(budgets: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Disruption: consolidation, budgets, expiry and spot interruptions (KG403, KG405, KG412-KG414, KG420)."""
+"""Disruption: consolidation, budgets, expiry and spot interruptions (KG403, KG405, KG412-KG414, KG420, KG462)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
-from karpenter_gpu.k8s.disruption import CONSOLIDATION_REASONS, always_blocked
+from karpenter_gpu.k8s.disruption import CONSOLIDATION_REASONS, INT32_MAX, always_blocked, budget_nodes_as_read
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.windows import WINDOWS_ANNOTATION
 
@@ -235,3 +235,29 @@ def kg420_training_on_spot(env: Environment) -> None:
             pool.add("KG420", pool.REQS, "a training pool on spot only: every reclaim (2-minute notice) kills a "
                                          "long job since its last checkpoint; fix: add on-demand, or acknowledge "
                                          "if the jobs checkpoint more often than every 2 minutes")
+
+
+
+@rule("KG462", Severity.WARNING, "budget nodes beyond int32 (Karpenter wraps or fails closed)")
+def kg462_budget_nodes_overflow(env: Environment) -> None:
+    """What it checks: a disruption budget whose ``nodes`` is a count larger than 2147483647.
+
+    Why it matters: the CRD pattern admits any digits, so the API server accepts it, but Karpenter reads the count
+    as an int32: a larger number wraps (``4294967296`` is 0, ``2147483648`` is negative) and a number beyond int64
+    is an error, which fails closed. Either way the budget allows far fewer disruptions than written, often none.
+
+    Fix: write a count of at most 2147483647 (a budget of "100%" allows every node).
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/apis/v1/nodepool.go`` ``GetIntStrFromValue`` and
+    ``Budget.GetAllowedDisruptions``; k8s.io/apimachinery ``pkg/util/intstr.FromInt``.
+    """
+    for pool in env.pools:
+        for index, budget in enumerate(pool.view.budgets):
+            nodes = budget.get("nodes")
+            if not (isinstance(nodes, str) and nodes.isascii() and nodes.isdigit()) or int(nodes) <= INT32_MAX:
+                continue
+            read = budget_nodes_as_read(nodes)
+            effect = f"allows {read} node(s) at once" if read > 0 else "blocks every disruption it applies to"
+            pool.add("KG462", f"spec.disruption.budgets[{index}].nodes",
+                     f"nodes {nodes} is beyond int32: Karpenter reads it as {read}, so while it is active the budget "
+                     f"{effect}; fix: write at most 2147483647, or \"100%\" for every node")
