@@ -1,11 +1,13 @@
 """Run the scheduler oracle family: build the Go oracle, answer seeded cases with it and with the core, compare.
 
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1
-    python tests/oracle/run_scheduler.py --cases 400 --seed 7 --vectors tests/oracle/vectors/scheduler.jsonl
+    python tests/oracle/run_scheduler.py --cases 400 --seed 7 --vectors build/scheduler-cases.jsonl
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --attribute   # disagreements by input
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --shrink 2   # a shrunk example per class
 
-Prints ``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
+``make oracle`` runs the family's modelled cases (``scheduler_family.oracle_case``); this runner explores, with all
+the inputs (spot prices, zone availability, existing nodes, reservations) unless ``--modelled``. Prints
+``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
 inputs the core does not model; exit 1 when Go failed to answer a case, 2 when Go could not be built.
 """
 
@@ -220,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attribute", action="store_true",
                         help="count the disagreements by the one input whose removal makes the sides agree")
     parser.add_argument("--modelled", action="store_true",
-                        help="only inputs the core models (no DaemonSets, kubelet, existing nodes, reservations, "
+                        help="only inputs the product can know (no existing nodes, reservations, "
                              "spot prices, zone availability or unpriced types)")
     args = parser.parse_args(argv)
 

@@ -61,8 +61,6 @@ from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
-#: tests/oracle/vectors/scheduler.jsonl holds ``generate(random.Random(VECTOR_SEED), VECTOR_CASES)`` with Go's answers.
-VECTOR_SEED, VECTOR_CASES = 7, 400
 
 _AWS = "karpenter.k8s.aws/"
 _GPU, _NEURON = "nvidia.com/gpu", "aws.amazon.com/neuron"
@@ -593,12 +591,9 @@ def explain(go: dict, py: dict) -> str:
 
 
 def features(case: dict) -> list[str]:
-    """The inputs of a case the core has no model for (to group disagreements)."""
+    """The inputs of a case the product cannot know, which :func:`_modelled` says the same way to both sides (to
+    group disagreements)."""
     out = []
-    if case.get("daemonsets"):
-        out.append("daemonsets")
-    if case.get("kubelet"):
-        out.append("kubelet")
     if case.get("existing_nodes"):
         out.append("existing-nodes")
     if case.get("capacity_reservations"):
