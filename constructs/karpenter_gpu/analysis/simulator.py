@@ -881,14 +881,18 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
 
 
 def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowed: _OfferingFilter,
-             types_ok: dict[str, bool]) -> Fit:
+             types_ok: dict[str, bool], relaxed: bool = True) -> Fit:
     def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None,
             offering: str | None = None, options: tuple[str, ...] = ()) -> Fit:
         return Fit(report.name, instance, price, reason, report.kind, report.weight, offering, options)
 
     if not report.launchable:
         return fit(reason="pool cannot launch: " + report.problems[0])
-    for taint in untolerated(report.taints, shape.admitted_tolerations()):
+    for taint in untolerated(report.taints, shape.admitted_tolerations(), relax_preferences=relaxed):
+        if taint.get("effect") == "PreferNoSchedule":
+            return fit(reason=f"taint {taint_text(taint)} is not tolerated: Karpenter places the pod in a pool whose "
+                              "taints it tolerates first and tolerates PreferNoSchedule only when none fits "
+                              "(Preferences.Relax)")
         return fit(reason=f"taint {taint_text(taint)} is not tolerated")
     reason = _pod_conflict(report, pod_reqs)
     if reason:
@@ -971,10 +975,22 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
-    """:func:`pod_fit` on reports already simulated (one simulation for many pods)."""
+    """:func:`pod_fit` on reports already simulated (one simulation for many pods).
+
+    PreferNoSchedule taints first count as untolerated: Karpenter's scheduler tries the pod as it is and, only when
+    no NodeClaim template fits, relaxes it, the last relaxation adding an Exists/PreferNoSchedule toleration
+    (``Scheduler.Solve`` -> ``Preferences.Relax`` -> ``toleratePreferNoScheduleTaints``,
+    ``pkg/controllers/provisioning/scheduling/preferences.go``; ``ToleratePreferNoSchedule`` is set when a
+    NodePool has such a taint). So a pool whose PreferNoSchedule taint the pod does not tolerate gets it only when
+    no other pool fits."""
+    reports = list(reports)
     pod_reqs = shape.requirements()
     allowed, types_ok = _OfferingFilter(pod_reqs), dict[str, bool]()
     with _paused_cyclic_gc():
+        fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok, relaxed=False) for report in reports]
+        if any(f.instance is not None for f in fits) or not any(
+                t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints if isinstance(t, Mapping)):
+            return fits
         return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
 
 
