@@ -40,10 +40,32 @@ new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_t
 offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``launch`` (the capacity
 type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
 
-Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools with a
-catalog of the case's types; the options are the chosen pool's ``Fit.options``. The core has no input for DaemonSets, kubelet settings, existing nodes,
-capacity reservations, per-zone availability or spot prices: cases with them show what it misses
-(SCHEDULER-FINDINGS.md).
+Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
+EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
+case's reservations) and DaemonSets, with a catalog of the case's types; the options are the chosen pool's
+``Fit.options``.
+
+Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`). Some
+inputs of Karpenter's answer are ones the product cannot know, because they live in the AWS account at run time; a
+case says them to both sides the same way, so the oracle checks the core's scheduling, not a price feed or an EC2
+inventory it does not have:
+
+- spot prices: the catalog holds us-east-1 on-demand list prices only, so the Go pricing provider prices spot at the
+  on-demand list price (``spot_price_factor`` 1.0 in every zone), which is what the core shows for spot;
+- per-zone availability: every type is offered in every zone of the EC2NodeClass's subnets
+  (``DescribeInstanceTypeOfferings`` is not in the catalog; the core assumes every type everywhere);
+- capacity reservations: none. Which reservations exist, for which type, zone and count, is discovered from EC2;
+  without them the EC2NodeClass has no capacityReservationSelectorTerms and both sides have no reserved offering
+  (the core's rule "reserved only with capacityReservationSelectorTerms" is checked by every case that admits
+  ``reserved``);
+- existing nodes: none (the core has no input for the cluster's nodes, so remaining limits are the limits);
+- unpriced types: left out (p5e.48xlarge, dl2q.24xlarge have no static list price; the provider's live pricing
+  would price them, the catalog cannot say at what).
+
+``generate_case`` keeps all of these for exploration (``run_scheduler.py`` without ``--modelled``;
+SCHEDULER-FINDINGS.md says what each changes). Left out of the comparison: the zone (the core names one only when a
+manifest does), the spot launch's choice among spot offerings (EC2's price-capacity-optimized) and the order among
+equally priced types (``OrderByPrice`` uses ``sort.Slice``; any type at the cheapest price agrees).
 """
 
 from __future__ import annotations
@@ -336,7 +358,8 @@ def _kubelet(rng: random.Random) -> dict | None:
 
 
 def _modelled(case: dict) -> dict:
-    """The case without the inputs the core has no model for (see :func:`features`)."""
+    """The case with what the product cannot know said the same way to both sides (the module docstring's
+    modelling choices; :func:`features` lists them)."""
     names = [z["name"] for z in case["zones"]]
     case.update(capacity_reservations=[], existing_nodes=[], spot_price_factor=dict.fromkeys(names, 1.0))
     case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
