@@ -615,3 +615,15 @@ def test_pod_shape_neuron_keys_request_neuron_resources():
     cores = PodShape.parse("neuroncore=8")
     assert (cores.gpus, cores.gpu_resource) == (8, "aws.amazon.com/neuroncore")
     assert cores.describe().startswith("aws.amazon.com/neuroncore=8")
+
+
+def test_a_pod_whose_zone_requirements_exclude_each_other_fits_no_offering():
+    # aws BaseResolver.ResolveOfferings: every offering is In one zone; the pod's zone In [a] and In [b] intersect to
+    # DoesNotExist, which no offering meets (Karpenter: "no instance type met the scheduling requirements")
+    p = pool("gpu", req("family", "In", "g5"))
+    shape = PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"},
+                     required_affinity=({"key": "topology.kubernetes.io/zone", "operator": "In",
+                                         "values": ["us-east-1d"]},))
+    fit = pod_fit(shape, [p])[0]
+    assert fit.instance is None and "admits none" in fit.reason
+    assert pod_fit(PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"}), [p])[0].instance

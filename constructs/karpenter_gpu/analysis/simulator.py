@@ -173,16 +173,24 @@ class Candidate:
 
 class _OfferingFilter:
     """Whether an offering is compatible with a pod's requirements (``Offerings.Compatible`` with
-    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone) for one query."""
+    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone) for one query.
+
+    The offering standing for the zones no manifest names (``NotIn`` the named ones) is not compatible with a pod
+    whose zone requirements intersect to DoesNotExist: every real offering is ``In`` one zone (aws
+    ``BaseResolver.ResolveOfferings``), which DoesNotExist never meets, while ``Requirements.Intersects`` lets
+    ``NotIn`` meet ``DoesNotExist``."""
 
     def __init__(self, requirements: Requirements) -> None:
         self.requirements = requirements
+        zone = requirements.get(Label.ZONE) if Label.ZONE in requirements else None
+        self._no_zone = zone is not None and not zone.complement and not zone.values
         self._seen: dict[tuple[str, str | None], bool] = {}
 
     def __call__(self, offering: Offering) -> bool:
         key = (offering.capacity_type, offering.zone)
         if key not in self._seen:
-            self._seen[key] = self.requirements.compatible(offering.requirements, WELL_KNOWN_LABELS) is None
+            self._seen[key] = not (offering.zone is None and self._no_zone) and \
+                self.requirements.compatible(offering.requirements, WELL_KNOWN_LABELS) is None
         return self._seen[key]
 
 
