@@ -87,3 +87,28 @@ def test_fast_at_ten_thousand_gpus():
     one = dearest_fill([(n, p, s[:1]) for n, p, s in items], [D(10000)])
     print(f"GPU limit only: {(time.perf_counter() - start) * 1000:.1f} ms")
     assert one.exact and one.total >= fill.total
+
+
+@st.composite
+def fine_grained(draw):
+    """One resource in fine units (memory in MiB: sizes of thousands, limits of a few nodes): past the DP's table."""
+    n = draw(st.integers(2, 6))
+    items = [(f"t{i}", D(draw(st.integers(1, 4000))) / 1000, [D(draw(st.integers(300, 5000)))]) for i in range(n)]
+    limit = D(max(s[0] for _, _, s in items) * draw(st.integers(1, 4)) + draw(st.integers(0, 999)))
+    return items, [limit]
+
+
+@settings(max_examples=150, deadline=None)
+@given(fine_grained())
+def test_fine_grained_single_resource_matches_the_dp(problem):
+    # filterByRemainingResources on a memory limit: the branch and bound taken for large tables finds the DP's optimum
+    from karpenter_gpu.analysis import ceiling
+
+    items, limits = problem
+    fill = dearest_fill(items, limits)
+    assert fill is not None and fill.exact
+    scale = 1000
+    dp_total, _ = ceiling._one_dimension([int(p * scale) for _, p, _ in items], [int(s[0]) for _, _, s in items],
+                                         int(limits[0]))
+    assert fill.total * scale == dp_total
+    assert sum(s[0] * k for (name, _, s) in items for n, k in fill.counts if n == name) <= limits[0]

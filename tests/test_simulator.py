@@ -397,6 +397,20 @@ def test_taint_must_be_tolerated():
     assert pod_fit(PodShape(gpus=1), [soft])[0].instance == "g5.xlarge"
 
 
+def test_an_untolerated_prefer_no_schedule_taint_sends_the_pod_to_a_pool_it_tolerates_first():
+    # Karpenter v1.14.1 Scheduler.Solve -> Preferences.Relax (scheduling/preferences.go): the pod is tried as it is,
+    # and toleratePreferNoScheduleTaints adds an Exists/PreferNoSchedule toleration only after nothing fits
+    soft = pool("soft", req("family", "In", "g5"), weight=100, taints=[{"key": "x", "effect": "PreferNoSchedule"}])
+    plain = pool("plain", req("family", "In", "g6"), weight=1)
+    fits = pod_fit(PodShape(gpus=1), [soft, plain])
+    assert first_choice(fits).pool == "plain"
+    assert fits[0].instance is None and "PreferNoSchedule is not tolerated" in fits[0].reason
+    assert first_choice(pod_fit(PodShape.parse("gpus=1,tolerate=x"), [soft, plain])).pool == "soft"
+    # no pool fits strictly: relaxed, the soft pool takes it
+    assert first_choice(pod_fit(PodShape(gpus=8), [soft, pool("small", req("family", "In", "g6"),
+                                                              req("gpu-count", "Lt", "2"))])).pool == "soft"
+
+
 def test_eks_adds_the_extended_resource_toleration():
     """EKS runs the ExtendedResourceToleration admission plugin (kubernetes plugin/pkg/admission/
     extendedresourcetoleration ``Admit``): a pod requesting nvidia.com/gpu or aws.amazon.com/neuron tolerates
@@ -601,3 +615,15 @@ def test_pod_shape_neuron_keys_request_neuron_resources():
     cores = PodShape.parse("neuroncore=8")
     assert (cores.gpus, cores.gpu_resource) == (8, "aws.amazon.com/neuroncore")
     assert cores.describe().startswith("aws.amazon.com/neuroncore=8")
+
+
+def test_a_pod_whose_zone_requirements_exclude_each_other_fits_no_offering():
+    # aws BaseResolver.ResolveOfferings: every offering is In one zone; the pod's zone In [a] and In [b] intersect to
+    # DoesNotExist, which no offering meets (Karpenter: "no instance type met the scheduling requirements")
+    p = pool("gpu", req("family", "In", "g5"))
+    shape = PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"},
+                     required_affinity=({"key": "topology.kubernetes.io/zone", "operator": "In",
+                                         "values": ["us-east-1d"]},))
+    fit = pod_fit(shape, [p])[0]
+    assert fit.instance is None and "admits none" in fit.reason
+    assert pod_fit(PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"}), [p])[0].instance

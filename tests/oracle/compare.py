@@ -14,7 +14,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
-from tests.oracle import apiserver_family
+from tests.oracle import apiserver_family, scheduler_family
 
 
 # ----------------------------------------------------------------------------------------------- requirements
@@ -75,7 +75,10 @@ def _drift(case: dict) -> dict:
 ANSWERS: dict[str, Callable[[dict], dict]] = {
     "requirements": _requirements, "tolerations": _tolerations, "drift": _drift,
     "apiserver": apiserver_family.core_answer,
+    "scheduler": scheduler_family.python_answer,
 }
+#: Per family, the cases one step smaller than a case (default: :func:`_smaller` on the case's fields).
+SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller}
 
 
 def answer(family: str, case: dict) -> Any:
@@ -105,6 +108,8 @@ def differences(family: str, case: dict, karpenter: Any, error: str | None = Non
     if error:
         return [f"Karpenter could not answer: {error}"]
     try:
+        if family == "scheduler":
+            return scheduler_family.core_differences(case, karpenter)
         ours = answer(family, case)
         if family == "apiserver":
             ours = apiserver_family.core_comparable(ours, karpenter)
@@ -133,15 +138,17 @@ def _smaller(value: Any) -> Iterator[Any]:
                 yield {**value, key: smaller}
 
 
-def shrink(case: dict, still_disagrees: Callable[[dict], bool], budget: int = 400) -> dict:
-    """Greedy: take the first smaller case that still disagrees, until none does (or ``budget`` tries)."""
+def shrink(case: dict, still_disagrees: Callable[[dict], bool], budget: int = 400, family: str | None = None) -> dict:
+    """Greedy: take the first smaller case that still disagrees, until none does (or ``budget`` tries);
+    ``family``'s own :data:`SMALLER` steps when it has them."""
     current = copy.deepcopy(case)
     tries = 0
     progress = True
     while progress and tries < budget:
         progress = False
         # the case's own fields stay (a, b, taints, old, new ...): only what is inside them shrinks
-        inner = ({**current, key: smaller} for key, value in current.items() for smaller in _smaller(value))
+        inner = SMALLER[family](current) if family in SMALLER else \
+            ({**current, key: smaller} for key, value in current.items() for smaller in _smaller(value))
         for candidate in inner:
             tries += 1
             if still_disagrees(candidate):

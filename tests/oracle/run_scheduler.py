@@ -1,11 +1,13 @@
 """Run the scheduler oracle family: build the Go oracle, answer seeded cases with it and with the core, compare.
 
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1
-    python tests/oracle/run_scheduler.py --cases 400 --seed 7 --vectors tests/oracle/vectors/scheduler.jsonl
+    python tests/oracle/run_scheduler.py --cases 400 --seed 7 --vectors build/scheduler-cases.jsonl
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --attribute   # disagreements by input
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --shrink 2   # a shrunk example per class
 
-Prints ``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
+``make oracle`` runs the family's modelled cases (``scheduler_family.oracle_case``); this runner explores, with all
+the inputs (spot prices, zone availability, existing nodes, reservations) unless ``--modelled``. Prints
+``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
 inputs the core does not model; exit 1 when Go failed to answer a case, 2 when Go could not be built.
 """
 
@@ -58,82 +60,10 @@ def ask(binary: Path, cases: list[dict]) -> list[dict]:
 # Shrinking: drop parts of a case while the same disagreement classes remain
 
 
-def _variants(case: dict) -> Iterator[dict]:
-    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
-        items = case.get(key) or []
-        for i in range(len(items)):
-            if key in ("nodepools", "instance_types") and len(items) == 1:
-                continue
-            c = copy.deepcopy(case)
-            del c[key][i]
-            yield c
-    if case.get("kubelet"):
-        for k in list(case["kubelet"]):
-            c = copy.deepcopy(case)
-            del c["kubelet"][k]
-            if not c["kubelet"]:
-                c["kubelet"] = None
-            yield c
-    for i, pool in enumerate(case["nodepools"]):
-        spec = pool["spec"]
-        tmpl = spec["template"]["spec"]
-        for j in range(len(tmpl.get("requirements", []))):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
-            yield c
-        for field in ("weight", "limits"):
-            if field in spec:
-                c = copy.deepcopy(case)
-                del c["nodepools"][i]["spec"][field]
-                yield c
-        for key in spec.get("limits", {}):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["limits"][key]
-            yield c
-        for j, req in enumerate(tmpl.get("requirements", [])):
-            for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
-                c = copy.deepcopy(case)
-                r = c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
-                r["values"].remove(v)
-                if r.get("minValues", 0) > len(r["values"]):
-                    r["minValues"] = len(r["values"])
-                yield c
-        if tmpl.get("taints"):
-            c = copy.deepcopy(case)
-            del c["nodepools"][i]["spec"]["template"]["spec"]["taints"]
-            yield c
-    pod = case["pod"]["spec"]
-    for j in range(len(pod.get("tolerations", []))):
-        c = copy.deepcopy(case)
-        del c["pod"]["spec"]["tolerations"][j]
-        yield c
-    for field in ("nodeSelector", "affinity"):
-        if field in pod:
-            c = copy.deepcopy(case)
-            del c["pod"]["spec"][field]
-            yield c
-    requests = pod["containers"][0]["resources"]["requests"]
-    for k in list(requests):
-        c = copy.deepcopy(case)
-        del c["pod"]["spec"]["containers"][0]["resources"]["requests"][k]
-        yield c
-    for t in case["instance_types"]:
-        if set(t["zones"]) != {z["name"] for z in case["zones"]}:
-            c = copy.deepcopy(case)
-            for u in c["instance_types"]:
-                if u["name"] == t["name"]:
-                    u["zones"] = [z["name"] for z in c["zones"]]
-            yield c
-    if any(f != 1.0 for f in case["spot_price_factor"].values()):
-        c = copy.deepcopy(case)
-        c["spot_price_factor"] = dict.fromkeys(c["spot_price_factor"], 1.0)
-        yield c
-
-
 def shrink(case: dict, still: Callable[[list[dict]], list[bool]], rounds: int = 60) -> dict:
     """Smaller and smaller cases for which ``still`` holds (``still`` answers a whole round of variants at once)."""
     for _ in range(rounds):
-        variants = list(_variants(case))
+        variants = list(fam.smaller(case))
         if not variants:
             break
         hit = next((v for v, ok in zip(variants, still(variants)) if ok), None)
@@ -292,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attribute", action="store_true",
                         help="count the disagreements by the one input whose removal makes the sides agree")
     parser.add_argument("--modelled", action="store_true",
-                        help="only inputs the core models (no DaemonSets, kubelet, existing nodes, reservations, "
+                        help="only inputs the product can know (no existing nodes, reservations, "
                              "spot prices, zone availability or unpriced types)")
     args = parser.parse_args(argv)
 

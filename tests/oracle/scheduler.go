@@ -399,7 +399,9 @@ func schedCheapest(its []*cloudprovider.InstanceType, reqs scheduling.Requiremen
 				if !lo.Contains(names, it.Name) {
 					names = append(names, it.Name)
 				}
-				if it.Name < best.InstanceType || (it.Name == best.InstanceType && o.Zone < best.Zone) {
+				// equal prices (spot priced at on-demand): the first by name, zone, capacity type, whatever the order
+				if it.Name < best.InstanceType || (it.Name == best.InstanceType && (o.Zone < best.Zone ||
+					(o.Zone == best.Zone && o.CapacityType < best.CapacityType))) {
 					best = o
 				}
 			}

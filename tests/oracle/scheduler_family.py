@@ -40,30 +40,49 @@ new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_t
 offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``launch`` (the capacity
 type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
 
-Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools with a
-catalog of the case's types; the options are the chosen pool's candidates ``fit_reports`` still picks when the
-cheaper ones are taken away one by one. The core has no input for DaemonSets, kubelet settings, existing nodes,
-capacity reservations, per-zone availability or spot prices: cases with them show what it misses
-(SCHEDULER-FINDINGS.md).
+Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
+EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
+case's reservations) and DaemonSets, with a catalog of the case's types; the options are the chosen pool's
+``Fit.options``.
+
+Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`). Some
+inputs of Karpenter's answer are ones the product cannot know, because they live in the AWS account at run time; a
+case says them to both sides the same way, so the oracle checks the core's scheduling, not a price feed or an EC2
+inventory it does not have:
+
+- spot prices: the catalog holds us-east-1 on-demand list prices only, so the Go pricing provider prices spot at the
+  on-demand list price (``spot_price_factor`` 1.0 in every zone), which is what the core shows for spot;
+- per-zone availability: every type is offered in every zone of the EC2NodeClass's subnets
+  (``DescribeInstanceTypeOfferings`` is not in the catalog; the core assumes every type everywhere);
+- capacity reservations: none. Which reservations exist, for which type, zone and count, is discovered from EC2;
+  without them the EC2NodeClass has no capacityReservationSelectorTerms and both sides have no reserved offering
+  (the core's rule "reserved only with capacityReservationSelectorTerms" is checked by every case that admits
+  ``reserved``);
+- existing nodes: none (the core has no input for the cluster's nodes, so remaining limits are the limits);
+- unpriced types: left out (p5e.48xlarge, dl2q.24xlarge have no static list price; the provider's live pricing
+  would price them, the catalog cannot say at what).
+
+``generate_case`` keeps all of these for exploration (``run_scheduler.py`` without ``--modelled``;
+SCHEDULER-FINDINGS.md says what each changes). Left out of the comparison: the zone (the core names one only when a
+manifest does), the spot launch's choice among spot offerings (EC2's price-capacity-optimized) and the order among
+equally priced types (``OrderByPrice`` uses ``sort.Slice``; any type at the cheapest price agrees).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import json
 import random
 from decimal import Decimal
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
-from karpenter_gpu.analysis.simulator import PodShape, PoolReport, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
-#: tests/oracle/vectors/scheduler.jsonl holds ``generate(random.Random(VECTOR_SEED), VECTOR_CASES)`` with Go's answers.
-VECTOR_SEED, VECTOR_CASES = 7, 400
 
 _AWS = "karpenter.k8s.aws/"
 _GPU, _NEURON = "nvidia.com/gpu", "aws.amazon.com/neuron"
@@ -339,10 +358,10 @@ def _kubelet(rng: random.Random) -> dict | None:
 
 
 def _modelled(case: dict) -> dict:
-    """The case without the inputs the core has no model for (see :func:`features`)."""
+    """The case with what the product cannot know said the same way to both sides (the module docstring's
+    modelling choices; :func:`features` lists them)."""
     names = [z["name"] for z in case["zones"]]
-    case.update(kubelet=None, capacity_reservations=[], daemonsets=[], existing_nodes=[],
-                spot_price_factor=dict.fromkeys(names, 1.0))
+    case.update(capacity_reservations=[], existing_nodes=[], spot_price_factor=dict.fromkeys(names, 1.0))
     case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
         [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
     return case
@@ -391,6 +410,12 @@ def generate_case(rng: random.Random) -> dict:
     }
 
 
+def oracle_case(rng: random.Random) -> dict:
+    """A case of the ``scheduler`` family of ``make oracle``: :func:`generate_case`'s draws with what the product
+    cannot know said the same way to both sides (:func:`_modelled`)."""
+    return _modelled(generate_case(rng))
+
+
 def generate(rng: random.Random, n: int, *, modelled: bool = False) -> list[dict]:
     """``n`` seeded cases (see the module docstring for their shape); ``modelled``: only with inputs the core
     models (the same draws, the rest removed)."""
@@ -425,26 +450,31 @@ def pod_shape(pod: dict) -> PodShape:
     )
 
 
-def _options(shape: PodShape, report: PoolReport) -> list[str]:
-    """Every candidate of the pool the core would pick, cheapest first, by taking the picked ones away."""
-    out: list[str] = []
-    while True:
-        fit = fit_reports(shape, [report])[0]
-        if fit.instance is None:
-            return sorted(out)
-        out.append(fit.instance)
-        report = dataclasses.replace(report, candidates=tuple(c for c in report.candidates if c.name != fit.instance))
+def node_class(case: dict) -> dict:
+    """The case's one EC2NodeClass as a manifest (what the Go side builds in ``schedNodeClass``): AL2023, the
+    case's kubelet settings, and capacityReservationSelectorTerms naming the case's reservations (none: none)."""
+    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "oracle"}
+    if case.get("kubelet"):
+        spec["kubelet"] = case["kubelet"]
+    if case.get("capacity_reservations"):
+        spec["capacityReservationSelectorTerms"] = [{"id": r["id"]} for r in case["capacity_reservations"]]
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+            "spec": spec}
+
+
+def manifests(case: dict) -> list[dict]:
+    """What the core reads for a case: the NodePools, their EC2NodeClass and the DaemonSets."""
+    return [*case["nodepools"], node_class(case), *case.get("daemonsets", [])]
 
 
 def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
-    reports = simulate_pools(case["nodepools"], _case_catalog(case))
+    reports = simulate_pools(manifests(case), _case_catalog(case))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     if choice is None:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
-    report = next(r for r in reports if r.name == choice.pool)
     capacity_type, _, zone = (choice.offering or "/").partition("/")
     return {
         "nodepool": choice.pool,
@@ -452,8 +482,89 @@ def python_answer(case: dict) -> dict:
         "price": None if choice.price is None else str(choice.price),
         "capacity_type": capacity_type or None,
         "zone": None if zone in ("", "other zones") else zone,
-        "instance_types": _options(shape, report),
+        "instance_types": list(choice.options),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Shrinking
+
+
+def smaller(case: dict) -> Iterator[dict]:
+    """Cases one step smaller than ``case`` (an item, requirement, value, limit, taint, toleration or request
+    dropped, a type offered everywhere, spot at on-demand), each still a case both sides read."""
+    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
+        items = case.get(key) or []
+        for i in range(len(items)):
+            if key in ("nodepools", "instance_types") and len(items) == 1:
+                continue
+            c = copy.deepcopy(case)
+            del c[key][i]
+            yield c
+    if case.get("kubelet"):
+        for k in list(case["kubelet"]):
+            c = copy.deepcopy(case)
+            del c["kubelet"][k]
+            if not c["kubelet"]:
+                c["kubelet"] = None
+            yield c
+    for i, pool in enumerate(case["nodepools"]):
+        spec = pool["spec"]
+        tmpl = spec["template"]["spec"]
+        for j in range(len(tmpl.get("requirements", []))):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
+            yield c
+        for field in ("weight", "limits"):
+            if field in spec:
+                c = copy.deepcopy(case)
+                del c["nodepools"][i]["spec"][field]
+                yield c
+        for key in spec.get("limits", {}):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["limits"][key]
+            yield c
+        for j, req in enumerate(tmpl.get("requirements", [])):
+            for v in req.get("values", []) if len(req.get("values", [])) > 1 else []:
+                c = copy.deepcopy(case)
+                r = c["nodepools"][i]["spec"]["template"]["spec"]["requirements"][j]
+                r["values"].remove(v)
+                if r.get("minValues", 0) > len(r["values"]):
+                    r["minValues"] = len(r["values"])
+                yield c
+        if tmpl.get("taints"):
+            c = copy.deepcopy(case)
+            del c["nodepools"][i]["spec"]["template"]["spec"]["taints"]
+            yield c
+    pod = case["pod"]["spec"]
+    requested = set(pod["containers"][0]["resources"]["requests"])
+    for j, toleration in enumerate(pod.get("tolerations", [])):
+        if toleration.get("key") in requested:
+            continue  # the pod stays as EKS admission leaves it (ExtendedResourceToleration)
+        c = copy.deepcopy(case)
+        del c["pod"]["spec"]["tolerations"][j]
+        yield c
+    for field in ("nodeSelector", "affinity"):
+        if field in pod:
+            c = copy.deepcopy(case)
+            del c["pod"]["spec"][field]
+            yield c
+    requests = pod["containers"][0]["resources"]["requests"]
+    for k in list(requests):
+        c = copy.deepcopy(case)
+        del c["pod"]["spec"]["containers"][0]["resources"]["requests"][k]
+        yield c
+    for t in case["instance_types"]:
+        if set(t["zones"]) != {z["name"] for z in case["zones"]}:
+            c = copy.deepcopy(case)
+            for u in c["instance_types"]:
+                if u["name"] == t["name"]:
+                    u["zones"] = [z["name"] for z in c["zones"]]
+            yield c
+    if any(f != 1.0 for f in case["spot_price_factor"].values()):
+        c = copy.deepcopy(case)
+        c["spot_price_factor"] = dict.fromkeys(c["spot_price_factor"], 1.0)
+        yield c
 
 
 # ---------------------------------------------------------------------------------------------
@@ -483,6 +594,13 @@ def differences(go: dict, py: dict) -> list[str]:
     return out
 
 
+def core_differences(case: dict, go: dict) -> list[str]:
+    """For ``make oracle``: one line naming the classes in which the core's answer differs and both answers
+    (empty: they agree)."""
+    py = python_answer(case)
+    return [explain(go, py)] if differences(go, py) else []
+
+
 def agree(go_answer: dict, py_answer: dict) -> bool:
     return not differences(go_answer, py_answer)
 
@@ -499,12 +617,9 @@ def explain(go: dict, py: dict) -> str:
 
 
 def features(case: dict) -> list[str]:
-    """The inputs of a case the core has no model for (to group disagreements)."""
+    """The inputs of a case the product cannot know, which :func:`_modelled` says the same way to both sides (to
+    group disagreements)."""
     out = []
-    if case.get("daemonsets"):
-        out.append("daemonsets")
-    if case.get("kubelet"):
-        out.append("kubelet")
     if case.get("existing_nodes"):
         out.append("existing-nodes")
     if case.get("capacity_reservations"):

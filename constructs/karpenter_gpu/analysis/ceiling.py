@@ -99,7 +99,7 @@ def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
         counts: list[int] = []
         total = 0
     elif len(dims) == 1:
-        total, counts = _one_dimension(sub_prices, [s[0] for s in sub_sizes], sub_caps[0])
+        total, counts = _one_resource(sub_prices, sub_sizes, sub_caps, budget)
     else:
         total, counts, bound = _branch_and_bound(sub_prices, sub_sizes, sub_caps, budget)
     chosen = {keep[k]: n for k, n in enumerate(counts) if n}
@@ -134,6 +134,23 @@ def _needed_dims(keep: list[int], sizes: list[tuple[int, ...]], caps: list[int])
                 changed = True
                 break
     return dims
+
+
+#: Above this many DP cells (items x weights) one resource is tried by branch and bound first.
+_DP_CELLS = 100_000
+
+
+def _one_resource(prices: list[int], sizes: list[tuple[int, ...]], caps: list[int], budget: int
+                  ) -> tuple[int, list[int]]:
+    """One limited resource, exactly: the DP of :func:`_one_dimension` when its table is small, else branch and
+    bound when it proves its optimum within ``budget`` nodes (fine-grained sizes, such as memory in MiB, make the DP
+    table millions of cells), else the DP after all."""
+    weights = [s[0] for s in sizes]
+    if len(prices) * min(caps[0], max(weights) ** 2) > _DP_CELLS:
+        total, counts, bound = _branch_and_bound(prices, sizes, caps, budget)
+        if bound is None:
+            return total, counts
+    return _one_dimension(prices, weights, caps[0])
 
 
 def _one_dimension(prices: list[int], weights: list[int], cap: int) -> tuple[int, list[int]]:

@@ -173,16 +173,24 @@ class Candidate:
 
 class _OfferingFilter:
     """Whether an offering is compatible with a pod's requirements (``Offerings.Compatible`` with
-    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone) for one query."""
+    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone) for one query.
+
+    The offering standing for the zones no manifest names (``NotIn`` the named ones) is not compatible with a pod
+    whose zone requirements intersect to DoesNotExist: every real offering is ``In`` one zone (aws
+    ``BaseResolver.ResolveOfferings``), which DoesNotExist never meets, while ``Requirements.Intersects`` lets
+    ``NotIn`` meet ``DoesNotExist``."""
 
     def __init__(self, requirements: Requirements) -> None:
         self.requirements = requirements
+        zone = requirements.get(Label.ZONE) if Label.ZONE in requirements else None
+        self._no_zone = zone is not None and not zone.complement and not zone.values
         self._seen: dict[tuple[str, str | None], bool] = {}
 
     def __call__(self, offering: Offering) -> bool:
         key = (offering.capacity_type, offering.zone)
         if key not in self._seen:
-            self._seen[key] = self.requirements.compatible(offering.requirements, WELL_KNOWN_LABELS) is None
+            self._seen[key] = not (offering.zone is None and self._no_zone) and \
+                self.requirements.compatible(offering.requirements, WELL_KNOWN_LABELS) is None
         return self._seen[key]
 
 
@@ -818,6 +826,10 @@ class Fit:
     #: The offering it would launch on: the cheapest compatible one, the provider's capacity-type preference
     #: (reserved > spot > on-demand) breaking ties; None when it does not fit.
     offering: str | None = field(default=None, compare=False)
+    #: The NodeClaim's instance-type options (``NodeClaim.InstanceTypeOptions`` after ``CanAdd`` ->
+    #: ``filterInstanceTypesByRequirements``: the candidates the pod is compatible with, fits in and the remaining
+    #: limits allow), by name; empty when it does not fit.
+    options: tuple[str, ...] = field(default=(), compare=False)
 
 
 
@@ -877,14 +889,18 @@ def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
 
 
 def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowed: _OfferingFilter,
-             types_ok: dict[str, bool]) -> Fit:
+             types_ok: dict[str, bool], relaxed: bool = True) -> Fit:
     def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None,
-            offering: str | None = None) -> Fit:
-        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering)
+            offering: str | None = None, options: tuple[str, ...] = ()) -> Fit:
+        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering, options)
 
     if not report.launchable:
         return fit(reason="pool cannot launch: " + report.problems[0])
-    for taint in untolerated(report.taints, shape.admitted_tolerations()):
+    for taint in untolerated(report.taints, shape.admitted_tolerations(), relax_preferences=relaxed):
+        if taint.get("effect") == "PreferNoSchedule":
+            return fit(reason=f"taint {taint_text(taint)} is not tolerated: Karpenter places the pod in a pool whose "
+                              "taints it tolerates first and tolerates PreferNoSchedule only when none fits "
+                              "(Preferences.Relax)")
         return fit(reason=f"taint {taint_text(taint)} is not tolerated")
     reason = _pod_conflict(report, pod_reqs)
     if reason:
@@ -938,7 +954,8 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     if report.kind == "static":
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
-    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label)
+    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
+               options=tuple(sorted(c.instance.name for c in within)))
 
 
 def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
@@ -966,10 +983,22 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
-    """:func:`pod_fit` on reports already simulated (one simulation for many pods)."""
+    """:func:`pod_fit` on reports already simulated (one simulation for many pods).
+
+    PreferNoSchedule taints first count as untolerated: Karpenter's scheduler tries the pod as it is and, only when
+    no NodeClaim template fits, relaxes it, the last relaxation adding an Exists/PreferNoSchedule toleration
+    (``Scheduler.Solve`` -> ``Preferences.Relax`` -> ``toleratePreferNoScheduleTaints``,
+    ``pkg/controllers/provisioning/scheduling/preferences.go``; ``ToleratePreferNoSchedule`` is set when a
+    NodePool has such a taint). So a pool whose PreferNoSchedule taint the pod does not tolerate gets it only when
+    no other pool fits."""
+    reports = list(reports)
     pod_reqs = shape.requirements()
     allowed, types_ok = _OfferingFilter(pod_reqs), dict[str, bool]()
     with _paused_cyclic_gc():
+        fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok, relaxed=False) for report in reports]
+        if any(f.instance is not None for f in fits) or not any(
+                t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints if isinstance(t, Mapping)):
+            return fits
         return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
 
 
