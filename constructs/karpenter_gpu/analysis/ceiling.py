@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Sequence
 
 __all__ = ["Fill", "dearest_fill"]
@@ -64,6 +64,13 @@ def _scale(values: Sequence[Decimal]) -> int:
 
 #: Branch-and-bound nodes searched before the LP bound is quoted instead of a proven optimum.
 BUDGET = 20_000
+
+
+def dearest_fill_cached(items: tuple[tuple[str, Decimal, tuple[Decimal, ...]], ...],
+                        limits: tuple[Decimal, ...]) -> Fill | None:
+    """:func:`dearest_fill` of hashable arguments, remembered: pools of many environments often share their
+    candidates and limits, and the answer (a frozen :class:`Fill`) depends on nothing else."""
+    return _dearest_fill_memo(items, limits)
 
 
 def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
@@ -277,3 +284,6 @@ def _branch_and_bound(prices: list[int], sizes: list[tuple[int, ...]], caps: lis
         return best_total, out, None
     root = min(_surrogate_bound(w, P, S, caps) for w in ws)
     return best_total, out, max(best_total, math.ceil(root * (1 + 1e-9)))
+
+
+_dearest_fill_memo = lru_cache(maxsize=4096)(dearest_fill)
