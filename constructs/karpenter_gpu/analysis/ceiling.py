@@ -18,7 +18,9 @@ an integer knapsack with one dimension per limited resource. :func:`dearest_fill
 3. One resource left: dynamic programming. Some optimum holds fewer than ``w_b`` items other than the best-ratio
    item ``b`` (among any ``w_b`` of them a subset's weight is a multiple of ``w_b`` and can be swapped for copies of
    ``b``), so the DP runs over weights ``0..min(C, (w_b - 1) * w_max)`` only and fills the rest with ``b``:
-   O(n * w_b * w_max) time, independent of the limit (n items, sizes in gcd units).
+   O(n * w_b * w_max) time, independent of the limit (n items, sizes in gcd units). When that table would exceed
+   ``DP_CELLS`` (sizes in fine units, e.g. memory limits in MiB whose gcd is small: tens of millions of cells, a
+   minute), the branch and bound of step 4 solves the one resource instead, within its node budget.
 4. Several resources: depth-first branch and bound over the items (best surrogate ratio first) with surrogate
    LP bounds (every limited resource alone, their normalised sum and pairwise mixes). The bound is concave in the
    count of the item being branched on, so the counts worth trying form one interval computed directly.
@@ -64,6 +66,9 @@ def _scale(values: Sequence[Decimal]) -> int:
 
 #: Branch-and-bound nodes searched before the LP bound is quoted instead of a proven optimum.
 BUDGET = 20_000
+#: The largest one-resource table (items x weights) solved by dynamic programming; larger ones go to the branch
+#: and bound.
+DP_CELLS = 200_000
 
 
 def dearest_fill_cached(items: tuple[tuple[str, Decimal, tuple[Decimal, ...]], ...],
@@ -105,7 +110,7 @@ def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
     if not keep:
         counts: list[int] = []
         total = 0
-    elif len(dims) == 1:
+    elif len(dims) == 1 and _dp_cells(sub_prices, [s[0] for s in sub_sizes], sub_caps[0]) <= DP_CELLS:
         total, counts = _one_dimension(sub_prices, [s[0] for s in sub_sizes], sub_caps[0])
     else:
         total, counts, bound = _branch_and_bound(sub_prices, sub_sizes, sub_caps, budget)
@@ -143,15 +148,30 @@ def _needed_dims(keep: list[int], sizes: list[tuple[int, ...]], caps: list[int])
     return dims
 
 
-def _one_dimension(prices: list[int], weights: list[int], cap: int) -> tuple[int, list[int]]:
-    """Unbounded knapsack on one resource, exact, over weights up to ``(w_b - 1) * w_max`` (see the module doc)."""
-    n = len(prices)
+def _best_ratio(prices: list[int], weights: list[int]) -> int:
+    """The item of the best price per unit, exactly (cross-multiplied); ties: the smaller item."""
     best = 0
-    for i in range(1, n):  # the best price per unit, exactly (cross-multiplied); ties: the smaller item
+    for i in range(1, len(prices)):
         if prices[i] * weights[best] > prices[best] * weights[i] or (
                 prices[i] * weights[best] == prices[best] * weights[i] and weights[i] < weights[best]):
             best = i
-    horizon = min(cap, (weights[best] - 1) * max(weights))
+    return best
+
+
+def _horizon(prices: list[int], weights: list[int], cap: int) -> int:
+    return min(cap, (weights[_best_ratio(prices, weights)] - 1) * max(weights))
+
+
+def _dp_cells(prices: list[int], weights: list[int], cap: int) -> int:
+    """The size of :func:`_one_dimension`'s table."""
+    return len(prices) * (_horizon(prices, weights, cap) + 1)
+
+
+def _one_dimension(prices: list[int], weights: list[int], cap: int) -> tuple[int, list[int]]:
+    """Unbounded knapsack on one resource, exact, over weights up to ``(w_b - 1) * w_max`` (see the module doc)."""
+    n = len(prices)
+    best = _best_ratio(prices, weights)
+    horizon = _horizon(prices, weights, cap)
     value = [0] * (horizon + 1)
     choice = [-1] * (horizon + 1)
     for c in range(1, horizon + 1):
