@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc
+.PHONY: deps synth test soak test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -29,6 +29,9 @@ synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots) on every core
 	$(BIN)/karpenter-gpu validate dist
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+soak: deps  ## the deep runs: the tests marked soak with more examples, fuzz cases and kill -9 / concurrency rounds
+	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile -m soak
 
 test-packaging: deps  ## the wheel, installed into a fresh venv outside the checkout (a separate CI step)
 	$(BIN)/python -m pytest -m packaging

@@ -112,3 +112,25 @@ def test_fine_grained_single_resource_matches_the_dp(problem):
                                          int(limits[0]))
     assert fill.total * scale == dp_total
     assert sum(s[0] * k for (name, _, s) in items for n, k in fill.counts if n == name) <= limits[0]
+
+
+def test_one_resource_in_fine_units_is_not_a_huge_table(monkeypatch):
+    """A memory limit over allocatable memory in MiB (sizes with a small gcd): the dynamic programme's table would
+    hold millions of cells here (0.5 s), and tens of millions at a 10,000 GiB limit (a minute); the branch and
+    bound answers in milliseconds, exactly, and gives what the table gives."""
+    from karpenter_gpu.analysis import ceiling
+
+    mib = "karpenter.k8s.aws/instance-memory"
+    limit = [D(400 * 1024)]
+    items = [(t.name, t.price, [D(t.labels[mib]) - 7 * t.gpus - 101])  # minus a reservation: not round
+             for t in default_catalog().types if t.gpus and t.price and D(t.labels[mib]) < limit[0]]
+    searched = []
+    real = ceiling._branch_and_bound
+    monkeypatch.setattr(ceiling, "_branch_and_bound", lambda *a: searched.append(a) or real(*a))
+    start = time.process_time()
+    fill = dearest_fill(items, limit)
+    assert time.process_time() - start < 0.2 and fill.exact and searched
+    assert sum(k * size[0] for n, k in fill.counts for name, _, size in items if name == n) <= limit[0]
+    monkeypatch.setattr(ceiling, "DP_CELLS", 10**9)  # the table, however large
+    searched.clear()
+    assert dearest_fill(items, limit) == fill and not searched

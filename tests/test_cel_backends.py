@@ -23,6 +23,7 @@ from karpenter_gpu.check.conformance import Crds, validate_manifest
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
 
+from . import soak
 from .conftest import find_crds_dir
 
 from .test_conformance import CEL_INVALID, CEL_VALID, INVALID, VALID
@@ -30,7 +31,7 @@ from .test_conformance import CEL_INVALID, CEL_VALID, INVALID, VALID
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ("cel-expr-python", "celpy")
 KINDS = ("NodePool", "NodeClaim", "EC2NodeClass", "NodeOverlay")
-SAMPLES_PER_RULE = 80
+SAMPLES_PER_RULE = soak.size(80, 400)
 
 pytestmark = pytest.mark.skipif(_cel.available() != list(BACKENDS),
                                 reason="the compiled CEL runtime has no wheel for this platform")
@@ -115,6 +116,7 @@ def _verdict(text: str, backend: str, value: Any, schema: dict[str, Any]) -> tup
     return ("pass" if result else "fail") if isinstance(result, bool) else "non-bool", _cel_lib.type_name(result)
 
 
+@pytest.mark.soak
 def test_every_rule_gives_the_same_verdict_on_both_backends(crds: Crds) -> None:
     rules = _rules(crds)
     assert len({kind for kind, _, _ in rules}) == 4 and len(rules) > 60

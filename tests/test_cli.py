@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.render import escape
+from tests import soak
 from tests.conftest import ROOT, find_crds_dir
 
 CORPUS = ROOT / "tests" / "fixtures" / "seeds"
@@ -153,7 +154,8 @@ NUMBER_FIELDS = [("spec", "limits", "nvidia.com/gpu"), ("spec", "limits", "cpu")
                  ("spec", "template", "spec", "terminationGracePeriod")]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.soak
+@settings(max_examples=soak.size(12, 200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(field=st.sampled_from(NUMBER_FIELDS), number=ODD_NUMBERS, quoted=st.booleans())
 def test_odd_numbers_never_reach_an_internal_error(field, number, quoted):
     pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())

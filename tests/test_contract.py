@@ -22,6 +22,7 @@ import yaml
 
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.k8s import reader
+from tests import soak
 from tests.conftest import ROOT, find_crds_dir
 
 
@@ -95,9 +96,10 @@ def dump(docs: list[dict]) -> str:
     return yaml.dump_all(docs, Dumper=reader.Dumper, sort_keys=False)
 
 
-CASES = 1000
+CASES = soak.size(150, 2000)
 
 
+@pytest.mark.soak
 def test_fuzz_type_changes_hold_the_contract(tmp_path):
     crds = str(find_crds_dir())
     pool = next(d for d in ORIGINAL if d["kind"] == "NodePool")
@@ -128,7 +130,7 @@ def test_fuzz_type_changes_hold_the_contract(tmp_path):
     assert codes[0] and codes[1] and codes[2]  # the generator reaches every outcome
 
 
-TEXT_CASES = 400
+TEXT_CASES = soak.size(80, 1000)
 #: Line edits that reach the reader's own checks: anchors and aliases, Lists, duplicate keys, bad bytes.
 SNIPPETS = ["&a x", "*a", "*b", "kind: List", "items: [1, {a: b}]", "- item", "  - nested", "---", "...", "? key",
             "!!binary AAAA", "!custom x", "{", "]", "\"unclosed", "key: &loop [*loop]", "apiVersion: v1",
@@ -152,6 +154,7 @@ def edit(rng: random.Random, text: str) -> bytes:
     return data + b"\xff\n" if rng.random() < 0.03 else data  # now and then a byte that is not UTF-8
 
 
+@pytest.mark.soak
 def test_fuzz_text_edits_hold_the_contract(tmp_path):
     crds = str(find_crds_dir())
     texts = [p.read_text() for p in sorted(PROD.glob("*.yaml"))]

@@ -22,10 +22,14 @@ import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, synth
 from karpenter_gpu import pipeline
 from karpenter_gpu.pipeline import HELM_DIR
+from tests import soak
 from tests.conftest import ROOT
 
-#: Kill-9 iterations of the synth crash test (twice as many of the install-step one); raise for a deeper run.
-KILL_ITERATIONS = int(os.environ.get("KARPENTER_GPU_KILL_ITERATIONS", "3"))
+#: Kill-9 iterations of the synth crash test (twice as many, plus two, of the install-step one): one in
+#: ``make test``, twelve in ``make soak``; KARPENTER_GPU_KILL_ITERATIONS sets another count.
+KILL_ITERATIONS = int(os.environ.get("KARPENTER_GPU_KILL_ITERATIONS", str(soak.size(1, 12))))
+#: Rounds of the concurrency test: each of two processes synthesizes all environments this many times.
+CONCURRENT_ROUNDS = soak.size(1, 4)
 
 
 def tree(directory: Path) -> dict[str, bytes]:
@@ -226,11 +230,12 @@ def test_files_and_folders_follow_the_umask(tmp_path):
     assert modes[f"dev/{HELM_DIR}/karpenter.values.yaml"] == 0o640
 
 
+@pytest.mark.soak
 def test_concurrent_runs_are_serialized(tmp_path, trees):
     out = tmp_path / "dist"
     script = f"""
         import stacks, karpenter_gpu
-        for _ in range(2):
+        for _ in range({CONCURRENT_ROUNDS}):
             karpenter_gpu.synth(stacks.ENVIRONMENTS, {str(out)!r})
     """
     children = [_child(script) for _ in range(2)]
@@ -239,6 +244,7 @@ def test_concurrent_runs_are_serialized(tmp_path, trees):
     assert tree(out) == trees["b"] and leftovers(out) == []
 
 
+@pytest.mark.soak
 def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(tmp_path, trees):
     """A child synthesizes A and B in turn; it is killed at a random moment while a reader polls the output.
 
@@ -293,6 +299,7 @@ def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(tmp_p
     print(f"{KILL_ITERATIONS} kills, {swaps} completed swaps before them")
 
 
+@pytest.mark.soak
 def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
     """The install step alone, thousands of times a second: a reader never sees the output missing, and a
     kill at a random moment leaves exactly one complete version (the full synth above is too slow to hit
@@ -304,7 +311,7 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
     for files in versions.values():
         files[pipeline.MARKER] = ("karpenter-gpu-output 1\n" + pipeline._MARKER_NOTE + listing).encode()
     missing = 0
-    for _ in range(KILL_ITERATIONS * 2):
+    for _ in range(KILL_ITERATIONS * 2 + 2):
         child = _child(f"""
             import os
             from pathlib import Path

@@ -1,6 +1,7 @@
 """Property-based robustness: random props either raise a coded error or synthesize conformant manifests.
 
-Normal runs use 2,000 examples; set KARPENTER_GPU_PBT_EXAMPLES (e.g. 10000) for a deeper run.
+``make test`` runs 250 examples, ``make soak`` 5,000 (tests/soak.py); KARPENTER_GPU_PBT_EXAMPLES sets another
+count (e.g. 10000).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import os
 
 import cdk8s
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +21,9 @@ import karpenter_gpu.check._cel_celpy  # noqa: F401  (cel-python raises the recu
 from karpenter_gpu.check.conformance import validate_manifest
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB
+from tests import soak
 
-EXAMPLES = int(os.environ.get("KARPENTER_GPU_PBT_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("KARPENTER_GPU_PBT_EXAMPLES", str(soak.size(250, 5000))))
 
 
 def mostly(valid, invalid):
@@ -142,6 +145,7 @@ CONSTRUCTS = {"inference": GpuInferencePool, "training": GpuTrainingPool, "reser
               "capacity": GpuCapacityOverlay}
 
 
+@pytest.mark.soak
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenarios())

@@ -20,9 +20,10 @@ from karpenter_gpu.k8s.scheduling import (
     Requirement, Requirements, atoi, order_by_weight, pod_requirements, satisfies_min_values, tolerates,
     tolerations_for, untolerated,
 )
+from tests import soak
 
 AWS = "karpenter.k8s.aws/instance-"
-EXAMPLES = int(os.environ.get("KARPENTER_GPU_PBT_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("KARPENTER_GPU_PBT_EXAMPLES", str(soak.size(600, 5000))))
 
 
 def r(key: str, op: str, *values: str, min_values: int | None = None) -> Requirement:
@@ -245,6 +246,7 @@ def _oracle(rendered: dict, value: str | None) -> bool:
     return {"Gt": n > bound, "Lt": n < bound, "Gte": n >= bound, "Lte": n <= bound}[op]
 
 
+@pytest.mark.soak
 @settings(max_examples=max(1, EXAMPLES // 4), deadline=None)
 @given(_typed(), st.lists(_VALUES | st.none(), min_size=1, max_size=6))
 def test_typed_requirement_and_dict_view_agree(typed, labels):
@@ -289,6 +291,7 @@ _TOLERATIONS = st.lists(st.sampled_from([{"key": "nvidia.com/gpu", "operator": "
                         max_size=1)
 
 
+@pytest.mark.soak
 @settings(max_examples=max(1, EXAMPLES // 10), deadline=None)
 @given(_POOL_REQS, _SELECTORS, _TOLERATIONS, st.booleans())
 def test_rules_and_simulator_agree_on_landing(reqs, selector, tolerations, tainted):
@@ -334,6 +337,7 @@ _RAW = st.one_of(
 )
 
 
+@pytest.mark.soak
 @settings(max_examples=max(1, EXAMPLES // 4), deadline=None)
 @given(st.lists(_RAW, min_size=1, max_size=4), st.sampled_from(["0", "1", "2", "3", "4", "5", "6", "x", "", None]))
 def test_add_intersects(raws, value):

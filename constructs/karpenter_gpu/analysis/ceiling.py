@@ -18,7 +18,10 @@ an integer knapsack with one dimension per limited resource. :func:`dearest_fill
 3. One resource left: dynamic programming. Some optimum holds fewer than ``w_b`` items other than the best-ratio
    item ``b`` (among any ``w_b`` of them a subset's weight is a multiple of ``w_b`` and can be swapped for copies of
    ``b``), so the DP runs over weights ``0..min(C, (w_b - 1) * w_max)`` only and fills the rest with ``b``:
-   O(n * w_b * w_max) time, independent of the limit (n items, sizes in gcd units).
+   O(n * w_b * w_max) time, independent of the limit (n items, sizes in gcd units). When that table would exceed
+   ``DP_CELLS`` (sizes in fine units, e.g. memory limits in MiB whose gcd is small: tens of millions of cells, a
+   minute), the branch and bound of step 4 solves the one resource instead when it proves its optimum within its
+   node budget, and the table is built only when it does not.
 4. Several resources: depth-first branch and bound over the items (best surrogate ratio first) with surrogate
    LP bounds (every limited resource alone, their normalised sum and pairwise mixes). The bound is concave in the
    count of the item being branched on, so the counts worth trying form one interval computed directly.
@@ -31,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Sequence
 
 __all__ = ["Fill", "dearest_fill"]
@@ -64,6 +67,16 @@ def _scale(values: Sequence[Decimal]) -> int:
 
 #: Branch-and-bound nodes searched before the LP bound is quoted instead of a proven optimum.
 BUDGET = 20_000
+#: The largest one-resource table (items x weights) solved by dynamic programming; larger ones go to the branch
+#: and bound.
+DP_CELLS = 200_000
+
+
+def dearest_fill_cached(items: tuple[tuple[str, Decimal, tuple[Decimal, ...]], ...],
+                        limits: tuple[Decimal, ...]) -> Fill | None:
+    """:func:`dearest_fill` of hashable arguments, remembered: pools of many environments often share their
+    candidates and limits, and the answer (a frozen :class:`Fill`) depends on nothing else."""
+    return _dearest_fill_memo(items, limits)
 
 
 def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
@@ -136,32 +149,43 @@ def _needed_dims(keep: list[int], sizes: list[tuple[int, ...]], caps: list[int])
     return dims
 
 
-#: Above this many DP cells (items x weights) one resource is tried by branch and bound first.
-_DP_CELLS = 100_000
-
-
 def _one_resource(prices: list[int], sizes: list[tuple[int, ...]], caps: list[int], budget: int
                   ) -> tuple[int, list[int]]:
-    """One limited resource, exactly: the DP of :func:`_one_dimension` when its table is small, else branch and
-    bound when it proves its optimum within ``budget`` nodes (fine-grained sizes, such as memory in MiB, make the DP
-    table millions of cells), else the DP after all."""
+    """One limited resource, exactly: the DP of :func:`_one_dimension` when its table is at most ``DP_CELLS``,
+    else branch and bound when it proves its optimum within ``budget`` nodes (fine-grained sizes, such as memory in
+    MiB, make the DP table millions of cells), else the DP after all."""
     weights = [s[0] for s in sizes]
-    if len(prices) * min(caps[0], max(weights) ** 2) > _DP_CELLS:
+    if _dp_cells(prices, weights, caps[0]) > DP_CELLS:
         total, counts, bound = _branch_and_bound(prices, sizes, caps, budget)
         if bound is None:
             return total, counts
     return _one_dimension(prices, weights, caps[0])
 
 
-def _one_dimension(prices: list[int], weights: list[int], cap: int) -> tuple[int, list[int]]:
-    """Unbounded knapsack on one resource, exact, over weights up to ``(w_b - 1) * w_max`` (see the module doc)."""
-    n = len(prices)
+def _best_ratio(prices: list[int], weights: list[int]) -> int:
+    """The item of the best price per unit, exactly (cross-multiplied); ties: the smaller item."""
     best = 0
-    for i in range(1, n):  # the best price per unit, exactly (cross-multiplied); ties: the smaller item
+    for i in range(1, len(prices)):
         if prices[i] * weights[best] > prices[best] * weights[i] or (
                 prices[i] * weights[best] == prices[best] * weights[i] and weights[i] < weights[best]):
             best = i
-    horizon = min(cap, (weights[best] - 1) * max(weights))
+    return best
+
+
+def _horizon(prices: list[int], weights: list[int], cap: int) -> int:
+    return min(cap, (weights[_best_ratio(prices, weights)] - 1) * max(weights))
+
+
+def _dp_cells(prices: list[int], weights: list[int], cap: int) -> int:
+    """The size of :func:`_one_dimension`'s table."""
+    return len(prices) * (_horizon(prices, weights, cap) + 1)
+
+
+def _one_dimension(prices: list[int], weights: list[int], cap: int) -> tuple[int, list[int]]:
+    """Unbounded knapsack on one resource, exact, over weights up to ``(w_b - 1) * w_max`` (see the module doc)."""
+    n = len(prices)
+    best = _best_ratio(prices, weights)
+    horizon = _horizon(prices, weights, cap)
     value = [0] * (horizon + 1)
     choice = [-1] * (horizon + 1)
     for c in range(1, horizon + 1):
@@ -294,3 +318,6 @@ def _branch_and_bound(prices: list[int], sizes: list[tuple[int, ...]], caps: lis
         return best_total, out, None
     root = min(_surrogate_bound(w, P, S, caps) for w in ws)
     return best_total, out, max(best_total, math.ceil(root * (1 + 1e-9)))
+
+
+_dearest_fill_memo = lru_cache(maxsize=4096)(dearest_fill)

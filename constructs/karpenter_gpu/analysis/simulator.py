@@ -30,7 +30,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
-from karpenter_gpu.analysis.ceiling import Fill, dearest_fill
+from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.admission import admitted_tolerations
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
@@ -317,12 +317,26 @@ def _overlay_capacity(resolution: OverlayResolution) -> None:
 
 def _admitted(catalog: Catalog, reqs: Requirements, memo: dict) -> list[InstanceType]:
     """The catalog types whose requirements intersect ``reqs``. Only the keys the types define matter, so
-    pools that differ in name, custom labels or offerings share one answer (a per-call memo: a fresh and a
-    warm process compute the same)."""
+    pools that differ in name, custom labels or offerings share one answer: per call, and across calls per
+    catalog (the answer depends on the catalog's types and those requirements only)."""
     key = ("types", frozenset(r for k, r in reqs.items() if k in _TYPE_KEYS))
     if key not in memo:
-        memo[key] = [it for it in catalog.types if it.requirements.conflicting_key(reqs) is None]
+        held, shared = _ADMITTED.get(id(catalog), (None, {}))
+        if held is not catalog:
+            if len(_ADMITTED) >= 16:
+                _ADMITTED.clear()
+            shared = {}
+            _ADMITTED[id(catalog)] = (catalog, shared)
+        if key not in shared:
+            if len(shared) >= 4096:
+                shared.clear()
+            shared[key] = tuple(it for it in catalog.types if it.requirements.conflicting_key(reqs) is None)
+        memo[key] = list(shared[key])
     return memo[key]
+
+
+#: id(catalog) -> (the catalog, held so that its id is not reused; the memo of :func:`_admitted` across calls).
+_ADMITTED: dict[int, tuple[Catalog, dict]] = {}
 
 
 _TYPE_KEYS = INSTANCE_LABEL_KEYS | {Label.INSTANCE_HYPERVISOR}
@@ -582,8 +596,8 @@ def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, Any, Decim
         which = ", ".join(r for r, _, _ in applied) or "none"
         return None, (), (f"{', '.join(free)} need(s) none of the limited resources ({which}), so no limit stops "
                           "Karpenter launching them")
-    fill = dearest_fill([(c.instance.name, c.price, sizes[c.instance.name]) for c in priced],  # type: ignore[misc]
-                        [amount for _, _, amount in applied])
+    fill = dearest_fill_cached(tuple((c.instance.name, c.price, tuple(sizes[c.instance.name]))  # type: ignore[misc]
+                                     for c in priced), tuple(amount for _, _, amount in applied))
     bounded = tuple(r for i, (r, _, _) in enumerate(applied) if any(s[i] for s in sizes.values()))
     return fill, bounded, ""
 

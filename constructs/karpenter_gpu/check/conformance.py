@@ -377,7 +377,28 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
                      "be set")
 
 
+#: Scalars found clean under a schema node: (id(node), type, value) -> the node (held, so that its id is not
+#: reused). A scalar's verdict depends on the node and the value only; most recur across objects.
+_CLEAN_SCALARS: dict[tuple[int, type, Any], Schema] = {}
+_SCALARS = frozenset({str, int, float, bool})
+
+
 def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
+    if type(value) not in _SCALARS:
+        _validate_node(value, schema, path, problems)
+        return
+    key = (id(schema), type(value), value)
+    if key in _CLEAN_SCALARS:
+        return
+    before = len(problems)
+    _validate_node(value, schema, path, problems)
+    if len(problems) == before:
+        if len(_CLEAN_SCALARS) >= 1 << 16:
+            _CLEAN_SCALARS.clear()
+        _CLEAN_SCALARS[key] = schema
+
+
+def _validate_node(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
     here = path or "<root>"
     if value is None:
         # Non-nullable nulls are pruned (object fields) or rejected (list items): flag both.
