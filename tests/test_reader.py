@@ -471,7 +471,8 @@ def test_a_path_longer_than_the_system_allows_is_kg901(tmp_path, capsys):
         _unnest(root)
 
 
-@pytest.mark.parametrize("scalar", ["9" * 5000, "2024-13-45", "0000-01-01"])
+@pytest.mark.parametrize("scalar", ["9" * 5000, "2024-13-45", "0000-01-01",
+                                    "0x" + "f" * 5000, "0" + "7" * 400, "-0x" + "f" * 300, "9" * 400])
 def test_scalar_python_cannot_convert_is_kg915(loader, tmp_path, capsys, scalar):
     (tmp_path / "x.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {{a: {scalar}}}\n")
     assert "document 1" in cli_refuses(capsys, tmp_path, "KG915")

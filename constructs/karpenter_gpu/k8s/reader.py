@@ -254,7 +254,7 @@ def _construct_tree(root: Node, loader: Any) -> Any:
 def _plain(node: Node, loader: Any) -> Any:
     kind = type(node)
     if kind is ScalarNode:
-        return node.value if node.tag == _STR else loader.construct_object(node)
+        return node.value if node.tag == _STR else _bounded(loader.construct_object(node))
     if kind is MappingNode and node.tag == _MAP:
         out = {}
         for key, value in node.value:
@@ -491,10 +491,22 @@ def _too_deep(file: str, line: int) -> KarpenterGpuError:
                    "flatten the document; Kubernetes objects nest far less")
 
 
+#: Largest integer magnitude read (float64's range: Kubernetes' JSON decoding reads no larger number). A YAML 1.1
+#: hex, octal or sexagesimal int has no digit limit in Python, and a larger one cannot even be printed.
+_MAX_INT_BITS = 1024
+
+
+def _bounded(value: Any) -> Any:
+    """``value``, or ValueError for an int beyond float64's range (reported as KG915)."""
+    if type(value) is int and value.bit_length() > _MAX_INT_BITS:
+        raise ValueError(f"an integer of {value.bit_length()} bits, beyond any number Kubernetes decodes")
+    return value
+
+
 def _construct_scalar(loader: Any, tag: str, event: Any, file: str, index: int) -> Any:
     node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
     try:
-        return loader.construct_object(node)
+        return _bounded(loader.construct_object(node))
     except ValueError as ex:
         raise _scalar_error(file, index, ex) from None
     finally:
