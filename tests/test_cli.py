@@ -186,3 +186,17 @@ def test_each_file_reads_a_folder_of_independent_examples(tmp_path, capsys):
     assert main(["validate", str(tmp_path), *crd_args(), "--each-file", "--strict"]) == 0
     out = capsys.readouterr().out
     assert "KG313" not in out and out.splitlines()[-1].startswith("ok: 0 errors, 0 warnings")
+
+
+@pytest.mark.parametrize("tolerations", [5, "x", {"key": "nvidia.com/gpu"}])
+def test_a_workload_whose_tolerations_are_not_a_list_is_a_finding_not_an_internal_error(tmp_path, capsys,
+                                                                                        tolerations):
+    """Found by the deep type-change fuzz (make soak): the rules read a pod's tolerations as a list."""
+    for name in ("Deployment.gpu-inference-smoke", "NodePool.gpu-inference", "EC2NodeClass.gpu-inference"):
+        shutil.copy(ROOT / "dist" / "prod" / f"{name}.k8s.yaml", tmp_path)
+    path = tmp_path / "Deployment.gpu-inference-smoke.k8s.yaml"
+    deployment = yaml.safe_load(path.read_text())
+    deployment["spec"]["template"]["spec"]["tolerations"] = tolerations
+    path.write_text(yaml.safe_dump(deployment))
+    assert main(["validate", str(tmp_path), *crd_args()]) in (0, 1)
+    assert "KG919" not in capsys.readouterr().err

@@ -234,7 +234,7 @@ class Workload(RuleObject):
         selector = as_dict(self.pod.get("nodeSelector"))
         return PodShape(gpus=int(totals.get(resource, 0)), gpu_resource=resource, cpu=totals.get("cpu", Decimal(0)),
                         memory=totals.get("memory", Decimal(0)),
-                        tolerations=tuple(as_dict(t) for t in self.pod.get("tolerations") or []),
+                        tolerations=tuple(as_dict(t) for t in as_list(self.pod.get("tolerations"))),
                         node_selector=selector,
                         required_affinity=tuple(r for req in pod_requirements(self.pod).values()
                                                 for r in req.to_dicts() if req.key not in selector))
