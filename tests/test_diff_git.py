@@ -99,11 +99,11 @@ def test_a_dist_folder_without_objects_is_an_error(tmp_path, monkeypatch, capsys
 def test_a_symlinked_file_is_read_at_its_target_in_the_same_revision(tmp_path, monkeypatch, capsys):
     repo = _repo(tmp_path / "repo")
     files = objects()
-    write(repo / "shared", {POOL: files.pop(POOL)}, environment="pools")
+    write(repo / "common", {POOL: files.pop(POOL)}, environment="pools")
     write(repo / "dist", files)
-    os.symlink(f"../../shared/pools/{POOL}", repo / "dist" / "prod" / POOL)
+    os.symlink(f"../../common/pools/{POOL}", repo / "dist" / "prod" / POOL)
     _commit(repo, "v1")
-    target = repo / "shared" / "pools" / POOL
+    target = repo / "common" / "pools" / POOL
     target.write_text(target.read_text().replace("value: 'true'", "value: 'yes'"))
     _commit(repo, "v2")
     assert git(repo, "ls-tree", "HEAD", f"dist/prod/{POOL}").startswith("120000")
