@@ -24,6 +24,7 @@ from karpenter_gpu.analysis.diff import (
     render_text,
     side_of,
 )
+from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import read_sides
 from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
@@ -88,8 +89,9 @@ def run(args: argparse.Namespace) -> int:
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    changes = classify(base, head, catalog, crds=crds)
-    cost = cost_changes(base, head, catalog, crds=crds)
+    admitted = admit(base, head, crds)  # both sides through the API server's checks, once
+    changes = classify(base, head, catalog, admitted=admitted)
+    cost = cost_changes(base, head, catalog, admitted=admitted)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     print(render(changes, cost), end="")
     hit = hits(changes, groups, cost, percent)

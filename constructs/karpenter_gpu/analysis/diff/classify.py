@@ -23,7 +23,7 @@ from enum import Enum
 from typing import Any
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
-from karpenter_gpu.analysis.diff.admission import Refusal, admit
+from karpenter_gpu.analysis.diff.admission import Admitted, Refusal, admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.diff.reasons import (
     _budget, _canon, _device, _few, _leaves, _list_diff, _map_diff, _norm, _requirements_text, _same, _short, _taint,
@@ -516,14 +516,16 @@ def _refusals(refusals: tuple[Refusal, ...]) -> list[Change]:
     return out
 
 
-def classify(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None) -> list[Change]:
+def classify(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,
+             admitted: Admitted | None = None) -> list[Change]:
     """Every difference between two sides, one :class:`Change` per object and category, deterministic order.
 
     ``catalog`` prices the re-pricing notes of NodeOverlay changes (default: the embedded catalog); ``crds`` check
     and default both sides (:func:`~karpenter_gpu.analysis.diff.admission.admit`; default: the CRDs ``validate``
-    loads).
+    loads); ``admitted``: that result, when the caller already has it (the CLI checks both sides once for the
+    classification and the cost).
     """
-    admitted = admit(base, head, crds)
+    admitted = admitted if admitted is not None else admit(base, head, crds)
     changes = _refusals(admitted.refusals)
     base, head = admitted.base, admitted.head
     for environment in sorted(set(base) | set(head)):

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Mapping
 
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog
-from karpenter_gpu.analysis.diff.admission import admit
+from karpenter_gpu.analysis.diff.admission import Admitted, admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.check.conformance import Crds
@@ -145,7 +145,8 @@ def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dic
                            tuple(sorted(n for n, r in new.items() if _unbounded(r))), tuple(pools))
 
 
-def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None) -> CostReport:
+def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,
+                 admitted: Admitted | None = None) -> CostReport:
     """What the change does to each environment's GPU capacity and worst-case spend.
 
     Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
@@ -155,7 +156,8 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
     """
     embedded = catalog is None
     catalog = catalog if catalog is not None else default_catalog()
-    admitted = admit(base, head, crds)  # what the cluster runs: a refused object changes nothing
+    # what the cluster runs: a refused object changes nothing (``admitted``: already checked by the caller)
+    admitted = admitted if admitted is not None else admit(base, head, crds)
     base, head = admitted.base, admitted.head
     envs = []
     for environment in sorted(set(base) | set(head)):
