@@ -63,8 +63,11 @@ oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go)
 rules-doc: $(BIN)/.installed  ## write docs/rules.md, the rule reference, from the rule registry
 	$(BIN)/python tools/rules_doc.py
 
-bench: deps  ## time synth, validate and the simulator against their floors (see BENCHMARKS.md)
-	$(BIN)/python tools/bench.py
+# The revision the `against` figures compare with: main before Karpenter's code became the oracle (issue 22).
+BENCH_AGAINST ?= 233a7862c020841391a18e93581a3cce4e3df935
+
+bench: deps  ## time synth, validate and the simulator against their floors and BENCH_AGAINST (see BENCHMARKS.md)
+	$(BIN)/python tools/bench.py $(if $(BENCH_AGAINST),--against $(BENCH_AGAINST))
 
 clean:
 	rm -rf .venv node_modules build *.egg-info

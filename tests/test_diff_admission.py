@@ -145,6 +145,26 @@ def test_refused_on_both_sides_is_refused_once(tmp_path):
     assert change.category is Category.REFUSED and change.reasons[-1].endswith("; the base object is refused too")
 
 
+def test_an_object_written_the_same_on_both_sides_is_checked_and_defaulted_once(tmp_path, monkeypatch):
+    from karpenter_gpu.analysis.diff import admission
+
+    calls: list[str] = []
+    real_assess, real_defaults = admission.assess, admission.apply_defaults
+    monkeypatch.setattr(admission, "assess", lambda m, *a, **k: calls.append("assess") or real_assess(m, *a, **k))
+    monkeypatch.setattr(admission, "apply_defaults",
+                        lambda m, *a, **k: calls.append("default") or real_defaults(m, *a, **k))
+    base, head = objects(), objects()
+    _mutate(base, "spec.weight")
+    _mutate(head, "spec.weight")  # refused on both sides, written the same
+    node_class(head)["tags"] = {"team": "b"}  # the only object that differs
+    base_side = load_side(_sides(tmp_path, base, head)[0])
+    admitted = admission.admit(base_side, load_side(str(tmp_path / "head")))
+    checked = sum(key[0] != "helm" for objs in base_side.values() for key in objs)  # Helm values are not objects
+    assert calls.count("assess") == checked + 1  # every base object, then the one head object that differs
+    assert [(r.side, r.key[1]) for r in admitted.refusals] == [("head", "NodePool"), ("base", "NodePool")]
+    assert calls.count("default") == (checked - 1) + 1  # the kept base objects, then the changed node class
+
+
 # ------------------------------------------------------------------------------------- --fail-on lines
 
 

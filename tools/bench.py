@@ -18,6 +18,10 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 - cdk8s-cli `cdk8s synth` end to end for the bundled stacks (CLI + Node + Python start-up);
 - make-test what `make test` runs: `karpenter-gpu validate dist`, then the whole suite with
             pytest-xdist (property test at its default 2,000 examples included), once.
+- against   with --against REV: `validate`, `explain`, `explain --pod` and `diff` (against a copy with
+            one pool per environment edited) on the 1,000-pool output, each in a fresh process, run by this
+            checkout's package and by REV's (its constructs/ from `git archive`, first on PYTHONPATH, same
+            interpreter and dependencies), side by side round by round: the ratio is this / REV.
 
 Figures and their floors run interleaved, one repetition of each per round, and a ratio to a floor is
 the median of the rounds' ratios: on a shared machine both sides of a ratio then see the same load.
@@ -25,7 +29,7 @@ simulate and pod_fit run the same way at 100 and 1,000 pools, so their scaling t
 the median of per-round ratios too. A garbage collection precedes every timed repetition (untimed), so
 each starts from the same collector state.
 
-Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests]
+Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests] [--against REV]
 """
 
 from __future__ import annotations
@@ -177,6 +181,72 @@ def validate_cli_once(outdir: Path):
     return run
 
 
+def revision_package(rev: str, into: Path) -> Path:
+    """The ``constructs/`` folder of git revision ``rev`` of this repository, extracted under ``into``."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "constructs"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "constructs"
+
+
+def edited_copy(outdir: Path, into: Path) -> Path:
+    """A copy of ``outdir`` with the first NodePool of every environment edited (weight and GPU limit): the
+    other side of the ``diff`` figure."""
+    shutil.copytree(outdir, into)
+    for env in sorted(p for p in into.iterdir() if p.is_dir()):
+        for path in sorted(env.glob("*.yaml")):
+            doc = yaml.load(path.read_text(), Loader=LOADER)
+            if isinstance(doc, dict) and doc.get("kind") == "NodePool":
+                doc["spec"]["weight"] = doc["spec"].get("weight", 0) % 100 + 1
+                doc["spec"].setdefault("limits", {})["nvidia.com/gpu"] = "64"
+                path.write_text(yaml.dump(doc, Dumper=DUMPER, sort_keys=False))
+                break
+    return into
+
+
+def cli_commands(outdir: Path, edited: Path) -> dict[str, list[str]]:
+    """The user-facing commands of the ``against`` figures (arguments after ``karpenter-gpu``)."""
+    return {"validate": ["validate", str(outdir)],
+            "explain": ["explain", str(outdir), "--format", "json"],
+            "explain --pod": ["explain", str(outdir), "--pod", POD, "--format", "json"],
+            "diff": ["diff", str(outdir), str(edited), "--format", "json"]}
+
+
+def cli_once(args: list[str], pythonpath: str | None):
+    """A callable running ``karpenter-gpu ARGS`` in a fresh process with ``pythonpath`` first on the path."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "karpenter_gpu.cli.main", *args]
+
+    def run() -> str:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        return f"exit {proc.returncode}" + (f"; stderr: {proc.stderr.strip()[:160]}" if proc.returncode > 1 else "")
+
+    return run
+
+
+def against_figures(outdir: Path, rev: str, reps: int) -> list[dict]:
+    """The ``against`` figures: each command of :func:`cli_commands` by this checkout and by ``rev``, side by
+    side round by round; ``ratio`` is the median of the rounds' this / rev."""
+    out = []
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="kg-bench-against-") as tmp:
+        old = revision_package(rev, Path(tmp))
+        edited = edited_copy(outdir, Path(tmp) / "edited")
+        for name, args in cli_commands(outdir, edited).items():
+            m = measure_interleaved({"rev": (cli_once(args, str(old)), False, None),
+                                     "this": (cli_once(args, None), False, "rev")}, reps)
+            this, base = m["this"], m["rev"]
+            out.append({"command": name, "rev": rev, "n": this["n"], "this": this["median"], "base": base["median"],
+                        "ratio": statistics.median(this["paired_ratios"]),
+                        "note": f"this: {this['_last']}; {rev}: {base['_last']}"})
+            print(f"  against    {name:<14} this {_fmt(this['median']):>10}  {rev} {_fmt(base['median']):>10}  "
+                  f"ratio {out[-1]['ratio']:.2f}x  [{out[-1]['note']}]", file=sys.stderr, flush=True)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Timing
 
@@ -325,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="figures to measure per size (default: all)")
     ap.add_argument("--no-tests", action="store_true", help="do not time the test suite")
     ap.add_argument("--tests-timeout", type=float, default=600, help="give up on the test suite after this (s)")
+    ap.add_argument("--against", metavar="REV", help="also run validate, explain and diff at 1,000 pools with the "
+                    "package of git revision REV, side by side (needs size 1000)")
+    ap.add_argument("--reps-against", type=int, default=5, help="rounds of the --against figures (default 5)")
     args = ap.parse_args(argv)
     load_start = os.getloadavg()  # the machine may be shared: say how busy it was
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -342,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         simulate_pools([d for docs in read_manifests(Path(tmp)).values() for d in docs], catalog)
 
     results: list[dict] = []
+    against: list[dict] = []
     flats: dict[int, list[dict]] = {}  # size -> the project's manifests, for the analyzers
 
     def record(figure: str, size: int | str, m: dict) -> None:
@@ -385,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
                 if name in measured:
                     record(name, size, measured[name])
             flats[size] = flat
+            if args.against and size == 1000:
+                against = against_figures(keep, args.against, args.reps_against)
         finally:
             shutil.rmtree(keep, ignore_errors=True)
 
@@ -463,6 +539,9 @@ def main(argv: list[str] | None = None) -> int:
     target("validate 1,000 pools, warm, <= 1.5 s", w and w["median"], 1.5, "s")
     s = by.get(("simulate", 100))
     target("simulator 100 pools <= 50 ms", s and s["median"], 0.050, "s")
+    for a in against:  # within 5%: the rounds' own spread on an idle machine
+        target(f"{a['command']} 1,000 pools, fresh process, no slower than {a['rev']} (<= 1.05x)", a["ratio"], 1.05,
+               "x")
 
     # Report.
     head = f"{'figure':<12} {'size':>6} {'n':>2} {'median':>10} {'min':>10} {'max':>10}  {'ratio to floor':<26}"
@@ -476,6 +555,11 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["(p): the median of per-round ratios, the figure and its floor run side by side in each round"]
     lines += ["", "scaling time(1000)/time(100):"]
     lines += [f"  {fig:<10} {ratio:.2f}x" for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
+    if against:
+        lines += ["", f"against {against[0]['rev']} at 1,000 pools (fresh processes, side by side; ratio: this / "
+                      f"{against[0]['rev']}):"]
+        lines += [f"  {a['command']:<14} this {_fmt(a['this']):>10}  {a['rev']} {_fmt(a['base']):>10}  {a['ratio']:.2f}x"
+                  f"  [{a['note']}]" for a in against]
     if ceilings:
         lines += ["", f"exact ceilings at 1,000 pools (limits: N GPUs, 12N CPUs, 100N Gi; budget {ceiling.BUDGET:,} "
                       "branch-and-bound nodes per pool):"]
@@ -495,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
                    "cel_backend": cel_backend, "yaml_loader": LOADER.__name__, "yaml_dumper": DUMPER.__name__,
                    "loadavg_start": load_start, "loadavg_end": load_end}
         Path(args.json).write_text(json.dumps({"machine": machine, "results": results, "scaling": scaling,
-                                               "ceilings": ceilings,
+                                               "ceilings": ceilings, "against": against,
                                                "targets": targets}, indent=2, default=str) + "\n")
     return 0  # never fail on a target
 

@@ -85,9 +85,17 @@ def _defaulted(key: Key, manifest: dict, crds: Crds) -> dict:
         return manifest
 
 
-def with_defaults(side: Side, crds: Crds) -> Side:
-    """``side`` with every object the CRDs serve defaulted as the API server would store it."""
-    return {env: {key: _defaulted(key, m, crds) for key, m in objects.items()} for env, objects in side.items()}
+def with_defaults(side: Side, crds: Crds, like: Side | None = None) -> Side:
+    """``side`` with every object the CRDs serve defaulted as the API server would store it. ``like``: the
+    other side, raw and defaulted (``(raw, defaulted)``), whose objects written the same are not defaulted again."""
+    raw, done = like if like is not None else ({}, {})
+
+    def defaulted(env: str, key: Key, manifest: dict) -> dict:
+        if key in raw.get(env, {}) and raw[env][key] == manifest:
+            return done[env][key]
+        return _defaulted(key, manifest, crds)
+
+    return {env: {key: defaulted(env, key, m) for key, m in objects.items()} for env, objects in side.items()}
 
 
 def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
@@ -98,8 +106,12 @@ def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
     kept_head: Side = {}
     for environment in sorted(set(base) | set(head)):
         old, new = base.get(environment, {}), head.get(environment, {})
-        old_refused = {k: r for k, m in old.items() if (r := refusal_reasons(k, m, crds))}
-        new_refused = {k: r for k, m in new.items() if (r := refusal_reasons(k, m, crds))}
+        old_reasons = {k: refusal_reasons(k, m, crds) for k, m in old.items()}
+        # An object written the same on both sides gets the same answer: it is checked once.
+        new_reasons = {k: old_reasons[k] if k in old and old[k] == m else refusal_reasons(k, m, crds)
+                       for k, m in new.items()}
+        old_refused = {k: r for k, r in old_reasons.items() if r}
+        new_refused = {k: r for k, r in new_reasons.items() if r}
         kept_base[environment] = {k: m for k, m in old.items() if k not in old_refused}
         kept_head[environment] = {k: m for k, m in new.items() if k not in new_refused}
         for key in new_refused:  # the cluster keeps what it had: the same group, kind and name, at any version
@@ -107,4 +119,5 @@ def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
                 kept_head[environment].setdefault(kept, kept_base[environment][kept])
         refusals += [Refusal("head", environment, k, r) for k, r in sorted(new_refused.items())]
         refusals += [Refusal("base", environment, k, r) for k, r in sorted(old_refused.items())]
-    return Admitted(with_defaults(kept_base, crds), with_defaults(kept_head, crds), tuple(refusals))
+    defaulted_base = with_defaults(kept_base, crds)
+    return Admitted(defaulted_base, with_defaults(kept_head, crds, (kept_base, defaulted_base)), tuple(refusals))
