@@ -55,6 +55,7 @@ __all__ = [
     "PodShape",
     "PoolReport",
     "admits",
+    "amount_text",
     "first_choice",
     "fit_reports",
     "pod_fit",
@@ -615,8 +616,8 @@ def _existing_note(existing: Sequence[ClusterNode], used: Mapping[str, Decimal],
     for n in active:
         kinds[n.instance_type or "unknown type"] = kinds.get(n.instance_type or "unknown type", 0) + 1
     mix = ", ".join(f"{count} x {name}" for name, count in sorted(kinds.items())) or "none"
-    counted = "; ".join(f"{r} {_bytes(used.get(r, Decimal(0))) if r == 'memory' else f'{used.get(r, Decimal(0)).normalize():f}'}"
-                        f" of {shown}" for r, shown, _ in limits) if limits else "no limits"
+    counted = "; ".join(f"{r} {amount_text(r, used.get(r, Decimal(0)))} of {shown}"
+                        for r, shown, _ in limits) if limits else "no limits"
     gone = f"; {deleting} marked for deletion, not counted (MarkedForDeletion)" if deleting else ""
     return (f"{len(active)} existing node(s) count against the limits ({mix}): {counted} "
             f"(updateRemainingResources){gone}")
@@ -879,6 +880,11 @@ class PodShape:
         return reqs
 
 
+def amount_text(resource: str, amount: Decimal) -> str:
+    """An amount of a resource in base units as a person reads it (memory in Gi/Mi/Ki when exact)."""
+    return _bytes(amount) if resource == "memory" else f"{amount.normalize():f}"
+
+
 def _bytes(amount: Decimal) -> str:
     for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if amount >= size and amount == amount.to_integral_value() and int(amount) % size == 0:  # exact for any size
@@ -939,8 +945,8 @@ def _remaining_limits(pool: str, limits: Mapping[str, Any], used: Mapping[str, D
             out.append((str(resource), str(raw), limit))
         else:
             left = limit - taken
-            shown = _bytes(left) if resource == "memory" else f"{left.normalize():f}"
-            out.append((str(resource), f"{raw} ({shown} left after the existing nodes)", left))
+            out.append((str(resource), f"{raw} ({amount_text(str(resource), left)} left after the existing nodes)",
+                        left))
     return out
 
 
