@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
 def _read_nodes(specs: list[str]) -> list[ClusterNode] | int:
     """The cluster's nodes from each ``--nodes`` file or folder (NodeClaims and/or Nodes, Lists expanded); the exit
     code when the reader found problems in them."""
-    objects = []
+    objects: list[tuple[str, dict]] = []
     for spec in specs:
         source = read_path(spec, allow_empty=True)  # `kubectl get nodeclaims -o yaml` of no nodes: an empty List
         if source.problems:
