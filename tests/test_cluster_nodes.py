@@ -157,6 +157,13 @@ def test_a_nodes_limit_below_what_exists_excludes_every_type():
     assert "'all available instance types exceed limits for nodepool'" in report.problems[0]
 
 
+def test_a_nodes_remainder_below_one_still_launches_one_node():
+    """filterByRemainingResources compares the type's capacity (no nodes: 0) with what is left, so half a node
+    left is not exhausted: one more node launches, then nothing is left."""
+    report = _report(claim("a"), limits={"nodes": "1500m"})
+    assert report.launchable and report.worst_case_nodes == (("g5.xlarge", 1),)
+
+
 def test_the_ceiling_is_what_can_still_launch():
     """dearest_fill on the remaining limits: 4 GPUs, 2 used by existing g5.xlarge nodes, leave 2 x g5.2xlarge."""
     reqs = (XL_2XL, ON_DEMAND)
