@@ -50,6 +50,26 @@ def test_the_vectors_hold_the_inputs_the_core_models():
     cases = [v["case"] for v in _vectors()]
     assert any(c["kubelet"] for c in cases) and any(c["daemonsets"] for c in cases)
     assert any(p["spec"].get("limits") for c in cases for p in c["nodepools"])
+    assert any(c["existing_nodes"] for c in cases)
+
+
+def test_existing_nodes_decide_some_vectors():
+    # Scheduler.updateRemainingResources: the vectors' existing NodeClaims change the core's answer on some cases,
+    # so test_the_core_agrees_with_karpenter_on_every_vector checks the remaining limits, not only the limits
+    changed = [v["id"] for v in _vectors() if v["case"]["existing_nodes"]
+               and fam.python_answer({**v["case"], "existing_nodes": []}) != fam.python_answer(v["case"])]
+    assert len(changed) >= 10
+
+
+def test_existing_nodes_reach_the_core_as_node_claims():
+    case = next(v["case"] for v in _vectors() if v["case"]["existing_nodes"])
+    claims = fam.node_claims(case)
+    assert len(claims) == len(case["existing_nodes"])
+    first, node = claims[0], case["existing_nodes"][0]
+    assert first["kind"] == "NodeClaim" and first["status"]["providerID"]
+    assert first["metadata"]["labels"]["karpenter.sh/nodepool"] == node["nodepool"]
+    assert first["metadata"]["labels"]["node.kubernetes.io/instance-type"] == node["instance_type"]
+    assert {"cpu", "memory", "pods"} <= set(first["status"]["capacity"])
 
 
 def test_a_changed_answer_is_a_disagreement():

@@ -148,6 +148,11 @@ CODES: dict[str, str] = {
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
+    # The cluster's nodes (karpenter_gpu.k8s.cluster_nodes, explain --nodes).
+    "KG720": "--nodes input holds an object that is not a karpenter.sh/v1 NodeClaim or v1 Node",
+    "KG721": "NodeClaim or Node field that cannot be read (labels, providerID, status.capacity quantity, conditions)",
+    "KG722": "two different NodeClaims, or two different Nodes, with one provider ID",
+    "KG723": "explain --nodes with more than one environment selected (the nodes are one cluster's)",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",

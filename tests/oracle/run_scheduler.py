@@ -6,7 +6,7 @@
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --shrink 2   # a shrunk example per class
 
 ``make oracle`` runs the family's modelled cases (``scheduler_family.oracle_case``); this runner explores, with all
-the inputs (spot prices, zone availability, existing nodes, reservations) unless ``--modelled``. Prints
+the inputs (spot prices, zone availability, reservations, unpriced types) unless ``--modelled``. Prints
 ``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
 inputs the core does not model; exit 1 when Go failed to answer a case, 2 when Go could not be built.
 """
@@ -135,6 +135,8 @@ def _all_zones(case: dict) -> None:
 
 def _priced(case: dict) -> None:
     case["instance_types"] = [t for t in case["instance_types"] if t["price"] is not None] or case["instance_types"]
+    kept = {t["name"] for t in case["instance_types"]}  # the Go side registers nodes of the case's types only
+    case["existing_nodes"] = [e for e in case.get("existing_nodes") or [] if e["instance_type"] in kept]
 
 
 CAUSES: list[tuple[str, Callable[[dict], None]]] = [
@@ -222,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attribute", action="store_true",
                         help="count the disagreements by the one input whose removal makes the sides agree")
     parser.add_argument("--modelled", action="store_true",
-                        help="only inputs the product can know (no existing nodes, reservations, "
-                             "spot prices, zone availability or unpriced types)")
+                        help="only inputs the product can know (no reservations, spot prices, zone "
+                             "availability or unpriced types)")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)

@@ -42,8 +42,9 @@ type the provider asks EC2 for and the cheapest offering of it) and ``allocatabl
 
 Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
 EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
-case's reservations) and DaemonSets, with a catalog of the case's types; the options are the chosen pool's
-``Fit.options``.
+case's reservations) and DaemonSets, with a catalog of the case's types, and the existing nodes as the NodeClaim
+manifests a user would pass (:func:`node_claims`, read by ``cluster_nodes``; their ``status.capacity`` from the
+core's own capacity model); the options are the chosen pool's ``Fit.options``.
 
 Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`). Some
 inputs of Karpenter's answer are ones the product cannot know, because they live in the AWS account at run time; a
@@ -58,9 +59,12 @@ inventory it does not have:
   without them the EC2NodeClass has no capacityReservationSelectorTerms and both sides have no reserved offering
   (the core's rule "reserved only with capacityReservationSelectorTerms" is checked by every case that admits
   ``reserved``);
-- existing nodes: none (the core has no input for the cluster's nodes, so remaining limits are the limits);
 - unpriced types: left out (p5e.48xlarge, dl2q.24xlarge have no static list price; the provider's live pricing
   would price them, the catalog cannot say at what).
+
+Existing nodes are an input of the core (``simulate_pools(nodes=...)``) and stay in the modelled cases; only the
+nodes of types left out with the unpriced ones go with them (the Go side builds a node's capacity from the case's
+types).
 
 ``generate_case`` keeps all of these for exploration (``run_scheduler.py`` without ``--modelled``;
 SCHEDULER-FINDINGS.md says what each changes). Left out of the comparison: the zone (the core names one only when a
@@ -80,6 +84,9 @@ from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
+from karpenter_gpu.k8s.kubelet import KubeletSettings
+from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
@@ -361,9 +368,11 @@ def _modelled(case: dict) -> dict:
     """The case with what the product cannot know said the same way to both sides (the module docstring's
     modelling choices; :func:`features` lists them)."""
     names = [z["name"] for z in case["zones"]]
-    case.update(capacity_reservations=[], existing_nodes=[], spot_price_factor=dict.fromkeys(names, 1.0))
+    case.update(capacity_reservations=[], spot_price_factor=dict.fromkeys(names, 1.0))
     case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
         [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
+    kept = {t["name"] for t in case["instance_types"]}  # the Go side registers nodes of the case's types only
+    case["existing_nodes"] = [e for e in case.get("existing_nodes", []) if e["instance_type"] in kept]
     return case
 
 
@@ -467,10 +476,36 @@ def manifests(case: dict) -> list[dict]:
     return [*case["nodepools"], node_class(case), *case.get("daemonsets", [])]
 
 
+def node_claims(case: dict) -> list[dict]:
+    """The case's existing nodes as a user's ``kubectl get nodeclaims -o yaml`` shows them (what ``scheduler.go``'s
+    ``schedExistingClaims`` registers: launched, registered and initialized NodeClaims without a Node, labelled with
+    pool, type, zone and capacity type). ``status.capacity`` comes from the core's own model of the type under the
+    case's kubelet settings (``InstanceType.capacity_for``: cpu, memory after the VM overhead, pods, extended
+    resources), not from the Go side."""
+    nc = node_class(case)
+    view = NodeClassView.of(nc)
+    settings = KubeletSettings.of(view.spec, view.ami_family, "EC2NodeClass default")
+    types = _case_catalog(case).by_name
+    out = []
+    for i, e in enumerate(case.get("existing_nodes") or []):
+        capacity = types[e["instance_type"]].capacity_for(settings)
+        out.append({
+            "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+            "metadata": {"name": f"existing-{i}", "labels": {
+                "karpenter.sh/nodepool": e["nodepool"], "node.kubernetes.io/instance-type": e["instance_type"],
+                "topology.kubernetes.io/zone": e["zone"], "karpenter.sh/capacity-type": e["capacity_type"],
+                "karpenter.sh/registered": "true", "karpenter.sh/initialized": "true"}},
+            "spec": {"taints": [{"key": "oracle.example.com/full", "value": "true", "effect": "NoSchedule"}]},
+            "status": {"providerID": f"aws:///{e['zone']}/i-existing{i}",
+                       "capacity": {k: f"{v.normalize():f}" for k, v in sorted(capacity.items())}},
+        })
+    return out
+
+
 def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
-    reports = simulate_pools(manifests(case), _case_catalog(case))
+    reports = simulate_pools(manifests(case), _case_catalog(case), nodes=cluster_nodes(node_claims(case)))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     if choice is None:
@@ -620,8 +655,6 @@ def features(case: dict) -> list[str]:
     """The inputs of a case the product cannot know, which :func:`_modelled` says the same way to both sides (to
     group disagreements)."""
     out = []
-    if case.get("existing_nodes"):
-        out.append("existing-nodes")
     if case.get("capacity_reservations"):
         out.append("reservations")
     if any(f != 1.0 for f in case.get("spot_price_factor", {}).values()):

@@ -22,8 +22,9 @@ from urllib.parse import quote
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.simulator import (
-    PodShape, PoolReport, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
+    PodShape, PoolReport, amount_text, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
 )
+from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
 from karpenter_gpu.k8s.windows import window_notes, window_zone
@@ -76,11 +77,13 @@ def _zone(pools: list[dict]) -> str:
 
 
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
-                        zone: str | None = None) -> dict[str, Any]:
-    """Everything the report shows for one environment, as plain data (the JSON format)."""
+                        zone: str | None = None, nodes: list[ClusterNode] | None = None) -> dict[str, Any]:
+    """Everything the report shows for one environment, as plain data (the JSON format). ``nodes``: the cluster's
+    nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
+    has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units)."""
     pools = [m for m in manifests if is_kind(m, NODEPOOL_KIND)]
     by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
-    reports: list[PoolReport] = simulate_pools(manifests, catalog)
+    reports: list[PoolReport] = simulate_pools(manifests, catalog, nodes=nodes or ())
     basis = reports[0].price_basis if reports else price_basis(catalog)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
                            "notes": [ZONE_NOTE, f"$/h figures are {basis}s (spot and reserved shown at it)",
@@ -103,6 +106,14 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(manifest, r),
             "windows": _windows(manifest),
         })
+        if nodes is not None:
+            out["pools"][-1].update(existing_nodes=list(r.existing_nodes),
+                                    used={k: f"{v.normalize():f}" for k, v in sorted(r.used.items())},
+                                    remaining={k: f"{v.normalize():f}" for k, v in sorted(r.remaining.items())})
+    if nodes is not None:
+        out["nodes"] = _nodes_summary(nodes, reports)
+        out["notes"].append(f"limits are what the {out['nodes']['counted']} existing node(s) of the cluster leave "
+                            "(--nodes); worst $/h is what can still launch beyond them")
     for group in hybrid_groups(manifests):  # fixed on-premises nodes: no catalog, price or Karpenter limit
         out["pools"].append({
             "name": group.name, "kind": HYBRID_KIND, "weight": None, "capacity_types": ["on-premises"],
@@ -116,13 +127,24 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
         })
     if pod is not None:
         # Existing (hybrid) nodes first: the scheduler binds a pod to a node that fits before Karpenter provisions.
-        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog)
+        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog, nodes=nodes or ())
         choice = first_choice(fits)
         out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance, "offering": f.offering,
                                                   "price": None if f.price is None else str(f.price),
                                                   "reason": f.reason} for f in fits],
                       "first_choice": None if choice is None else {"pool": choice.pool, "instance": choice.instance}}
     return out
+
+
+def _nodes_summary(nodes: list[ClusterNode], reports: list[PoolReport]) -> dict[str, Any]:
+    """The cluster's nodes: how many were read, count against limits, are marked for deletion, have no NodePool, or
+    belong to a NodePool that is not among the manifests (no limit of theirs is known)."""
+    names = {r.name for r in reports}
+    active = [n for n in nodes if not n.marked_for_deletion]
+    return {"read": len(nodes), "counted": sum(1 for n in active if n.nodepool in names),
+            "marked_for_deletion": len(nodes) - len(active),
+            "without_nodepool": sum(1 for n in active if n.nodepool is None),
+            "other_nodepools": sorted({n.nodepool for n in active if n.nodepool is not None and n.nodepool not in names})}
 
 
 def _overlaid(report: PoolReport) -> dict[str, list[str]]:
@@ -145,17 +167,30 @@ def _rows(env: dict, esc: Callable[[Any], str]) -> list[list[str]]:
                      "-" if not price else f"{_money(Decimal(price[0]))}-{_money(Decimal(price[1]))}",
                      _money(None if p["worst_case_hourly"] is None else Decimal(p["worst_case_hourly"])),
                      ",".join(p["feature_gates"]) or "-"])
+        if "nodes" in env:
+            rows[-1][-1:-1] = [str(len(p.get("existing_nodes", []))), _left(p.get("remaining", {}))]
     return [[esc(cell) for cell in row] for row in rows]
 
 
+def _left(remaining: dict[str, str]) -> str:
+    return ", ".join(f"{k} {amount_text(k, Decimal(v))}" for k, v in remaining.items()) or "-"
+
+
 HEADER = ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst $/h", "gates"]
+#: With --nodes: the pool's existing nodes and what they leave of its limits, before the gates.
+NODES_HEADER = ["nodes", "left of limits"]
+
+
+def _header(env: dict) -> list[str]:
+    return HEADER[:-1] + NODES_HEADER + HEADER[-1:] if "nodes" in env else HEADER
 
 
 def render_text(envs: list[dict]) -> str:
     out = []
     for env in envs:
-        rows = [HEADER] + _rows(env, escape.plain)
-        widths = [max(len(r[i]) for r in rows) for i in range(len(HEADER))]
+        header = _header(env)
+        rows = [header] + _rows(env, escape.plain)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
         out.append(f"== {escape.plain(env['environment'])} ==")
         out.extend("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
         out.extend(_details(env, markdown=False))
@@ -168,8 +203,8 @@ def render_markdown(envs: list[dict], svg_names: dict[str, str] | None = None) -
     out = []
     for env in envs:
         out.append(f"### {escape.markdown(env['environment'])}\n")
-        out.append("| " + " | ".join(HEADER) + " |")
-        out.append("|" + "---|" * len(HEADER))
+        out.append("| " + " | ".join(_header(env)) + " |")
+        out.append("|" + "---|" * len(_header(env)))
         out.extend("| " + " | ".join(r) + " |" for r in _rows(env, escape.markdown))
         out.append("")
         out.extend(_details(env, markdown=True))
@@ -204,6 +239,13 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
             lines.append(f"{bullet}{pool} window: {esc(w['local'] or w['utc'])} (UTC: {esc(w['utc'])})")
     for note in env["notes"]:
         lines.append(f"{bullet}note: {note_text(note)}")
+    nodes = env.get("nodes")
+    if nodes:
+        others = nodes["other_nodepools"]
+        lines.append(f"{bullet}nodes: {nodes['read']} read, {nodes['counted']} counted against limits, "
+                     f"{nodes['marked_for_deletion']} marked for deletion, {nodes['without_nodepool']} without a "
+                     "NodePool" + (f"; of NodePools not in the manifests: {note_text(', '.join(others))}"
+                                   if others else ""))
     pod = env.get("pod")
     if pod:
         choice = pod["first_choice"]

@@ -23,6 +23,7 @@ functions; this module only combines its answers with the catalog (the upstream 
 from __future__ import annotations
 
 import gc
+import math
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, Instanc
 from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.admission import admitted_tolerations
+from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.kubelet import KubeletSettings
@@ -53,6 +55,7 @@ __all__ = [
     "PodShape",
     "PoolReport",
     "admits",
+    "amount_text",
     "first_choice",
     "fit_reports",
     "pod_fit",
@@ -239,6 +242,15 @@ class PoolReport:
     unbounded: bool = False
     limit_unit: str | None = None
     price_basis: str = PRICE_BASIS
+    #: The cluster's nodes of this pool that count against its limits (``simulate_pools(nodes=...)``: not marked
+    #: for deletion), by name, and what they use (``NodePoolResourcesFor``: their capacity summed, ``nodes`` each 1).
+    existing_nodes: tuple[str, ...] = ()
+    used: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
+
+    @property
+    def remaining(self) -> dict[str, Decimal]:
+        """What is left of each limit after the existing nodes (``Scheduler.updateRemainingResources``)."""
+        return {r: amount for r, _, amount in _remaining_limits(self.name, self.limits, self.used)}
 
     @property
     def gpu_names(self) -> tuple[str, ...]:
@@ -402,9 +414,10 @@ def _daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[Dae
 
 
 def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolution, memo: dict,
-              context: _Context | None = None) -> PoolReport:
+              context: _Context | None = None, existing: Sequence[ClusterNode] = ()) -> PoolReport:
     context = context if context is not None else _Context({}, [], PRICE_BASIS)
     notes: list[str] = []
+    used = pool_usage(existing).get(pool.name, {})
     zones, offering_notes, problems = _offering_notes(pool)
     settings, reservations = _node_class(pool, context, notes)
     if reservations is False and "reserved" in pool.capacity_types:
@@ -451,7 +464,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if stand_ins:
         notes.append(f"{' and '.join(stand_ins)} offerings are shown at the {context.price_basis}: the catalog has no "
                      f"{' or '.join(stand_ins)} prices")
-    limits = [(str(r), raw, _quantity(raw, f"NodePool {pool.name}.spec.limits.{r}")) for r, raw in pool.limits.items()]
+    limits = _remaining_limits(pool.name, pool.limits, used)
+    exhausted = _exhausted(limits)
+    if existing:
+        notes.append(_existing_note(existing, used, limits))
     excluded: list[tuple[str, str]] = []
     if pool.replicas is None and limits and candidates:
         kept = []
@@ -462,12 +478,15 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             else:
                 excluded.append((c.instance.name, why))
         if excluded:
-            notes.append(f"{len(excluded)} type(s) exceed a limit with one node and are never launched "
+            left = " what is left of" if used else ""
+            notes.append(f"{len(excluded)} type(s) exceed{left} a limit with one node and are never launched "
                          f"(filterByRemainingResources): " + ", ".join(f"{n} ({why})" for n, why in excluded))
-            if not kept:
-                problems.insert(0, "every candidate exceeds the pool's limits with one node: 'all available instance "
-                                   "types exceed limits for nodepool'")
+            if not kept and not exhausted:
+                problems.insert(0, f"every candidate exceeds{left} the pool's limits with one node: 'all available "
+                                   "instance types exceed limits for nodepool'")
         candidates = kept
+    if exhausted and pool.replicas is None:
+        problems.insert(0, exhausted)
     if not candidates and not excluded:
         problems.insert(0, f"no instance type in the catalog ({len(catalog.types)} types) meets the requirements: "
                            "'no instance type met the scheduling requirements or had a required offering'")
@@ -545,6 +564,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                 notes.append("no limits.nodes: drift/expiry replacement can surge above replicas")
             elif (blocked := static_drift_blocked(pool)) is not None:
                 notes.append(blocked)
+    elif exhausted:
+        worst = Decimal(0)
     elif candidates:
         fill, bounded_by, why = _ceiling(candidates, limits)
         if fill is None:
@@ -558,7 +579,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             exact = "" if fill.exact else (f" (an upper bound: the search stopped before proving the optimum; "
                                            f"{_money(fill.total)}/h is reached)")
             unit = f" ({limit_unit})" if limit_unit else ""
-            notes.append(f"worst case {_money(worst)}/h{exact}: {mix} before the limits "
+            more = " more, beyond the existing nodes," if existing else ""
+            notes.append(f"worst case {_money(worst)}/h{exact}: {mix}{more} before the limits "
                          f"{', '.join(f'{r} {raw}' for r, raw, _ in limits if r in bounded_by)}{unit} stop it "
                          f"({context.price_basis})")
         notes.append("limits are eventually consistent and can overrun during fast scale-out")
@@ -571,7 +593,34 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         excluded=tuple(excluded), worst_case_nodes=fill.counts if fill is not None else (),
         worst_case_exact=fill is None or fill.exact, bounded_by=bounded_by, unbounded=unbounded,
         limit_unit=limit_unit, price_basis=context.price_basis,
+        existing_nodes=tuple(sorted(n.name for n in existing if not n.marked_for_deletion)), used=used,
     )
+
+
+def _exhausted(limits: Sequence[tuple[str, str, Decimal]]) -> str | None:
+    """The scheduler's first limit check: no launch once exactly nothing is left of ``limits.nodes``
+    (``Scheduler.addToNewNodeClaim``: 'node limits have been exhausted for nodepool')."""
+    left = next((amount for r, _, amount in limits if r == "nodes"), None)
+    if left is not None and left == 0:
+        return "'node limits have been exhausted for nodepool': nothing is left of limits.nodes" + \
+            next(f" {shown}" for r, shown, _ in limits if r == "nodes")
+    return None
+
+
+def _existing_note(existing: Sequence[ClusterNode], used: Mapping[str, Decimal],
+                   limits: Sequence[tuple[str, str, Decimal]]) -> str:
+    """What the pool's existing nodes are and use of its limits."""
+    active = [n for n in existing if not n.marked_for_deletion]
+    deleting = len(existing) - len(active)
+    kinds: dict[str, int] = {}
+    for n in active:
+        kinds[n.instance_type or "unknown type"] = kinds.get(n.instance_type or "unknown type", 0) + 1
+    mix = ", ".join(f"{count} x {name}" for name, count in sorted(kinds.items())) or "none"
+    counted = "; ".join(f"{r} {amount_text(r, used.get(r, Decimal(0)))} of {shown}"
+                        for r, shown, _ in limits) if limits else "no limits"
+    gone = f"; {deleting} marked for deletion, not counted (MarkedForDeletion)" if deleting else ""
+    return (f"{len(active)} existing node(s) count against the limits ({mix}): {counted} "
+            f"(updateRemainingResources){gone}")
 
 
 def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
@@ -583,7 +632,7 @@ def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
 _UNMODELLED_LIMITS = ("ephemeral-storage", "vpc.amazonaws.com/pod-eni")
 
 
-def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, Any, Decimal]]
+def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, str, Decimal]]
              ) -> tuple[Fill | None, tuple[str, ...], str]:
     """The dearest launchable multiset of the priced candidates under ``limits`` (None: unbounded, with why)."""
     applied = [(r, raw, amount) for r, raw, amount in limits if r not in _UNMODELLED_LIMITS]
@@ -596,8 +645,11 @@ def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, Any, Decim
         which = ", ".join(r for r, _, _ in applied) or "none"
         return None, (), (f"{', '.join(free)} need(s) none of the limited resources ({which}), so no limit stops "
                           "Karpenter launching them")
+    # A node is launched while anything is left of limits.nodes (filterByRemainingResources counts no nodes in a
+    # type's capacity, the next loop counts the node as 1): ceil(what is left) more nodes.
     fill = dearest_fill_cached(tuple((c.instance.name, c.price, tuple(sizes[c.instance.name]))  # type: ignore[misc]
-                                     for c in priced), tuple(amount for _, _, amount in applied))
+                                     for c in priced),
+                               tuple(Decimal(math.ceil(amount)) if r == "nodes" else amount for r, _, amount in applied))
     bounded = tuple(r for i, (r, _, _) in enumerate(applied) if any(s[i] for s in sizes.values()))
     return fill, bounded, ""
 
@@ -630,21 +682,29 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog,
 
 
 def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
-                   pools: Sequence[NodePoolView] | None = None) -> list[PoolReport]:
+                   pools: Sequence[NodePoolView] | None = None,
+                   nodes: Sequence[ClusterNode] = ()) -> list[PoolReport]:
     """A :class:`PoolReport` for every ``karpenter.sh/v1`` NodePool, in the order the scheduler tries them
     (``OrderByWeight``: highest weight first, equal weights by name descending).
 
     NodeOverlays (``karpenter.sh/v1alpha1``) in the same manifests are applied to the candidates.
     ``catalog`` defaults to :func:`~karpenter_gpu.analysis.catalog.default_catalog`. ``pools``: the views
     of the manifests' NodePools (``node_pools(manifests)``) when the caller has them already, so each
-    pool is read once (the rules build them for their own checks).
+    pool is read once (the rules build them for their own checks). ``nodes``: the cluster's nodes
+    (:func:`~karpenter_gpu.k8s.cluster_nodes.cluster_nodes`); each pool's limits are what its nodes leave of them
+    (``Scheduler.updateRemainingResources``), for the limit filter, ``limits.nodes`` and the worst case.
     """
     catalog = catalog if catalog is not None else default_catalog()
+    by_pool: dict[str, list[ClusterNode]] = {}
+    for node in nodes:
+        if node.nodepool is not None:
+            by_pool.setdefault(node.nodepool, []).append(node)
     with _paused_cyclic_gc():
         pools, resolution = _resolution(manifests, catalog, pools)
         memo: dict = {}
         context = _context(manifests, catalog)
-        return [_simulate(p, catalog, resolution, memo, context) for p in ordered_pools(pools)]
+        return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))
+                for p in ordered_pools(pools)]
 
 
 @contextmanager
@@ -820,6 +880,11 @@ class PodShape:
         return reqs
 
 
+def amount_text(resource: str, amount: Decimal) -> str:
+    """An amount of a resource in base units as a person reads it (memory in Gi/Mi/Ki when exact)."""
+    return _bytes(amount) if resource == "memory" else f"{amount.normalize():f}"
+
+
 def _bytes(amount: Decimal) -> str:
     for unit, size in (("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if amount >= size and amount == amount.to_integral_value() and int(amount) % size == 0:  # exact for any size
@@ -865,17 +930,39 @@ def _node_resource(c: Candidate, resource: str) -> Decimal | None:
     return c.capacity.get(resource, Decimal(0))
 
 
-def _limits(report: PoolReport) -> list[tuple[str, Any, Decimal]]:
-    return [(str(resource), raw, _quantity(raw, f"NodePool {report.name}.spec.limits.{resource}"))
-            for resource, raw in report.limits.items()]
+def _remaining_limits(pool: str, limits: Mapping[str, Any], used: Mapping[str, Decimal]
+                      ) -> list[tuple[str, str, Decimal]]:
+    """(resource, as shown, amount) of what is left of each of a pool's ``spec.limits`` after its existing nodes:
+    the scheduler starts from the limits and subtracts each active state node's capacity
+    (``NewScheduler`` ``remainingResources``, ``Scheduler.updateRemainingResources`` with ``resources.Subtract``,
+    which keeps only the limited resources; one the capacity does not name counts 0). Shown as the limit, with what
+    is left when a node uses some of it."""
+    out = []
+    for resource, raw in limits.items():
+        limit = _quantity(raw, f"NodePool {pool}.spec.limits.{resource}")
+        taken = used.get(str(resource))
+        if taken is None:
+            out.append((str(resource), str(raw), limit))
+        else:
+            left = limit - taken
+            out.append((str(resource), f"{raw} ({amount_text(str(resource), left)} left after the existing nodes)",
+                        left))
+    return out
 
 
-def _within_limits(c: Candidate, limits: list[tuple[str, Any, Decimal]]) -> str | None:
-    """None when one node of ``c`` fits under every limit, else the limit it breaks."""
-    for resource, raw, limit in limits:
-        amount = _node_resource(c, resource)
-        if amount is not None and amount > limit:
-            return f"{resource} {raw}"
+def _limits(report: PoolReport) -> list[tuple[str, str, Decimal]]:
+    return _remaining_limits(report.name, report.limits, report.used)
+
+
+def _within_limits(c: Candidate, limits: list[tuple[str, str, Decimal]]) -> str | None:
+    """None when one node of ``c`` fits under what is left of every limit, else the limit it breaks
+    (``filterByRemainingResources``: the type's capacity above what is left; ``it.Capacity`` has no ``nodes``, so
+    a ``nodes`` limit excludes a type only once it is below 0, and a resource the catalog does not model breaks
+    it only then too, every capacity being at least 0)."""
+    for resource, shown, limit in limits:
+        amount = Decimal(0) if resource == "nodes" else _node_resource(c, resource)
+        if (amount or Decimal(0)) > limit:
+            return f"{resource} {shown}"
     return None
 
 
@@ -984,16 +1071,18 @@ def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | N
     return None
 
 
-def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[Fit]:
+def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
+            nodes: Sequence[ClusterNode] = ()) -> list[Fit]:
     """A :class:`Fit` per NodePool, in weight order: the cheapest fitting instance or the reason.
 
     A pool does not fit when it cannot launch, a NoSchedule/NoExecute taint (not startup taints) is
     not tolerated, the node selector / required affinity conflicts with its requirements and labels
     (``karpenter.sh/nodepool`` is the pool's name), no candidate has enough allocatable cpu, memory
-    and GPUs (after overlays), or a limit is smaller than one node of every candidate that fits.
+    and GPUs (after overlays), or what is left of a limit (after the cluster's ``nodes``, as
+    :func:`simulate_pools`) is smaller than one node of every candidate that fits.
     """
     with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
-        return fit_reports(shape, simulate_pools(manifests, catalog))
+        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes))
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:

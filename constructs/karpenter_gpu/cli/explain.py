@@ -15,6 +15,7 @@ from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
 from karpenter_gpu.cli.main import stop_on
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.cluster_nodes import ClusterNode, cluster_nodes
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
 from karpenter_gpu.k8s.windows import load_zone
@@ -39,7 +40,17 @@ def run(args: argparse.Namespace) -> int:
                                 fix="pick an environment the input holds (a sub-folder name)")
     loaded = [(env.name, [m.manifest for m in env.manifests]) for env in source.environments
               if not args.env or env.name in args.env]
-    envs = [explain_environment(name, docs, catalog, pod, args.zone) for name, docs in loaded]
+    nodes: list[ClusterNode] | None = None
+    if args.nodes:
+        if len(loaded) > 1:
+            raise KarpenterGpuError("KG723", prop="--nodes", value=", ".join(name for name, _ in loaded),
+                                    allowed="one environment: the nodes are those of one cluster",
+                                    fix="select the cluster's environment with --env")
+        read = _read_nodes(args.nodes)
+        if isinstance(read, int):
+            return read
+        nodes = read
+    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes) for name, docs in loaded]
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
                           "environments": envs}, indent=1, sort_keys=True))
@@ -64,6 +75,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_nodes(specs: list[str]) -> list[ClusterNode] | int:
+    """The cluster's nodes from each ``--nodes`` file or folder (NodeClaims and/or Nodes, Lists expanded); the exit
+    code when the reader found problems in them."""
+    objects: list[tuple[str, dict]] = []
+    for spec in specs:
+        source = read_path(spec, allow_empty=True)  # `kubectl get nodeclaims -o yaml` of no nodes: an empty List
+        if source.problems:
+            return stop_on(source.problems)
+        folder = "" if Path(spec).is_file() else spec.rstrip("/") + "/"
+        objects.extend((f"{folder}{m.file}{' ' + m.where if m.where else ''}", m.manifest)
+                       for env in source.environments for m in env.manifests)
+    return cluster_nodes(objects)
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     cmd = commands.add_parser("explain", help="candidate instance types, costs and disruption windows per pool")
     cmd.add_argument("dist", nargs="?", default="dist", help="a dist/ folder, a manifest file, or - for stdin "
@@ -76,4 +101,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--crds", help="folder of CRD YAML files for the schema check of the input (default: as for "
                                     "validate)")
     cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
+    cmd.add_argument("--nodes", action="append", metavar="FILE",
+                     help="the cluster's NodeClaims and/or Nodes (`kubectl get nodeclaims -o yaml`, `kubectl get nodes "
+                          "-o yaml`; a file or folder, repeatable): limits are what they leave (one environment)")
     cmd.set_defaults(run=run)
