@@ -148,6 +148,13 @@ CODES: dict[str, str] = {
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
+    # AWS account facts (karpenter_gpu.k8s.aws_facts): AWS CLI JSON given to explain/diff with --aws.
+    "KG730": "AWS facts file unreadable (missing, permissions, not UTF-8, too large)",
+    "KG731": "AWS facts file not valid JSON",
+    "KG732": "AWS facts file of an unknown shape (not describe-spot-price-history, -instance-type-offerings or -capacity-reservations output)",
+    "KG733": "invalid spot price history record",
+    "KG734": "invalid instance-type offering record",
+    "KG735": "invalid capacity reservation record",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",

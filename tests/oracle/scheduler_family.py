@@ -80,6 +80,7 @@ from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.units import Quantity
 
 FAMILY = "scheduler"
@@ -359,10 +360,11 @@ def _kubelet(rng: random.Random) -> dict | None:
 
 def _modelled(case: dict) -> dict:
     """The case with what the product cannot know said the same way to both sides (the module docstring's
-    modelling choices; :func:`features` lists them)."""
+    modelling choices; :func:`features` lists them). Spot prices, zone availability and capacity reservations stay:
+    the core reads them as AWS facts (:func:`aws_facts`)."""
     names = [z["name"] for z in case["zones"]]
-    case.update(capacity_reservations=[], existing_nodes=[], spot_price_factor=dict.fromkeys(names, 1.0))
-    case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
+    case.update(existing_nodes=[])
+    case["instance_types"] = [t for t in case["instance_types"] if t["price"] is not None] or \
         [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
     return case
 
@@ -462,6 +464,27 @@ def node_class(case: dict) -> dict:
             "spec": spec}
 
 
+def aws_documents(case: dict) -> list[tuple[str, dict]]:
+    """The case's account facts as the AWS CLI prints them (what the Go side's pricing, offering and
+    capacity-reservation providers are given): ``describe-spot-price-history`` (spot = on-demand x the zone's
+    factor, for every priced type in every zone with a factor), ``describe-instance-type-offerings`` (each type in
+    its zones) and ``describe-capacity-reservations`` (active, targeted, the Go side's owner)."""
+    stamp = "2025-11-03T00:00:00+00:00"
+    spot = [{"AvailabilityZone": zone, "InstanceType": t["name"], "ProductDescription": "Linux/UNIX",
+             "SpotPrice": repr(t["price"] * factor), "Timestamp": stamp}
+            for t in case["instance_types"] if t["price"] is not None
+            for zone, factor in sorted(case.get("spot_price_factor", {}).items())]
+    offerings = [{"InstanceType": t["name"], "LocationType": "availability-zone", "Location": zone}
+                 for t in case["instance_types"] for zone in t["zones"]]
+    reservations = [{"CapacityReservationId": r["id"], "InstanceType": r["instanceType"],
+                     "AvailabilityZone": r["availabilityZone"], "AvailableInstanceCount": r["count"],
+                     "State": "active", "ReservationType": r.get("reservationType") or "default", "Tags": [],
+                     "OwnerId": "012345678901", "InstanceMatchCriteria": "targeted"}
+                    for r in case.get("capacity_reservations", [])]
+    return [("spot.json", {"SpotPriceHistory": spot}), ("offerings.json", {"InstanceTypeOfferings": offerings}),
+            ("reservations.json", {"CapacityReservations": reservations})]
+
+
 def manifests(case: dict) -> list[dict]:
     """What the core reads for a case: the NodePools, their EC2NodeClass and the DaemonSets."""
     return [*case["nodepools"], node_class(case), *case.get("daemonsets", [])]
@@ -470,12 +493,13 @@ def manifests(case: dict) -> list[dict]:
 def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
-    reports = simulate_pools(manifests(case), _case_catalog(case))
+    reports = simulate_pools(manifests(case), _case_catalog(case), aws=aws_facts_from_documents(aws_documents(case)))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     if choice is None:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
-    capacity_type, _, zone = (choice.offering or "/").partition("/")
+    capacity_type, _, where = (choice.offering or "/").partition("/")
+    zone = where.split(" (")[0]  # a reserved offering names its reservation: "us-east-1a (cr-...)"
     return {
         "nodepool": choice.pool,
         "instance_type": choice.instance,
@@ -591,6 +615,9 @@ def differences(go: dict, py: dict) -> list[str]:
     launch = go.get("launch") or {}
     if launch.get("capacity_type") != py.get("capacity_type"):
         out.append("capacity-type")
+    zones = go.get("cheapest_zones") or []
+    if zones and py.get("zone") not in zones:  # any zone of an offering at the cheapest price (ties aside)
+        out.append("zone")
     return out
 
 
