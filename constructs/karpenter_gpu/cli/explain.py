@@ -13,8 +13,9 @@ from karpenter_gpu.analysis.simulator import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
-from karpenter_gpu.cli.main import stop_on
+from karpenter_gpu.cli.main import AWS_HELP, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
 from karpenter_gpu.k8s.windows import load_zone
@@ -22,6 +23,7 @@ from karpenter_gpu.k8s.windows import load_zone
 
 def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog) if args.catalog else default_catalog()
+    aws = load_aws_facts(args.aws) if args.aws else None
     pod = PodShape.parse(args.pod) if args.pod else None
     if args.zone:
         load_zone(args.zone)  # KG151 before any work
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
                                 fix="pick an environment the input holds (a sub-folder name)")
     loaded = [(env.name, [m.manifest for m in env.manifests]) for env in source.environments
               if not args.env or env.name in args.env]
-    envs = [explain_environment(name, docs, catalog, pod, args.zone) for name, docs in loaded]
+    envs = [explain_environment(name, docs, catalog, pod, args.zone, aws) for name, docs in loaded]
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
                           "environments": envs}, indent=1, sort_keys=True))
@@ -76,4 +78,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--crds", help="folder of CRD YAML files for the schema check of the input (default: as for "
                                     "validate)")
     cmd.add_argument("--catalog", help="instance catalog file (default: the embedded us-east-1 catalog)")
+    cmd.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     cmd.set_defaults(run=run)

@@ -446,7 +446,7 @@ class OverlayResolution:
             if fresh:
                 used.add(i)
         def plain(o: Offering) -> OfferingPrice:
-            return OfferingPrice(o, *own[o]) if base is not None else OfferingPrice(o, price)
+            return OfferingPrice(o, own[o][0], source=own[o][1]) if base is not None else OfferingPrice(o, price)
 
         if not prices:  # untouched: share one tuple per (offerings, prices) across pools
             key = (tuple(offerings), price, tuple(base) if base is not None else None)
