@@ -235,7 +235,7 @@ def test_explain_aws_prices_spot_per_zone_and_says_where_prices_come_from(tmp_pa
     assert env["pools"][0]["offerings"] == ["on-demand/us-east-1a", "spot/us-east-1a"]
     assert env["notes"][0] == f"zones: a type is an option only in the zones {zones} offers it in"
     assert main(["explain", dist]) == 0
-    assert "spot shown at the on-demand list price" not in capsys.readouterr().out
+    assert "(spot and reserved shown at it)" in capsys.readouterr().out
     assert main(["explain", dist, "--aws", prices]) == 0
     text = capsys.readouterr().out
     assert f"spot: prices from {prices}" in text and "reserved shown at the on-demand list price" in text

@@ -83,6 +83,8 @@ def _facts_notes(basis: str, aws: AwsFacts | None) -> list[str]:
                  if offerings else ZONE_NOTE)
     stand_in = [kind for kind, known in (("spot", aws is not None and bool(aws.sources.get("spot"))),
                                           ("reserved", aws is not None and aws.knows_reservations)) if not known]
+    if aws is None:
+        return [zone_note, f"$/h figures are {basis}s (spot and reserved shown at it)"]
     shown = f" ({' and '.join(stand_in)} shown at the on-demand list price)" if stand_in else ""
     return [zone_note, f"$/h figures: {basis}{shown}"]
 

@@ -89,12 +89,13 @@ class CostReport:
 
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
-        basis = price_basis(self.catalog, self.aws)
+        listed = price_basis(self.catalog)
+        facts = price_basis(self.catalog, self.aws)[len(listed):]  # "; spot: prices from <files>" ...
         stand_in = [kind for kind, known in (("spot", self.aws is not None and bool(self.aws.sources.get("spot"))),
                                               ("reserved", self.aws is not None and self.aws.knows_reservations))
                     if not known]
         tail = f", standing in for {' and '.join(stand_in)}" if stand_in else ""
-        return f"{where} {self.catalog.source} ({self.catalog.date}; {basis}{tail})"
+        return f"{where} {self.catalog.source} ({self.catalog.date}; {listed}s{facts}{tail})"
 
 
 def _unbounded(report: PoolReport) -> bool:
