@@ -37,35 +37,38 @@ Case (JSON)::
 
 Go answer: ``nodepool`` (null: unschedulable, with ``reason`` class and ``error`` text), ``instance_types`` (the
 new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_type, price}: the cheapest available
-offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``launch`` (the capacity
+offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``cheapest_zones`` (the
+zones of every offering at that price), ``launch`` (the capacity
 type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
 
 Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
 EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
-case's reservations) and DaemonSets, with a catalog of the case's types; the options are the chosen pool's
+case's reservations) and DaemonSets, with a catalog of the case's types and the case's account facts as the AWS CLI
+prints them (:func:`aws_documents`: ``describe-spot-price-history`` with spot = on-demand x the zone's factor,
+``describe-instance-type-offerings`` with each type's zones, ``describe-capacity-reservations`` with the
+reservations and their available counts), read by ``aws_facts_from_documents``; the options are the chosen pool's
 ``Fit.options``.
 
-Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`). Some
-inputs of Karpenter's answer are ones the product cannot know, because they live in the AWS account at run time; a
-case says them to both sides the same way, so the oracle checks the core's scheduling, not a price feed or an EC2
-inventory it does not have:
+Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`).
+Spot prices per zone, per-zone availability and capacity reservations live in the AWS account; the core reads them
+as AWS facts (``explain --aws``, ``diff --aws``), so they stay in the cases and the oracle checks the offerings the
+core builds from them (``offering.DefaultProvider.InjectOfferings``). Two inputs the product cannot know are said
+the same way to both sides, so the oracle checks the core's scheduling, not an inventory it does not have:
 
-- spot prices: the catalog holds us-east-1 on-demand list prices only, so the Go pricing provider prices spot at the
-  on-demand list price (``spot_price_factor`` 1.0 in every zone), which is what the core shows for spot;
-- per-zone availability: every type is offered in every zone of the EC2NodeClass's subnets
-  (``DescribeInstanceTypeOfferings`` is not in the catalog; the core assumes every type everywhere);
-- capacity reservations: none. Which reservations exist, for which type, zone and count, is discovered from EC2;
-  without them the EC2NodeClass has no capacityReservationSelectorTerms and both sides have no reserved offering
-  (the core's rule "reserved only with capacityReservationSelectorTerms" is checked by every case that admits
-  ``reserved``);
 - existing nodes: none (the core has no input for the cluster's nodes, so remaining limits are the limits);
-- unpriced types: left out (p5e.48xlarge, dl2q.24xlarge have no static list price; the provider's live pricing
-  would price them, the catalog cannot say at what).
+- unpriced types: left out. p5e.48xlarge and dl2q.24xlarge have no entry in the provider's static price table
+  (``pkg/providers/pricing/zz_generated.pricing_aws.go``, what ``DefaultProvider.Reset`` starts from); a running
+  provider prices them from the live Pricing API (``UpdateOnDemandPricing``), and an offering without a price is
+  unavailable (``BaseResolver.ResolveOfferings``: ``Available`` requires ``hasPrice``). Whether Karpenter launches
+  them depends on that live answer, which neither the catalog nor the AWS CLI facts the core reads carry (the
+  on-demand price list is not among them), so the core cannot know the truthful answer.
 
-``generate_case`` keeps all of these for exploration (``run_scheduler.py`` without ``--modelled``;
-SCHEDULER-FINDINGS.md says what each changes). Left out of the comparison: the zone (the core names one only when a
-manifest does), the spot launch's choice among spot offerings (EC2's price-capacity-optimized) and the order among
-equally priced types (``OrderByPrice`` uses ``sort.Slice``; any type at the cheapest price agrees).
+``generate_case`` keeps both for exploration (``run_scheduler.py`` without ``--modelled``; SCHEDULER-FINDINGS.md
+says what each changes). Compared: the pool, the options, the cheapest type and price, the launch's capacity type
+and the zone of the cheapest offering (any zone of Karpenter's offerings at the cheapest price, ``cheapest_zones``:
+on-demand costs the same in every zone). Left out of the comparison: the spot launch's choice among spot offerings
+(EC2's price-capacity-optimized) and the order among equally priced types (``OrderByPrice`` uses ``sort.Slice``; any
+type at the cheapest price agrees).
 """
 
 from __future__ import annotations
@@ -644,8 +647,8 @@ def explain(go: dict, py: dict) -> str:
 
 
 def features(case: dict) -> list[str]:
-    """The inputs of a case the product cannot know, which :func:`_modelled` says the same way to both sides (to
-    group disagreements)."""
+    """The inputs of a case the product knows only from AWS facts (spot prices, zone availability, reservations) or
+    not at all (existing nodes, unpriced types: :func:`_modelled` removes these), to group disagreements."""
     out = []
     if case.get("existing_nodes"):
         out.append("existing-nodes")
