@@ -8,7 +8,8 @@ Prices: g5.xlarge 1.006/h and g6.xlarge 0.8048/h on demand in the packaged catal
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+import re
+from datetime import datetime, UTC
 from decimal import Decimal
 from pathlib import Path
 
@@ -162,10 +163,10 @@ def test_a_capacity_block_near_its_end_is_not_selected_as_available():
     block = reservation("cr-0e", "g5.xlarge", "us-east-1a", 1, ReservationType="capacity-block",
                         EndDate="2025-11-03T01:00:00Z")
     aws = facts({"CapacityReservations": [block]})
-    [r] = aws.selected_reservations([{"id": "cr-0e"}], now=datetime(2025, 11, 3, tzinfo=timezone.utc))
-    assert not r.expiring(datetime(2025, 11, 3, 0, 19, tzinfo=timezone.utc))
-    assert r.expiring(datetime(2025, 11, 3, 0, 20, tzinfo=timezone.utc))
-    assert aws.selected_reservations([{"id": "cr-0e"}], now=datetime(2025, 11, 4, tzinfo=timezone.utc)) == ()
+    [r] = aws.selected_reservations([{"id": "cr-0e"}], now=datetime(2025, 11, 3, tzinfo=UTC))
+    assert not r.expiring(datetime(2025, 11, 3, 0, 19, tzinfo=UTC))
+    assert r.expiring(datetime(2025, 11, 3, 0, 20, tzinfo=UTC))
+    assert aws.selected_reservations([{"id": "cr-0e"}], now=datetime(2025, 11, 4, tzinfo=UTC)) == ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,3 +257,21 @@ def test_diff_aws_cost_table_uses_the_facts(tmp_path, capsys):
     assert main(["diff", base, head, "--aws", prices]) == 0
     text = capsys.readouterr().out
     assert f"spot: prices from {prices}" in text and "standing in for reserved" in text
+
+
+def test_text_from_the_files_is_data_in_every_rendering(tmp_path, capsys):
+    """A reservation id and a file name reach notes and offering labels: escaped like manifest text."""
+    dist = _dist(tmp_path / "dist", manifests("reserved", "on-demand", terms=[{"tags": {"team": "*"}}]))
+    hostile = "cr-<img src=x onerror=alert(1)>\x1b[31m@team"
+    path = _write(tmp_path, "res<b>*.json", {"CapacityReservations": [
+        reservation(hostile, "g5.xlarge", "us-east-1a", 1, Tags=[{"Key": "team", "Value": "ml"}])]})
+    assert main(["explain", dist, "--aws", path, "--pod", "gpus=1", "--format", "markdown"]) == 0
+    markdown = capsys.readouterr().out
+    assert "cr\\-\\<img" in markdown and re.search(r"(?<!\\)<(img|b>)", markdown) is None
+    assert "\x1b" not in markdown and "@team" not in markdown  # no control character, no mention
+    assert main(["explain", dist, "--aws", path, "--pod", "gpus=1"]) == 0
+    text = capsys.readouterr().out
+    assert "cr-" in text and "\x1b" not in text
+    assert main(["explain", dist, "--aws", path, "--pod", "gpus=1", "--format", "json"]) == 0
+    [env] = json.loads(capsys.readouterr().out)["environments"]
+    assert env["pod"]["fits"][0]["offering"] == f"reserved/us-east-1a ({hostile})"  # JSON keeps the value as read

@@ -29,7 +29,7 @@ import gc
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -630,7 +630,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
 
 def _now() -> datetime:
     """The time capacity blocks are judged against (``CapacityReservationFromEC2``'s clock)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:

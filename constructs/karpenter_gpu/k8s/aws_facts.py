@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 
-__all__ = ["AwsFacts", "Reservation", "load_aws_facts", "aws_facts_from_documents"]
+__all__ = ["AwsFacts", "Reservation", "aws_facts_from_documents", "load_aws_facts"]
 
 #: Larger files are refused (KG730): a region's full spot price history is a few MB.
 MAX_FACTS_BYTES = 64 * 1024 * 1024
@@ -113,7 +113,7 @@ class AwsFacts:
         select those matching all of them (``DescribeCapacityReservationsInput``); only ``active`` reservations
         (the ``state`` filter), not ended (``filterReservations``), with an instance match criteria of ``open`` or
         ``targeted`` and a known reservation type (``CapacityReservationFromEC2``)."""
-        now = now if now is not None else datetime.now(timezone.utc)
+        now = now if now is not None else datetime.now(UTC)
         picked: dict[str, Reservation] = {}
         for term in terms if isinstance(terms, list) else []:
             if not isinstance(term, Mapping):
@@ -166,7 +166,7 @@ def _time(value: Any, code: str, file: str, where: str) -> datetime:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         raise _bad(code, file, where, value, "an ISO 8601 time such as 2025-11-03T12:00:00+00:00") from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def _records(document: Mapping[str, Any], key: str, file: str, code: str) -> list[Mapping[str, Any]]:
