@@ -275,3 +275,18 @@ def test_text_from_the_files_is_data_in_every_rendering(tmp_path, capsys):
     assert main(["explain", dist, "--aws", path, "--pod", "gpus=1", "--format", "json"]) == 0
     [env] = json.loads(capsys.readouterr().out)["environments"]
     assert env["pod"]["fits"][0]["offering"] == f"reserved/us-east-1a ({hostile})"  # JSON keeps the value as read
+
+
+def test_a_reservations_file_alone_does_not_close_the_zones():
+    """Only a spot price history or an offerings file names the region's zones: with reservations alone the zones
+    no file or manifest names keep their "other zones" offering."""
+    aws = facts({"CapacityReservations": [reservation("cr-0a", "g5.xlarge", "us-east-1b", 1)]})
+    [report] = simulate_pools(manifests("reserved", "on-demand", types=("g5.xlarge",), terms=[{"id": "cr-0a"}]),
+                              aws=aws)
+    assert [o.offering.label for o in report.candidates[0].offerings] == [
+        "on-demand/us-east-1b", "on-demand/other zones", "reserved/us-east-1b (cr-0a)"]
+    closed = facts({"CapacityReservations": [reservation("cr-0a", "g5.xlarge", "us-east-1b", 1)]},
+                   offerings(g5_xlarge=["us-east-1a", "us-east-1b"]))
+    [report] = simulate_pools(manifests("on-demand", types=("g5.xlarge",)), aws=closed)
+    assert [o.offering.label for o in report.candidates[0].offerings] == ["on-demand/us-east-1a",
+                                                                           "on-demand/us-east-1b"]

@@ -684,7 +684,8 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[Node
         if overlay.problem is not None:
             raise _unreadable(overlay.problem)
     resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
-                                   facts.zones if facts is not None else ())
+                                   facts.zones if facts is not None else (),
+                                   closed=facts is not None and facts.knows_zones)
     _overlay_capacity(resolution)
     return pools, resolution
 

@@ -91,6 +91,12 @@ class AwsFacts:
         return tuple(sorted(out))
 
     @property
+    def knows_zones(self) -> bool:
+        """A spot price history or offerings file names the region's zones (a reservations file names only its
+        reservations' zones)."""
+        return bool(self.sources.get("spot") or self.sources.get("offerings"))
+
+    @property
     def knows_reservations(self) -> bool:
         return bool(self.sources.get("reservations"))
 

@@ -284,15 +284,15 @@ class OverlayResolution:
 
     ``instance_types`` maps a name to its :func:`instance_requirements`. ``dropped`` maps each overlay
     refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read. ``zones``: the zones
-    AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`); when there are some, they and the
-    manifests' zones are every zone (``closed``: no offering stands for "other zones").
+    AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`); ``closed``: the facts name every zone
+    (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.knows_zones`), so no offering stands for "other zones".
     """
 
     def __init__(self, overlays: Sequence[OverlayView], pools: Sequence[NodePoolView],
-                 instance_types: Mapping[str, Requirements], zones: Sequence[str] = ()) -> None:
+                 instance_types: Mapping[str, Requirements], zones: Sequence[str] = (), closed: bool = False) -> None:
         self.invalid = [o for o in overlays if o.problem is not None]
         self.order = ordered_overlays([o for o in overlays if o.problem is None])
-        self.closed = bool(zones)
+        self.closed = closed and bool(zones)
         self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
         self.instance_types = instance_types
         modelled = {k for reqs in instance_types.values() for k in reqs}
