@@ -153,6 +153,13 @@ CODES: dict[str, str] = {
     "KG721": "NodeClaim or Node field that cannot be read (labels, providerID, status.capacity quantity, conditions)",
     "KG722": "two different NodeClaims, or two different Nodes, with one provider ID",
     "KG723": "explain --nodes with more than one environment selected (the nodes are one cluster's)",
+    # AWS account facts (karpenter_gpu.k8s.aws_facts): AWS CLI JSON given to explain/diff with --aws.
+    "KG730": "AWS facts file unreadable (missing, permissions, not UTF-8, too large)",
+    "KG731": "AWS facts file not valid JSON",
+    "KG732": "AWS facts file of an unknown shape (not describe-spot-price-history, -instance-type-offerings or -capacity-reservations output)",
+    "KG733": "invalid spot price history record",
+    "KG734": "invalid instance-type offering record",
+    "KG735": "invalid capacity reservation record",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",

@@ -224,8 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attribute", action="store_true",
                         help="count the disagreements by the one input whose removal makes the sides agree")
     parser.add_argument("--modelled", action="store_true",
-                        help="only inputs the product can know (no reservations, spot prices, zone "
-                             "availability or unpriced types)")
+                        help="only inputs the product can know (no unpriced types; existing nodes as NodeClaims; "
+                             "spot prices, zone availability and reservations as AWS facts)")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)

@@ -155,6 +155,8 @@ type schedAnswer struct {
 	// measure); CheapestTypes: every option at that price (OrderByPrice's order among equal prices is unspecified).
 	Cheapest      *schedOffer `json:"cheapest,omitempty"`
 	CheapestTypes []string    `json:"cheapest_types,omitempty"`
+	// CheapestZones: the zones of every offering at that price (the zone is determined when there is one).
+	CheapestZones []string `json:"cheapest_zones,omitempty"`
 	// Launch: after the provider's launch filters, the capacity type getCapacityType asks for and the cheapest
 	// offering of it (on-demand fleets are lowest-price; for spot, EC2's price-capacity-optimized may pick another).
 	Launch *schedOffer `json:"launch,omitempty"`
@@ -386,18 +388,21 @@ func schedFail(text string) string {
 	return "other"
 }
 
-func schedCheapest(its []*cloudprovider.InstanceType, reqs scheduling.Requirements) (*schedOffer, []string) {
+func schedCheapest(its []*cloudprovider.InstanceType, reqs scheduling.Requirements) (*schedOffer, []string, []string) {
 	var best *schedOffer
-	var names []string
+	var names, zones []string
 	for _, it := range its {
 		for _, of := range it.Offerings.Available().Compatible(reqs) {
 			o := &schedOffer{it.Name, of.Zone(), of.CapacityType(), of.Price}
 			switch {
 			case best == nil || o.Price < best.Price:
-				best, names = o, []string{it.Name}
+				best, names, zones = o, []string{it.Name}, []string{o.Zone}
 			case o.Price == best.Price:
 				if !lo.Contains(names, it.Name) {
 					names = append(names, it.Name)
+				}
+				if !lo.Contains(zones, o.Zone) {
+					zones = append(zones, o.Zone)
 				}
 				// equal prices (spot priced at on-demand): the first by name, zone, capacity type, whatever the order
 				if it.Name < best.InstanceType || (it.Name == best.InstanceType && (o.Zone < best.Zone ||
@@ -408,7 +413,8 @@ func schedCheapest(its []*cloudprovider.InstanceType, reqs scheduling.Requiremen
 		}
 	}
 	sort.Strings(names)
-	return best, names
+	sort.Strings(zones)
+	return best, names, zones
 }
 
 // schedCapacityType is the AWS provider's getCapacityType (pkg/providers/instance/instance.go): reserved when a
@@ -450,7 +456,7 @@ func schedLaunch(ctx context.Context, nc *provscheduling.NodeClaim) *schedOffer 
 	capacityType := schedCapacityType(reqs, its)
 	r := scheduling.NewRequirements(reqs.Values()...)
 	r[karpv1.CapacityTypeLabelKey] = scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, capacityType)
-	best, _ := schedCheapest(its, r)
+	best, _, _ := schedCheapest(its, r)
 	return best
 }
 
@@ -553,7 +559,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	ans.NodePool = lo.ToPtr(nc.NodePoolName)
 	ans.InstanceTypes = lo.Map(nc.InstanceTypeOptions, func(it *cloudprovider.InstanceType, _ int) string { return it.Name })
 	sort.Strings(ans.InstanceTypes)
-	ans.Cheapest, ans.CheapestTypes = schedCheapest(nc.InstanceTypeOptions, nc.Requirements)
+	ans.Cheapest, ans.CheapestTypes, ans.CheapestZones = schedCheapest(nc.InstanceTypeOptions, nc.Requirements)
 	ans.Launch = schedLaunch(ctx, nc)
 	ans.Allocatable = map[string]map[string]string{}
 	for _, it := range nc.InstanceTypeOptions {

@@ -37,39 +37,41 @@ Case (JSON)::
 
 Go answer: ``nodepool`` (null: unschedulable, with ``reason`` class and ``error`` text), ``instance_types`` (the
 new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_type, price}: the cheapest available
-offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``launch`` (the capacity
+offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``cheapest_zones`` (the
+zones of every offering at that price), ``launch`` (the capacity
 type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
 
 Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
 EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
-case's reservations) and DaemonSets, with a catalog of the case's types, and the existing nodes as the NodeClaim
-manifests a user would pass (:func:`node_claims`, read by ``cluster_nodes``; their ``status.capacity`` from the
-core's own capacity model); the options are the chosen pool's ``Fit.options``.
+case's reservations) and DaemonSets, with a catalog of the case's types, the case's account facts as the AWS
+CLI prints them (:func:`aws_documents`: ``describe-spot-price-history`` with spot = on-demand x the zone's
+factor, ``describe-instance-type-offerings`` with each type's zones, ``describe-capacity-reservations`` with the
+reservations and their available counts), read by ``aws_facts_from_documents``, and the existing nodes as the
+NodeClaim manifests a user would pass (:func:`node_claims`, read by ``cluster_nodes``; their
+``status.capacity`` from the core's own capacity model); the options are the chosen pool's ``Fit.options``.
 
-Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`). Some
-inputs of Karpenter's answer are ones the product cannot know, because they live in the AWS account at run time; a
-case says them to both sides the same way, so the oracle checks the core's scheduling, not a price feed or an EC2
-inventory it does not have:
+Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`).
+Spot prices per zone, per-zone availability and capacity reservations live in the AWS account; the core reads them
+as AWS facts (``explain --aws``, ``diff --aws``), so they stay in the cases and the oracle checks the offerings the
+core builds from them (``offering.DefaultProvider.InjectOfferings``). Existing nodes are an input of the core too
+(``simulate_pools(nodes=...)``, ``explain --nodes``) and stay in the modelled cases; only the nodes of types left out
+with the unpriced ones go with them (the Go side builds a node's capacity from the case's types). One input the
+product cannot know is left out of both sides, so the oracle checks the core's scheduling, not a price feed it does
+not have:
 
-- spot prices: the catalog holds us-east-1 on-demand list prices only, so the Go pricing provider prices spot at the
-  on-demand list price (``spot_price_factor`` 1.0 in every zone), which is what the core shows for spot;
-- per-zone availability: every type is offered in every zone of the EC2NodeClass's subnets
-  (``DescribeInstanceTypeOfferings`` is not in the catalog; the core assumes every type everywhere);
-- capacity reservations: none. Which reservations exist, for which type, zone and count, is discovered from EC2;
-  without them the EC2NodeClass has no capacityReservationSelectorTerms and both sides have no reserved offering
-  (the core's rule "reserved only with capacityReservationSelectorTerms" is checked by every case that admits
-  ``reserved``);
-- unpriced types: left out (p5e.48xlarge, dl2q.24xlarge have no static list price; the provider's live pricing
-  would price them, the catalog cannot say at what).
+- unpriced types: left out. p5e.48xlarge and dl2q.24xlarge have no entry in the provider's static price table
+  (``pkg/providers/pricing/zz_generated.pricing_aws.go``, what ``DefaultProvider.Reset`` starts from); a running
+  provider prices them from the live Pricing API (``UpdateOnDemandPricing``), and an offering without a price is
+  unavailable (``BaseResolver.ResolveOfferings``: ``Available`` requires ``hasPrice``). Whether Karpenter launches
+  them depends on that live answer, which neither the catalog nor the AWS CLI facts the core reads carry (the
+  on-demand price list is not among them), so the core cannot know the truthful answer.
 
-Existing nodes are an input of the core (``simulate_pools(nodes=...)``) and stay in the modelled cases; only the
-nodes of types left out with the unpriced ones go with them (the Go side builds a node's capacity from the case's
-types).
-
-``generate_case`` keeps all of these for exploration (``run_scheduler.py`` without ``--modelled``;
-SCHEDULER-FINDINGS.md says what each changes). Left out of the comparison: the zone (the core names one only when a
-manifest does), the spot launch's choice among spot offerings (EC2's price-capacity-optimized) and the order among
-equally priced types (``OrderByPrice`` uses ``sort.Slice``; any type at the cheapest price agrees).
+``generate_case`` keeps them for exploration (``run_scheduler.py`` without ``--modelled``; SCHEDULER-FINDINGS.md
+says what each changes). Compared: the pool, the options, the cheapest type and price, the launch's capacity type
+and the zone of the cheapest offering (any zone of Karpenter's offerings at the cheapest price, ``cheapest_zones``:
+on-demand costs the same in every zone). Left out of the comparison: the spot launch's choice among spot offerings
+(EC2's price-capacity-optimized) and the order among equally priced types (``OrderByPrice`` uses ``sort.Slice``; any
+type at the cheapest price agrees).
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
 from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.views import NodeClassView
@@ -366,10 +369,10 @@ def _kubelet(rng: random.Random) -> dict | None:
 
 def _modelled(case: dict) -> dict:
     """The case with what the product cannot know said the same way to both sides (the module docstring's
-    modelling choices; :func:`features` lists them)."""
+    modelling choices; :func:`features` lists them). Spot prices, zone availability and capacity reservations stay:
+    the core reads them as AWS facts (:func:`aws_facts`)."""
     names = [z["name"] for z in case["zones"]]
-    case.update(capacity_reservations=[], spot_price_factor=dict.fromkeys(names, 1.0))
-    case["instance_types"] = [dict(t, zones=names) for t in case["instance_types"] if t["price"] is not None] or \
+    case["instance_types"] = [t for t in case["instance_types"] if t["price"] is not None] or \
         [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
     kept = {t["name"] for t in case["instance_types"]}  # the Go side registers nodes of the case's types only
     case["existing_nodes"] = [e for e in case.get("existing_nodes", []) if e["instance_type"] in kept]
@@ -471,6 +474,27 @@ def node_class(case: dict) -> dict:
             "spec": spec}
 
 
+def aws_documents(case: dict) -> list[tuple[str, dict]]:
+    """The case's account facts as the AWS CLI prints them (what the Go side's pricing, offering and
+    capacity-reservation providers are given): ``describe-spot-price-history`` (spot = on-demand x the zone's
+    factor, for every priced type in every zone with a factor), ``describe-instance-type-offerings`` (each type in
+    its zones) and ``describe-capacity-reservations`` (active, targeted, the Go side's owner)."""
+    stamp = "2025-11-03T00:00:00+00:00"
+    spot = [{"AvailabilityZone": zone, "InstanceType": t["name"], "ProductDescription": "Linux/UNIX",
+             "SpotPrice": repr(t["price"] * factor), "Timestamp": stamp}
+            for t in case["instance_types"] if t["price"] is not None
+            for zone, factor in sorted(case.get("spot_price_factor", {}).items())]
+    offerings = [{"InstanceType": t["name"], "LocationType": "availability-zone", "Location": zone}
+                 for t in case["instance_types"] for zone in t["zones"]]
+    reservations = [{"CapacityReservationId": r["id"], "InstanceType": r["instanceType"],
+                     "AvailabilityZone": r["availabilityZone"], "AvailableInstanceCount": r["count"],
+                     "State": "active", "ReservationType": r.get("reservationType") or "default", "Tags": [],
+                     "OwnerId": "012345678901", "InstanceMatchCriteria": "targeted"}
+                    for r in case.get("capacity_reservations", [])]
+    return [("spot.json", {"SpotPriceHistory": spot}), ("offerings.json", {"InstanceTypeOfferings": offerings}),
+            ("reservations.json", {"CapacityReservations": reservations})]
+
+
 def manifests(case: dict) -> list[dict]:
     """What the core reads for a case: the NodePools, their EC2NodeClass and the DaemonSets."""
     return [*case["nodepools"], node_class(case), *case.get("daemonsets", [])]
@@ -505,12 +529,14 @@ def node_claims(case: dict) -> list[dict]:
 def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
-    reports = simulate_pools(manifests(case), _case_catalog(case), nodes=cluster_nodes(node_claims(case)))
+    reports = simulate_pools(manifests(case), _case_catalog(case), nodes=cluster_nodes(node_claims(case)),
+                             aws=aws_facts_from_documents(aws_documents(case)))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     if choice is None:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
-    capacity_type, _, zone = (choice.offering or "/").partition("/")
+    capacity_type, _, where = (choice.offering or "/").partition("/")
+    zone = where.split(" (")[0]  # a reserved offering names its reservation: "us-east-1a (cr-...)"
     return {
         "nodepool": choice.pool,
         "instance_type": choice.instance,
@@ -626,6 +652,9 @@ def differences(go: dict, py: dict) -> list[str]:
     launch = go.get("launch") or {}
     if launch.get("capacity_type") != py.get("capacity_type"):
         out.append("capacity-type")
+    zones = go.get("cheapest_zones") or []
+    if zones and py.get("zone") not in zones:  # any zone of an offering at the cheapest price (ties aside)
+        out.append("zone")
     return out
 
 
@@ -652,8 +681,8 @@ def explain(go: dict, py: dict) -> str:
 
 
 def features(case: dict) -> list[str]:
-    """The inputs of a case the product cannot know, which :func:`_modelled` says the same way to both sides (to
-    group disagreements)."""
+    """The inputs of a case the product knows only from AWS facts (spot prices, zone availability, reservations) or
+    not at all (unpriced types: :func:`_modelled` removes these), to group disagreements."""
     out = []
     if case.get("capacity_reservations"):
         out.append("reservations")

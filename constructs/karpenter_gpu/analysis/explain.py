@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from karpenter_gpu.analysis.catalog import Catalog
+from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.simulator import (
     PodShape, PoolReport, amount_text, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
@@ -76,18 +77,32 @@ def _zone(pools: list[dict]) -> str:
     return "UTC"
 
 
+def _facts_notes(basis: str, aws: AwsFacts | None) -> list[str]:
+    """What the zones and $/h figures rest on: the catalog alone, or AWS facts (``--aws``) for some of it."""
+    offerings = aws.sources.get("offerings") if aws is not None else None
+    zone_note = (f"zones: a type is an option only in the zones {', '.join(offerings)} offers it in"
+                 if offerings else ZONE_NOTE)
+    stand_in = [kind for kind, known in (("spot", aws is not None and bool(aws.sources.get("spot"))),
+                                          ("reserved", aws is not None and aws.knows_reservations)) if not known]
+    if aws is None:
+        return [zone_note, f"$/h figures are {basis}s (spot and reserved shown at it)"]
+    shown = f" ({' and '.join(stand_in)} shown at the on-demand list price)" if stand_in else ""
+    return [zone_note, f"$/h figures: {basis}{shown}"]
+
+
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
-                        zone: str | None = None, nodes: list[ClusterNode] | None = None) -> dict[str, Any]:
+                        zone: str | None = None, nodes: list[ClusterNode] | None = None,
+                        aws: AwsFacts | None = None) -> dict[str, Any]:
     """Everything the report shows for one environment, as plain data (the JSON format). ``nodes``: the cluster's
     nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
-    has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units)."""
+    has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units). ``aws``: the account's
+    facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow."""
     pools = [m for m in manifests if is_kind(m, NODEPOOL_KIND)]
     by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
-    reports: list[PoolReport] = simulate_pools(manifests, catalog, nodes=nodes or ())
-    basis = reports[0].price_basis if reports else price_basis(catalog)
+    reports: list[PoolReport] = simulate_pools(manifests, catalog, nodes=nodes or (), aws=aws)
+    basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
-                           "notes": [ZONE_NOTE, f"$/h figures are {basis}s (spot and reserved shown at it)",
-                                     *region_warnings(manifests, catalog)],
+                           "notes": [*_facts_notes(basis, aws), *region_warnings(manifests, catalog)],
                            "pools": []}
     for r in reports:
         manifest = by_name.get(r.name, {})
@@ -127,7 +142,7 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
         })
     if pod is not None:
         # Existing (hybrid) nodes first: the scheduler binds a pod to a node that fits before Karpenter provisions.
-        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog, nodes=nodes or ())
+        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog, nodes=nodes or (), aws=aws)
         choice = first_choice(fits)
         out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance, "offering": f.offering,
                                                   "price": None if f.price is None else str(f.price),

@@ -13,7 +13,10 @@ functions; this module only combines its answers with the catalog (the upstream 
   the label. Template labels are ``In`` requirements.
 - Offerings are capacity type × zone. No capacity-type requirement admits reserved, spot and
   on-demand (the provider prefers them in that order). The catalog has no per-zone availability and
-  only on-demand prices, which stand for every offering until an overlay re-prices it.
+  only on-demand prices, which stand for every offering until an overlay re-prices it. AWS facts
+  (``aws=``, :class:`~karpenter_gpu.k8s.aws_facts.AwsFacts`) give the zones each type is offered in, spot
+  prices per zone and the capacity reservations the node class selects: offerings are then built as the
+  provider builds them (:func:`~karpenter_gpu.k8s.offerings.type_offerings`).
 - ``minValues``: fewer distinct values among the candidates than asked means Karpenter (default
   ``minValuesPolicy: Strict``) does not launch.
 - NodeOverlays apply as the overlay controller applies them (:class:`~karpenter_gpu.k8s.offerings.OverlayResolution`):
@@ -27,6 +30,7 @@ import math
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, UTC
 from decimal import Decimal
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -34,6 +38,7 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, Instanc
 from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.admission import admitted_tolerations
+from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
@@ -42,7 +47,7 @@ from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
     NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
 )
-from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings
+from karpenter_gpu.k8s.offerings import Offering, OfferingPrice, OverlayResolution, pool_offerings, type_offerings
 from karpenter_gpu.k8s.scheduling import OPERATORS, Requirement, Requirements, atoi, taint_text, untolerated
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView, node_pools, ordered_pools, overlays as overlay_views
@@ -284,7 +289,8 @@ def _quantity(value: Any, where: str) -> Decimal:
                                 fix="write the quantity as Kubernetes does") from None
 
 
-def _offering_notes(pool: NodePoolView) -> tuple[tuple[str, ...], list[str], list[str]]:
+def _offering_notes(pool: NodePoolView, facts: AwsFacts | None = None
+                    ) -> tuple[tuple[str, ...], list[str], list[str]]:
     """(declared zones, notes, problems) of the template's offering requirements."""
     notes: list[str] = []
     problems: list[str] = []
@@ -305,6 +311,9 @@ def _offering_notes(pool: NodePoolView) -> tuple[tuple[str, ...], list[str], lis
         if not zones:
             problems.append(f"the topology.kubernetes.io/zone requirements intersect to DoesNotExist ({zone}): every "
                             "node has a zone, so no offering qualifies")
+        elif facts is not None and facts.sources.get("offerings"):
+            notes.append(f"zones {', '.join(zones)} as declared: a type is an option only where "
+                         f"{', '.join(facts.sources['offerings'])} offers it")
         else:
             notes.append(f"zones {', '.join(zones)} as declared: the catalog has no zone availability, so every "
                          f"candidate is assumed to be offered there (fewer zones, fewer spot pools)")
@@ -361,23 +370,32 @@ class _Context:
     classes: dict[tuple[str, str], NodeClassView]
     daemons: list[DaemonSetView]
     price_basis: str
+    facts: AwsFacts | None = None
 
 
-def _context(manifests: Sequence[Any], catalog: Catalog) -> _Context:
+def _context(manifests: Sequence[Any], catalog: Catalog, facts: AwsFacts | None = None) -> _Context:
     classes = {(NODE_CLASS_KIND[1] if is_kind(m, NODE_CLASS_KIND) else AUTO_MODE_NODE_CLASS_KIND[1],
                 view.name): view
                for m in manifests if is_kind(m, NODE_CLASS_KIND) or is_kind(m, AUTO_MODE_NODE_CLASS_KIND)
                for view in (NodeClassView.of(m),)}
-    return _Context(classes, daemon_sets(manifests), price_basis(catalog))
+    return _Context(classes, daemon_sets(manifests), price_basis(catalog, facts), facts)
 
 
-def price_basis(catalog: Catalog) -> str:
-    """What the catalog's prices are: ``"us-east-1 on-demand list price"`` for the embedded one."""
-    return f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
+def price_basis(catalog: Catalog, facts: AwsFacts | None = None) -> str:
+    """What the prices are: ``"us-east-1 on-demand list price"`` for the embedded catalog; with spot facts,
+    ``"...; spot: prices from <files>"``; with reservation facts, reserved at on-demand / 10,000,000."""
+    out = f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
+    if facts is not None and facts.sources.get("spot"):
+        out += f"; spot: prices from {', '.join(facts.sources['spot'])}"
+    if facts is not None and facts.knows_reservations:
+        out += "; reserved: on-demand / 10,000,000 for the selected capacity reservations"
+    return out
 
 
-def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tuple[KubeletSettings, bool | None]:
-    """The pool's kubelet settings and whether its node class selects capacity reservations (None: unknown)."""
+def _node_class(pool: NodePoolView, context: _Context, notes: list[str]
+                ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
+    """The pool's kubelet settings, whether its node class has capacityReservationSelectorTerms (None: unknown)
+    and, when the AWS facts list the capacity reservations, the ones its terms select (None: not known)."""
     ref = pool.node_class_ref
     name, kind = ref.get("name"), ref.get("kind")
     view = context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
@@ -385,10 +403,18 @@ def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tupl
         if isinstance(name, str) and not pool.auto_mode:
             notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
                          "(no kubelet settings) and reserved offerings are not checked")
-        return KubeletSettings(), None
-    reservations = bool(view.spec.get("capacityReservationSelectorTerms"))
+        return KubeletSettings(), None, None
+    terms = view.spec.get("capacityReservationSelectorTerms")
+    reservations = bool(terms)
+    selected = None
+    if reservations and context.facts is not None and context.facts.knows_reservations:
+        selected = context.facts.selected_reservations(terms)
+        notes.append(f"capacity reservations {kind} {view.name} selects (from "
+                     f"{', '.join(context.facts.sources['reservations'])}): "
+                     + (", ".join(f"{r.id} ({r.instance_type} in {r.zone}, {r.reservation_type}, {r.available} left)"
+                                  for r in selected) or "none"))
     if kind != NODE_CLASS_KIND[1]:
-        return KubeletSettings(), reservations
+        return KubeletSettings(), reservations, selected
     settings = KubeletSettings.of(view.spec, view.ami_family, f"EC2NodeClass {view.name}")
     if not settings.is_default:
         notes.append(f"allocatable from EC2NodeClass {view.name}'s kubelet settings (amiFamily {settings.ami_family}"
@@ -397,7 +423,7 @@ def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tupl
                      f"{', kubeReserved' if settings.kube_reserved else ''}"
                      f"{', systemReserved' if settings.system_reserved else ''}"
                      f"{', evictionHard' if settings.eviction_hard else ''}), as the AWS provider computes it")
-    return settings, reservations
+    return settings, reservations, selected
 
 
 def _daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[DaemonSetView]
@@ -418,8 +444,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     context = context if context is not None else _Context({}, [], PRICE_BASIS)
     notes: list[str] = []
     used = pool_usage(existing).get(pool.name, {})
-    zones, offering_notes, problems = _offering_notes(pool)
-    settings, reservations = _node_class(pool, context, notes)
+    zones, offering_notes, problems = _offering_notes(pool, context.facts)
+    settings, reservations, selected = _node_class(pool, context, notes)
+    if selected is not None:
+        offering_notes = [n for n in offering_notes if not n.startswith("reserved offerings exist only")]
     if reservations is False and "reserved" in pool.capacity_types:
         offering_notes = [n for n in offering_notes if not n.startswith("reserved offerings exist only")]
         notes.append(f"the node class {pool.node_class_ref.get('name')} has no capacityReservationSelectorTerms: the "
@@ -432,20 +460,31 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             continue
         if key in _UNMODELLED or key.startswith(_UNMODELLED_PREFIXES):
             notes.append(f"requirement {req} is not modelled by the catalog and was not applied")
-    offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False)
+    offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False,
+                               closed=resolution.closed)
     if not offerings and not problems:
         problems.append("no offering (capacity type x zone) satisfies the template's requirements")
     admitted = _admitted(catalog, reqs, memo)
     # Candidates depend on the pool only through its admitted types and offerings, unless an overlay looks at the
     # pool's name or template labels: then they are shared between such pools (immutable, one query).
-    shared = (("candidates", id(admitted), offerings, settings) if resolution.independent_of(pool)
+    shared = (("candidates", id(admitted), offerings, settings, selected) if resolution.independent_of(pool)
               and not context.daemons else None)
     candidates: list[Candidate] | None = memo.get(shared) if shared else None
+    facts = context.facts
+    unoffered: list[str] = []
     if candidates is None:
         candidates = []
         for it in admitted:
             own = it.allocatable_for(settings)
-            overlaid = resolution.apply(pool, it.name, offerings, it.price, own)
+            if facts is not None or selected is not None:
+                built = type_offerings(it.name, it.price, offerings, facts, selected, reqs, _now())
+                if offerings and not built:
+                    unoffered.append(it.name)  # no available offering: never an option (Offerings.Available)
+                    continue
+                overlaid = resolution.apply(pool, it.name, [o for o, _, _ in built], it.price, own,
+                                            [(p, src) for _, p, src in built])
+            else:
+                overlaid = resolution.apply(pool, it.name, offerings, it.price, own)
             capacity = overlaid.capacity if overlaid.capacity is own else {
                 k: (v if isinstance(v, Decimal) else _quantity(v, f"NodeOverlay capacity {k}"))
                 for k, v in overlaid.capacity.items()}
@@ -457,11 +496,22 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         candidates.sort(key=_price_key)
         if shared:
             memo[shared] = candidates
+            memo[("unoffered",) + shared[1:]] = unoffered
+    elif shared:
+        unoffered = memo.get(("unoffered",) + shared[1:], [])
+    if unoffered:
+        notes.append(f"{len(unoffered)} type(s) have no available offering in the zones and capacity types the pool "
+                     f"admits ({facts.describe() if facts is not None else 'capacity reservations'}): "
+                     f"{', '.join(unoffered)}")
     counted = sorted({d for c in candidates for d in c.daemons})
     if counted:
         notes.append(f"DaemonSets counted against each node's allocatable (daemonOverhead): {', '.join(counted)}")
     stand_ins = sorted({o.offering.capacity_type for c in candidates for o in c.offerings if o.on_demand_stand_in})
-    if stand_ins:
+    if stand_ins and facts is not None and facts.sources.get("spot"):
+        missing = sorted({c.name for c in candidates for o in c.offerings if o.on_demand_stand_in})
+        notes.append(f"{' and '.join(stand_ins)} offerings of {', '.join(missing)} are shown at the on-demand list "
+                     f"price: {', '.join(facts.sources['spot'])} has no spot price for them")
+    elif stand_ins:
         notes.append(f"{' and '.join(stand_ins)} offerings are shown at the {context.price_basis}: the catalog has no "
                      f"{' or '.join(stand_ins)} prices")
     limits = _remaining_limits(pool.name, pool.limits, used)
@@ -487,7 +537,11 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         candidates = kept
     if exhausted and pool.replicas is None:
         problems.insert(0, exhausted)
-    if not candidates and not excluded:
+    if not candidates and not excluded and unoffered:
+        problems.insert(0, "no instance type the pool admits has an available offering (AWS facts: zones offered, "
+                           "spot prices, capacity reservations): 'no instance type met the scheduling requirements or "
+                           "had a required offering'")
+    elif not candidates and not excluded:
         problems.insert(0, f"no instance type in the catalog ({len(catalog.types)} types) meets the requirements: "
                            "'no instance type met the scheduling requirements or had a required offering'")
     # minValues (Add keeps the largest of duplicate keys)
@@ -623,6 +677,11 @@ def _existing_note(existing: Sequence[ClusterNode], used: Mapping[str, Decimal],
             f"(updateRemainingResources){gone}")
 
 
+def _now() -> datetime:
+    """The time capacity blocks are judged against (``CapacityReservationFromEC2``'s clock)."""
+    return datetime.now(UTC)
+
+
 def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
     return next(c for c in candidates if c.instance.name == name)
 
@@ -666,8 +725,8 @@ def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | 
 
 
 
-def _resolution(manifests: Sequence[Any], catalog: Catalog,
-                pools: Sequence[NodePoolView] | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
+def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[NodePoolView] | None = None,
+                facts: AwsFacts | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
     pools = node_pools(manifests) if pools is None else list(pools)
     for pool in pools:
         if pool.problem is not None:
@@ -676,14 +735,16 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog,
     for overlay in views:
         if overlay.problem is not None:
             raise _unreadable(overlay.problem)
-    resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types})
+    resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
+                                   facts.zones if facts is not None else (),
+                                   closed=facts is not None and facts.knows_zones)
     _overlay_capacity(resolution)
     return pools, resolution
 
 
 def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
-                   pools: Sequence[NodePoolView] | None = None,
-                   nodes: Sequence[ClusterNode] = ()) -> list[PoolReport]:
+                   pools: Sequence[NodePoolView] | None = None, nodes: Sequence[ClusterNode] = (),
+                   aws: AwsFacts | None = None) -> list[PoolReport]:
     """A :class:`PoolReport` for every ``karpenter.sh/v1`` NodePool, in the order the scheduler tries them
     (``OrderByWeight``: highest weight first, equal weights by name descending).
 
@@ -693,6 +754,9 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
     pool is read once (the rules build them for their own checks). ``nodes``: the cluster's nodes
     (:func:`~karpenter_gpu.k8s.cluster_nodes.cluster_nodes`); each pool's limits are what its nodes leave of them
     (``Scheduler.updateRemainingResources``), for the limit filter, ``limits.nodes`` and the worst case.
+    ``aws``: the account's facts (zones offered, spot prices, capacity reservations;
+    :func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`); None: the catalog's on-demand list prices stand in for
+    every offering and every type is assumed offered in every zone.
     """
     catalog = catalog if catalog is not None else default_catalog()
     by_pool: dict[str, list[ClusterNode]] = {}
@@ -700,9 +764,9 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
         if node.nodepool is not None:
             by_pool.setdefault(node.nodepool, []).append(node)
     with _paused_cyclic_gc():
-        pools, resolution = _resolution(manifests, catalog, pools)
+        pools, resolution = _resolution(manifests, catalog, pools, aws)
         memo: dict = {}
-        context = _context(manifests, catalog)
+        context = _context(manifests, catalog, aws)
         return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))
                 for p in ordered_pools(pools)]
 
@@ -1072,7 +1136,7 @@ def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | N
 
 
 def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
-            nodes: Sequence[ClusterNode] = ()) -> list[Fit]:
+            nodes: Sequence[ClusterNode] = (), aws: AwsFacts | None = None) -> list[Fit]:
     """A :class:`Fit` per NodePool, in weight order: the cheapest fitting instance or the reason.
 
     A pool does not fit when it cannot launch, a NoSchedule/NoExecute taint (not startup taints) is
@@ -1082,7 +1146,7 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     :func:`simulate_pools`) is smaller than one node of every candidate that fits.
     """
     with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
-        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes))
+        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes, aws=aws))
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:

@@ -13,8 +13,9 @@ from karpenter_gpu.analysis.simulator import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
-from karpenter_gpu.cli.main import stop_on
+from karpenter_gpu.cli.main import AWS_HELP, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, cluster_nodes
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
 from karpenter_gpu.k8s.reader import read_path
@@ -23,6 +24,7 @@ from karpenter_gpu.k8s.windows import load_zone
 
 def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog) if args.catalog else default_catalog()
+    aws = load_aws_facts(args.aws) if args.aws else None
     pod = PodShape.parse(args.pod) if args.pod else None
     if args.zone:
         load_zone(args.zone)  # KG151 before any work
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(read, int):
             return read
         nodes = read
-    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes) for name, docs in loaded]
+    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws) for name, docs in loaded]
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
                           "environments": envs}, indent=1, sort_keys=True))
@@ -104,4 +106,5 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--nodes", action="append", metavar="FILE",
                      help="the cluster's NodeClaims and/or Nodes (`kubectl get nodeclaims -o yaml`, `kubectl get nodes "
                           "-o yaml`; a file or folder, repeatable): limits are what they leave (one environment)")
+    cmd.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     cmd.set_defaults(run=run)

@@ -18,6 +18,13 @@ from karpenter_gpu.check.crd_source import CrdSourceError
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 
 PROG = "karpenter-gpu"
+
+#: ``--aws`` of explain and diff.
+AWS_HELP = ("AWS CLI JSON output (--output json) of ec2 describe-spot-price-history, describe-instance-type-offerings "
+            "--location-type availability-zone or describe-capacity-reservations (repeatable): spot prices per zone, "
+            "the zones each type is offered in and the reservations the node classes select (default: on-demand list "
+            "prices standing in, every type in every zone)")
+
 OK, FINDINGS, ERROR = 0, 1, 2
 
 

@@ -4,8 +4,10 @@
   ``pkg/providers/instancetype/types.go`` ``computeRequirements``): every modelled label is defined,
   absent ones as DoesNotExist, and ``instance-hypervisor`` is ``In [""]`` for bare-metal types (EC2
   reports no hypervisor, the label is the empty string, not missing).
-- :class:`Offering`: one (capacity type, zone) of an instance type. The catalog has no per-zone
-  availability, so zones are the ones the manifests name plus one "other zones" offering.
+- :class:`Offering`: one (capacity type, zone) of an instance type (a reserved one also names its capacity
+  reservation). Without AWS facts the catalog has no per-zone availability, so zones are the ones the manifests
+  name plus one "other zones" offering; with them (:mod:`~karpenter_gpu.k8s.aws_facts`) the zones are the ones
+  the facts and manifests name and :func:`type_offerings` builds each type's offerings as the provider does.
 - :class:`OverlayResolution`: the NodeOverlay controller (``pkg/controllers/nodeoverlay/controller.go``
   ``Reconcile``, ``validateAndUpdateInstanceTypeOverrides``, ``getOverlaidOfferings``) and its store
   (``store.go`` ``applyPriceOverlays``, ``isOfferingUpdateConflicting``, ``isCapacityUpdateConflicting``):
@@ -25,6 +27,7 @@ from decimal import Decimal
 from heapq import merge
 from typing import Any, Iterable, Mapping, Sequence
 
+from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS, with_auto_mode_aliases
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
@@ -37,6 +40,7 @@ __all__ = [
     "instance_requirements",
     "node_labels",
     "pool_offerings",
+    "type_offerings",
     "zone_universe",
 ]
 
@@ -68,15 +72,18 @@ def instance_requirements(labels: Mapping[str, str], modelled: Iterable[str]) ->
 
 @dataclass(frozen=True)
 class Offering:
-    """One capacity type in one zone. ``zone`` None stands for every zone no manifest names."""
+    """One capacity type in one zone. ``zone`` None stands for every zone no manifest names; ``reservation`` is the
+    capacity reservation of a reserved offering built from AWS facts (None: no facts, or not reserved)."""
 
     capacity_type: str
     zone: str | None
     requirements: Requirements = field(compare=False, hash=False, repr=False)
+    reservation: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.capacity_type}/{self.zone if self.zone is not None else 'other zones'}"
+        where = f"{self.capacity_type}/{self.zone if self.zone is not None else 'other zones'}"
+        return f"{where} ({self.reservation})" if self.reservation else where
 
 
 def zone_universe(pools: Sequence[NodePoolView], overlays: Sequence[OverlayView]) -> tuple[str, ...]:
@@ -97,7 +104,7 @@ def _offering(capacity_type: str, zone: str | None, named: tuple[str, ...]) -> O
 
 
 def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None, *,
-                   reserved: bool = True) -> tuple[Offering, ...]:
+                   reserved: bool = True, closed: bool = False) -> tuple[Offering, ...]:
     """The offerings the pool's template admits, in capacity-type preference order then zone.
 
     Only the template's capacity-type and zone requirements decide it; ``memo`` (one per query) shares
@@ -105,39 +112,97 @@ def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict 
     reservation, and the AWS provider creates reserved offerings only from the reservations it selects
     (``pkg/providers/instancetype/offering/reserved_capacity_resolver.go`` ``ResolveOfferings``: one reserved
     offering per ``nodeClass.CapacityReservations()`` entry of the type, resolved from
-    ``capacityReservationSelectorTerms``), so there is none."""
+    ``capacityReservationSelectorTerms``), so there is none. ``closed``: AWS facts say which zones exist, so
+    ``named_zones`` are all of them and there is no offering for "other zones"."""
     reqs = pool.template_requirements
     if memo is not None:
         key = ("offerings", named_zones, reqs.get(Label.CAPACITY_TYPE) if Label.CAPACITY_TYPE in reqs else None,
-               reqs.get(Label.ZONE) if Label.ZONE in reqs else None, reserved)
+               reqs.get(Label.ZONE) if Label.ZONE in reqs else None, reserved, closed)
         if key not in memo:
-            memo[key] = pool_offerings(pool, named_zones, reserved=reserved)
+            memo[key] = pool_offerings(pool, named_zones, reserved=reserved, closed=closed)
         return memo[key]
     out = []
     for ct in pool.capacity_types:
         if ct == "reserved" and not reserved:
             continue
-        for zone in (*named_zones, None):
+        for zone in _zones(named_zones, closed):
             offering = _offering(ct, zone, named_zones)
             if reqs.compatible(offering.requirements, WELL_KNOWN_LABELS) is None:
                 out.append(offering)
     return tuple(out)
 
 
+def _zones(named: tuple[str, ...], closed: bool) -> tuple[str | None, ...]:
+    return named if closed else (*named, None)
+
+
+#: ``ReservedCapacityResolver.ResolveOfferings``: a reserved offering is priced at the on-demand price / 10,000,000.
+RESERVED_DIVISOR = Decimal(10_000_000)
+
+
+def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[Offering], facts: AwsFacts | None,
+                   reservations: Sequence[Reservation] | None, template: Requirements,
+                   now: Any = None) -> tuple[tuple[Offering, Decimal | None, str | None], ...]:
+    """The available offerings of one instance type among a pool's ``offerings``, each with its price and what the
+    price is (None: the catalog's on-demand list price), as the AWS provider builds them
+    (``offering.DefaultProvider.InjectOfferings``):
+
+    - on-demand and spot (``BaseResolver.ResolveOfferings``): available only in a zone the type is offered in
+      (``itZones.Has(zone)``); spot priced per zone from the spot facts (``pricing.DefaultProvider.SpotPrice``: no
+      record for the zone, no price, so not available); a type the spot facts do not mention keeps the on-demand
+      list price as a stand-in;
+    - reserved (``ReservedCapacityResolver.ResolveOfferings``), when the facts list the capacity reservations:
+      one per reservation of the type the node class selects (``reservations``), in its zone, priced at the
+      on-demand price / 10,000,000 (0 without one), available while it has instances left, the type is offered
+      in its zone and it is not expiring; and only if the pool's template admits that offering. Without
+      reservation facts the pool's reserved offerings stay as they are (``reservations`` None).
+    """
+    out: list[tuple[Offering, Decimal | None, str | None]] = []
+    spot_basis = f"spot price from {', '.join(facts.sources.get('spot', ()))}" if facts is not None else None
+    for o in offerings:
+        if o.capacity_type == "reserved" and reservations is not None:
+            continue
+        if facts is not None and o.zone is not None and not facts.offered_in(it_name, o.zone):
+            continue
+        if o.capacity_type == "spot" and facts is not None and o.zone is not None:
+            known, price = facts.spot_price(it_name, o.zone)
+            if known:
+                if price is not None:
+                    out.append((o, price, spot_basis))
+                continue
+        out.append((o, on_demand, None))
+    if reservations is not None and any(o.capacity_type == "reserved" for o in offerings):
+        price = on_demand / RESERVED_DIVISOR if on_demand is not None else Decimal(0)
+        for r in reservations:
+            if r.instance_type != it_name or r.available <= 0 or (now is not None and r.expiring(now)) or \
+                    (facts is not None and not facts.offered_in(it_name, r.zone)):
+                continue
+            offering = Offering("reserved", r.zone, Requirements([
+                Requirement.new(Label.CAPACITY_TYPE, "In", ("reserved",)), Requirement.new(Label.ZONE, "In", (r.zone,))]),
+                r.id)
+            if template.compatible(offering.requirements, WELL_KNOWN_LABELS) is None:
+                out.append((offering, price, f"reserved ({r.reservation_type} reservation {r.id}, {r.available} "
+                                             "left): on-demand price / 10,000,000"))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class OfferingPrice:
-    """An offering's price: the catalog's (an on-demand list price) unless ``overlay`` re-priced it."""
+    """An offering's price: the catalog's (an on-demand list price) unless ``overlay`` re-priced it or ``source``
+    (AWS facts) says what it is."""
 
     offering: Offering
     price: Decimal | None
     overlay: str | None = None
+    source: str | None = None
 
     @property
     def on_demand_stand_in(self) -> bool:
         """A spot or reserved offering shown at the catalog's on-demand price (no overlay priced it): not its
         real price (spot prices vary; Karpenter ranks a reserved offering at the on-demand price / 10,000,000,
         ``ReservedCapacityResolver.ResolveOfferings``, and the reservation is paid for whether used or not)."""
-        return self.overlay is None and self.offering.capacity_type != "on-demand" and self.price is not None
+        return self.overlay is None and self.source is None and self.offering.capacity_type != "on-demand" \
+            and self.price is not None
 
     @property
     def basis(self) -> str:
@@ -145,6 +210,8 @@ class OfferingPrice:
         overlay that set it."""
         if self.overlay is not None:
             return f"set by NodeOverlay {self.overlay}"
+        if self.source is not None:
+            return self.source
         if self.on_demand_stand_in:
             return f"on-demand list price standing in for {self.offering.capacity_type}"
         return "on-demand list price"
@@ -171,12 +238,12 @@ class _Pool:
     Built lazily and shared: most pools are never matched by an overlay, and pools with the same
     capacity types share one offering universe."""
 
-    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict) -> None:
+    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict, closed: bool = False) -> None:
         self.view = view
         self.name = view.name
         types = tuple(ct for ct in CAPACITY_TYPES if ct != "reserved" or "reserved" in view.capacity_types)
         if types not in shared:
-            universe = tuple(_offering(ct, z, named) for ct in types for z in (*named, None))
+            universe = tuple(_offering(ct, z, named) for ct in types for z in _zones(named, closed))
             # the instance type's own offering keys, as computeRequirements defines them
             shared[types] = (universe, Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", types)]))
         self.universe, self.offering_keys = shared[types]
@@ -216,14 +283,17 @@ class OverlayResolution:
     """Which NodeOverlays Karpenter applies, and what they do to each (pool, instance type, offering).
 
     ``instance_types`` maps a name to its :func:`instance_requirements`. ``dropped`` maps each overlay
-    refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read.
+    refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read. ``zones``: the zones
+    AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`); ``closed``: the facts name every zone
+    (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.knows_zones`), so no offering stands for "other zones".
     """
 
     def __init__(self, overlays: Sequence[OverlayView], pools: Sequence[NodePoolView],
-                 instance_types: Mapping[str, Requirements]) -> None:
+                 instance_types: Mapping[str, Requirements], zones: Sequence[str] = (), closed: bool = False) -> None:
         self.invalid = [o for o in overlays if o.problem is not None]
         self.order = ordered_overlays([o for o in overlays if o.problem is None])
-        self.named_zones = zone_universe(pools, self.order)
+        self.closed = closed and bool(zones)
+        self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
         self.instance_types = instance_types
         modelled = {k for reqs in instance_types.values() for k in reqs}
         #: Well-known keys overlays name that no catalog type defines: assumed to match (see ``notes``).
@@ -231,7 +301,7 @@ class OverlayResolution:
                                     if k in WELL_KNOWN_LABELS and k not in modelled and k not in OFFERING_LABELS
                                     and k != Label.NODEPOOL)
         shared: dict = {}
-        self._pools = {p.name: _Pool(p, self.named_zones, shared) for p in pools}
+        self._pools = {p.name: _Pool(p, self.named_zones, shared, self.closed) for p in pools}
         self._zone = _ZONE_LAYER
         self._capacity = [_capacity(o) for o in self.order]
         # Index: which pools (None: any) and which instance types each overlay can match at all.
@@ -340,13 +410,16 @@ class OverlayResolution:
     # ------------------------------------------------------------------ application
 
     def apply(self, pool: NodePoolView, it_name: str, offerings: Sequence[Offering], price: Decimal | None,
-              capacity: Mapping[str, Any]) -> Overlaid:
+              capacity: Mapping[str, Any],
+              base: Sequence[tuple[Decimal | None, str | None]] | None = None) -> Overlaid:
         """The instance type ``it_name`` of ``pool`` after overlays (``internalInstanceTypeStore.apply``).
 
         Each of ``offerings`` takes the price of the first overlay (in weight order) that matches it
-        (``applyPriceOverlays``); capacity takes, per resource, the first overlay's quantity
-        (``updateInstanceTypeCapacity``) merged over the type's own (``ApplyCapacityOverlay``).
+        (``applyPriceOverlays``, which adjusts the offering's own price); capacity takes, per resource, the first
+        overlay's quantity (``updateInstanceTypeCapacity``) merged over the type's own (``ApplyCapacityOverlay``).
+        ``base``: each offering's own price and what it is (:func:`type_offerings`); None: ``price`` for all.
         """
+        own = {o: b for o, b in zip(offerings, base)} if base is not None else {}
         state = self._pools[pool.name]
         prices: dict[Offering, OfferingPrice] = {}
         used: set[int] = set()
@@ -358,7 +431,7 @@ class OverlayResolution:
                 continue
             matched = [o for o in self._offerings(i, state, it_name, offerings) if o not in prices]
             for o in matched:
-                prices[o] = OfferingPrice(o, overlay.adjusted(price), overlay.name)
+                prices[o] = OfferingPrice(o, overlay.adjusted(own[o][0] if base is not None else price), overlay.name)
             if matched:
                 used.add(i)
             if len(prices) == len(offerings):
@@ -372,13 +445,16 @@ class OverlayResolution:
             added.update(fresh)
             if fresh:
                 used.add(i)
-        if not prices:  # untouched: share one tuple per (offerings, price) across pools
-            key = (offerings, price)
+        def plain(o: Offering) -> OfferingPrice:
+            return OfferingPrice(o, own[o][0], source=own[o][1]) if base is not None else OfferingPrice(o, price)
+
+        if not prices:  # untouched: share one tuple per (offerings, prices) across pools
+            key = (tuple(offerings), price, tuple(base) if base is not None else None)
             out = self._plain.get(key)
             if out is None:
-                out = self._plain[key] = tuple(OfferingPrice(o, price) for o in offerings)
+                out = self._plain[key] = tuple(plain(o) for o in offerings)
         else:
-            out = tuple(prices.get(o) or OfferingPrice(o, price) for o in offerings)
+            out = tuple(prices.get(o) or plain(o) for o in offerings)
         merged = {**capacity, **added} if added else capacity
         return Overlaid(out, merged, tuple(self.order[i].name for i in sorted(used)))
 

@@ -11,6 +11,7 @@ from karpenter_gpu.analysis.catalog import Catalog, default_catalog
 from karpenter_gpu.analysis.diff.admission import Admitted, admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
+from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.check.conformance import Crds
 from karpenter_gpu.k8s.scheduling import Requirements
 
@@ -83,11 +84,18 @@ class CostReport:
     catalog: Catalog
     embedded: bool
     environments: tuple[EnvironmentCost, ...]
+    #: The AWS facts the offerings were built with (``--aws``); None: the catalog stands in for them.
+    aws: AwsFacts | None = None
 
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
-        return (f"{where} {self.catalog.source} ({self.catalog.date}; {price_basis(self.catalog)}s, standing in for "
-                f"spot and reserved)")
+        listed = price_basis(self.catalog)
+        facts = price_basis(self.catalog, self.aws)[len(listed):]  # "; spot: prices from <files>" ...
+        stand_in = [kind for kind, known in (("spot", self.aws is not None and bool(self.aws.sources.get("spot"))),
+                                              ("reserved", self.aws is not None and self.aws.knows_reservations))
+                    if not known]
+        tail = f", standing in for {' and '.join(stand_in)}" if stand_in else ""
+        return f"{where} {self.catalog.source} ({self.catalog.date}; {listed}s{facts}{tail})"
 
 
 def _unbounded(report: PoolReport) -> bool:
@@ -117,14 +125,14 @@ def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _reports(env: dict[Key, dict], catalog: Catalog) -> dict[str, PoolReport]:
+def _reports(env: dict[Key, dict], catalog: Catalog, aws: AwsFacts | None) -> dict[str, PoolReport]:
     manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
-    return {r.name: r for r in simulate_pools(manifests, catalog)}
+    return {r.name: r for r in simulate_pools(manifests, catalog, aws=aws)}
 
 
 def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
-                      catalog: Catalog) -> EnvironmentCost:
-    old, new = _reports(base_env, catalog), _reports(head_env, catalog)
+                      catalog: Catalog, aws: AwsFacts | None = None) -> EnvironmentCost:
+    old, new = _reports(base_env, catalog, aws), _reports(head_env, catalog, aws)
     pools = []
     for name in sorted(set(old) | set(new)):
         a, b = old.get(name), new.get(name)
@@ -146,13 +154,14 @@ def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dic
 
 
 def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,
-                 admitted: Admitted | None = None) -> CostReport:
+                 admitted: Admitted | None = None, aws: AwsFacts | None = None) -> CostReport:
     """What the change does to each environment's GPU capacity and worst-case spend.
 
     Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
     scheduling core matches requirements, the overlay resolution re-prices offerings), so NodeOverlay, limit,
     requirement and capacity-type changes show up as the simulator sees them. Environments without a
-    cost change are left out.
+    cost change are left out. ``aws``: the account's facts (spot prices, zones offered, capacity reservations),
+    the same for both sides.
     """
     embedded = catalog is None
     catalog = catalog if catalog is not None else default_catalog()
@@ -161,10 +170,10 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
     base, head = admitted.base, admitted.head
     envs = []
     for environment in sorted(set(base) | set(head)):
-        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog)
+        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog, aws)
         if cost.pools or cost.before != cost.after:
             envs.append(cost)
-    return CostReport(catalog, embedded, tuple(envs))
+    return CostReport(catalog, embedded, tuple(envs), aws)
 
 
 
@@ -177,7 +186,8 @@ def cost_json(report: CostReport) -> dict:
     return {
         "priceList": {"embedded": report.embedded, "source": report.catalog.source,
                       "region": report.catalog.region, "date": report.catalog.date,
-                      "basis": price_basis(report.catalog)},
+                      "basis": price_basis(report.catalog, report.aws),
+                      "aws": {} if report.aws is None else {k: list(v) for k, v in sorted(report.aws.sources.items())}},
         "note": EVENTUALLY_CONSISTENT,
         "environments": [{
             "environment": e.environment, "ceilingBefore": money(e.before), "ceilingAfter": money(e.after),
