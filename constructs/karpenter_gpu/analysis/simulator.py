@@ -364,17 +364,29 @@ def price_basis(catalog: Catalog) -> str:
     return f"{catalog.region} on-demand list price" if catalog.region else "on-demand list price"
 
 
+def _class_view(pool: NodePoolView, context: _Context) -> NodeClassView | None:
+    ref = pool.node_class_ref
+    name, kind = ref.get("name"), ref.get("kind")
+    return context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+
+
+def _reservations(pool: NodePoolView, context: _Context) -> bool | None:
+    """Whether the pool's node class selects capacity reservations (None: the node class is not known)."""
+    view = _class_view(pool, context)
+    return None if view is None else bool(view.spec.get("capacityReservationSelectorTerms"))
+
+
 def _node_class(pool: NodePoolView, context: _Context, notes: list[str]) -> tuple[KubeletSettings, bool | None]:
     """The pool's kubelet settings and whether its node class selects capacity reservations (None: unknown)."""
     ref = pool.node_class_ref
     name, kind = ref.get("name"), ref.get("kind")
-    view = context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+    view = _class_view(pool, context)
     if view is None:
         if isinstance(name, str) and not pool.auto_mode:
             notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
                          "(no kubelet settings) and reserved offerings are not checked")
         return KubeletSettings(), None
-    reservations = bool(view.spec.get("capacityReservationSelectorTerms"))
+    reservations = _reservations(pool, context)
     if kind != NODE_CLASS_KIND[1]:
         return KubeletSettings(), reservations
     settings = KubeletSettings.of(view.spec, view.ami_family, f"EC2NodeClass {view.name}")
@@ -614,8 +626,8 @@ def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | 
 
 
 
-def _resolution(manifests: Sequence[Any], catalog: Catalog,
-                pools: Sequence[NodePoolView] | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
+def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[NodePoolView] | None = None,
+                context: _Context | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
     pools = node_pools(manifests) if pools is None else list(pools)
     for pool in pools:
         if pool.problem is not None:
@@ -624,7 +636,8 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog,
     for overlay in views:
         if overlay.problem is not None:
             raise _unreadable(overlay.problem)
-    resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types})
+    reservations = {p.name: _reservations(p, context) for p in pools} if context is not None else None
+    resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types}, reservations)
     _overlay_capacity(resolution)
     return pools, resolution
 
@@ -641,9 +654,9 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
     """
     catalog = catalog if catalog is not None else default_catalog()
     with _paused_cyclic_gc():
-        pools, resolution = _resolution(manifests, catalog, pools)
-        memo: dict = {}
         context = _context(manifests, catalog)
+        pools, resolution = _resolution(manifests, catalog, pools, context)
+        memo: dict = {}
         return [_simulate(p, catalog, resolution, memo, context) for p in ordered_pools(pools)]
 
 
