@@ -30,11 +30,11 @@ from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
 __all__ = [
+    "OVERLAY_REFUSED_RESOURCES",
     "Offering",
     "OfferingPrice",
     "Overlaid",
     "OverlayResolution",
-    "OVERLAY_REFUSED_RESOURCES",
     "instance_requirements",
     "node_labels",
     "overlay_refusal",
