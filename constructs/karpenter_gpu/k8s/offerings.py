@@ -239,7 +239,8 @@ def overlay_refusal(overlay: OverlayView) -> str | None:
     for req in raw if isinstance(raw, list) else ():
         if not isinstance(req, Mapping) or req.get("key") != Label.CAPACITY_TYPE or req.get("operator") != "In":
             continue
-        values = req.get("values") if isinstance(req.get("values"), list) else []
+        given = req.get("values")
+        values = given if isinstance(given, list) else []
         if not any(v in CAPACITY_TYPES for v in values):
             return (f"{Label.CAPACITY_TYPE} In {values} has no known value (one of {', '.join(CAPACITY_TYPES)} is "
                     "needed)")
