@@ -38,7 +38,8 @@ family, category, size, generation, GPU name / manufacturer / count / memory, CP
 (In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte), ``karpenter.sh/nodepool`` and the pools' template labels;
 absolute ``price`` and ``priceAdjustment`` (±amount, ±percent, results clamped at 0); capacity (``nvidia.com/gpu``
 shares, ``amd.com/gpu``, custom extended resources), conflicts of prices and of capacity at equal weight,
-several NodePools, and runtime validation (``capacity-type In`` with no known value). Compared capacity: the
+several NodePools, and runtime validation (``capacity-type In`` with no known value; capacity naming a resource the
+AWS provider reports itself: Neuron, EFA). Compared capacity: the
 resources the case's overlays name plus the GPU and Neuron resources (cpu, memory, pods, ephemeral-storage cannot
 be changed by an overlay; the CRD refuses them).
 
