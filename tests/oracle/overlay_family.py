@@ -55,6 +55,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+from functools import cache
 from decimal import Decimal
 from typing import Any, Iterator
 
@@ -232,11 +233,12 @@ def core_answer(case: dict) -> dict:
             statuses[view.name] = {"ready": True}
     resources = _compared_resources(case)
     per_pool: dict[str, dict] = {}
+    allocatable = {it.name: it.allocatable_for(KubeletSettings()) for it in catalog.types}
     for pool in pools:
         offerings = resolution.universe(pool)
         types: dict[str, dict] = {}
         for it in catalog.types:
-            own = it.allocatable_for(KubeletSettings())
+            own = allocatable[it.name]
             overlaid = resolution.apply(pool, it.name, offerings, it.price, own)
             types[it.name] = {
                 "offerings": {(p.offering.capacity_type, p.offering.zone): (p.price, p.overlay is not None)
@@ -248,7 +250,12 @@ def core_answer(case: dict) -> dict:
 
 
 def _number(value: Any) -> Decimal:
-    return value if isinstance(value, Decimal) else Quantity.parse(str(value)).as_decimal()
+    return value if isinstance(value, Decimal) else _parsed(str(value))
+
+
+@cache
+def _parsed(text: str) -> Decimal:
+    return Quantity.parse(text).as_decimal()
 
 
 # ---------------------------------------------------------------------------------------------
