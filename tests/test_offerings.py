@@ -150,3 +150,56 @@ def test_pools_an_overlay_tells_apart_do_not_share_candidates():
                 overlay("team-a", req("example.com/team", "In", "a"), price="0.02")]
     reports = {r.name: r for r in simulate_pools(labelled)}
     assert reports["p"].candidates[0].price == Decimal("0.02") and reports["q"].candidates[0].price != Decimal("0.02")
+
+
+def test_overlay_with_zone_notin_leaves_that_zones_offerings_alone():
+    # InjectOfferings makes one offering per zone; getOverlaidOfferings -> Offerings.Compatible drops exactly the zone
+    # NotIn names, so that zone is named apart from the "other zones" offering.
+    both = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(CT, "In", "spot", "on-demand"))
+    report = simulate_pools([both, overlay("not-1a", req(ZONE, "NotIn", "us-east-1a"), price="0.5")])[0]
+    assert prices(report) == {"spot/us-east-1a": Decimal("1.006"), "spot/other zones": Decimal("0.5"),
+                              "on-demand/us-east-1a": Decimal("1.006"), "on-demand/other zones": Decimal("0.5")}
+
+
+def _node_class(reservations: bool) -> dict:
+    spec: dict = {"role": "r", "amiSelectorTerms": [{"alias": "al2023@latest"}]}
+    if reservations:
+        spec["capacityReservationSelectorTerms"] = [{"id": "cr-0123456789abcdef0"}]
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"}, "spec": spec}
+
+
+RESERVED_SHARES = [overlay("a", req(CT, "In", "reserved"), weight=3, capacity={"example.com/shares": "2"}),
+                   overlay("b", req(CT, "In", "reserved"), weight=3, capacity={"example.com/shares": "4"})]
+
+
+def test_reserved_offerings_come_from_the_node_classs_reservations_not_the_pools_requirements():
+    # ReservedCapacityResolver.ResolveOfferings: reserved offerings only for the reservations the node class selects;
+    # GetInstanceTypes does not filter by the pool, and validateInstanceTypesOverride checks every offering it gets.
+    admits = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"))  # admits reserved
+    without = simulate_pools([admits, _node_class(False), *RESERVED_SHARES])[0]
+    assert without.dropped_overlays == {} and without.candidates[0].capacity.get("example.com/shares") is None
+    on_demand = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(CT, "In", "on-demand"))
+    with_terms = simulate_pools([on_demand, _node_class(True), *RESERVED_SHARES])[0]
+    assert list(with_terms.dropped_overlays) == ["a"]  # b (name later) is stored first; a conflicts on shares
+
+
+def test_overlays_runtime_validation_refuses_are_never_applied():
+    # NodeOverlay.RuntimeValidate: validateWellKnownValues (capacity-type In with no known value) and
+    # validateCapacity (WellKnownResources, which the AWS provider extends with Neuron and EFA)
+    views = [OverlayView.of(overlay("dedicated", req(CT, "In", "dedicated"), price="0.1")),
+             OverlayView.of(overlay("neuron", capacity={"aws.amazon.com/neuron": "1", "nvidia.com/gpu": "1"})),
+             OverlayView.of(overlay("mixed", req(CT, "In", "dedicated", "spot"), price="0.2"))]
+    resolution = OverlayResolution(views, [NodePoolView.of(G5X)],
+                                   {it.name: it.requirements for it in default_catalog().types})
+    assert sorted(resolution.refused) == ["dedicated", "neuron"] and [o.name for o in resolution.order] == ["mixed"]
+    report = simulate_pools([G5X, overlay("dedicated", req(CT, "In", "dedicated"), price="0.1"),
+                             overlay("neuron", capacity={"aws.amazon.com/neuron": "1", "nvidia.com/gpu": "4"})])[0]
+    assert set(prices(report).values()) == {Decimal("1.006")} and report.candidates[0].capacity["nvidia.com/gpu"] == 1
+
+
+def test_the_universe_holds_every_capacity_type_the_provider_offers():
+    # GetInstanceTypes: on-demand and spot offerings in every zone whatever the pool's requirements
+    view = NodePoolView.of(pool("p", req(CT, "In", "on-demand"), req(ZONE, "In", "us-east-1a")))
+    resolution = OverlayResolution([], [view], {}, reservations={"p": False})
+    assert [o.label for o in resolution.universe(view)] == ["spot/us-east-1a", "spot/other zones",
+                                                            "on-demand/us-east-1a", "on-demand/other zones"]

@@ -1,9 +1,9 @@
 """The Python core against Karpenter v1.14.1's own answers, without Go: tests/oracle/vectors/.
 
 The vectors are cases the Go program in tests/oracle/ answered with the upstream functions (NewRequirements,
-Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash, and the API
-server's create path for custom resources: tests/oracle/apiserver.go); `make oracle`
-rebuilds them (and fails when the committed set is stale) and runs fresh random cases against Go.
+Compatible, Intersects, SatisfiesMinValues, Taints.Tolerates, NodePool.Hash, EC2NodeClass.Hash, the NodeOverlay
+controller's Reconcile and InstanceTypeStore.ApplyAll: tests/oracle/overlay.go, and the API server's create path
+for custom resources: tests/oracle/apiserver.go); `make oracle` rebuilds them (and fails when the committed set is stale) and runs fresh random cases against Go.
 """
 
 from __future__ import annotations
@@ -79,3 +79,20 @@ def test_validate_reports_the_refusals_of_its_conformance_step():
         via_validate = sorted((f.code, f.path, f.severity) for f in report.findings if f.code in codes)
         via_assess = sorted((f.code, f.path, f.severity) for f in assess(obj, crds, "o.yaml")[0] if f.code in codes)
         assert via_validate == via_assess, vector["id"]
+
+
+def test_a_wrong_overlay_answer_is_a_disagreement():
+    """The overlay comparison can fail: a flipped status, a changed price or a changed capacity each disagree."""
+    vector = next(v for v in _load("overlay.jsonl") if any(not s["ready"] for s in v["answer"]["overlays"].values()))
+    answer = json.loads(json.dumps(vector["answer"]))
+    name = next(n for n, s in answer["overlays"].items() if not s["ready"])
+    answer["overlays"][name] = {"ready": True}
+    assert compare.differences("overlay", vector["case"], answer) == [
+        f"overlay {name}: core {vector['answer']['overlays'][name]}, Karpenter {{'ready': True}}"]
+    answer = json.loads(json.dumps(vector["answer"]))
+    types = next(iter(answer["nodepools"].values()))
+    entry = next(iter(types.values()))
+    entry["offerings"][0]["price"] += 0.01
+    entry["capacity"]["nvidia.com/gpu"] = "99"
+    found = compare.differences("overlay", vector["case"], answer)
+    assert any("price core" in line for line in found) and any("capacity nvidia.com/gpu" in line for line in found)

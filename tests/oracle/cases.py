@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 import yaml
 
 from tests.oracle.apiserver_family import apiserver_case
+from tests.oracle.overlay_family import oracle_case as overlay_case
 from tests.oracle.scheduler_family import oracle_case as scheduler_case
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -339,6 +340,7 @@ GENERATORS: dict[str, Callable[..., dict]] = {
     "drift": drift_case,
     "apiserver": apiserver_case,
     "scheduler": scheduler_case,
+    "overlay": overlay_case,
 }
 #: Generators that may start from dist/ (``dist=False`` for the vectors, so a change to dist/ leaves them valid).
 _FROM_DIST = (drift_case, apiserver_case)

@@ -14,7 +14,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
-from tests.oracle import apiserver_family, scheduler_family
+from tests.oracle import apiserver_family, overlay_family, scheduler_family
 
 
 # ----------------------------------------------------------------------------------------------- requirements
@@ -76,9 +76,11 @@ ANSWERS: dict[str, Callable[[dict], dict]] = {
     "requirements": _requirements, "tolerations": _tolerations, "drift": _drift,
     "apiserver": apiserver_family.core_answer,
     "scheduler": scheduler_family.python_answer,
+    "overlay": overlay_family.core_answer,
 }
 #: Per family, the cases one step smaller than a case (default: :func:`_smaller` on the case's fields).
-SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller}
+SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller,
+                                                        "overlay": overlay_family.smaller}
 
 
 def answer(family: str, case: dict) -> Any:
@@ -110,6 +112,8 @@ def differences(family: str, case: dict, karpenter: Any, error: str | None = Non
     try:
         if family == "scheduler":
             return scheduler_family.core_differences(case, karpenter)
+        if family == "overlay":
+            return overlay_family.core_differences(case, karpenter)
         ours = answer(family, case)
         if family == "apiserver":
             ours = apiserver_family.core_comparable(ours, karpenter)

@@ -33,9 +33,10 @@ BUILD = ROOT / "build" / "oracle"
 DISAGREEMENTS = ROOT / "build" / "oracle-disagreements"
 VECTORS = HERE / "vectors"
 VECTOR_SEED = 20260714
-VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500, "apiserver": 1400, "scheduler": 400}
+VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500, "apiserver": 1400, "scheduler": 400,
+                "overlay": 300}
 #: Fresh cases per family when --count is not given.
-FRESH_COUNT = {"apiserver": 20000, "scheduler": 5000}
+FRESH_COUNT = {"apiserver": 20000, "scheduler": 5000, "overlay": 4000}
 #: Shrunk disagreements kept as regression cases (added with --keep-disagreements), answers from Karpenter.
 REGRESSIONS = VECTORS / "regressions.jsonl"
 KARPENTER = "Karpenter v1.14.1"
@@ -160,7 +161,8 @@ def keep_disagreements(oracle: Oracle) -> int:
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one, printed)")
-    parser.add_argument("--count", type=int, help="fresh cases per family (default 17000; apiserver 20000, scheduler 5000)")
+    parser.add_argument("--count", type=int, help="fresh cases per family (default 17000; apiserver 20000, scheduler 5000, "
+                        "overlay 4000)")
     parser.add_argument("--family", action="append", choices=sorted(cases.GENERATORS), help="only these families")
     parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/ and stop")
     parser.add_argument("--check-vectors", action="store_true",
@@ -191,7 +193,8 @@ def main(argv: Iterable[str] | None = None) -> int:
                 return 1
             print(f"oracle: vectors up to date ({sum(VECTOR_COUNT.values())} cases, seed {VECTOR_SEED})")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-        per = f"{args.count} cases per family" if args.count else "17000 cases per family, apiserver 20000, scheduler 5000"
+        per = f"{args.count} cases per family" if args.count else \
+            "17000 cases per family, apiserver 20000, scheduler 5000, overlay 4000"
         print(f"oracle: seed {seed} ({per}; rerun with --seed {seed})")
         families = args.family or list(cases.GENERATORS)
         report: list[dict] = []

@@ -392,20 +392,32 @@ def price_basis(catalog: Catalog, facts: AwsFacts | None = None) -> str:
     return out
 
 
+def _class_view(pool: NodePoolView, context: _Context) -> NodeClassView | None:
+    ref = pool.node_class_ref
+    name, kind = ref.get("name"), ref.get("kind")
+    return context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+
+
+def _reservations(pool: NodePoolView, context: _Context) -> bool | None:
+    """Whether the pool's node class selects capacity reservations (None: the node class is not known)."""
+    view = _class_view(pool, context)
+    return None if view is None else bool(view.spec.get("capacityReservationSelectorTerms"))
+
+
 def _node_class(pool: NodePoolView, context: _Context, notes: list[str]
                 ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
     """The pool's kubelet settings, whether its node class has capacityReservationSelectorTerms (None: unknown)
     and, when the AWS facts list the capacity reservations, the ones its terms select (None: not known)."""
     ref = pool.node_class_ref
     name, kind = ref.get("name"), ref.get("kind")
-    view = context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+    view = _class_view(pool, context)
     if view is None:
         if isinstance(name, str) and not pool.auto_mode:
             notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
                          "(no kubelet settings) and reserved offerings are not checked")
         return KubeletSettings(), None, None
     terms = view.spec.get("capacityReservationSelectorTerms")
-    reservations = bool(terms)
+    reservations = _reservations(pool, context)
     selected = None
     if reservations and context.facts is not None and context.facts.knows_reservations:
         selected = context.facts.selected_reservations(terms)
@@ -726,7 +738,7 @@ def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | 
 
 
 def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[NodePoolView] | None = None,
-                facts: AwsFacts | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
+                context: _Context | None = None) -> tuple[list[NodePoolView], OverlayResolution]:
     pools = node_pools(manifests) if pools is None else list(pools)
     for pool in pools:
         if pool.problem is not None:
@@ -735,9 +747,11 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[Node
     for overlay in views:
         if overlay.problem is not None:
             raise _unreadable(overlay.problem)
+    facts = context.facts if context is not None else None
+    reservations = {p.name: _reservations(p, context) for p in pools} if context is not None else None
     resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
                                    facts.zones if facts is not None else (),
-                                   closed=facts is not None and facts.knows_zones)
+                                   closed=facts is not None and facts.knows_zones, reservations=reservations)
     _overlay_capacity(resolution)
     return pools, resolution
 
@@ -764,9 +778,9 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
         if node.nodepool is not None:
             by_pool.setdefault(node.nodepool, []).append(node)
     with _paused_cyclic_gc():
-        pools, resolution = _resolution(manifests, catalog, pools, aws)
-        memo: dict = {}
         context = _context(manifests, catalog, aws)
+        pools, resolution = _resolution(manifests, catalog, pools, context)
+        memo: dict = {}
         return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))
                 for p in ordered_pools(pools)]
 

@@ -33,12 +33,14 @@ from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
 __all__ = [
+    "OVERLAY_REFUSED_RESOURCES",
     "Offering",
     "OfferingPrice",
     "Overlaid",
     "OverlayResolution",
     "instance_requirements",
     "node_labels",
+    "overlay_refusal",
     "pool_offerings",
     "type_offerings",
     "zone_universe",
@@ -87,12 +89,15 @@ class Offering:
 
 
 def zone_universe(pools: Sequence[NodePoolView], overlays: Sequence[OverlayView]) -> tuple[str, ...]:
-    """Every zone an In requirement of a pool or overlay names: the zones whose offerings can differ."""
+    """Every zone a requirement of a pool or overlay names, with In or NotIn: the zones whose offerings can differ.
+
+    A NotIn zone counts too: the provider's offerings are per zone (``InjectOfferings``), and
+    ``Offerings.Compatible`` (``getOverlaidOfferings``) leaves out exactly the offering of the zone ``NotIn``
+    names, so that zone cannot share the "other zones" offering with the ones it does not name."""
     zones: set[str] = set()
     for reqs in [p.template_requirements for p in pools] + [o.requirements for o in overlays]:
-        req = reqs.get(Label.ZONE)
-        if Label.ZONE in reqs and not req.complement:
-            zones |= req.values
+        if Label.ZONE in reqs:
+            zones |= reqs.get(Label.ZONE).values
     return tuple(sorted(zones))
 
 
@@ -238,10 +243,13 @@ class _Pool:
     Built lazily and shared: most pools are never matched by an overlay, and pools with the same
     capacity types share one offering universe."""
 
-    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict, closed: bool = False) -> None:
+    def __init__(self, view: NodePoolView, named: tuple[str, ...], shared: dict, reserved: bool | None,
+                 closed: bool = False) -> None:
         self.view = view
         self.name = view.name
-        types = tuple(ct for ct in CAPACITY_TYPES if ct != "reserved" or "reserved" in view.capacity_types)
+        if reserved is None:  # unknown node class: reserved offerings when the pool asks for them
+            reserved = "reserved" in view.capacity_types
+        types = tuple(ct for ct in CAPACITY_TYPES if ct != "reserved" or reserved)
         if types not in shared:
             universe = tuple(_offering(ct, z, named) for ct in types for z in _zones(named, closed))
             # the instance type's own offering keys, as computeRequirements defines them
@@ -279,19 +287,60 @@ def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements,
 _ZONE_LAYER = Requirements([Requirement(Label.ZONE, True, frozenset())])
 
 
+#: ``karpv1.WellKnownResources`` after the AWS provider's ``init()`` (core and aws ``pkg/apis/v1/labels.go``): resources
+#: an overlay's capacity may not set. The CRD refuses the first four; the provider's ones pass it.
+OVERLAY_REFUSED_RESOURCES: frozenset[str] = frozenset({
+    "cpu", "memory", "ephemeral-storage", "pods", "vpc.amazonaws.com/pod-eni", "aws.amazon.com/neuron",
+    "aws.amazon.com/neuroncore", "habana.ai/gaudi", "vpc.amazonaws.com/efa"})
+
+
+def overlay_refusal(overlay: OverlayView) -> str | None:
+    """Why Karpenter's runtime validation refuses an overlay the CRD admits (None: it does not).
+
+    ``NodeOverlay.RuntimeValidate`` (``pkg/apis/v1alpha1/nodeoverlay_validation.go``): ``validateRequirements``
+    runs ``ValidateRequirement`` (``pkg/apis/v1/nodeclaim_validation.go``) on each requirement, whose
+    ``validateWellKnownValues`` refuses ``karpenter.sh/capacity-type In`` with no known value; ``validateCapacity``
+    refuses a capacity resource in ``WellKnownResources``. A refused overlay is never applied; its
+    ValidationSucceeded condition is False with reason RuntimeValidation."""
+    spec = overlay.manifest.get("spec")
+    raw = spec.get("requirements") if isinstance(spec, Mapping) else None
+    for req in raw if isinstance(raw, list) else ():
+        if not isinstance(req, Mapping) or req.get("key") != Label.CAPACITY_TYPE or req.get("operator") != "In":
+            continue
+        given = req.get("values")
+        values = given if isinstance(given, list) else []
+        if not any(v in CAPACITY_TYPES for v in values):
+            return (f"{Label.CAPACITY_TYPE} In {values} has no known value (one of {', '.join(CAPACITY_TYPES)} is "
+                    "needed)")
+    refused = sorted(str(k) for k in overlay.capacity if str(k) in OVERLAY_REFUSED_RESOURCES)
+    if refused:
+        return f"capacity sets {', '.join(refused)}, which the provider reports itself (WellKnownResources)"
+    return None
+
+
 class OverlayResolution:
     """Which NodeOverlays Karpenter applies, and what they do to each (pool, instance type, offering).
 
     ``instance_types`` maps a name to its :func:`instance_requirements`. ``dropped`` maps each overlay
-    refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read. ``zones``: the zones
-    AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`); ``closed``: the facts name every zone
-    (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.knows_zones`), so no offering stands for "other zones".
+    refused for a conflict to the reason; ``invalid`` holds overlays Karpenter cannot read; ``refused`` maps each
+    overlay its runtime validation refuses to the reason (:func:`overlay_refusal`). Neither invalid nor refused
+    overlays are applied. ``zones``: the zones AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`);
+    ``closed``: the facts name every zone (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.knows_zones`), so no
+    offering stands for "other zones".
+
+    ``reservations`` maps a pool's name to whether its node class selects capacity reservations (None or absent:
+    unknown, then the pool has reserved offerings when it admits ``reserved``). The provider gives an instance
+    type reserved offerings only from the reservations its node class selects, whatever the pool's requirements
+    (``ReservedCapacityResolver.ResolveOfferings``; ``GetInstanceTypes`` filters nothing by the pool), and the
+    overlay controller checks conflicts on every offering it gets (``validateInstanceTypesOverride``).
     """
 
     def __init__(self, overlays: Sequence[OverlayView], pools: Sequence[NodePoolView],
-                 instance_types: Mapping[str, Requirements], zones: Sequence[str] = (), closed: bool = False) -> None:
+                 instance_types: Mapping[str, Requirements], zones: Sequence[str] = (), closed: bool = False,
+                 reservations: Mapping[str, bool | None] | None = None) -> None:
         self.invalid = [o for o in overlays if o.problem is not None]
-        self.order = ordered_overlays([o for o in overlays if o.problem is None])
+        self.refused = {o.name: why for o in overlays if o.problem is None and (why := overlay_refusal(o))}
+        self.order = ordered_overlays([o for o in overlays if o.problem is None and o.name not in self.refused])
         self.closed = closed and bool(zones)
         self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
         self.instance_types = instance_types
@@ -301,7 +350,8 @@ class OverlayResolution:
                                     if k in WELL_KNOWN_LABELS and k not in modelled and k not in OFFERING_LABELS
                                     and k != Label.NODEPOOL)
         shared: dict = {}
-        self._pools = {p.name: _Pool(p, self.named_zones, shared, self.closed) for p in pools}
+        self._pools = {p.name: _Pool(p, self.named_zones, shared, (reservations or {}).get(p.name), self.closed)
+                       for p in pools}
         self._zone = _ZONE_LAYER
         self._capacity = [_capacity(o) for o in self.order]
         # Index: which pools (None: any) and which instance types each overlay can match at all.
@@ -341,6 +391,12 @@ class OverlayResolution:
         # An Auto Mode pool gets no overlay at all (see apply): never share a Karpenter pool's overlaid answer.
         return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels) and (not pool.auto_mode
                                                                                       or not self.order)
+
+    def universe(self, pool: NodePoolView) -> tuple[Offering, ...]:
+        """Every offering the provider gives the pool's instance types, as the overlay controller sees them
+        (``GetInstanceTypes`` does not filter offerings by the pool's requirements): each capacity type in each
+        named zone and the "other zones" one."""
+        return self._pools[pool.name].universe
 
     # ------------------------------------------------------------------ matching
 
