@@ -41,6 +41,7 @@ __all__ = [
     "instance_requirements",
     "node_labels",
     "overlay_refusal",
+    "overlay_refusal_at",
     "pool_offerings",
     "type_offerings",
     "zone_universe",
@@ -295,7 +296,15 @@ OVERLAY_REFUSED_RESOURCES: frozenset[str] = frozenset({
 
 
 def overlay_refusal(overlay: OverlayView) -> str | None:
-    """Why Karpenter's runtime validation refuses an overlay the CRD admits (None: it does not).
+    """Why Karpenter's runtime validation refuses an overlay the CRD admits (None: it does not); see
+    :func:`overlay_refusal_at`."""
+    found = overlay_refusal_at(overlay)
+    return None if found is None else found[1]
+
+
+def overlay_refusal_at(overlay: OverlayView) -> tuple[str, str] | None:
+    """The field (``spec.requirements`` or ``spec.capacity``) and the reason Karpenter's runtime validation refuses
+    an overlay the CRD admits (None: it does not).
 
     ``NodeOverlay.RuntimeValidate`` (``pkg/apis/v1alpha1/nodeoverlay_validation.go``): ``validateRequirements``
     runs ``ValidateRequirement`` (``pkg/apis/v1/nodeclaim_validation.go``) on each requirement, whose
@@ -310,11 +319,12 @@ def overlay_refusal(overlay: OverlayView) -> str | None:
         given = req.get("values")
         values = given if isinstance(given, list) else []
         if not any(v in CAPACITY_TYPES for v in values):
-            return (f"{Label.CAPACITY_TYPE} In {values} has no known value (one of {', '.join(CAPACITY_TYPES)} is "
-                    "needed)")
+            return ("spec.requirements", f"{Label.CAPACITY_TYPE} In {values} has no known value (one of "
+                                         f"{', '.join(CAPACITY_TYPES)} is needed)")
     refused = sorted(str(k) for k in overlay.capacity if str(k) in OVERLAY_REFUSED_RESOURCES)
     if refused:
-        return f"capacity sets {', '.join(refused)}, which the provider reports itself (WellKnownResources)"
+        return ("spec.capacity", f"capacity sets {', '.join(refused)}, which the provider reports itself "
+                                 "(WellKnownResources)")
     return None
 
 

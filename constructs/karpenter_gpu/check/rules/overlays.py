@@ -1,4 +1,5 @@
-"""NodeOverlays: overlays Karpenter refuses for a conflict with another of the same weight (KG460)."""
+"""NodeOverlays: overlays Karpenter refuses for a conflict with another of the same weight (KG460) or at run time
+(KG464)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import OVERLAY_KIND
+from karpenter_gpu.k8s.offerings import overlay_refusal_at
+from karpenter_gpu.k8s.views import OverlayView
 
 
 @rule("KG460", Severity.WARNING, "NodeOverlay dropped for a conflict with another overlay of the same weight")
@@ -35,3 +38,34 @@ def kg460_overlay_conflict(env: Environment) -> None:
                     f"Karpenter drops this NodeOverlay: it {why}; none of its price or capacity applies, so pods "
                     "that need its capacity stay Pending or the pool is priced otherwise than written; fix: give the "
                     "overlays different weights (the higher one wins) or make their requirements disjoint")
+
+
+@rule("KG464", Severity.ERROR, "NodeOverlay Karpenter's runtime validation refuses, so it never applies")
+def kg464_overlay_runtime_refusal(env: Environment) -> None:
+    """What it checks: NodeOverlays the CRD admits but Karpenter's runtime validation refuses: a
+    ``karpenter.sh/capacity-type In`` requirement with no known value (on-demand, spot, reserved), or a capacity
+    resource the provider reports itself (``aws.amazon.com/neuron``, ``aws.amazon.com/neuroncore``,
+    ``vpc.amazonaws.com/efa``, ``vpc.amazonaws.com/pod-eni``, ``habana.ai/gaudi``; the CRD refuses cpu, memory,
+    ephemeral-storage and pods itself). The same check the overlay core applies (it never applies such an overlay).
+
+    Why it matters: the API server stores the overlay, but Karpenter's overlay controller sets its
+    ValidationSucceeded condition False (reason RuntimeValidation) and applies none of its price or capacity: pods
+    that need the capacity it advertises stay Pending, or the pool is priced otherwise than written.
+
+    Fix: name at least one of on-demand, spot or reserved in the capacity-type requirement; leave the resources the
+    provider reports (Neuron devices and cores, EFA, pod ENIs) out of ``spec.capacity``.
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/apis/v1alpha1/nodeoverlay_validation.go``
+    ``NodeOverlay.RuntimeValidate`` (``validateRequirements``, ``validateCapacity``), called by
+    ``pkg/controllers/nodeoverlay/controller.go`` ``Reconcile``.
+    """
+    for obj in env.of_kind(OVERLAY_KIND):
+        view = OverlayView.of(obj.manifest)
+        found = None if view.problem is not None else overlay_refusal_at(view)
+        if found is not None:
+            field, why = found
+            fix = ("name on-demand, spot or reserved in the capacity-type requirement" if field == "spec.requirements"
+                   else "leave the resources the provider reports out of spec.capacity")
+            obj.add("KG464", field,
+                    f"Karpenter's runtime validation refuses this NodeOverlay: {why}; it is stored but never applied "
+                    f"(ValidationSucceeded False, RuntimeValidation), so none of its price or capacity counts; fix: {fix}")
