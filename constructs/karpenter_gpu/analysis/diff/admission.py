@@ -85,10 +85,11 @@ def _defaulted(key: Key, manifest: dict, crds: Crds) -> dict:
         return manifest
 
 
-def with_defaults(side: Side, crds: Crds, like: Side | None = None) -> Side:
+def with_defaults(side: Side, crds: Crds, like: tuple[Side, Side] | None = None) -> Side:
     """``side`` with every object the CRDs serve defaulted as the API server would store it. ``like``: the
     other side, raw and defaulted (``(raw, defaulted)``), whose objects written the same are not defaulted again."""
-    raw, done = like if like is not None else ({}, {})
+    empty: tuple[Side, Side] = ({}, {})
+    raw, done = like if like is not None else empty
 
     def defaulted(env: str, key: Key, manifest: dict) -> dict:
         if key in raw.get(env, {}) and raw[env][key] == manifest:
