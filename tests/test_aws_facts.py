@@ -131,6 +131,62 @@ def test_a_selected_reservation_gives_a_reserved_offering_at_on_demand_over_ten_
                                                        Decimal("1.006") / 10_000_000)
 
 
+def _priced_overlay(name: str, price: str, *reqs: dict) -> dict:
+    return {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": name},
+            "spec": {"requirements": list(reqs), "price": price}}
+
+
+_P5E = {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5e.48xlarge"]}
+
+
+def test_a_type_without_a_price_has_no_on_demand_or_spot_offering():
+    """``BaseResolver.ResolveOfferings``: an on-demand or spot offering is ``Available`` only with a price
+    (``hasPrice``); p5e.48xlarge has none in the catalog (nor in the provider's static table), so a pool of it alone
+    cannot launch, with or without AWS facts."""
+    docs = manifests("spot", "on-demand", types=("p5e.48xlarge",))
+    for aws in (None, facts(spot(("g5.xlarge", "us-east-1a", "0.5")))):
+        [report] = simulate_pools(docs, aws=aws)
+        assert not report.launchable and report.candidates == ()
+        assert "no price for p5e.48xlarge" in report.problems[0]
+        assert any(n.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in report.notes)
+        assert choice(docs, aws, "gpus=8") is None
+
+
+def test_a_node_overlay_pricing_the_type_by_name_makes_it_available():
+    """``GetOverlayPrice``: an overlay whose only requirement is ``node.kubernetes.io/instance-type In`` and which
+    sets ``price`` gives the type that price, so its offerings are available; one with another requirement too does
+    not (its price applies only to offerings that exist)."""
+    docs = manifests("on-demand", types=("p5e.48xlarge",))
+    fit = choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E)], None, "gpus=8")
+    assert (fit.instance, fit.offering, fit.price) == ("p5e.48xlarge", "on-demand/other zones", Decimal("90.5"))
+    family = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5e"]}
+    assert choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E, family)], None, "gpus=8") is None
+
+
+def test_a_selected_reservation_launches_a_type_without_a_price_at_zero():
+    """``ReservedCapacityResolver.ResolveOfferings``: the reserved offering is created without an on-demand price,
+    at 0 (price = on-demand / 10,000,000 only when there is one)."""
+    aws = facts({"CapacityReservations": [reservation("cr-0b", "p5e.48xlarge", "us-east-1a", 1,
+                                                      ReservationType="capacity-block")]})
+    fit = choice(manifests("reserved", "on-demand", types=("p5e.48xlarge",), terms=[{"id": "cr-0b"}]), aws, "gpus=8")
+    assert (fit.instance, fit.offering, fit.price) == ("p5e.48xlarge", "reserved/us-east-1a (cr-0b)", Decimal(0))
+
+
+def test_a_worst_case_with_an_unpriced_candidate_is_unknown_or_at_least():
+    """A reserved stand-in offering (capacityReservationSelectorTerms, no reservation facts) keeps p5e.48xlarge a
+    candidate without a price: the worst case is not a figure then (alone) or only a lower bound (beside priced
+    types), never a confident $0."""
+    [alone] = simulate_pools(manifests("reserved", types=("p5e.48xlarge",), terms=[{"id": "cr-0c"}]))
+    assert alone.worst_case_hourly is None and not alone.worst_case_exact and not alone.unbounded
+    assert "worst case unknown: no candidate has a price (p5e.48xlarge)" in alone.notes
+    docs = manifests("reserved", types=("p5e.48xlarge", "p5.48xlarge"), terms=[{"id": "cr-0c"}])
+    docs[0]["spec"]["limits"] = {"nvidia.com/gpu": "16"}
+    [mixed] = simulate_pools(docs)
+    assert mixed.worst_case_hourly == 2 * next(c.price for c in mixed.candidates if c.name == "p5.48xlarge")
+    assert not mixed.worst_case_exact
+    assert any("(at least: p5e.48xlarge can launch too and have no price)" in n for n in mixed.notes)
+
+
 def test_a_selected_reservation_with_no_instance_left_gives_no_reserved_offering():
     """``Available`` requires ``reservationCapacity != 0``: a reserved-only pool has nothing to launch."""
     aws = facts({"CapacityReservations": [reservation("cr-0a", "g5.xlarge", "us-east-1b", 0)]})

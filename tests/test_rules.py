@@ -1045,12 +1045,12 @@ def test_kg449_instance_type_without_the_config(chart):
     pool = next(m for m in objects if m["kind"] == "NodePool" and m["metadata"]["name"] == "gpu-mig")
     for req in pool["spec"]["template"]["spec"]["requirements"]:
         if req["key"] == "node.kubernetes.io/instance-type":
-            req["values"].append("p5e.48xlarge")  # H200: 1g.18gb, no 1g.10gb
+            req["values"].append("p5en.48xlarge")  # H200: 1g.18gb, no 1g.10gb
         if req["key"] == "karpenter.k8s.aws/instance-gpu-name":
             req["values"].append("h200")
     found = [f for f in check_rules([("x", m) for m in objects], values=values) if f.code == "KG449"]
     assert [(f.name, f.path) for f in found] == [("gpu-mig", "spec.template.metadata.labels[nvidia.com/mig.config]")]
-    assert "p5e.48xlarge" in found[0].message
+    assert "p5en.48xlarge" in found[0].message
 
 
 def test_kg446_mixed_values_against_a_single_strategy_pool(chart):

@@ -5,10 +5,10 @@
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --attribute   # disagreements by input
     python tests/oracle/run_scheduler.py --cases 2000 --seed 1 --shrink 2   # a shrunk example per class
 
-``make oracle`` runs the family's modelled cases (``scheduler_family.oracle_case``); this runner explores, with all
-the inputs (spot prices, zone availability, reservations, unpriced types) unless ``--modelled``. Prints
+``make oracle`` runs the same cases (``scheduler_family.oracle_case``); this runner explores them with a chosen seed
+and count, attributes disagreements to the case's inputs and shrinks them. Prints
 ``oracle family scheduler: N cases, D disagreements`` and the disagreement classes with the case
-inputs the core does not model; exit 1 when Go failed to answer a case, 2 when Go could not be built.
+inputs involved; exit 1 when Go failed to answer a case, 2 when Go could not be built.
 """
 
 from __future__ import annotations
@@ -223,13 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
     parser.add_argument("--attribute", action="store_true",
                         help="count the disagreements by the one input whose removal makes the sides agree")
-    parser.add_argument("--modelled", action="store_true",
-                        help="only inputs the product can know (no unpriced types; existing nodes as NodeClaims; "
-                             "spot prices, zone availability and reservations as AWS facts)")
     args = parser.parse_args(argv)
 
     rng = random.Random(args.seed)
-    cases = fam.generate(rng, args.cases, modelled=args.modelled)
+    cases = fam.generate(rng, args.cases)
     binary = build()
     start = time.perf_counter()
     answers = ask(binary, cases)

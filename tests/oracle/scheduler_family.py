@@ -50,24 +50,19 @@ reservations and their available counts), read by ``aws_facts_from_documents``, 
 NodeClaim manifests a user would pass (:func:`node_claims`, read by ``cluster_nodes``; their
 ``status.capacity`` from the core's own capacity model); the options are the chosen pool's ``Fit.options``.
 
-Modelling choices (``make oracle``'s cases, :func:`oracle_case` = :func:`_modelled` of :func:`generate_case`).
+Every input of a case reaches both sides (``make oracle``'s cases are :func:`generate_case`'s draws as they are).
 Spot prices per zone, per-zone availability and capacity reservations live in the AWS account; the core reads them
-as AWS facts (``explain --aws``, ``diff --aws``), so they stay in the cases and the oracle checks the offerings the
-core builds from them (``offering.DefaultProvider.InjectOfferings``). Existing nodes are an input of the core too
-(``simulate_pools(nodes=...)``, ``explain --nodes``) and stay in the modelled cases; only the nodes of types left out
-with the unpriced ones go with them (the Go side builds a node's capacity from the case's types). One input the
-product cannot know is left out of both sides, so the oracle checks the core's scheduling, not a price feed it does
-not have:
+as AWS facts (``explain --aws``, ``diff --aws``), so the oracle checks the offerings the core builds from them
+(``offering.DefaultProvider.InjectOfferings``). Existing nodes are an input of the core too
+(``simulate_pools(nodes=...)``, ``explain --nodes``). Unpriced types (p5e.48xlarge, dl2q.24xlarge, trn2.48xlarge:
+no on-demand price in the catalog, nor in the provider's static price table,
+``pkg/providers/pricing/zz_generated.pricing_aws.go``) have no available on-demand or spot offering, as the provider
+builds them (``BaseResolver.ResolveOfferings``: ``Available`` requires ``hasPrice``, else a NodeOverlay's price by
+instance type, ``GetOverlayPrice``), but reserved offerings from a selected reservation (priced 0). What the core
+cannot know is whether a running provider's Pricing API (``UpdateOnDemandPricing``) lists a price the static table
+lacks; it follows the static table and says so.
 
-- unpriced types: left out. p5e.48xlarge and dl2q.24xlarge have no entry in the provider's static price table
-  (``pkg/providers/pricing/zz_generated.pricing_aws.go``, what ``DefaultProvider.Reset`` starts from); a running
-  provider prices them from the live Pricing API (``UpdateOnDemandPricing``), and an offering without a price is
-  unavailable (``BaseResolver.ResolveOfferings``: ``Available`` requires ``hasPrice``). Whether Karpenter launches
-  them depends on that live answer, which neither the catalog nor the AWS CLI facts the core reads carry (the
-  on-demand price list is not among them), so the core cannot know the truthful answer.
-
-``generate_case`` keeps them for exploration (``run_scheduler.py`` without ``--modelled``; SCHEDULER-FINDINGS.md
-says what each changes). Compared: the pool, the options, the cheapest type and price, the launch's capacity type
+Compared: the pool, the options, the cheapest type and price, the launch's capacity type
 and the zone of the cheapest offering (any zone of Karpenter's offerings at the cheapest price, ``cheapest_zones``:
 on-demand costs the same in every zone). Left out of the comparison: the spot launch's choice among spot offerings
 (EC2's price-capacity-optimized) and the order among equally priced types (``OrderByPrice`` uses ``sort.Slice``; any
@@ -367,18 +362,6 @@ def _kubelet(rng: random.Random) -> dict | None:
     return kubelet or None
 
 
-def _modelled(case: dict) -> dict:
-    """The case with what the product cannot know said the same way to both sides (the module docstring's
-    modelling choices; :func:`features` lists them). Spot prices, zone availability and capacity reservations stay:
-    the core reads them as AWS facts (:func:`aws_facts`)."""
-    names = [z["name"] for z in case["zones"]]
-    case["instance_types"] = [t for t in case["instance_types"] if t["price"] is not None] or \
-        [_instance_spec(_catalog_entries()["g5.xlarge"], names)]
-    kept = {t["name"] for t in case["instance_types"]}  # the Go side registers nodes of the case's types only
-    case["existing_nodes"] = [e for e in case.get("existing_nodes", []) if e["instance_type"] in kept]
-    return case
-
-
 def generate_case(rng: random.Random) -> dict:
     zones = [z for z in _ZONES if rng.random() < 0.8] or [_ZONES[0]]
     zone_names = [z[0] for z in zones]
@@ -423,15 +406,13 @@ def generate_case(rng: random.Random) -> dict:
 
 
 def oracle_case(rng: random.Random) -> dict:
-    """A case of the ``scheduler`` family of ``make oracle``: :func:`generate_case`'s draws with what the product
-    cannot know said the same way to both sides (:func:`_modelled`)."""
-    return _modelled(generate_case(rng))
+    """A case of the ``scheduler`` family of ``make oracle``: every input both sides read (:func:`generate_case`)."""
+    return generate_case(rng)
 
 
-def generate(rng: random.Random, n: int, *, modelled: bool = False) -> list[dict]:
-    """``n`` seeded cases (see the module docstring for their shape); ``modelled``: only with inputs the core
-    models (the same draws, the rest removed)."""
-    return [_modelled(generate_case(rng)) if modelled else generate_case(rng) for _ in range(n)]
+def generate(rng: random.Random, n: int) -> list[dict]:
+    """``n`` seeded cases (see the module docstring for their shape)."""
+    return [generate_case(rng) for _ in range(n)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -681,8 +662,8 @@ def explain(go: dict, py: dict) -> str:
 
 
 def features(case: dict) -> list[str]:
-    """The inputs of a case the product knows only from AWS facts (spot prices, zone availability, reservations) or
-    not at all (unpriced types: :func:`_modelled` removes these), to group disagreements."""
+    """The inputs of a case the core knows only from AWS facts (spot prices, zone availability, reservations) or the
+    catalog's gaps (unpriced types), to group disagreements."""
     out = []
     if case.get("capacity_reservations"):
         out.append("reservations")

@@ -488,8 +488,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         candidates = []
         for it in admitted:
             own = it.allocatable_for(settings)
-            if facts is not None or selected is not None:
-                built = type_offerings(it.name, it.price, offerings, facts, selected, reqs, _now())
+            if facts is not None or selected is not None or it.price is None:
+                overlay_price = resolution.type_price(it.name) if it.price is None and not pool.auto_mode else None
+                built = type_offerings(it.name, it.price, offerings, facts, selected, reqs, _now(), overlay_price)
                 if offerings and not built:
                     unoffered.append(it.name)  # no available offering: never an option (Offerings.Available)
                     continue
@@ -511,6 +512,14 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             memo[("unoffered",) + shared[1:]] = unoffered
     elif shared:
         unoffered = memo.get(("unoffered",) + shared[1:], [])
+    unpriced_gone = [n for n in unoffered if catalog.by_name[n].price is None]
+    if unpriced_gone:
+        notes.append(f"{', '.join(unpriced_gone)}: no on-demand price in the catalog, and the provider makes an "
+                     "on-demand or spot offering available only with a price (BaseResolver.ResolveOfferings): never "
+                     "launched on-demand or spot unless a NodeOverlay prices it by instance type (GetOverlayPrice) or "
+                     "Karpenter's pricing API lists a price the catalog lacks; a selected capacity reservation still "
+                     "launches it")
+    unoffered = [n for n in unoffered if n not in unpriced_gone]
     if unoffered:
         notes.append(f"{len(unoffered)} type(s) have no available offering in the zones and capacity types the pool "
                      f"admits ({facts.describe() if facts is not None else 'capacity reservations'}): "
@@ -549,10 +558,12 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         candidates = kept
     if exhausted and pool.replicas is None:
         problems.insert(0, exhausted)
-    if not candidates and not excluded and unoffered:
-        problems.insert(0, "no instance type the pool admits has an available offering (AWS facts: zones offered, "
-                           "spot prices, capacity reservations): 'no instance type met the scheduling requirements or "
-                           "had a required offering'")
+    if not candidates and not excluded and (unoffered or unpriced_gone):
+        why = "; ".join(w for w, hit in (
+            ("AWS facts: zones offered, spot prices, capacity reservations", unoffered),
+            (f"no price for {', '.join(unpriced_gone)}", unpriced_gone)) if hit)
+        problems.insert(0, f"no instance type the pool admits has an available offering ({why}): 'no instance type "
+                           "met the scheduling requirements or had a required offering'")
     elif not candidates and not excluded:
         problems.insert(0, f"no instance type in the catalog ({len(catalog.types)} types) meets the requirements: "
                            "'no instance type met the scheduling requirements or had a required offering'")
@@ -637,6 +648,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         if fill is None:
             unbounded = True
             notes.append(f"the pool's spend is unbounded: {why}")
+        elif len(unpriced) == len(candidates):
+            fill = None
+            notes.append(f"worst case unknown: no candidate has a price ({', '.join(unpriced)})")
         else:
             worst = fill.ceiling
             worst_name = max(fill.counts, key=lambda nc: ((_by_name(candidates, nc[0]).price or Decimal(0)) * nc[1], nc[0]))[0] \
@@ -644,6 +658,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             mix = " + ".join(f"{n} x {name}" for name, n in fill.counts) or "nothing priced"
             exact = "" if fill.exact else (f" (an upper bound: the search stopped before proving the optimum; "
                                            f"{_money(fill.total)}/h is reached)")
+            if unpriced:
+                exact += f" (at least: {', '.join(unpriced)} can launch too and have no price)"
             unit = f" ({limit_unit})" if limit_unit else ""
             more = " more, beyond the existing nodes," if existing else ""
             notes.append(f"worst case {_money(worst)}/h{exact}: {mix}{more} before the limits "
@@ -657,7 +673,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         requirements=tuple(pool.requirement_dicts), template_labels=pool.string_labels, taints=tuple(pool.taints),
         limits=pool.limits, worst_case_instance=worst_name, view=pool, dropped_overlays=resolution.dropped,
         excluded=tuple(excluded), worst_case_nodes=fill.counts if fill is not None else (),
-        worst_case_exact=fill is None or fill.exact, bounded_by=bounded_by, unbounded=unbounded,
+        worst_case_exact=(fill is None or fill.exact) and not unpriced, bounded_by=bounded_by, unbounded=unbounded,
         limit_unit=limit_unit, price_basis=context.price_basis,
         existing_nodes=tuple(sorted(n.name for n in existing if not n.marked_for_deletion)), used=used,
     )

@@ -148,7 +148,8 @@ RESERVED_DIVISOR = Decimal(10_000_000)
 
 def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[Offering], facts: AwsFacts | None,
                    reservations: Sequence[Reservation] | None, template: Requirements,
-                   now: Any = None) -> tuple[tuple[Offering, Decimal | None, str | None], ...]:
+                   now: Any = None, overlay_price: Decimal | None = None
+                   ) -> tuple[tuple[Offering, Decimal | None, str | None], ...]:
     """The available offerings of one instance type among a pool's ``offerings``, each with its price and what the
     price is (None: the catalog's on-demand list price), as the AWS provider builds them
     (``offering.DefaultProvider.InjectOfferings``):
@@ -156,7 +157,10 @@ def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[
     - on-demand and spot (``BaseResolver.ResolveOfferings``): available only in a zone the type is offered in
       (``itZones.Has(zone)``); spot priced per zone from the spot facts (``pricing.DefaultProvider.SpotPrice``: no
       record for the zone, no price, so not available); a type the spot facts do not mention keeps the on-demand
-      list price as a stand-in;
+      list price as a stand-in; an on-demand or spot offering without a price is not available, unless a NodeOverlay
+      prices the type by name (``overlay_price``, :meth:`OverlayResolution.type_price`; ``GetOverlayPrice``): a type
+      without an on-demand list price (``on_demand`` None, as in Karpenter's static price table) launches only from a
+      capacity reservation or such an overlay;
     - reserved (``ReservedCapacityResolver.ResolveOfferings``), when the facts list the capacity reservations:
       one per reservation of the type the node class selects (``reservations``), in its zone, priced at the
       on-demand price / 10,000,000 (0 without one), available while it has instances left, the type is offered
@@ -170,13 +174,18 @@ def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[
             continue
         if facts is not None and o.zone is not None and not facts.offered_in(it_name, o.zone):
             continue
+        if o.capacity_type == "reserved":  # (without reservation facts: the pool's stand-in reserved offerings)
+            out.append((o, on_demand, None))
+            continue
+        price, basis = on_demand, None  # the on-demand list price (for spot: the pricing provider's initial one)
         if o.capacity_type == "spot" and facts is not None and o.zone is not None:
-            known, price = facts.spot_price(it_name, o.zone)
+            known, spot = facts.spot_price(it_name, o.zone)
             if known:
-                if price is not None:
-                    out.append((o, price, spot_basis))
-                continue
-        out.append((o, on_demand, None))
+                price, basis = spot, spot_basis
+        if price is None and overlay_price is not None:  # hasPrice false, then GetOverlayPrice
+            price, basis = overlay_price, "price a NodeOverlay sets for the instance type (GetOverlayPrice)"
+        if price is not None:  # Available requires hasPrice
+            out.append((o, price, basis))
     if reservations is not None and any(o.capacity_type == "reserved" for o in offerings):
         price = on_demand / RESERVED_DIVISOR if on_demand is not None else Decimal(0)
         for r in reservations:
@@ -401,6 +410,32 @@ class OverlayResolution:
         # An Auto Mode pool gets no overlay at all (see apply): never share a Karpenter pool's overlaid answer.
         return Label.NODEPOOL not in keys and keys.isdisjoint(pool.string_labels) and (not pool.auto_mode
                                                                                       or not self.order)
+
+    def type_price(self, it_name: str) -> Decimal | None:
+        """The price an overlay gives an instance type the pricing provider has no price for, as
+        ``offering.DefaultProvider.GetOverlayPrice`` (aws provider v1.14.1) reads it: of the overlays whose
+        validation succeeded (not invalid, refused or dropped for a conflict), those with ``price`` and exactly one
+        requirement, ``node.kubernetes.io/instance-type In [...]`` naming the type; listed by name, the last one
+        wins (the API server lists them by name). None: no such overlay."""
+        found: Decimal | None = None
+        for overlay in sorted(self.order, key=lambda o: o.name):
+            if overlay.name in self.dropped or overlay.price is None:
+                continue
+            spec = overlay.manifest.get("spec")
+            raw = spec.get("requirements") if isinstance(spec, Mapping) else None
+            if not isinstance(raw, list) or len(raw) != 1 or not isinstance(raw[0], Mapping):
+                continue
+            req = raw[0]
+            values = req.get("values")
+            if req.get("key") != Label.INSTANCE_TYPE or req.get("operator") != "In" or \
+                    not isinstance(values, list) or it_name not in values:
+                continue
+            try:
+                float(overlay.price)  # strconv.ParseFloat: an overlay it cannot parse is skipped
+                found = Decimal(overlay.price)
+            except (ValueError, ArithmeticError):
+                continue
+        return found
 
     def universe(self, pool: NodePoolView) -> tuple[Offering, ...]:
         """Every offering the provider gives the pool's instance types, as the overlay controller sees them
