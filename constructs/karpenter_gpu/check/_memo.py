@@ -1,0 +1,51 @@
+"""Subtrees a check found clean, by schema node and value, shared by the schema walk (``conformance``) and the CEL
+walk (``_cel``).
+
+Both checks are pure: what they report for a value depends on the schema node and the value only (the path only
+names where). GPU pools repeat whole subtrees -- requirements, taints, budgets, node class references -- across
+objects and environments, so a subtree found clean once is skipped when it recurs, in one dictionary look-up.
+
+The key is the value's ``repr``: computed in C, it tells apart everything the YAML loader builds (``1``, ``1.0``,
+``True`` and ``'1'`` differ; dict keys keep their type), so equal keys mean equal values; equal values written in
+another key order only miss. The node is held in the entry, so its ``id`` is not reused while the entry lives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Schema = dict[str, Any]
+Key = tuple[int, Any, str]
+
+
+class CleanSubtrees:
+    """(id(schema node), scope, repr(value)) -> (the node, what the walk noted besides problems, as suffixes of
+    the subtree's path). ``scope`` is whatever else the verdict depends on (the CEL backend)."""
+
+    def __init__(self, limit: int = 1 << 15) -> None:
+        self._seen: dict[Key, tuple[Schema, tuple[str, ...]]] = {}
+        self._limit = limit
+
+    @staticmethod
+    def key(schema: Schema, value: Any, scope: Any = None) -> Key:
+        return (id(schema), scope, repr(value))
+
+    def get(self, key: Key) -> tuple[str, ...] | None:
+        """The notes of a clean subtree seen before (``()`` for none), else None."""
+        entry = self._seen.get(key)
+        return entry[1] if entry is not None else None
+
+    def put(self, key: Key, schema: Schema, notes: tuple[str, ...] = ()) -> None:
+        if len(self._seen) >= self._limit:
+            self._seen.clear()
+        self._seen[key] = (schema, notes)
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+
+def descends(schema: Schema) -> bool:
+    """Whether a walk under ``schema`` visits children by schema (worth a memo entry; a node without
+    ``properties``, ``items`` or ``additionalProperties`` costs no more to check than its key)."""
+    return (isinstance(schema.get("properties"), dict) or isinstance(schema.get("items"), dict)
+            or isinstance(schema.get("additionalProperties"), dict))
