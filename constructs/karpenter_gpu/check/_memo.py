@@ -28,7 +28,7 @@ class CleanSubtrees:
 
     @staticmethod
     def key(schema: Schema, value: Any, scope: Any = None) -> Key:
-        return (id(schema), scope, repr(value))
+        return (id(schema), scope, value_repr(value))
 
     def get(self, key: Key) -> tuple[str, ...] | None:
         """The notes of a clean subtree seen before (``()`` for none), else None."""
@@ -49,3 +49,25 @@ def descends(schema: Schema) -> bool:
     ``properties``, ``items`` or ``additionalProperties`` costs no more to check than its key)."""
     return (isinstance(schema.get("properties"), dict) or isinstance(schema.get("items"), dict)
             or isinstance(schema.get("additionalProperties"), dict))
+
+
+#: The reprs of values held by a memo (shared, never changed), by id: the checks below ask for them again.
+_REPRS: dict[int, tuple[Any, str]] = {}
+_MAX_REPRS = 1 << 15
+
+
+def value_repr(value: Any) -> str:
+    """``repr(value)``, looked up for a value :func:`share` registered."""
+    entry = _REPRS.get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    return repr(value)
+
+
+def share(value: Any) -> str:
+    """Register ``value`` (owned by a memo and never changed afterwards) and return its repr."""
+    text = repr(value)
+    if len(_REPRS) >= _MAX_REPRS:
+        _REPRS.clear()
+    _REPRS[id(value)] = (value, text)
+    return text

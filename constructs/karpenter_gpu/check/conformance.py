@@ -41,7 +41,7 @@ import yaml
 
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
-from karpenter_gpu.check._memo import CleanSubtrees, descends
+from karpenter_gpu.check._memo import CleanSubtrees, descends, share, value_repr
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.reader import Loader
 
@@ -82,6 +82,7 @@ _JSON_TYPE_NAMES: tuple[tuple[type, str], ...] = (  # bool before int: bool subc
     (type(None), "null"), (bool, "boolean"), (int, "integer"), (float, "number"),
     (str, "string"), (list, "array"), (dict, "object"),
 )
+_CONTAINERS = frozenset({dict, list})
 _BLOCKED = ("<root>: no CEL rule evaluated: the object has blocking schema errors "
             "(the API server skips CEL then too)")
 
@@ -127,12 +128,34 @@ def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
     crd = _lookup(manifest, crds)
     if crd is None:
         raise KeyError(f"no served CRD for {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}")
-    return _copy(_defaulted(manifest, crd["schema"]))
+    return _copy(_defaults_here(manifest, crd["schema"]))
+
+
+#: Defaulted subtrees by (id(schema node), repr of the value as written) -> (the node, the result): the result is
+#: the memo's own copy, shared by every object with that subtree (read-only), so the checks find it again.
+_DEFAULTED: dict[tuple[int, str], tuple[Schema, Any]] = {}
+_MAX_DEFAULTED = 1 << 14
 
 
 def _defaulted(value: Any, schema: Schema) -> Any:
+    """:func:`_defaults_here`, once per distinct non-empty object or array under a node with children."""
+    if type(value) not in _CONTAINERS or not value or not descends(schema):
+        return _defaults_here(value, schema)
+    key = (id(schema), value_repr(value))
+    entry = _DEFAULTED.get(key)
+    if entry is None:
+        result = _copy(_defaults_here(value, schema))  # its own copy: the caller's manifest may change later
+        share(result)
+        if len(_DEFAULTED) >= _MAX_DEFAULTED:
+            _DEFAULTED.clear()
+        _DEFAULTED[key] = entry = (schema, result)
+    return entry[1]
+
+
+def _defaults_here(value: Any, schema: Schema) -> Any:
     """``value`` with the schema's defaults filled in, in one walk: the parts it changes are new objects, the
-    rest (and the defaults themselves) is shared with ``value`` and the schema, so treat it as read-only."""
+    rest (and the defaults themselves) is shared with ``value``, the schema and earlier objects, so treat it as
+    read-only."""
     # Same algorithm as apiextensions-apiserver's structural defaulting: fill absent properties
     # (and nulls in non-nullable ones, which the server prunes first), then recurse -- including
     # into freshly defaulted values, so nested defaults apply too.
@@ -144,14 +167,21 @@ def _defaulted(value: Any, schema: Schema) -> Any:
         changed = False
         for key, child in value.items():
             sub = props.get(key, extra)
-            if child is None and sub and not sub.get("nullable") and sub.get("default") is None:
-                changed = True
-                continue  # structuraldefaulting.PruneNonNullableNullsWithoutDefaults
-            out[key] = new = _defaulted(child, sub) if sub else child
-            changed = changed or new is not child
-        for key, prop in props.items():
+            if not sub:
+                out[key] = child
+            elif child is None:
+                if not sub.get("nullable") and sub.get("default") is None:
+                    changed = True
+                    continue  # structuraldefaulting.PruneNonNullableNullsWithoutDefaults
+                out[key] = None
+            elif isinstance(child, (dict, list)):
+                out[key] = new = _defaulted(child, sub)
+                changed = changed or new is not child
+            else:
+                out[key] = child  # a scalar has no defaults of its own
+        for key, prop in _with_default(schema):
             absent = key not in out or (out[key] is None and not prop.get("nullable"))
-            if absent and prop.get("default") is not None:
+            if absent:
                 out[key] = _defaulted(prop["default"], prop)
                 changed = True
         return out if changed else value
@@ -163,6 +193,21 @@ def _defaulted(value: Any, schema: Schema) -> Any:
                 return out_items
         return value
     return value
+
+
+#: The properties with a default, by schema node (held, so that its id is not reused).
+_DEFAULTS: dict[int, tuple[Schema, tuple[tuple[str, Schema], ...]]] = {}
+
+
+def _with_default(schema: Schema) -> tuple[tuple[str, Schema], ...]:
+    entry = _DEFAULTS.get(id(schema))
+    if entry is None or entry[0] is not schema:
+        props: dict[str, Schema] = schema.get("properties", {})
+        found = tuple((key, prop) for key, prop in props.items() if prop.get("default") is not None)
+        if len(_DEFAULTS) >= 1 << 14:
+            _DEFAULTS.clear()
+        _DEFAULTS[id(schema)] = entry = (schema, found)
+    return entry[1]
 
 
 def _copy(value: Any) -> Any:
@@ -246,7 +291,7 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
         return problems, transitions
     _check_metadata(manifest.get("metadata"), crd["scope"], problems)
     schema = _root_schema(crd)
-    defaulted = _defaulted(manifest, crd["schema"])
+    defaulted = _defaults_here(manifest, crd["schema"])
     _validate(defaulted, schema, "", problems)
     if cel:
         if problems.blocking:
@@ -408,7 +453,6 @@ _SCALARS = frozenset({str, int, float, bool})
 
 #: Non-empty objects and arrays found clean under a schema node (below the root, which never recurs).
 _CLEAN_TREES = CleanSubtrees()
-_CONTAINERS = frozenset({dict, list})
 
 
 def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:

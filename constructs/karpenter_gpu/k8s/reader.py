@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import yaml
 from yaml.composer import ComposerError
@@ -50,6 +49,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 from karpenter_gpu.render import escape
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: The root environment's key: files directly in the folder, a single file, stdin.
 ROOT = "."
@@ -796,6 +798,8 @@ _LINK, _GITLINK = "120000", "160000"
 
 
 def _git(top: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    import subprocess  # late: only git sides need it, and it is a tenth of validate's imports
+
     return subprocess.run(["git", "-C", str(top), *args], input=stdin, capture_output=True, check=False)
 
 
