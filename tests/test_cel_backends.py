@@ -274,3 +274,17 @@ def test_auto_falls_back_to_celpy_without_the_compiled_runtime(monkeypatch: pyte
     finally:
         _cel._auto.cache_clear()
         _cel._backend.cache_clear()
+
+
+def test_a_self_no_backend_can_convert_fails_every_rule_of_its_node() -> None:
+    """`self` is converted once per node (bound), and a value CEL has no type for still fails each rule."""
+    import datetime
+
+    from karpenter_gpu.check._problems import _Problems
+
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+              "x-kubernetes-validations": [{"rule": "self.size() > 0"}, {"rule": "has(self.a)"}]}
+    for backend in BACKENDS:
+        problems: _Problems = _Problems()
+        _cel.validate({"a": datetime.date(2024, 1, 2)}, schema, "spec", problems, [], _cel.backend(backend))
+        assert [(p.path, p.message.split(":")[0]) for p in problems] == [("spec", "CEL evaluation error")] * 2, backend
