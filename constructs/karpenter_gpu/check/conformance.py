@@ -41,6 +41,7 @@ import yaml
 
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.check import _schema_cache
 from karpenter_gpu.check._memo import CleanSubtrees, descends, share, value_repr
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.reader import Loader
@@ -101,8 +102,22 @@ def load_crds(directory: str | Path) -> Crds:
 
 @functools.lru_cache(maxsize=8)
 def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
+    names = [name for name, _, _ in stamp]
+    cached = _schema_cache.read(root, names)  # the JSON beside them, while it was made from these very files
+    return cached if cached is not None else _parse_crds(root, names)
+
+
+def schema_cache_text(directory: str | Path) -> str:
+    """What ``make imports`` writes as the cache of ``directory``'s CRDs (:mod:`~karpenter_gpu.check._schema_cache`),
+    parsed from their YAML."""
+    root = Path(directory).resolve()
+    names = sorted(p.name for p in root.glob("*.y*ml"))
+    return _schema_cache.render(_parse_crds(root, names), _schema_cache.fingerprints(root, names))
+
+
+def _parse_crds(root: Path, names: list[str]) -> Crds:
     crds: Crds = {}
-    for name, _, _ in stamp:
+    for name in names:
         try:
             for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=Loader):
                 if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
