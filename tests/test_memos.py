@@ -8,7 +8,7 @@ from decimal import Decimal as D
 from karpenter_gpu.analysis import ceiling
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check import conformance
+from karpenter_gpu.check import _defaults, conformance
 from karpenter_gpu.check.conformance import validate_manifest
 from tests.test_simulator import req, pool
 
@@ -85,10 +85,10 @@ def test_a_clean_subtree_is_walked_once_per_schema_node(crds, monkeypatch):
 
     for memo in (conformance._CLEAN_TREES, _cel._CLEAN_TREES):
         memo.clear()
-    conformance._DEFAULTED.clear()
+    _defaults._DEFAULTED.clear()
     nodes = _counting(monkeypatch, conformance, "_validate_node")
     rules = _counting(monkeypatch, _cel, "_validate_here")
-    defaults = _counting(monkeypatch, conformance, "_defaults_here")
+    defaults = _counting(monkeypatch, _defaults, "defaulted_tree")
     reqs = [{**r, "values": [*r["values"], "memo-walk"]} if r["operator"] == "In" else r for r in GPU_REQS]
     assert _problems(_pool("first", reqs), crds) == []
     first = (nodes[0], rules[0], defaults[0])

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._memo import CleanSubtrees
+from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -216,7 +216,7 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
     if value is None or not isinstance(schema, dict) or not _rules_below(schema):
         return
     runtime = runtime or backend()  # chosen once per object, not per rule
-    if path and type(value) in _CONTAINERS and value:
+    if path and type(value) in CONTAINERS and value:
         key = _CLEAN_TREES.key(schema, value, runtime)
         notes = _CLEAN_TREES.get(key)
         if notes is not None:  # the same subtree under the same node passed before: only its skipped rules recur
@@ -232,7 +232,6 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
 
 #: Non-empty objects and arrays whose rules all passed under a schema node, by backend (below the root).
 _CLEAN_TREES = CleanSubtrees()
-_CONTAINERS = frozenset({dict, list})
 
 
 def _validate_here(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],

@@ -16,6 +16,8 @@ from typing import Any
 
 Schema = dict[str, Any]
 Key = tuple[int, Any, str]
+#: The value types a memo entry is made for (scalars are remembered by value where it pays).
+CONTAINERS = frozenset({dict, list})
 
 
 class CleanSubtrees:
