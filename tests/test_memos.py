@@ -161,3 +161,20 @@ def test_self_is_converted_once_for_all_rules_of_a_node(crds, monkeypatch):
     assert spec_rules > 3
     assert _problems(node_class, crds) == []
     assert 0 < binds[0] < spec_rules  # one conversion per node with rules, not one per rule
+
+
+def test_the_memos_stay_within_their_character_budget():
+    from karpenter_gpu.check._memo import Bounded
+
+    memo = Bounded(entries=100, chars=1600)
+    memo.put("big", 1, 101)  # more than a sixteenth of the budget: never kept
+    assert memo.get("big") is None
+    for i in range(16):
+        memo.put(i, i, 100)
+    assert memo.get(0) == 0 and memo.get(15) == 15
+    memo.put("next", 16, 100)  # over the budget: emptied first, then kept
+    assert memo.get(0) is None and memo.get("next") == 16
+    few = Bounded(entries=2, chars=1600)
+    for i in range(3):
+        few.put(i, i, 1)
+    assert few.get(0) is None and few.get(2) == 2

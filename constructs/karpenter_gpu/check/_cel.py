@@ -218,14 +218,14 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
     runtime = runtime or backend()  # chosen once per object, not per rule
     if path and type(value) in CONTAINERS and value:
         key = _CLEAN_TREES.key(schema, value, runtime)
-        notes = _CLEAN_TREES.get(key)
+        notes = _CLEAN_TREES.notes(key)
         if notes is not None:  # the same subtree under the same node passed before: only its skipped rules recur
             skipped.extend(path + note for note in notes)
             return
         before, noted = len(problems), len(skipped)
         _validate_here(value, schema, path, problems, skipped, runtime)
         if len(problems) == before:
-            _CLEAN_TREES.put(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
+            _CLEAN_TREES.remember(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
         return
     _validate_here(value, schema, path, problems, skipped, runtime)
 

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from karpenter_gpu.check._memo import CONTAINERS, descends, share, value_repr
+from karpenter_gpu.check._memo import CONTAINERS, Bounded, descends, share, value_repr
 
 Schema = dict[str, Any]
 
 
 #: Defaulted subtrees by (id(schema node), repr of the value as written) -> (the node, the result): the result is
 #: the memo's own copy, shared by every object with that subtree (read-only), so the checks find it again.
-_DEFAULTED: dict[tuple[int, str], tuple[Schema, Any]] = {}
-_MAX_DEFAULTED = 1 << 14
+_DEFAULTED = Bounded(entries=1 << 14)
 
 
 def _defaulted(value: Any, schema: Schema) -> Any:
@@ -33,10 +32,8 @@ def _defaulted(value: Any, schema: Schema) -> Any:
     entry = _DEFAULTED.get(key)
     if entry is None:
         result = deep_copy(defaulted_tree(value, schema))  # its own copy: the caller's manifest may change later
-        share(result)
-        if len(_DEFAULTED) >= _MAX_DEFAULTED:
-            _DEFAULTED.clear()
-        _DEFAULTED[key] = entry = (schema, result)
+        entry = (schema, result)
+        _DEFAULTED.put(key, entry, len(key[1]) + len(share(result)))
     return entry[1]
 
 

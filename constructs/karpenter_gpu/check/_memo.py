@@ -20,30 +20,46 @@ Key = tuple[int, Any, str]
 CONTAINERS = frozenset({dict, list})
 
 
-class CleanSubtrees:
+class Bounded:
+    """A memo dictionary bounded in entries and in the characters of the reprs it holds (keys, or the values'
+    own): a folder of thousands of distinct objects fills it, empties it and goes on, in bounded memory. A repr
+    longer than a sixteenth of the budget is not kept at all (such a subtree hardly recurs)."""
+
+    def __init__(self, entries: int = 1 << 15, chars: int = 1 << 25) -> None:
+        self._seen: dict[Any, Any] = {}
+        self._entries, self._chars, self._held = entries, chars, 0
+
+    def get(self, key: Any) -> Any:
+        return self._seen.get(key)
+
+    def put(self, key: Any, entry: Any, chars: int) -> None:
+        if chars > self._chars >> 4:
+            return
+        if len(self._seen) >= self._entries or self._held + chars > self._chars:
+            self.clear()
+        self._seen[key] = entry
+        self._held += chars
+
+    def clear(self) -> None:
+        self._seen.clear()
+        self._held = 0
+
+
+class CleanSubtrees(Bounded):
     """(id(schema node), scope, repr(value)) -> (the node, what the walk noted besides problems, as suffixes of
     the subtree's path). ``scope`` is whatever else the verdict depends on (the CEL backend)."""
-
-    def __init__(self, limit: int = 1 << 15) -> None:
-        self._seen: dict[Key, tuple[Schema, tuple[str, ...]]] = {}
-        self._limit = limit
 
     @staticmethod
     def key(schema: Schema, value: Any, scope: Any = None) -> Key:
         return (id(schema), scope, value_repr(value))
 
-    def get(self, key: Key) -> tuple[str, ...] | None:
+    def notes(self, key: Key) -> tuple[str, ...] | None:
         """The notes of a clean subtree seen before (``()`` for none), else None."""
-        entry = self._seen.get(key)
+        entry = self.get(key)
         return entry[1] if entry is not None else None
 
-    def put(self, key: Key, schema: Schema, notes: tuple[str, ...] = ()) -> None:
-        if len(self._seen) >= self._limit:
-            self._seen.clear()
-        self._seen[key] = (schema, notes)
-
-    def clear(self) -> None:
-        self._seen.clear()
+    def remember(self, key: Key, schema: Schema, notes: tuple[str, ...] = ()) -> None:
+        self.put(key, (schema, notes), len(key[2]))
 
 
 def descends(schema: Schema) -> bool:
@@ -54,22 +70,19 @@ def descends(schema: Schema) -> bool:
 
 
 #: The reprs of values held by a memo (shared, never changed), by id: the checks below ask for them again.
-_REPRS: dict[int, tuple[Any, str]] = {}
-_MAX_REPRS = 1 << 15
+_REPRS = Bounded()
 
 
 def value_repr(value: Any) -> str:
     """``repr(value)``, looked up for a value :func:`share` registered."""
     entry = _REPRS.get(id(value))
     if entry is not None and entry[0] is value:
-        return entry[1]
+        return str(entry[1])
     return repr(value)
 
 
 def share(value: Any) -> str:
     """Register ``value`` (owned by a memo and never changed afterwards) and return its repr."""
     text = repr(value)
-    if len(_REPRS) >= _MAX_REPRS:
-        _REPRS.clear()
-    _REPRS[id(value)] = (value, text)
+    _REPRS.put(id(value), (value, text), len(text))
     return text

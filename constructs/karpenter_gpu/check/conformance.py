@@ -389,12 +389,12 @@ def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> Non
             _validate_node(value, schema, path, problems)
             return
         tree = _CLEAN_TREES.key(schema, value)
-        if _CLEAN_TREES.get(tree) is not None:
+        if _CLEAN_TREES.notes(tree) is not None:
             return
         before = len(problems)
         _validate_node(value, schema, path, problems)
         if len(problems) == before:
-            _CLEAN_TREES.put(tree, schema)
+            _CLEAN_TREES.remember(tree, schema)
         return
     key = (id(schema), kind, value)
     if key in _CLEAN_SCALARS:
