@@ -603,3 +603,9 @@ def test_plain_scalars_are_resolved_once_for_all_files(tmp_path, monkeypatch):
     data = [m.manifest for m in source.environments[0].manifests]
     assert data == [yaml.safe_load(text.replace("NAME", name)) for name in ("one", "two")]  # PyYAML's data
     assert calls and len(calls) == len(set(calls))  # the second file resolved nothing again
+    long_text = "n" + "o" * reader._MAX_RESOLVED_TEXT  # a plain scalar the resolver looks at (it starts with n)
+    (tmp_path / "three.yaml").write_text(text.replace("NAME", "three").replace("'x'", long_text))
+    [three] = [m.manifest for m in read_path(tmp_path).environments[0].manifests if m.file == "three.yaml"]
+    assert three["data"]["a"] == long_text
+    kept = [t for cache in reader._RESOLVED.values() for t in cache]
+    assert "yes" in kept and long_text not in kept  # long texts stay with their documents only

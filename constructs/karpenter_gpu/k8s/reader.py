@@ -364,6 +364,7 @@ _IMMUTABLE = (str, int, float, bool, type(None))
 #: Plain scalar texts the resolver looked at, and their immutable data, by loader class (kept between files).
 _RESOLVED: dict[type, dict[str, Any]] = {}
 _MAX_RESOLVED = 1 << 14
+_MAX_RESOLVED_TEXT = 256
 
 
 def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int, int]]]] | None:
@@ -424,7 +425,8 @@ def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int,
                         unusual = True
                         continue
                     data = value if tag == _STR else _construct_scalar(loader, tag, event, file, len(docs))
-                    if type(data) in _IMMUTABLE:  # not a date: each document gets its own
+                    # Not a date (each document gets its own), nor a long text (kept only by the documents).
+                    if type(data) in _IMMUTABLE and len(value) <= _MAX_RESOLVED_TEXT:
                         resolved[value] = data
             else:
                 data = _construct_scalar(loader, tag, event, file, len(docs))
