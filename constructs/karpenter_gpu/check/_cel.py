@@ -180,8 +180,13 @@ class _Self:
 
     def __init__(self, value: Any, schema: Schema) -> None:
         self.value, self.schema, self._cel = value, schema, None
-        self.key = json.dumps(value, sort_keys=True, default=str)
         self._bound: tuple[Backend, Any] | None = None
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The value as canonical JSON, the outcome memo's key (made only when a rule runs: not for a node whose
+        rules are all transition rules)."""
+        return json.dumps(self.value, sort_keys=True, default=str)
 
     def cel(self) -> Any:
         if self._cel is None:
