@@ -274,3 +274,34 @@ def test_auto_falls_back_to_celpy_without_the_compiled_runtime(monkeypatch: pyte
     finally:
         _cel._auto.cache_clear()
         _cel._backend.cache_clear()
+
+
+def test_a_self_no_backend_can_convert_fails_every_rule_of_its_node() -> None:
+    """`self` is converted once per node (bound), and a value CEL has no type for still fails each rule."""
+    import datetime
+
+    from karpenter_gpu.check._problems import _Problems
+
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+              "x-kubernetes-validations": [{"rule": "self.size() > 0"}, {"rule": "has(self.a)"}]}
+    for backend in BACKENDS:
+        problems: _Problems = _Problems()
+        _cel.validate({"a": datetime.date(2024, 1, 2)}, schema, "spec", problems, [], _cel.backend(backend))
+        assert [(p.path, p.message.split(":")[0]) for p in problems] == [("spec", "CEL evaluation error")] * 2, backend
+
+
+def test_a_node_with_only_transition_rules_is_not_keyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The outcome memo's key (canonical JSON of `self`) is made only when a rule runs."""
+    from types import SimpleNamespace
+
+    from karpenter_gpu.check._problems import _Problems
+
+    def refuse(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("self was keyed")
+
+    monkeypatch.setattr(_cel, "json", SimpleNamespace(dumps=refuse))
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+              "x-kubernetes-validations": [{"rule": "self.a == oldSelf.a"}]}
+    skipped: list[str] = []
+    _cel.validate({"a": "transition-only"}, schema, "", _Problems(), skipped)
+    assert skipped == ["<root>: transition rule (oldSelf) not evaluated on create (rule: self.a == oldSelf.a)"]

@@ -200,3 +200,16 @@ def test_a_workload_whose_tolerations_are_not_a_list_is_a_finding_not_an_interna
     path.write_text(yaml.safe_dump(deployment))
     assert main(["validate", str(tmp_path), *crd_args()]) in (0, 1)
     assert "KG919" not in capsys.readouterr().err
+
+
+def test_validate_imports_only_what_it_runs():
+    """A fresh ``validate`` process imports no jsii or cdk8s (Node), no pydantic (the constructs), and nothing only
+    another path needs: subprocess (git sides), hashlib (the provenance check), traceback (a bug's report)."""
+    import sys
+
+    code = ("import sys; from karpenter_gpu.cli.main import main; main(['validate', 'dist']); "
+            "print(sorted(m for m in ('jsii', 'cdk8s', 'pydantic', 'subprocess', 'hashlib', 'traceback') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"

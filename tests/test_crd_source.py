@@ -121,3 +121,15 @@ def test_regen_writes_verbatim_copies_and_drops_unpinned_files(packaged_copy: Pa
     assert verify_packaged(packaged_copy) == []
     assert json.loads((packaged_copy / "SOURCES.json").read_text()) == \
         json.loads((PACKAGED_DIR / "SOURCES.json").read_text())
+
+
+def test_regen_writes_the_schema_cache_and_the_check_finds_it_stale(packaged_copy: Path) -> None:
+    tool = load_tool()
+    (packaged_copy / "schemas.json").unlink()
+    assert tool.check_schema_cache(packaged_copy) == ["schemas.json: not made from the CRD files beside it"]
+    tool.write_packaged(tool.read_sources(PACKAGED_DIR, packaged_copy), packaged_copy)
+    assert tool.check_schema_cache(packaged_copy) == []
+    assert (packaged_copy / "schemas.json").read_bytes() == (PACKAGED_DIR / "schemas.json").read_bytes()
+    path = packaged_copy / "karpenter.sh_nodepools.yaml"
+    path.write_text(path.read_text() + "# edited\n")
+    assert tool.check_schema_cache(packaged_copy) != []

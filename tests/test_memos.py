@@ -8,7 +8,7 @@ from decimal import Decimal as D
 from karpenter_gpu.analysis import ceiling
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check import conformance
+from karpenter_gpu.check import _defaults, conformance
 from karpenter_gpu.check.conformance import validate_manifest
 from tests.test_simulator import req, pool
 
@@ -49,3 +49,132 @@ def test_a_scalar_clean_under_one_schema_node_is_checked_again_under_another(crd
                                                                     "terminationGracePeriod": 50}}}}
     assert [f.path for f in validate_manifest(other, crds) if f.code == "KG300"] \
         == ["spec.template.spec.terminationGracePeriod"]
+
+
+def _pool(name: str, requirements: list, weight: int = 10) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"weight": weight, "template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                "requirements": requirements}}}}
+
+
+GPU_REQS = [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}]
+
+
+def _problems(manifest: dict, crds) -> list:
+    return [f for f in validate_manifest(manifest, crds) if f.code != "KG305"]  # KG305: transition rules skipped
+
+
+def _counting(monkeypatch, module, name: str) -> list[int]:
+    calls = [0]
+    real = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def test_a_clean_subtree_is_walked_once_per_schema_node(crds, monkeypatch):
+    """The second pool with the same template walks none of it again (schema walk, CEL walk, defaults), and
+    reports the same (nothing)."""
+    from karpenter_gpu.check import _cel
+
+    for memo in (conformance._CLEAN_TREES, _cel._CLEAN_TREES):
+        memo.clear()
+    _defaults._DEFAULTED.clear()
+    nodes = _counting(monkeypatch, conformance, "_validate_node")
+    rules = _counting(monkeypatch, _cel, "_validate_here")
+    defaults = _counting(monkeypatch, _defaults, "defaulted_tree")
+    reqs = [{**r, "values": [*r["values"], "memo-walk"]} if r["operator"] == "In" else r for r in GPU_REQS]
+    assert _problems(_pool("first", reqs), crds) == []
+    first = (nodes[0], rules[0], defaults[0])
+    assert _problems(_pool("second", reqs), crds) == []
+    second = (nodes[0] - first[0], rules[0] - first[1], defaults[0] - first[2])
+    assert all(s < f / 3 for s, f in zip(second, first)), (first, second)
+
+
+def test_a_subtree_with_a_finding_is_reported_wherever_it_recurs(crds):
+    bad = {"key": "karpenter.sh/capacity-type", "operator": "Within", "values": ["spot"]}  # not in the enum
+    for reqs in ([bad, *GPU_REQS], [*GPU_REQS, bad], [bad, *GPU_REQS]):
+        found = [(f.code, f.path) for f in validate_manifest(_pool("p", reqs), crds) if f.code in ("KG300", "KG302")]
+        at = f"spec.template.spec.requirements[{reqs.index(bad)}]"
+        assert found and all(path.startswith(at) for _, path in found), found
+
+
+def test_transition_rules_below_a_remembered_subtree_are_noted_at_its_path():
+    from karpenter_gpu.check import _cel
+    from karpenter_gpu.check._problems import _Problems
+
+    items = {"type": "object", "properties": {"a": {"type": "integer"}},
+             "x-kubernetes-validations": [{"rule": "self.a == oldSelf.a"}, {"rule": "self.a >= 0"}]}
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "items": items}}}
+    value = {"xs": [{"a": 1}, {"a": 1}, {"a": 1}]}
+    for _ in range(2):  # the second time every item is remembered
+        problems, skipped = _Problems(), []
+        _cel.validate(value, schema, "spec", problems, skipped)
+        assert not problems
+        assert skipped == [f"spec.xs[{i}]: transition rule (oldSelf) not evaluated on create "
+                           "(rule: self.a == oldSelf.a)" for i in range(3)]
+
+
+def test_a_manifest_changed_after_validation_is_judged_as_it_is_now(crds):
+    """The memos keep their own copies: changing a validated manifest changes neither its next verdict nor that
+    of another object with the old content."""
+    def reqs() -> list[dict]:  # content no other test has, so that this one fills the memos
+        return [dict(r, values=[*r["values"], "memo-change"] if r["operator"] == "In" else list(r["values"]))
+                for r in GPU_REQS]
+
+    first = _pool("first", reqs())
+    assert _problems(first, crds) == []
+    first["spec"]["template"]["spec"]["requirements"][1]["values"].clear()  # In without values, in place
+    assert [f.code for f in validate_manifest(first, crds) if f.code == "KG302"]
+    arch = {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}  # a list not seen before
+    assert _problems(_pool("second", [*reqs(), arch]), crds) == []
+
+
+def test_apply_defaults_returns_a_copy_the_memo_does_not_share(crds):
+    manifest = _pool("p", GPU_REQS)
+    defaulted = conformance.apply_defaults(manifest, crds)
+    defaulted["spec"]["disruption"]["budgets"].append({"nodes": "0"})
+    defaulted["spec"]["template"]["spec"]["requirements"].clear()
+    again = conformance.apply_defaults(manifest, crds)
+    assert again["spec"]["disruption"]["budgets"] == [{"nodes": "10%"}]
+    assert again["spec"]["template"]["spec"]["requirements"] == GPU_REQS
+    assert "disruption" not in manifest["spec"]  # the input itself is left alone
+
+
+def test_self_is_converted_once_for_all_rules_of_a_node(crds, monkeypatch):
+    from karpenter_gpu.check import _cel
+
+    runtime = _cel.backend()
+    binds = _counting(monkeypatch, runtime, "bind")
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "nc"},
+                  "spec": {"role": "memo-bind-role", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                           "subnetSelectorTerms": [{"tags": {"k": "memo-bind"}}],
+                           "securityGroupSelectorTerms": [{"tags": {"k": "memo-bind"}}]}}
+    spec_rules = len(crds[("karpenter.k8s.aws/v1", "EC2NodeClass")]["schema"]["properties"]["spec"]
+                     ["x-kubernetes-validations"])
+    assert spec_rules > 3
+    assert _problems(node_class, crds) == []
+    assert 0 < binds[0] < spec_rules  # one conversion per node with rules, not one per rule
+
+
+def test_the_memos_stay_within_their_character_budget():
+    from karpenter_gpu.check._memo import Bounded
+
+    memo = Bounded(entries=100, chars=1600)
+    memo.put("big", 1, 101)  # more than a sixteenth of the budget: never kept
+    assert memo.get("big") is None
+    for i in range(16):
+        memo.put(i, i, 100)
+    assert memo.get(0) == 0 and memo.get(15) == 15
+    memo.put("next", 16, 100)  # over the budget: emptied first, then kept
+    assert memo.get(0) is None and memo.get("next") == 16
+    few = Bounded(entries=2, chars=1600)
+    for i in range(3):
+        few.put(i, i, 1)
+    assert few.get(0) is None and few.get(2) == 2

@@ -560,3 +560,52 @@ def test_aliases_in_a_large_file_are_read_in_the_event_pass(tmp_path, monkeypatc
     [env] = read_path(tmp_path).environments
     items = env.manifests[0].manifest["items2"]
     assert items[:5] == [0, 0, ["x"], ["x"], 1] and items[2] is items[3]  # shared, as PyYAML shares them
+
+
+def _counted_loader(monkeypatch) -> list[int]:
+    """Count the LibYAML loaders the reader makes (one per pass over a text)."""
+    made = [0]
+
+    class Counted(yaml.CSafeLoader):
+        def __init__(self, stream):
+            made[0] += 1
+            super().__init__(stream)
+
+    monkeypatch.setattr(reader, "Loader", Counted)
+    return made
+
+
+def test_a_text_too_short_to_exceed_the_event_bound_is_parsed_once(tmp_path, monkeypatch):
+    made = _counted_loader(monkeypatch)
+    (tmp_path / "pool.yaml").write_text(POOL)
+    assert len(read_path(tmp_path).environments[0].manifests) == 1
+    assert made[0] == 1  # the event pass only
+    monkeypatch.setattr(reader, "MAX_EVENTS", len(POOL))  # now the text could hold more events than allowed
+    made[0] = 0
+    read_path(tmp_path)
+    assert made[0] == 2  # LibYAML counts first, then the event pass
+
+
+def test_plain_scalars_are_resolved_once_for_all_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(reader, "_RESOLVED", {})
+    calls: list[str] = []
+    real = yaml.CSafeLoader.resolve
+
+    def resolve(self, kind, value, implicit):
+        calls.append(value)
+        return real(self, kind, value, implicit)
+
+    monkeypatch.setattr(reader, "Loader", type("Resolving", (yaml.CSafeLoader,), {"resolve": resolve}))
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME}\ndata: {a: 'x', b: true, n: 1.5, t: ~, y: yes}\n"
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(text.replace("NAME", name))
+    source = read_path(tmp_path)
+    data = [m.manifest for m in source.environments[0].manifests]
+    assert data == [yaml.safe_load(text.replace("NAME", name)) for name in ("one", "two")]  # PyYAML's data
+    assert calls and len(calls) == len(set(calls))  # the second file resolved nothing again
+    long_text = "n" + "o" * reader._MAX_RESOLVED_TEXT  # a plain scalar the resolver looks at (it starts with n)
+    (tmp_path / "three.yaml").write_text(text.replace("NAME", "three").replace("'x'", long_text))
+    [three] = [m.manifest for m in read_path(tmp_path).environments[0].manifests if m.file == "three.yaml"]
+    assert three["data"]["a"] == long_text
+    kept = [t for cache in reader._RESOLVED.values() for t in cache]
+    assert "yes" in kept and long_text not in kept  # long texts stay with their documents only

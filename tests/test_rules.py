@@ -1076,3 +1076,32 @@ def test_kg455_names_the_devices_of_the_listed_families():
     message = only(run(pool), "KG455").message
     assert "instance-accelerator-name In ['trainium', 'trainium2']" in message
     assert "admits every size of trn1, trn2 but leaves out trn1n.32xlarge, which have the same device" in message
+
+
+def test_mig_devices_are_looked_up_only_for_a_pod_asking_for_one(monkeypatch):
+    """KG445 reads what the pools advertise only when a workload requests a MIG resource."""
+    from karpenter_gpu.check.rules import mig
+
+    def refuse(report):
+        raise AssertionError("the pools' MIG devices were read")
+
+    monkeypatch.setattr(mig, "_mig_resources", refuse)
+    assert not [f for f in check_rules([("p.yaml", gpu_pool())]) if f.code == "KG445"]
+
+
+def test_a_requirement_key_is_judged_once_for_every_pool(monkeypatch):
+    from karpenter_gpu.check.rules import requirements
+
+    requirements._key_problem.cache_clear()
+    seen: list[str] = []
+    real = requirements.check_label_key
+
+    def counted(key, prop="requirements"):
+        seen.append(key)
+        return real(key, prop)
+
+    monkeypatch.setattr(requirements, "check_label_key", counted)
+    pools = [(f"{i}.yaml", gpu_pool(f"gpu-{i}", weight=10 + i)) for i in range(5)]
+    check_rules(pools)
+    assert seen and len(seen) == len(set(seen))
+    requirements._key_problem.cache_clear()

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from karpenter_gpu.check import _cel_lib
+from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -73,8 +74,12 @@ class Backend(Protocol):
     def compile(self, text: str) -> tuple[Any, str | None, bool]:
         """(program or None, error text, whether the rule is a transition rule)."""
 
-    def evaluate(self, program: Any, self_value: Any) -> tuple[Any, str | None]:
-        """(the result as plain Python, error text); `self_value` is plain Python from `_cel_lib.typed`."""
+    def bind(self, self_value: Any) -> Any:
+        """`self_value` (plain Python from `_cel_lib.typed`) converted for this runtime once, for every rule on
+        one node."""
+
+    def evaluate(self, program: Any, bound: Any) -> tuple[Any, str | None]:
+        """(the result as plain Python, error text); ``bound`` is what :meth:`bind` made of `self`."""
 
 
 def _make(name: str) -> Backend:
@@ -152,8 +157,13 @@ def _compile(text: str, runtime: Backend) -> Compiled:
 
 def run(compiled: Compiled, self_value: Any) -> tuple[Any, str | None]:
     """Evaluate a compiled rule with `self` (plain Python, see `_cel_lib.typed`); returns (result, error text)."""
+    return _run_bound(compiled, compiled.backend.bind(self_value))
+
+
+def _run_bound(compiled: Compiled, bound: Any) -> tuple[Any, str | None]:
+    """:func:`run`, with `self` already bound by the rule's backend."""
     assert compiled.program is not None
-    result, error = compiled.backend.evaluate(compiled.program, self_value)
+    result, error = compiled.backend.evaluate(compiled.program, bound)
     if error is not None and error.startswith("no such overload"):
         error = "no such overload"  # the backends name the argument types differently
     return result, error
@@ -170,12 +180,24 @@ class _Self:
 
     def __init__(self, value: Any, schema: Schema) -> None:
         self.value, self.schema, self._cel = value, schema, None
-        self.key = json.dumps(value, sort_keys=True, default=str)
+        self._bound: tuple[Backend, Any] | None = None
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The value as canonical JSON, the outcome memo's key (made only when a rule runs: not for a node whose
+        rules are all transition rules)."""
+        return json.dumps(self.value, sort_keys=True, default=str)
 
     def cel(self) -> Any:
         if self._cel is None:
             self._cel = _cel_lib.typed(self.value, self.schema)
         return self._cel
+
+    def bound(self, runtime: Backend) -> Any:
+        """`self` bound by ``runtime`` (:meth:`Backend.bind`), once for all the rules of the node."""
+        if self._bound is None or self._bound[0] is not runtime:
+            self._bound = (runtime, runtime.bind(self.cel()))
+        return self._bound[1]
 
 
 def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | None]:
@@ -184,12 +206,12 @@ def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | No
         if len(_OUTCOMES) >= _MAX_OUTCOMES:
             _OUTCOMES.clear()
         try:
-            value = self_.cel()
+            self_.cel()
         except (ValueError, OverflowError) as ex:  # e.g. an integer outside int64: CEL has no value for it
             why = (str(ex).strip().splitlines() or [type(ex).__name__])[0][:200]
             _OUTCOMES[key] = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
         else:
-            _OUTCOMES[key] = run(compiled, value)
+            _OUTCOMES[key] = _run_bound(compiled, self_.bound(compiled.backend))
     return _OUTCOMES[key]
 
 
@@ -199,6 +221,27 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
     if value is None or not isinstance(schema, dict) or not _rules_below(schema):
         return
     runtime = runtime or backend()  # chosen once per object, not per rule
+    if path and type(value) in CONTAINERS and value:
+        key = _CLEAN_TREES.key(schema, value, runtime)
+        notes = _CLEAN_TREES.notes(key)
+        if notes is not None:  # the same subtree under the same node passed before: only its skipped rules recur
+            skipped.extend(path + note for note in notes)
+            return
+        before, noted = len(problems), len(skipped)
+        _validate_here(value, schema, path, problems, skipped, runtime)
+        if len(problems) == before:
+            _CLEAN_TREES.remember(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
+        return
+    _validate_here(value, schema, path, problems, skipped, runtime)
+
+
+#: Non-empty objects and arrays whose rules all passed under a schema node, by backend (below the root).
+_CLEAN_TREES = CleanSubtrees()
+
+
+def _validate_here(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
+                   runtime: Backend) -> None:
+    """The rules of ``schema`` on ``value``, then those below it (:func:`validate`'s walk, without the memo)."""
     rules = schema.get("x-kubernetes-validations")
     if rules:
         self_ = _Self(value, schema)
@@ -257,17 +300,17 @@ def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, s
         field_path = str(rule.get("fieldPath") or "")
         if field_path:
             here = f"{path}{field_path}" if path else field_path.lstrip(".")
-        problems.add("KG302", here, _message(rule, self_.cel(), runtime), rule=text, violated=True)
+        problems.add("KG302", here, _message(rule, self_, runtime), rule=text, violated=True)
 
 
-def _message(rule: dict[str, Any], self_value: Any, runtime: Backend) -> str:
+def _message(rule: dict[str, Any], self_: _Self, runtime: Backend) -> str:
     # As on the server: a messageExpression that yields a non-empty string wins, else `message`,
     # else the rule text.
     expression = rule.get("messageExpression")
     if expression:
         compiled = _compile(str(expression), runtime)
         if compiled.program is not None and not compiled.transition:
-            result, error = run(compiled, self_value)
+            result, error = _run_bound(compiled, self_.bound(runtime))
             if error is None and isinstance(result, str) and result.strip():
                 return str(result)
     return str(rule.get("message") or rule.get("rule", ""))

@@ -67,10 +67,20 @@ class CelpyBackend:
             return None, f"undeclared reference to function(s) {', '.join(unknown)}", "oldSelf" in idents
         return self._env.program(ast, functions=FUNCTIONS), None, "oldSelf" in idents
 
-    def evaluate(self, program: Any, self_value: Any) -> tuple[Any, str | None]:
+    def bind(self, self_value: Any) -> Any:
+        """`self` converted to celpy values once, for every rule on one node (or why it cannot be: each rule
+        reports it)."""
+        try:
+            return {"self": _to_celpy(self_value)}
+        except Exception as ex:  # noqa: BLE001 - raised again, and reported, by every evaluation
+            return _Unconvertible(ex)
+
+    def evaluate(self, program: Any, bound: Any) -> tuple[Any, str | None]:
         """(plain Python result, error)."""
         try:
-            result = program.evaluate({"self": _to_celpy(self_value)})
+            if isinstance(bound, _Unconvertible):
+                raise bound.error
+            result = program.evaluate(bound)
         except CELEvalError as ex:
             return None, _eval_error(ex)
         except Exception as ex:  # an interpreter bug is still not a pass
@@ -78,6 +88,13 @@ class CelpyBackend:
         if isinstance(result, CELEvalError):
             return None, _eval_error(result)
         return _plain(result), None
+
+
+class _Unconvertible:
+    """A `self` that :func:`_to_celpy` refused, and why."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
 def _to_celpy(value: Any) -> Any:

@@ -79,11 +79,16 @@ class NativeBackend:
                 return None, _compile_error(str(ex), text), True
         return None, _compile_error(message, text), False
 
-    def evaluate(self, program: Any, self_value: Any) -> tuple[Any, str | None]:
+    def bind(self, self_value: Any) -> Any:
+        """`self` converted to CEL values once (an activation), for every rule on one node: the conversion costs
+        ten times an evaluation. A value CEL has no type for converts to an error each rule returns."""
+        return self._env.Activation(data={"self": self_value})
+
+    def evaluate(self, program: Any, bound: Any) -> tuple[Any, str | None]:
         """(plain Python result, error)."""
         try:
-            result = program.eval(data={"self": self_value})
-        except Exception as ex:  # conversion of an odd value; still not a pass
+            result = program.eval(activation=bound)
+        except Exception as ex:  # an odd result; still not a pass
             return None, f"{type(ex).__name__}: {str(ex).strip()[:300]}"
         kind = result.type()
         if kind == cel.Type.ERROR:

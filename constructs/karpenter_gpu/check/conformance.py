@@ -41,6 +41,9 @@ import yaml
 
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.check import _schema_cache
+from karpenter_gpu.check._defaults import deep_copy, defaulted_tree
+from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, descends
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.reader import Loader
 
@@ -99,8 +102,22 @@ def load_crds(directory: str | Path) -> Crds:
 
 @functools.lru_cache(maxsize=8)
 def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
+    names = [name for name, _, _ in stamp]
+    cached = _schema_cache.read(root, names)  # the JSON beside them, while it was made from these very files
+    return cached if cached is not None else _parse_crds(root, names)
+
+
+def schema_cache_text(directory: str | Path) -> str:
+    """What ``make imports`` writes as the cache of ``directory``'s CRDs (:mod:`~karpenter_gpu.check._schema_cache`),
+    parsed from their YAML."""
+    root = Path(directory).resolve()
+    names = sorted(p.name for p in root.glob("*.y*ml"))
+    return _schema_cache.render(_parse_crds(root, names), _schema_cache.fingerprints(root, names))
+
+
+def _parse_crds(root: Path, names: list[str]) -> Crds:
     crds: Crds = {}
-    for name, _, _ in stamp:
+    for name in names:
         try:
             for doc in yaml.load_all((root / name).read_text(encoding="utf-8"), Loader=Loader):
                 if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
@@ -126,44 +143,7 @@ def apply_defaults(manifest: dict[str, Any], crds: Crds) -> dict[str, Any]:
     crd = _lookup(manifest, crds)
     if crd is None:
         raise KeyError(f"no served CRD for {manifest.get('apiVersion')!r}/{manifest.get('kind')!r}")
-    return _defaulted(manifest, crd["schema"])
-
-
-def _defaulted(value: Any, schema: Schema) -> Any:
-    """A copy of ``value`` (as :func:`_copy`) with the schema's defaults filled in, in one walk."""
-    # Same algorithm as apiextensions-apiserver's structural defaulting: fill absent properties
-    # (and nulls in non-nullable ones, which the server prunes first), then recurse -- including
-    # into freshly defaulted values, so nested defaults apply too.
-    if isinstance(value, dict):
-        props: dict[str, Schema] = schema.get("properties", {})
-        extra = schema.get("additionalProperties")
-        extra = extra if isinstance(extra, dict) else None
-        out = {}
-        for key, child in value.items():
-            sub = props.get(key, extra)
-            if child is None and sub and not sub.get("nullable") and sub.get("default") is None:
-                continue  # structuraldefaulting.PruneNonNullableNullsWithoutDefaults
-            out[key] = _defaulted(child, sub) if sub else _copy(child)
-        for key, prop in props.items():
-            absent = key not in out or (out[key] is None and not prop.get("nullable"))
-            if absent and prop.get("default") is not None:
-                out[key] = _defaulted(prop["default"], prop)
-        return out
-    if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            return [_defaulted(item, items) for item in value]
-        return [_copy(item) for item in value]
-    return value
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of a parsed document (dicts, lists and immutable scalars): ~4x faster than deepcopy."""
-    if isinstance(value, dict):
-        return {key: _copy(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [_copy(child) for child in value]
-    return value
+    return deep_copy(defaulted_tree(manifest, crd["schema"]))
 
 
 def check(
@@ -237,13 +217,8 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
             problems.add(UNKNOWN_KIND, "<root>", f"unknown apiVersion/kind {api_version!r}/{kind!r}")
         return problems, transitions
     _check_metadata(manifest.get("metadata"), crd["scope"], problems)
-    # The server validates root metadata as ObjectMeta (above); its CRD schema is only `type: object`.
-    schema = dict(crd["schema"])
-    schema["properties"] = {
-        **schema.get("properties", {}),
-        "metadata": {"x-kubernetes-preserve-unknown-fields": True},
-    }
-    defaulted = apply_defaults(manifest, crds)
+    schema = _root_schema(crd)
+    defaulted = defaulted_tree(manifest, crd["schema"])
     _validate(defaulted, schema, "", problems)
     if cel:
         if problems.blocking:
@@ -253,6 +228,26 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
 
             _cel.validate(defaulted, schema, "", problems, transitions)
     return problems, transitions
+
+
+#: The root schema each CRD's objects are checked against, by CRD entry (held, so that its id is not reused).
+_ROOTS: dict[int, tuple[dict[str, Any], Schema]] = {}
+
+
+def _root_schema(crd: dict[str, Any]) -> Schema:
+    """The CRD's schema with root ``metadata`` as the server validates it: as ObjectMeta (``_check_metadata``),
+    its CRD schema being only ``type: object``. One per CRD, so that memo entries under it recur."""
+    entry = _ROOTS.get(id(crd))
+    if entry is None or entry[0] is not crd:
+        schema = dict(crd["schema"])
+        schema["properties"] = {
+            **schema.get("properties", {}),
+            "metadata": {"x-kubernetes-preserve-unknown-fields": True},
+        }
+        if len(_ROOTS) >= 256:
+            _ROOTS.clear()
+        _ROOTS[id(crd)] = entry = (crd, schema)
+    return entry[1]
 
 
 def _identity(manifest: Any) -> tuple[str, str]:
@@ -383,11 +378,25 @@ _CLEAN_SCALARS: dict[tuple[int, type, Any], Schema] = {}
 _SCALARS = frozenset({str, int, float, bool})
 
 
+#: Non-empty objects and arrays found clean under a schema node (below the root, which never recurs).
+_CLEAN_TREES = CleanSubtrees()
+
+
 def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
-    if type(value) not in _SCALARS:
+    kind = type(value)
+    if kind not in _SCALARS:
+        if kind not in CONTAINERS or not (path and value and descends(schema)):
+            _validate_node(value, schema, path, problems)
+            return
+        tree = _CLEAN_TREES.key(schema, value)
+        if _CLEAN_TREES.notes(tree) is not None:
+            return
+        before = len(problems)
         _validate_node(value, schema, path, problems)
+        if len(problems) == before:
+            _CLEAN_TREES.remember(tree, schema)
         return
-    key = (id(schema), type(value), value)
+    key = (id(schema), kind, value)
     if key in _CLEAN_SCALARS:
         return
     before = len(problems)

@@ -12,7 +12,6 @@ The packaged copy is written by ``tools/regen_imports.py`` (``make imports``) fr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -70,6 +69,8 @@ def resolve_crd_dir(explicit: str | Path | None = None) -> Path:
 
 
 def sha256_of(path: Path) -> str | None:
+    import hashlib  # late: only the provenance check hashes (validate does not)
+
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:

@@ -10,7 +10,6 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 from typing import NoReturn
 
 from karpenter_gpu._version import __version__
@@ -99,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         error_line("[KG918] interrupted. Fix: run the command again")
     except Exception as ex:  # noqa: BLE001 - the contract: one coded line, never a traceback
+        import traceback  # late: only a bug needs it
+
         frame = traceback.extract_tb(ex.__traceback__)[-1]
         error_line(f"[KG919] internal error {type(ex).__name__}: {ex} (at {os.path.basename(frame.filename)}:"
                    f"{frame.lineno}). Fix: this is a bug; please report it with the input")

@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import yaml
 from yaml.composer import ComposerError
@@ -50,6 +49,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 from karpenter_gpu.render import escape
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: The root environment's key: files directly in the folder, a single file, stdin.
 ROOT = "."
@@ -331,10 +333,18 @@ def _too_many_events(file: str, where: str) -> KarpenterGpuError:
                    "split the file; a dump of thousands of objects stays far below the bound")
 
 
+#: Most parser events one character of YAML makes (``?`` alone: a mapping, its null key and null value), with
+#: room to spare; the densest texts found make one event a character.
+_EVENTS_PER_CHAR = 4
+
+
 def _count_events(text: str, file: str) -> None:
     """Refuse a stream of more than :data:`MAX_EVENTS` events before anything is built: LibYAML parses it
-    without making a Python object (``CParser.raw_parse``). The pure-Python loader has no such count; the event
-    pass of :func:`_read_events` counts as it goes."""
+    without making a Python object (``CParser.raw_parse``). A text too short to hold that many events is not
+    counted twice (the event pass of :func:`_read_events` counts as it goes, and stops at the bound too); nor is
+    one the pure-Python loader reads, which has no such count."""
+    if len(text) * _EVENTS_PER_CHAR + 16 <= MAX_EVENTS:
+        return
     counter = Loader(text)
     try:
         raw_parse = getattr(counter, "raw_parse", None)
@@ -349,6 +359,12 @@ _NO_KEY = object()
 _MERGE, _VALUE = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"
 _DECIMAL_INT = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what PyYAML's int constructor reads as int(text) itself
 _IMMUTABLE = (str, int, float, bool, type(None))
+
+
+#: Plain scalar texts the resolver looked at, and their immutable data, by loader class (kept between files).
+_RESOLVED: dict[type, dict[str, Any]] = {}
+_MAX_RESOLVED = 1 << 14
+_MAX_RESOLVED_TEXT = 256
 
 
 def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int, int]]]] | None:
@@ -368,7 +384,11 @@ def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int,
     resolve, get_event = loader.resolve, loader.get_event
     docs: list[tuple[Any, list[tuple[str, int, int]]]] = []
     stack: list[list[Any]] = []  # open collections: [dict or list, pending key, {key: line} or None, anchor]
-    resolved: dict[str, Any] = {}  # plain scalar text -> its data, for the texts the resolver had to look at
+    # Plain scalar text -> its data, for the texts the resolver had to look at: a plain scalar's type depends on
+    # its text alone, and files of one folder repeat the same keys and values.
+    resolved = _RESOLVED.setdefault(type(loader), {})
+    if len(resolved) > _MAX_RESOLVED:
+        resolved.clear()
     # name -> [data, expanded size, height, open, line, distinct/extra/deepest when it opened]
     anchors: dict[str, list[Any]] = {}
     duplicates: list[tuple[str, int, int]] = []
@@ -405,7 +425,8 @@ def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int,
                         unusual = True
                         continue
                     data = value if tag == _STR else _construct_scalar(loader, tag, event, file, len(docs))
-                    if type(data) in _IMMUTABLE:  # not a date: each document gets its own
+                    # Not a date (each document gets its own), nor a long text (kept only by the documents).
+                    if type(data) in _IMMUTABLE and len(value) <= _MAX_RESOLVED_TEXT:
                         resolved[value] = data
             else:
                 data = _construct_scalar(loader, tag, event, file, len(docs))
@@ -618,7 +639,7 @@ def _read_file(rel: str, data: bytes, problems: list[Problem]) -> tuple[list[Man
 
 def is_values_file(rel: str) -> bool:
     """Helm values (``values.yaml``, ``<chart>.values.yaml``), not manifests: no apiVersion/kind expected."""
-    name = PurePosixPath(rel).name
+    name = rel.rpartition("/")[2]  # a relative POSIX path: its last part
     return name == "values.yaml" or name.endswith(VALUES_SUFFIX)
 
 
@@ -633,10 +654,10 @@ def _duplicates(rel: str, kind: str, name: str, dups: list[tuple[str, int, int]]
 
 
 def _environment_of(rel: str) -> str:
-    parts = PurePosixPath(rel).parts
-    if len(parts) == 1 or parts[0] == HELM_DIR:
+    top, slash, _ = rel.partition("/")  # a relative POSIX path: its first part
+    if not slash or top == HELM_DIR:
         return ROOT
-    return parts[0]
+    return top
 
 
 def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, allow_empty: bool = False,
@@ -653,7 +674,7 @@ def _build(label: str, root_name: str, files: Iterable[tuple[str, bytes]], *, al
         env.files += 1
         manifests, values = _read_file(rel, data, problems)
         if values is not None:
-            env.values[PurePosixPath(rel).name] = values
+            env.values[rel.rpartition("/")[2]] = values
         env.manifests.extend(manifests)
     if not allow_empty and not problems and not any(e.manifests or e.values for e in envs.values()):
         raise KarpenterGpuError("KG907", prop="input", value=label,
@@ -702,18 +723,19 @@ def _same_object_twice(env: Environment) -> list[Problem]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def _read_bytes(path: Path, rel: str) -> bytes:
+def _read_bytes(path: str | Path, rel: str) -> bytes:
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
         if size > MAX_FILE_BYTES:
             raise _too_big(rel, size)
-        return path.read_bytes()
+        with open(path, "rb") as f:
+            return f.read()
     except OSError as ex:
         raise _refuse("KG901", rel, ex.strerror or str(ex), "a readable file",
                       "check the path and its permissions") from None
 
 
-def _walk(root: Path) -> list[tuple[str, Path]]:
+def _walk(root: Path) -> list[tuple[str, str]]:
     """Every ``*.yaml`` / ``*.yml`` file under ``root`` as (relative POSIX path, path), in path order.
 
     What ``os.walk`` finds (symlinked folders listed but not entered, a symlinked or dangling file listed), but
@@ -721,9 +743,9 @@ def _walk(root: Path) -> list[tuple[str, Path]]:
     RecursionError. A folder deeper than :data:`MAX_FOLDER_DEPTH` levels is refused (KG914) before it is listed.
     """
     found = []
-    pending: list[tuple[str, int]] = [(str(root), 0)]
+    pending: list[tuple[str, int, str]] = [(str(root), 0, "")]  # folder, depth, its relative path + "/"
     while pending:
-        folder, depth = pending.pop()
+        folder, depth, prefix = pending.pop()
         try:
             with os.scandir(folder) as entries:
                 listing = list(entries)
@@ -739,13 +761,12 @@ def _walk(root: Path) -> list[tuple[str, Path]]:
             if descend:
                 if depth + 1 > MAX_FOLDER_DEPTH:
                     raise KarpenterGpuError(
-                        "KG914", prop="folder", value=Path(entry.path).relative_to(root).as_posix(),
+                        "KG914", prop="folder", value=prefix + entry.name,
                         allowed=f"at most {MAX_FOLDER_DEPTH} nested folders below the input folder",
                         fix="point at the dist/ folder itself; manifests are one or two levels deep", path=str(root))
-                pending.append((entry.path, depth + 1))
+                pending.append((entry.path, depth + 1, f"{prefix}{entry.name}/"))
             elif not is_dir and entry.name.endswith(SUFFIXES):
-                path = Path(entry.path)
-                found.append((path.relative_to(root).as_posix(), path))
+                found.append((prefix + entry.name, entry.path))
     return sorted(found)
 
 
@@ -779,6 +800,8 @@ _LINK, _GITLINK = "120000", "160000"
 
 
 def _git(top: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    import subprocess  # late: only git sides need it, and it is a tenth of validate's imports
+
     return subprocess.run(["git", "-C", str(top), *args], input=stdin, capture_output=True, check=False)
 
 

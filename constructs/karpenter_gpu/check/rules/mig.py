@@ -62,10 +62,11 @@ def kg445_unadvertised_mig(env: Environment) -> None:
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/nodeoverlay`` (capacity overlays) and
     ``pkg/utils/resources`` ``Fits``.
     """
-    if not env.simulated:
+    asking = [(work, wanted) for work, _, wanted in _mig_requests(env) if wanted]
+    if not asking or not env.simulated:  # what the pools advertise matters only to a pod asking for MIG
         return
     advertised = {r for pool in env.pools if (report := env.report(pool)) for r in _mig_resources(report)}
-    for work, _, wanted in _mig_requests(env):
+    for work, wanted in asking:
         for resource in wanted:
             if resource not in advertised:
                 work.add("KG445", f"{work.pod_path}.containers", f"the pod requests {resource}, which no NodePool of "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Iterable
 
 from karpenter_gpu.check.findings import Severity
@@ -167,7 +168,10 @@ def kg409_operator_values(env: Environment) -> None:
                         "or remove the requirement")
 
 
+@functools.lru_cache(maxsize=4096)
 def _key_problem(key: str, *, overlay: bool, prop: str) -> KarpenterGpuError | None:
+    """Why the CRD refuses ``key``, None when it accepts it (a verdict on the text alone: the same keys recur in
+    every pool, so each is judged once)."""
     try:
         (check_overlay_key if overlay else check_label_key)(key, prop)
     except KarpenterGpuError as error:
