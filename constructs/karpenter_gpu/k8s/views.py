@@ -95,11 +95,11 @@ class NodePoolView:
     def metadata(self) -> dict:
         return _dict(self.manifest.get("metadata"))
 
-    @property
+    @cached_property
     def weight(self) -> int | None:
         return _int(self.spec.get("weight")) if self.spec.get("weight") is not None else None
 
-    @property
+    @cached_property
     def replicas(self) -> int | None:
         return _int(self.spec.get("replicas")) if self.spec.get("replicas") is not None else None
 
@@ -108,7 +108,7 @@ class NodePoolView:
         """Static when ``spec.replicas`` is set (any value: the CRD decides the mode by presence)."""
         return self.spec.get("replicas") is not None
 
-    @property
+    @cached_property
     def limits(self) -> dict:
         return _dict(self.spec.get("limits"))
 
@@ -133,11 +133,11 @@ class NodePoolView:
     def startup_taints(self) -> list[dict]:
         return [t for t in _list(self.template_spec.get("startupTaints")) if isinstance(t, dict)]
 
-    @property
+    @cached_property
     def node_class_ref(self) -> dict:
         return _dict(self.template_spec.get("nodeClassRef"))
 
-    @property
+    @cached_property
     def auto_mode(self) -> bool:
         """The pool runs on EKS Auto Mode: ``nodeClassRef`` is ``{group: eks.amazonaws.com, kind: NodeClass}``
         (https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)."""
