@@ -24,7 +24,8 @@ from decimal import Decimal, InvalidOperation
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity

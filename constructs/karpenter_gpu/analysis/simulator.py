@@ -32,7 +32,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from decimal import Decimal
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any, Iterable, Iterator, Sequence
 
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
 from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached

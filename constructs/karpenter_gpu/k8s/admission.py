@@ -14,7 +14,8 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any, Iterable
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Quantity

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.admission import pod_requests

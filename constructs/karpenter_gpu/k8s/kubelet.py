@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Mapping
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import Quantity

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from decimal import Decimal
 from heapq import merge
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any, Iterable, Sequence
 
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS, with_auto_mode_aliases

@@ -9,7 +9,8 @@ upstream function (kubernetes-sigs/karpenter at tag v1.14.1 unless said otherwis
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
