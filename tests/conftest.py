@@ -6,7 +6,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -56,6 +56,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if new and _ROOT_ENTRIES:
         print(f"\ntests wrote outside pytest's tmp paths, into the repository: {', '.join(new)}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory``: its path relative to it, and its bytes."""
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory) -> Iterator[dict[str, Path]]:
+    """What ``karpenter_gpu.synth`` writes for dev alone (``"a"``) and for every environment (``"b"``), once per
+    test process. Tests only read these folders; a test that changes an existing output works on a copy
+    (``shutil.copytree``). A change to them fails the run at the end, naming the folder."""
+    import stacks
+    from karpenter_gpu import synth
+
+    base = tmp_path_factory.mktemp("synthesized")
+    outputs = {"a": base / "a", "b": base / "b"}
+    synth([stacks.dev.CONFIG], outputs["a"])
+    synth(stacks.ENVIRONMENTS, outputs["b"])
+    written = {name: tree(out) for name, out in outputs.items()}
+    yield outputs
+    changed = [str(out) for name, out in outputs.items() if tree(out) != written[name]]
+    assert not changed, f"a test changed a shared synth output (work on a shutil.copytree of it): {changed}"
+
+
+@pytest.fixture(scope="session")
+def trees(synthesized: dict[str, Path]) -> dict[str, dict[str, bytes]]:
+    """The files of the ``synthesized`` outputs: ``"a"`` (dev alone) and ``"b"`` (every environment)."""
+    return {name: tree(out) for name, out in synthesized.items()}
 
 
 def find_crds_dir() -> Path:
