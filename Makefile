@@ -28,10 +28,10 @@ synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 
 test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots) on every core
 	$(BIN)/karpenter-gpu validate dist
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 soak: deps  ## the deep runs: the tests marked soak with more examples, fuzz cases and kill -9 / concurrency rounds
-	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile -m soak
+	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder -m soak
 
 test-packaging: deps  ## the wheel, installed into a fresh venv outside the checkout (a separate CI step)
 	$(BIN)/python -m pytest -m packaging
