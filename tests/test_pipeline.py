@@ -10,6 +10,7 @@ The other tests of synth are split by concern so the suite's workers share them:
 from __future__ import annotations
 
 import shutil
+import sys
 
 import cdk8s
 import pytest
@@ -180,6 +181,9 @@ def test_the_apps_own_source_folder_is_refused(tmp_path, monkeypatch):
     package.mkdir()
     (package / "__init__.py").write_text("import stacks\nENVIRONMENTS = [stacks.dev.CONFIG]\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    # Imported without writing __pycache__/ into the package (as Python does unless PYTHONDONTWRITEBYTECODE is
+    # set): the folder then holds only what the test put there, whatever the environment.
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     import my_stacks  # type: ignore[import-not-found]
 
     with pytest.raises(KarpenterGpuError, match=r"Python source this program runs.*module my_stacks") as raised:

@@ -42,3 +42,10 @@ def test_a_changed_shared_output_is_named(synthesized, trees, tmp_path):
     (outputs["b"] / "dev" / "mine.yaml").write_text("kind: Mine\n")
     assert conftest.changed_outputs(outputs, trees) == [str(outputs["b"])]
     assert tree(synthesized["b"]) == trees["b"]
+
+
+def test_make_test_and_soak_write_bytecode_whatever_the_environment_says():
+    """Dozens of Python processes in a run: each compiling the package again (PYTHONDONTWRITEBYTECODE set in the
+    environment) costs the run ~20 s of CPU. An empty value is "not set" for Python."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^test soak: export PYTHONDONTWRITEBYTECODE :=\s*$", makefile, re.M)
