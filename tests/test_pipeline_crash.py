@@ -35,11 +35,14 @@ def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(synth
     rng = random.Random(int(os.environ.get("KARPENTER_GPU_KILL_SEED", str(time.time_ns()))))
     missing: list[float] = []
     stop = threading.Event()
+    writing = threading.Event()  # from a child's first synth to its death: the only time the output changes
 
     def reader() -> None:
         while not stop.is_set():
-            if not out.is_dir():
-                missing.append(time.monotonic())
+            writing.wait(0.05)  # no busy loop while a child starts Python and Node (the run's other core)
+            while writing.is_set():
+                if not out.is_dir():
+                    missing.append(time.monotonic())
 
     watcher = threading.Thread(target=reader, daemon=True)
     watcher.start()
@@ -48,6 +51,7 @@ def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(synth
         for _ in range(KILL_ITERATIONS):
             child = spawn(f"""
                 import stacks, karpenter_gpu
+                print("started", flush=True)
                 karpenter_gpu.synth([stacks.dev.CONFIG], {str(out)!r})  # warm: the next ones take ~1 s
                 print("ready", flush=True)
                 while True:
@@ -56,6 +60,8 @@ def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(synth
                     karpenter_gpu.synth([stacks.dev.CONFIG], {str(out)!r})
                     print("swapped", flush=True)
             """)
+            assert child.stdout.readline().strip() == "started", child.stderr.read()
+            writing.set()
             assert child.stdout.readline().strip() == "ready", child.stderr.read()
             # Let 0-2 replacements complete, then kill at a random point of the next cycle (timed on this
             # machine, whatever its load), so kills land in build, validation, exchange and clean-up alike.
@@ -67,9 +73,11 @@ def test_kill_9_at_random_moments_never_leaves_a_missing_or_partial_output(synth
             time.sleep(rng.uniform(0.0, cycle))
             os.kill(child.pid, signal.SIGKILL)
             child.wait(timeout=30)
+            writing.clear()
             swaps += len(child.stdout.read().splitlines())
             assert tree(out) in (trees["a"], trees["b"]), sorted(tree(out))
     finally:
+        writing.clear()
         stop.set()
         watcher.join()
     assert missing == []
