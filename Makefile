@@ -26,12 +26,18 @@ deps: $(BIN)/.installed node_modules/.installed
 synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 	$(BIN)/python main.py
 
+# The suite starts dozens of Python processes (the CLI, main.py, crash and lock children): with bytecode written,
+# each reads the package's modules from __pycache__/ (ignored by git) once a first process has compiled them, and
+# pytest keeps its rewritten test modules there. A PYTHONDONTWRITEBYTECODE in the environment would make every
+# process compile everything again (~20 s of CPU per run): these two targets write bytecode in any case.
+test soak: export PYTHONDONTWRITEBYTECODE :=
+
 test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots) on every core
 	$(BIN)/karpenter-gpu validate dist
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 soak: deps  ## the deep runs: the tests marked soak with more examples, fuzz cases and kill -9 / concurrency rounds
-	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile -m soak
+	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder -m soak
 
 test-packaging: deps  ## the wheel, installed into a fresh venv outside the checkout (a separate CI step)
 	$(BIN)/python -m pytest -m packaging

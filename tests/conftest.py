@@ -6,7 +6,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -43,6 +43,25 @@ def pytest_configure(config: pytest.Config) -> None:
     tempfile.tempdir = None  # re-read TMPDIR
 
 
+#: The test modules that take longest, longest first (their own time in a `make test` run: subprocesses of
+#: Python and Node, kill -9 rounds, mypy, the CEL differential; BENCHMARKS.md "Issue 25"). They run first, so
+#: the modules left at the end of a run are short ones and the `--dist loadfile` workers finish together
+#: (`make test` passes --no-loadscope-reorder, which keeps this order). Only the order: a name missing here
+#: costs balance, never a result.
+SLOWEST_FIRST = (
+    "test_dist.py", "test_pipeline_crash.py", "test_pipeline_mounts.py", "test_cluster.py", "test_pipeline_lock.py",
+    "test_cel_backends.py", "test_typing.py", "test_pipeline.py", "test_gpu_platform.py", "test_contract.py",
+    "test_reader.py", "test_node.py", "test_pipeline_faults.py", "test_cli_synth.py", "test_pipeline_recovery.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules in SLOWEST_FIRST first, in its order; the others after them, as collected (a stable sort: the
+    order within a module never changes)."""
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 _ROOT_ENTRIES: set[str] = set()
 
 
@@ -56,6 +75,40 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if new and _ROOT_ENTRIES:
         print(f"\ntests wrote outside pytest's tmp paths, into the repository: {', '.join(new)}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory``: its path relative to it, and its bytes."""
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory) -> Iterator[dict[str, Path]]:
+    """What ``karpenter_gpu.synth`` writes for dev alone (``"a"``) and for every environment (``"b"``), once per
+    test process. Tests only read these folders; a test that changes an existing output works on a copy
+    (``shutil.copytree``). A change to them fails the run at the end, naming the folder."""
+    import stacks
+    from karpenter_gpu import synth
+
+    base = tmp_path_factory.mktemp("synthesized")
+    outputs = {"a": base / "a", "b": base / "b"}
+    synth([stacks.dev.CONFIG], outputs["a"])
+    synth(stacks.ENVIRONMENTS, outputs["b"])
+    written = {name: tree(out) for name, out in outputs.items()}
+    yield outputs
+    changed = changed_outputs(outputs, written)
+    assert not changed, f"a test changed a shared synth output (work on a shutil.copytree of it): {changed}"
+
+
+def changed_outputs(outputs: dict[str, Path], written: dict[str, dict[str, bytes]]) -> list[str]:
+    """The folders of ``outputs`` whose files are no longer ``written``."""
+    return [str(out) for name, out in outputs.items() if tree(out) != written[name]]
+
+
+@pytest.fixture(scope="session")
+def trees(synthesized: dict[str, Path]) -> dict[str, dict[str, bytes]]:
+    """The files of the ``synthesized`` outputs: ``"a"`` (dev alone) and ``"b"`` (every environment)."""
+    return {name: tree(out) for name, out in synthesized.items()}
 
 
 def find_crds_dir() -> Path:

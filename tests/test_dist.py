@@ -17,20 +17,15 @@ import main
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
 from karpenter_gpu.pipeline import HELM_DIR, MARKER
-from tests.conftest import ROOT
+from tests.conftest import ROOT, tree
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
 
 
-def tree(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
-
-
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("synth") / "dist"
-    synth(stacks.ENVIRONMENTS, out)
-    return out
+@pytest.fixture
+def fresh(synthesized) -> Path:
+    """A synth of every environment (the test process's one, shared: tests copy it before changing it)."""
+    return synthesized["b"]
 
 
 def test_committed_dist_is_current(fresh):
@@ -100,7 +95,7 @@ WINDOW = {"days": "MON-FRI", "start": "09:00", "end": "19:00", "nodes": 0}
 ], ids=["gpu-limit-0", "weight-500", "unpinned-alias", "unknown-zone", "window-without-zone"])
 def test_bad_props_write_nothing(bad, code, fresh, tmp_path, monkeypatch, capsys):
     out = tmp_path / "dist"
-    shutil.copytree(fresh, out)  # an existing dist/ (the module's one synth, not one more per case)
+    shutil.copytree(fresh, out)  # an existing dist/ (the process's one synth, not one more per case)
     before = tree(out)
     with pytest.raises(KarpenterGpuError) as exc:
         synth((stacks.dev.CONFIG, bad), out)

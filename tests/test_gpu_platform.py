@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import cdk8s
 import pytest
 
@@ -12,8 +14,15 @@ from karpenter_gpu.check.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
 
 
-def synth(config) -> list[dict]:
-    return cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), props=config))
+#: The manifests of each config, synthesized once in this module: the tests only read them (each gets a copy).
+_SYNTHESIZED: dict[int, tuple[PlatformConfig, list[dict]]] = {}
+
+
+def synth(config: PlatformConfig) -> list[dict]:
+    """What GpuPlatform synthesizes for ``config``."""
+    if id(config) not in _SYNTHESIZED:  # the config is kept with its manifests: its id is not reused
+        _SYNTHESIZED[id(config)] = (config, cdk8s.Testing.synth(GpuPlatform(cdk8s.Testing.app(), props=config)))
+    return copy.deepcopy(_SYNTHESIZED[id(config)][1])
 
 
 @pytest.mark.parametrize("config", ENVIRONMENTS, ids=lambda c: c.environment)
