@@ -6,6 +6,7 @@ import contextlib
 import io
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -213,3 +214,25 @@ def test_validate_imports_only_what_it_runs():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_command_tunes_its_own_collector_and_main_leaves_the_callers_alone(monkeypatch, capsys):
+    """``karpenter-gpu`` / ``python -m karpenter_gpu`` run :func:`command`, which raises the collector's thresholds
+    for its own short-lived process; :func:`main`, what library callers and tests call, does not touch them."""
+    import gc
+    import tomllib
+
+    from karpenter_gpu.cli import main as cli_main
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["karpenter-gpu"] == "karpenter_gpu.cli.main:command"
+    before = gc.get_threshold()
+    try:
+        assert main(["--version"]) == 0
+        assert gc.get_threshold() == before
+        monkeypatch.setattr(sys, "argv", ["karpenter-gpu", "--version"])
+        assert cli_main.command() == 0
+        assert gc.get_threshold() == cli_main.GC_THRESHOLD
+    finally:
+        gc.set_threshold(*before)
+    assert capsys.readouterr().out.count("karpenter-gpu") == 2

@@ -236,6 +236,7 @@ def against_figures(outdir: Path, rev: str, reps: int) -> list[dict]:
                          check=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="kg-bench-against-") as tmp:
         old = revision_package(rev, Path(tmp))
+        compileall.compile_dir(str(old / "karpenter_gpu"), quiet=1)  # its bytecode too, as for this checkout
         edited = edited_copy(outdir, Path(tmp) / "edited")
         for name, args in cli_commands(outdir, edited).items():
             m = measure_interleaved({"rev": (cli_once(args, str(old)), False, None),

@@ -106,5 +106,22 @@ def main(argv: list[str] | None = None) -> int:
     return ERROR
 
 
+#: ``gc.set_threshold`` for the command's own process: a run holds one tree of manifests and the objects read from it
+#: until it exits and makes few reference cycles, so the collector's default (a pass every 700 allocations, a full
+#: one every 100 of those) mostly re-scans live data (about a tenth of a 1,000-pool validate). mypy sets its
+#: process the same way.
+GC_THRESHOLD = (100_000, 20, 20)
+
+
+def command() -> int:
+    """The ``karpenter-gpu`` script and ``python -m karpenter_gpu``: :func:`main` in a process of its own, with the
+    collector tuned for it (:data:`GC_THRESHOLD`). Library callers use :func:`main`, which leaves their process's
+    collector alone."""
+    import gc
+
+    gc.set_threshold(*GC_THRESHOLD)
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())
