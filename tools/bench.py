@@ -172,15 +172,7 @@ def load_floor(outdir: Path) -> int:
 
 def validate_cli_once(outdir: Path):
     """A callable running `karpenter-gpu validate` in a fresh process (CEL memo empty); it returns a note."""
-    # What the `karpenter-gpu` console script runs, with this interpreter.
-    cmd = [sys.executable, "-m", "karpenter_gpu.cli.main", "validate", str(outdir)]
-
-    def run() -> str:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        note = f"exit {proc.returncode}: {(proc.stdout.strip().splitlines() or [''])[-1]}"
-        return note + (f"; stderr: {proc.stderr.strip()[:200]}" if proc.stderr.strip() else "")
-
-    return run
+    return cli_once(["validate", str(outdir)])
 
 
 def revision_package(rev: str, into: Path) -> Path:
@@ -214,8 +206,9 @@ def cli_commands(outdir: Path, edited: Path) -> dict[str, list[str]]:
             "diff": ["diff", str(outdir), str(edited), "--format", "json"]}
 
 
-def cli_once(args: list[str], pythonpath: str | None):
-    """A callable running ``karpenter-gpu ARGS`` in a fresh process with ``pythonpath`` first on the path."""
+def cli_once(args: list[str], pythonpath: str | None = None):
+    """A callable running ``karpenter-gpu ARGS`` (what the console script runs, with this interpreter) in a fresh
+    process, ``pythonpath`` first on the path; it returns a note: the exit code and the last line of output."""
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + env.get("PYTHONPATH", "")
@@ -223,7 +216,8 @@ def cli_once(args: list[str], pythonpath: str | None):
 
     def run() -> str:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        return f"exit {proc.returncode}" + (f"; stderr: {proc.stderr.strip()[:160]}" if proc.returncode > 1 else "")
+        note = f"exit {proc.returncode}: {(proc.stdout.strip().splitlines() or [''])[-1][:160]}"
+        return note + (f"; stderr: {proc.stderr.strip()[:200]}" if proc.stderr.strip() else "")
 
     return run
 

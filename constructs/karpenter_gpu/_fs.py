@@ -8,6 +8,7 @@ needs to let an ``OSError`` reach the command line's catch-all (KG919).
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -40,6 +41,21 @@ def os_error(ex: OSError, action: str, path: object = None) -> KarpenterGpuError
     return KarpenterGpuError("KG933", prop="path", value=str(where) if where else "",
                              allowed=f"{reason}; needs a working file system at that path",
                              fix="check the path, the device and the system log, then run again")
+
+
+def read_input(file: Path, code: str, prop: str, *, max_bytes: int | None = None, too_large: str = "",
+               path: str | None = None) -> str:
+    """The text of a file the user names on the command line (a catalog, AWS facts), or ``code`` when it cannot be
+    read (missing, permissions, not UTF-8) or, with ``max_bytes``, is larger (``too_large``: the fix then). ``path``:
+    the error's location prefix, as :class:`KarpenterGpuError` takes it."""
+    try:
+        if max_bytes is not None and file.stat().st_size > max_bytes:
+            raise KarpenterGpuError(code, prop=prop, value=str(file), allowed=f"a file of at most {max_bytes} bytes",
+                                    fix=too_large, path=path)
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KarpenterGpuError(code, prop=prop, value=str(file), allowed="a readable UTF-8 file",
+                                fix=f"check the path ({exc.__class__.__name__}: {exc})", path=path) from None
 
 
 def printable(text: str) -> str:

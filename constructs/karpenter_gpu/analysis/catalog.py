@@ -27,6 +27,7 @@ from pathlib import Path
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
 from typing import Any
 
+from karpenter_gpu._fs import read_input
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity
 from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
@@ -319,11 +320,7 @@ def load_catalog(path: str | Path) -> Catalog:
     when its content is invalid (the message names the file, entry index and name, and field).
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KarpenterGpuError("KG701", prop="catalog", value=str(file), allowed="a readable UTF-8 file",
-                                fix=f"check the path ({exc.__class__.__name__}: {exc})", path=str(file)) from None
+    text = read_input(file, "KG701", "catalog", path=str(file))
     yaml_suffix = file.suffix.lower() in (".yaml", ".yml")
     try:
         if yaml_suffix:  # the manifest reader's loader: LibYAML, bounded aliases and nesting

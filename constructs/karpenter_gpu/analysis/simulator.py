@@ -418,7 +418,7 @@ def _node_class(pool: NodePoolView, context: _Context, notes: list[str]
                          "(no kubelet settings) and reserved offerings are not checked")
         return KubeletSettings(), None, None
     terms = view.spec.get("capacityReservationSelectorTerms")
-    reservations = _reservations(pool, context)
+    reservations = bool(terms)
     selected = None
     if reservations and context.facts is not None and context.facts.knows_reservations:
         selected = context.facts.selected_reservations(terms)

@@ -31,6 +31,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from karpenter_gpu._fs import read_input
 from karpenter_gpu.errors import KarpenterGpuError
 
 __all__ = ["AwsFacts", "Reservation", "aws_facts_from_documents", "load_aws_facts"]
@@ -291,15 +292,8 @@ def load_aws_facts(paths: Sequence[str | Path]) -> AwsFacts:
     documents = []
     for path in paths:
         file = Path(path)
-        try:
-            if file.stat().st_size > MAX_FACTS_BYTES:
-                raise KarpenterGpuError("KG730", prop="--aws", value=str(file),
-                                        allowed=f"a file of at most {MAX_FACTS_BYTES} bytes",
-                                        fix="filter the AWS CLI query (--instance-types, --filters)")
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise KarpenterGpuError("KG730", prop="--aws", value=str(file), allowed="a readable UTF-8 file",
-                                    fix=f"check the path ({exc.__class__.__name__}: {exc})") from None
+        text = read_input(file, "KG730", "--aws", max_bytes=MAX_FACTS_BYTES,
+                          too_large="filter the AWS CLI query (--instance-types, --filters)")
         try:
             document = json.loads(text)
         except (ValueError, RecursionError) as exc:

@@ -413,12 +413,17 @@ class OverlayResolution:
                                                                                       or not self.order)
 
     def type_price(self, it_name: str) -> Decimal | None:
-        """The price an overlay gives an instance type the pricing provider has no price for, as
-        ``offering.DefaultProvider.GetOverlayPrice`` (aws provider v1.14.1) reads it: of the overlays whose
-        validation succeeded (not invalid, refused or dropped for a conflict), those with ``price`` and exactly one
-        requirement, ``node.kubernetes.io/instance-type In [...]`` naming the type; listed by name, the last one
-        wins (the API server lists them by name). None: no such overlay."""
-        found: Decimal | None = None
+        """The price an overlay gives an instance type the pricing provider has no price for (None: none), as
+        ``offering.DefaultProvider.GetOverlayPrice`` (aws provider v1.14.1) reads it; see :attr:`_type_prices`."""
+        return self._type_prices.get(it_name)
+
+    @cached_property
+    def _type_prices(self) -> dict[str, Decimal]:
+        """``GetOverlayPrice``'s table, built once: of the overlays whose validation succeeded (not invalid, refused
+        or dropped for a conflict), those with ``price`` and exactly one requirement,
+        ``node.kubernetes.io/instance-type In [...]``, price each type they name; listed by name, the last one wins
+        (the API server lists them by name); a price ``strconv.ParseFloat`` cannot read is skipped."""
+        prices: dict[str, Decimal] = {}
         for overlay in sorted(self.order, key=lambda o: o.name):
             if overlay.name in self.dropped or overlay.price is None:
                 continue
@@ -428,15 +433,15 @@ class OverlayResolution:
                 continue
             req = raw[0]
             values = req.get("values")
-            if req.get("key") != Label.INSTANCE_TYPE or req.get("operator") != "In" or \
-                    not isinstance(values, list) or it_name not in values:
+            if req.get("key") != Label.INSTANCE_TYPE or req.get("operator") != "In" or not isinstance(values, list):
                 continue
             try:
-                float(overlay.price)  # strconv.ParseFloat: an overlay it cannot parse is skipped
-                found = Decimal(overlay.price)
+                float(overlay.price)
+                price = Decimal(overlay.price)
             except (ValueError, ArithmeticError):
                 continue
-        return found
+            prices.update((str(v), price) for v in values)
+        return prices
 
     def universe(self, pool: NodePoolView) -> tuple[Offering, ...]:
         """Every offering the provider gives the pool's instance types, as the overlay controller sees them

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from karpenter_gpu.check.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, Req, requirements
+from karpenter_gpu.check.rules._model import Environment, requirements
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.auto_mode import (
-    AUTO_MODE_MAX_EXPIRY, WrongFlavour, beyond_auto_mode_lifetime, check_node_class_spec, wrong_flavour_key,
+    AUTO_MODE_MAX_EXPIRY, beyond_auto_mode_lifetime, check_node_class_spec, wrong_flavour_key,
 )
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, OVERLAY_KIND, Label
 from karpenter_gpu.k8s.units import Duration
@@ -48,16 +46,18 @@ def kg440_auto_mode_expiry(env: Environment) -> None:
                      "pool")
 
 
-def _wrong_keys(env: Environment, *, auto_mode: bool) -> Iterator[tuple[Pool, Req, WrongFlavour]]:
-    """(pool, requirement or template label, what is wrong) for every key of the other flavour on the pools of
-    this flavour (:func:`~karpenter_gpu.k8s.auto_mode.wrong_flavour_key`)."""
+def _report_wrong_keys(env: Environment, code: str, *, auto_mode: bool, why: str, otherwise: str) -> None:
+    """Report ``code`` on every key of the other flavour on the pools of this flavour
+    (:func:`~karpenter_gpu.k8s.auto_mode.wrong_flavour_key`): "<key> <why>; fix: use <replacement>", or
+    ``otherwise`` when the key has no replacement."""
     for pool in env.pools:
         if bool(pool.view.auto_mode) != auto_mode:
             continue
         for r in pool.selection:
             wrong = wrong_flavour_key(r.key, auto_mode=auto_mode, requirement=r.path.startswith(pool.REQS))
             if wrong is not None:
-                yield pool, r, wrong
+                pool.add(code, r.path, f"{r.key} {why}; fix: "
+                                       + (f"use {wrong.replacement}" if wrong.replacement else otherwise))
 
 
 @rule("KG441", Severity.WARNING,
@@ -75,14 +75,12 @@ def kg441_karpenter_keys(env: Environment) -> None:
     Upstream: https://docs.aws.amazon.com/eks/latest/userguide/auto-migrate-karpenter.html and the supported list
     of https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html.
     """
-    for pool, r, wrong in _wrong_keys(env, auto_mode=True):
-        pool.add("KG441", r.path,
-                 f"{r.key} on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode "
-                 "uses different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and its "
-                 "supported list has no karpenter.k8s.aws key, so nothing documents what this requirement selects "
-                 "there, and pods selecting it look for a label Auto Mode does not document on its nodes; fix: "
-                 + (f"use {wrong.replacement}" if wrong.replacement
-                    else "drop it (Auto Mode documents no equivalent)"))
+    _report_wrong_keys(env, "KG441", auto_mode=True, otherwise="drop it (Auto Mode documents no equivalent)",
+                       why="on an EKS Auto Mode pool (nodeClassRef eks.amazonaws.com NodeClass): \"EKS Auto Mode "
+                           "uses different labels than Karpenter\" — its instance labels are eks.amazonaws.com/… and "
+                           "its supported list has no karpenter.k8s.aws key, so nothing documents what this "
+                           "requirement selects there, and pods selecting it look for a label Auto Mode does not "
+                           "document on its nodes")
 
 
 @rule("KG442", Severity.WARNING,
@@ -101,13 +99,11 @@ def kg442_auto_mode_keys(env: Environment) -> None:
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/scheduling/requirements.go`` ``Intersects`` (only keys both
     sides define) and ``Requirements.Labels``.
     """
-    for pool, r, wrong in _wrong_keys(env, auto_mode=False):
-        pool.add("KG442", r.path,
-                 f"{r.key} on a self-managed Karpenter pool: it is an EKS Auto Mode label that Karpenter neither "
-                 "sets nor uses to pick instance types, so the requirement restricts nothing and may stamp a wrong "
-                 "label on every node (explain models it as on Auto Mode); fix: "
-                 + (f"use {wrong.replacement}" if wrong.replacement
-                    else "drop it, or point the pool at an eks.amazonaws.com NodeClass"))
+    _report_wrong_keys(env, "KG442", auto_mode=False,
+                       otherwise="drop it, or point the pool at an eks.amazonaws.com NodeClass",
+                       why="on a self-managed Karpenter pool: it is an EKS Auto Mode label that Karpenter neither "
+                           "sets nor uses to pick instance types, so the requirement restricts nothing and may stamp "
+                           "a wrong label on every node (explain models it as on Auto Mode)")
 
 
 @rule("KG443", Severity.WARNING,
