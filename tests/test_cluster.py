@@ -16,7 +16,8 @@ from karpenter_gpu import (CapacityType, Duration, GpuInferencePool, GpuInferenc
                            NodeClassConfig, NodeOverlayDiscourage, NodeOverlayDiscourageProps, PlatformConfig,
                            PriceAdjustment, SpotTier, StaticCapacityPool, Taint, TieredSpotPools, pod_placement)
 from karpenter_gpu.check.validate import validate_dir
-from karpenter_gpu.cluster import Cluster, cluster_of, finalize
+from karpenter_gpu.cluster import Cluster, cluster_of, finalize, members_of
+from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from tests.conftest import find_crds_dir
 
 AMI = "al2023@v20251103"
@@ -250,6 +251,35 @@ def test_duplicate_written_by_hand_is_caught_at_synth(chart):
     assert exc.value.code == "KG171" and "test/A/Resource" in exc.value.allowed and exc.value.path == "test/Raw"
     with pytest.raises(RuntimeError, match=r"\[KG171\]"):  # inside app.synth(): the same coded line
         cdk8s.Testing.synth(chart)
+
+
+def test_a_cluster_is_read_again_once_its_tree_changes(chart):
+    """members() reuses a cluster's list while the tree is unchanged; a pool added after a read is in the next
+    one, and an object a user adds with plain cdk8s after a read is seen by the synth-time pass."""
+    nc = GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name="c")
+    GpuInferencePool(chart, "A", node_class=nc, name="gpu-a", gpu_limit=4)
+    assert [p.name for p in members_of(chart, NodePoolConstruct)] == ["gpu-a"]
+    GpuInferencePool(chart, "B", node_class=nc, name="gpu-b", gpu_limit=4)
+    assert [p.name for p in members_of(chart, NodePoolConstruct)] == ["gpu-a", "gpu-b"]
+    cdk8s.ApiObject(chart, "Raw", api_version="karpenter.sh/v1", kind="NodePool",
+                    metadata=cdk8s.ApiObjectMetadata(name="gpu-b"))  # no construct of ours: nothing is told
+    with pytest.raises(KarpenterGpuError) as exc:
+        finalize(chart)
+    assert exc.value.code == "KG171" and exc.value.path == "test/Raw"
+
+
+def test_a_synth_reads_each_clusters_tree_a_few_times_not_once_per_question(tmp_path, monkeypatch):
+    """Derived values ask for a cluster's pools dozens of times per synth (GPU Operator tolerations, monitoring,
+    Karpenter values); each read is a jsii find_all handing back every construct. The prod platform is read
+    once per change of its tree and per pass (93 reads before)."""
+    import stacks
+    from karpenter_gpu import cluster, synth
+
+    reads: list[str] = []
+    read = cluster._read_members
+    monkeypatch.setattr(cluster, "_read_members", lambda c: reads.append(cluster.ref_of(c)) or read(c))
+    synth([stacks.prod.CONFIG], tmp_path / "dist")
+    assert 0 < len(reads) <= 20, len(reads)
 
 
 def test_two_helm_values_files_of_one_name_in_a_cluster(chart):

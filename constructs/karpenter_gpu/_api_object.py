@@ -59,4 +59,5 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
     else:
         obj = _Derived(scope, "Resource", render=render, api_version=api_version, kind=kind, metadata=metadata)
     obj._kg_identity = identity  # type: ignore[attr-defined]  # read back by the cluster's duplicate check
+    _cluster.tree_changed()
     return obj

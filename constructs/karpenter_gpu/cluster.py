@@ -36,8 +36,23 @@ BOUNDARY_ATTR = "_kg_cluster_boundary"
 
 def remember_parent(construct: Node, scope: Node) -> None:
     """Record ``scope`` as ``construct.node.scope``: the constructor was handed it, so :func:`cluster_of`
-    and :func:`in_chart` need no jsii read (two round trips per construct) to walk up from here."""
+    and :func:`in_chart` need no jsii read (two round trips per construct) to walk up from here. The tree
+    has changed: :func:`members` reads it again."""
     construct._kg_parent = scope
+    tree_changed()
+
+
+#: Each cluster's :func:`members`, keyed by the cluster's jsii reference, while the tree is unchanged. A
+#: ``find_all`` is a jsii round trip that hands back every construct of the tree (a proxy each), and the
+#: derived values ask for a cluster's pools dozens of times per synth.
+_MEMBERS: dict[str, list[Any]] = {}
+
+
+def tree_changed() -> None:
+    """Forget every cluster's :func:`members`. Called when one of this package's constructs or objects joins a
+    tree, and at the start of each synth-time pass (:func:`finalize`, and the validation cdk8s runs), so the
+    pass sees what a user added with plain cdk8s too."""
+    _MEMBERS.clear()
 
 
 class ScopedConstruct(Construct):
@@ -160,7 +175,18 @@ def _state(cluster: Node) -> dict:
 
 
 def members(cluster: Node) -> list[Node]:
-    """Every construct of ``cluster`` (at or below it, and for the App: not under a boundary), in tree order."""
+    """Every construct of ``cluster`` (at or below it, and for the App: not under a boundary), in tree order.
+
+    Read from the tree once until it changes (:func:`tree_changed`).
+    """
+    key = ref_of(cluster)
+    known = _MEMBERS.get(key)
+    if known is None:
+        known = _MEMBERS[key] = _read_members(cluster)
+    return list(known)
+
+
+def _read_members(cluster: Node) -> list[Node]:
     everything = cluster.node.find_all()
     if is_boundary(cluster):
         return everything
@@ -169,7 +195,7 @@ def members(cluster: Node) -> list[Node]:
         return everything
     excluded: set[str] = set()
     for boundary in inner:
-        excluded.update(ref_of(c) for c in boundary.node.find_all())
+        excluded.update(ref_of(c) for c in members(boundary))
     return [c for c in everything if ref_of(c) not in excluded]
 
 
@@ -240,21 +266,36 @@ def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
     if known is not None:
         return known
     meta = obj.metadata
-    return obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
+    known = obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
+    try:  # fixed at construction in cdk8s; kept on this proxy while members() hands it out
+        obj._kg_identity = known
+    except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
+        pass
+    return known
 
 
 def clusters(scope: Node) -> list[Node]:
     """Every cluster of the App ``scope`` belongs to: the App itself first, then each outermost boundary."""
     root = scope.node.root
     out = [root]
-    for c in root.node.find_all():
+    for c in _whole_tree(root):
         if is_boundary(c) and ref_of(cluster_of(c)) == ref_of(c):
             out.append(c)
     return out
 
 
+def _whole_tree(root: Node) -> list[Node]:
+    """Every construct of the App ``root``, boundaries included, in tree order (cached as :func:`members` is)."""
+    key = "tree:" + ref_of(root)
+    known = _MEMBERS.get(key)
+    if known is None:
+        known = _MEMBERS[key] = root.node.find_all()
+    return known
+
+
 def finalize_cluster(cluster: Node) -> None:
     """Materialize derived constructs, then check the whole cluster (KG171 duplicates, derived checks)."""
+    tree_changed()  # the pass reads the tree as it is now, objects added with plain cdk8s included
     state = _state(cluster)
     for derived in list(state["derived"]):
         derived.materialize()
@@ -276,19 +317,19 @@ def _check_files_across_clusters(root: Node, found: list[Node]) -> None:
     output = getattr(root, "yaml_output_type", None)
     if output != cdk8s.YamlOutputType.FILE_PER_RESOURCE or len(found) < 2:
         return
-    written: dict[str, str] = {}
+    written: dict[str, Node] = {}
     for cluster in found:
         for obj in members(cluster):
             if not isinstance(obj, cdk8s.ApiObject):
                 continue
             _, kind, _, name = _identity(obj)
             file = f"{kind}.{name}.k8s.yaml"
-            other = written.setdefault(file, obj.node.path)
-            if other != obj.node.path:
+            other = written.setdefault(file, obj)
+            if ref_of(other) != ref_of(obj):  # paths only on a clash: each is a jsii round trip
                 raise KarpenterGpuError(
                     "KG171", prop="yaml_output_type", value="FILE_PER_RESOURCE",
-                    allowed=f"one file per object name in the App's output folder: {other} and {obj.node.path} "
-                            f"(different clusters) would both be written to {file}",
+                    allowed=f"one file per object name in the App's output folder: {other.node.path} and "
+                            f"{obj.node.path} (different clusters) would both be written to {file}",
                     fix="use yaml_output_type=cdk8s.YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE, or one App "
                         "(outdir) per cluster", path=obj.node.path)
 
@@ -298,6 +339,7 @@ def finalize(scope: Node) -> None:
 
     cdk8s runs it too (as a validation of each cluster) on every ``app.synth()`` / ``Testing.synth``.
     """
+    tree_changed()
     found = clusters(scope)
     for cluster in found:
         finalize_cluster(cluster)
