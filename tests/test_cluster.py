@@ -268,20 +268,6 @@ def test_a_cluster_is_read_again_once_its_tree_changes(chart):
     assert exc.value.code == "KG171" and exc.value.path == "test/Raw"
 
 
-def test_a_synth_reads_each_clusters_tree_a_few_times_not_once_per_question(tmp_path, monkeypatch):
-    """Derived values ask for a cluster's pools dozens of times per synth (GPU Operator tolerations, monitoring,
-    Karpenter values); each read is a jsii find_all handing back every construct. The prod platform is read
-    once per change of its tree and per pass (93 reads before)."""
-    import stacks
-    from karpenter_gpu import cluster, synth
-
-    reads: list[str] = []
-    read = cluster._read_members
-    monkeypatch.setattr(cluster, "_read_members", lambda c: reads.append(cluster.ref_of(c)) or read(c))
-    synth([stacks.prod.CONFIG], tmp_path / "dist")
-    assert 0 < len(reads) <= 20, len(reads)
-
-
 def test_two_helm_values_files_of_one_name_in_a_cluster(chart):
     KarpenterControllerValues(chart, "K1", cluster_name="c")
     with pytest.raises(KarpenterGpuError) as exc:

@@ -183,7 +183,8 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
 _PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
 
 
-def _scope_path(scope: Any) -> str:
+def construct_path(scope: Any) -> str:
+    """``scope.node.path``, read over jsii once per construct."""
     base = _PATHS.get(scope)
     if base is None:
         base = _PATHS[scope] = scope.node.path
@@ -207,7 +208,7 @@ class ConstructPath:
     def __str__(self) -> str:
         text = self._text
         if text is None:
-            text = self._text = f"{_scope_path(self._scope)}/{self._id}".lstrip("/")
+            text = self._text = f"{construct_path(self._scope)}/{self._id}".lstrip("/")
             self._scope = None  # the text is all that is needed from now on
         return text
 

@@ -261,8 +261,21 @@ def require_chart(scope: Node, path: str | Callable[[], str], what: str) -> None
         path=path)
 
 
+#: Identities of objects created in Node.js for a construct of ours (a cdk8s-plus Deployment's ApiObject), by
+#: jsii reference: each read hands out a new proxy, and reading an identity back is five round trips.
+_IDENTITIES: dict[str, tuple[str, str, str, str]] = {}
+_IDENTITIES_KEPT = 100_000
+
+
+def remember_identity(obj: cdk8s.ApiObject, identity: tuple[str, str, str, str]) -> None:
+    """Record the identity of ``obj`` (fixed at its construction), so the synth-time pass need not read it back."""
+    if len(_IDENTITIES) >= _IDENTITIES_KEPT:  # a long-lived process building app after app: read them back
+        _IDENTITIES.clear()
+    _IDENTITIES[ref_of(obj)] = identity
+
+
 def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
-    known = getattr(obj, "_kg_identity", None)
+    known = getattr(obj, "_kg_identity", None) or _IDENTITIES.get(ref_of(obj))
     if known is not None:
         return known
     meta = obj.metadata
@@ -276,7 +289,7 @@ def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
 
 def clusters(scope: Node) -> list[Node]:
     """Every cluster of the App ``scope`` belongs to: the App itself first, then each outermost boundary."""
-    root = scope.node.root
+    root = _root(scope)
     out = [root]
     for c in _whole_tree(root):
         if is_boundary(c) and ref_of(cluster_of(c)) == ref_of(c):
@@ -314,8 +327,7 @@ def finalize_cluster(cluster: Node) -> None:
 def _check_files_across_clusters(root: Node, found: list[Node]) -> None:
     """With one file per resource (``Kind.name.k8s.yaml`` in one folder), two clusters of one App that share
     an object name would overwrite each other's file: cdk8s writes both to the same path."""
-    output = getattr(root, "yaml_output_type", None)
-    if output != cdk8s.YamlOutputType.FILE_PER_RESOURCE or len(found) < 2:
+    if len(found) < 2 or getattr(root, "yaml_output_type", None) != cdk8s.YamlOutputType.FILE_PER_RESOURCE:
         return
     written: dict[str, Node] = {}
     for cluster in found:
@@ -354,7 +366,7 @@ class _ClusterValidation:
     def validate(self) -> list[str]:
         try:
             finalize_cluster(self._cluster)
-            if self._cluster.node.scope is None:  # the App: what its clusters write side by side
+            if _parent(self._cluster) is None:  # the App: what its clusters write side by side
                 _check_files_across_clusters(self._cluster, clusters(self._cluster))
         except KarpenterGpuError as err:
             return [str(err)]

@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from constructs import Construct
 
+from karpenter_gpu._props import construct_path
+
 #: Attribute of a construct holding its recorded (gate, reason) pairs. Kept on the Python object, not in
 #: construct metadata: ``node.add_metadata`` costs two jsii round trips per construct, reading it back two
 #: more per construct of the tree, and the needs are only read from Python.
@@ -55,8 +57,8 @@ def required_feature_gates(scope: Construct, nodes: list[Construct] | None = Non
     needs: list[GateNeed] = []
     for node in (scope.node.find_all() if nodes is None else nodes):
         recorded = getattr(node, _NEEDS_ATTR, None)
-        if recorded:  # the path (a jsii read) only for constructs that need a gate
-            path = node.node.path
+        if recorded:  # the path (a jsii read, once per construct) only for constructs that need a gate
+            path = construct_path(node)
             needs.extend(GateNeed(gate, path, reason) for gate, reason in recorded)
     return tuple(needs)
 

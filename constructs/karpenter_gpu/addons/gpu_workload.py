@@ -33,7 +33,7 @@ from typing_extensions import TypedDict, Unpack
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import DnsLabel, Props, build, check_dns1123, path_of
 from karpenter_gpu._signature import ConstructSignature
-from karpenter_gpu.cluster import register_object, require_chart, ScopedConstruct
+from karpenter_gpu.cluster import register_object, remember_identity, require_chart, ScopedConstruct
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import prefer_reserved_capacity
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
@@ -493,7 +493,8 @@ class GpuWorkload(ScopedConstruct):
         self.props = build(GpuWorkloadProps, path, props, **kwargs)
         p = self.props
         require_chart(scope, path, "GpuWorkload")  # before super().__init__: nothing is added on error
-        register_object(scope, ("apps/v1", "Deployment", p.namespace or "", p.workload_name), f"{path}/Deployment")
+        deployment = ("apps/v1", "Deployment", p.namespace or "", p.workload_name)
+        register_object(scope, deployment, f"{path}/Deployment")
         if p.pdb_min_available is not None:
             register_object(scope, ("policy/v1", "PodDisruptionBudget", p.namespace or "", p.workload_name),
                             f"{path}/Pdb")
@@ -525,6 +526,7 @@ class GpuWorkload(ScopedConstruct):
         placement = pod_placement(*p.targets, prefer_reserved=p.prefer_reserved)
         resources = {"cpu": str(p.cpu), "memory": str(p.memory), p.accelerator_resource: str(p.gpus)}
         obj = cdk8s.ApiObject.of(self.deployment)
+        remember_identity(obj, deployment)
         obj.add_json_patch(
             # cdk8s-plus takes only cpu/memory, so the whole block is set here. The generated
             # KubeDeployment maps quantities through `.value` after patches apply: plain strings
