@@ -140,15 +140,26 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(fresh, tmp_path
 
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path]]:
-    """`python main.py` once per hash seed, as a user runs it (the app finds a supported Node itself, no
-    JSII_NODE): the outputs the end-to-end tests below share."""
+    """The app run as a user runs it, once per hash seed, with no JSII_NODE (the app finds a supported Node
+    itself): ``python main.py`` with seed 1, and ``npm run synth`` (the cdk8s CLI, which runs main.py) with seed
+    4242. The end-to-end tests below share the two runs.
+
+    `npm run synth` is `cdk8s synth --no-check-upgrade` (package.json): the CLI reads its upgrade check only from
+    that flag or $CDK8S_CHECK_UPGRADE (no cdk8s.yaml key), so the script carries it; .npmrc turns off npm's own
+    version check. Neither variable is set for it, and HOME is empty (no cached version to hide a check).
+    """
     runs = {}
-    for seed in ("1", "4242"):
-        out = tmp_path_factory.mktemp(f"seed-{seed}") / "out"
-        env = {k: v for k, v in os.environ.items() if k != "JSII_NODE"}
-        env.update(PYTHONHASHSEED=seed, CDK8S_OUTDIR=str(out))
-        runs[seed] = (subprocess.run([sys.executable, "main.py"], cwd=ROOT, env=env, capture_output=True, text=True,
-                                     timeout=300), out)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JSII_NODE", "CDK8S_CHECK_UPGRADE") and not k.startswith("npm_config_")}
+    out = tmp_path_factory.mktemp("seed-1") / "out"
+    runs["main.py"] = (subprocess.run([sys.executable, "main.py"], cwd=ROOT, capture_output=True, text=True,
+                                      env={**env, "PYTHONHASHSEED": "1", "CDK8S_OUTDIR": str(out)}, timeout=300), out)
+    base = tmp_path_factory.mktemp("seed-4242")
+    (base / "home").mkdir()
+    runs["npm run synth"] = (
+        subprocess.run(["npm", "run", "--silent", "synth", "--", "-o", str(base / "out")], cwd=ROOT,
+                       env={**env, "PYTHONHASHSEED": "4242", "HOME": str(base / "home")}, capture_output=True,
+                       text=True, timeout=300), base / "out")
     return runs
 
 
@@ -168,16 +179,9 @@ def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(seeded
     assert not re.search(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", text)  # no timestamps
 
 
-def test_cdk8s_synth_cli_runs_quietly_from_the_repositorys_own_configuration(tmp_path):
-    # `npm run synth` is `cdk8s synth --no-check-upgrade` (package.json): the CLI reads its upgrade check only from
-    # that flag or $CDK8S_CHECK_UPGRADE (no cdk8s.yaml key), so the script carries it; .npmrc turns off npm's own
-    # version check. Neither variable is set here, and HOME is empty (no cached version to hide a check).
-    (tmp_path / "home").mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "CDK8S_CHECK_UPGRADE" and not k.startswith("npm_config_")}
-    result = subprocess.run(["npm", "run", "--silent", "synth", "--", "-o", str(tmp_path / "out")], cwd=ROOT,
-                            env={**env, "HOME": str(tmp_path / "home")}, capture_output=True, text=True, timeout=300)
+def test_cdk8s_synth_cli_runs_quietly_from_the_repositorys_own_configuration(seeded):
+    result, out = seeded["npm run synth"]
     assert result.returncode == 0, result.stderr
-    assert "end-of-life" not in result.stdout + result.stderr
     assert result.stderr == ""  # no upgrade notice, no stack trace of a failed version look-up
-    assert not (tmp_path / "home" / ".cdk8s-cli.version").exists()  # the check did not run
-    assert tree(tmp_path / "out") == tree(ROOT / "dist")
+    assert not (out.parent / "home" / ".cdk8s-cli.version").exists()  # the check did not run
+    assert tree(out) == tree(ROOT / "dist")

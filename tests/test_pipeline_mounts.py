@@ -62,6 +62,9 @@ def _unshare_works() -> bool:
         return False
 
 
+#: The three mounts, as the child below finds them: (scenario, tmpfs options, whether the output is the mount).
+_MOUNTS = (("mount-point", "", True), ("disk-full", "-o size=96k", False), ("read-only", "-o ro", False))
+
 _REAL_MOUNT_CHILD = """
 import json, sys
 from pathlib import Path
@@ -71,29 +74,50 @@ from karpenter_gpu import KarpenterGpuError
 def tree(d):
     return {str(p.relative_to(d)): p.read_bytes().hex() for p in sorted(d.rglob("*")) if p.is_file()}
 
-mount, out = (Path(p) for p in sys.argv[1:3])
-result = {}
-try:
-    for name, items in (("b", stacks.ENVIRONMENTS), ("a", [stacks.dev.CONFIG])):
-        karpenter_gpu.synth(items, out)
-        result[name] = tree(out)  # compared with the test's own synth of the same items
-except KarpenterGpuError as err:
-    result["code"] = err.code
-result["left"] = sorted(p.name for p in mount.iterdir()) + (sorted(p.name for p in out.iterdir()) if out.is_dir()
-                                                              and out != mount else [])
-print(json.dumps(result))
+results = {}
+for scenario, mount, out in json.loads(sys.argv[1]):
+    mount, out = Path(mount), Path(out)
+    result = results[scenario] = {}
+    try:
+        for name, items in (("b", stacks.ENVIRONMENTS), ("a", [stacks.dev.CONFIG])):
+            karpenter_gpu.synth(items, out)
+            result[name] = tree(out)  # compared with the test's own synth of the same items
+    except KarpenterGpuError as err:
+        result["code"] = err.code
+    result["left"] = sorted(p.name for p in mount.iterdir()) + (sorted(p.name for p in out.iterdir())
+                                                                if out.is_dir() and out != mount else [])
+print(json.dumps(results))
 """
 
 
-@pytest.mark.parametrize("scenario", ["mount-point", "disk-full", "read-only"])
-def test_real_mounts_in_a_private_mount_namespace(scenario, tmp_path, trees, monkeypatch):
+@pytest.fixture(scope="module")
+def real_mounts(tmp_path_factory) -> dict[str, dict] | None:
+    """What synth did on each of the three tmpfs mounts, mounted side by side in one private mount namespace
+    (one child process: Python and Node start once); None where this machine allows no such namespace."""
+    if not _unshare_works():
+        return None
+    base = tmp_path_factory.mktemp("mounts")
+    plan = []
+    for scenario, _, is_output in _MOUNTS:
+        (base / scenario).mkdir()
+        plan.append((scenario, str(base / scenario), str(base / scenario if is_output else base / scenario / "dist")))
+    mounts = " && ".join(f'mount -t tmpfs {options} none "{base / scenario}"' for scenario, options, _ in _MOUNTS)
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$0" -c "$1" "$2"',
+                           sys.executable, _REAL_MOUNT_CHILD, json.dumps(plan)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("scenario", [scenario for scenario, _, _ in _MOUNTS])
+def test_real_mounts_in_a_private_mount_namespace(scenario, real_mounts, tmp_path, trees, monkeypatch):
     """A tmpfs mounted as the output (rename of it: EBUSY), a full one (ENOSPC) and a read-only one (EROFS) as its
     parent, for real in a private mount namespace; where this machine allows no such namespace, the same faults
     are raised by the tests above' monkeypatches."""
-    parent = tmp_path / "mnt"
-    out = parent / "dist" if scenario != "mount-point" else parent
-    parent.mkdir()
-    if not _unshare_works():
+    if real_mounts is None:
+        parent = tmp_path / "mnt"
+        out = parent / "dist" if scenario != "mount-point" else parent
+        parent.mkdir()
         unmovable(monkeypatch, out, errno.EBUSY) if scenario == "mount-point" else fault(
             monkeypatch, "write" if scenario == "disk-full" else "mkdir",
             errno.ENOSPC if scenario == "disk-full" else errno.EROFS, lambda path: path.startswith(str(parent)))
@@ -103,13 +127,7 @@ def test_real_mounts_in_a_private_mount_namespace(scenario, tmp_path, trees, mon
         except KarpenterGpuError as err:
             assert err.code == {"disk-full": "KG930", "read-only": "KG931"}[scenario]
         return
-    options = {"mount-point": "", "disk-full": "-o size=96k", "read-only": "-o ro"}[scenario]
-    done = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", f'mount -t tmpfs {options} none "$1" && exec "$0" -c "$2" "$1" "$3"',
-         sys.executable, str(parent), _REAL_MOUNT_CHILD, str(out)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.splitlines()[-1])
+    result = dict(real_mounts[scenario])
     for name in ("a", "b"):
         if name in result:  # what synth wrote onto the mount, as what it writes into a plain folder
             result[name] = {path: bytes.fromhex(data) for path, data in result[name].items()} == trees[name]
