@@ -119,8 +119,9 @@ def test_a_70000_character_annotation_keeps_the_comment_under_the_limit(tmp_path
 
 
 def test_many_changes_are_cut_with_a_count(tmp_path, capsys):
+    CHANGES = 1200  # twice as many table rows as fit in the 60,000 characters of a comment
     head = objects()
-    for i in range(3000):
+    for i in range(CHANGES):
         head[f"ConfigMap.cm{i}.yaml"] = {"apiVersion": "v1", "kind": "ConfigMap",
                                          "metadata": {"name": f"config-{i:05d}-" + "n" * 40}, "data": {"k": "v"}}
     base_dir, head_dir = str(write(tmp_path / "base", objects())), str(write(tmp_path / "head", head))
@@ -128,9 +129,9 @@ def test_many_changes_are_cut_with_a_count(tmp_path, capsys):
     assert len(text) <= 60_000
     last = text.rstrip("\n").splitlines()[-1]
     shown = len(re.findall(r"^\| ConfigMap ", text, re.M))
-    assert last == f"… {3000 - shown} more changes, see --format json"
-    assert 0 < shown < 3000
+    assert last == f"… {CHANGES - shown} more changes, see --format json"
+    assert 0 < shown < CHANGES
     rendered = _html(text)
-    assert rendered.rstrip().endswith(f"<p>… {3000 - shown} more changes, see --format json</p>")
+    assert rendered.rstrip().endswith(f"<p>… {CHANGES - shown} more changes, see --format json</p>")
     _, document = _run(capsys, base_dir, head_dir, "--format", "json")
-    assert len(json.loads(document)["changes"]) == 3000  # JSON is never cut
+    assert len(json.loads(document)["changes"]) == CHANGES  # JSON is never cut
