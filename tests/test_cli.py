@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -236,3 +237,36 @@ def test_the_command_tunes_its_own_collector_and_main_leaves_the_callers_alone(m
     finally:
         gc.set_threshold(*before)
     assert capsys.readouterr().out.count("karpenter-gpu") == 2
+
+
+def test_the_command_ends_its_process_at_once_only_when_nothing_waits_for_the_exit(monkeypatch):
+    """:func:`fast_exit` skips the interpreter's teardown (mypy ends its process so too) only with no exit handler
+    registered: jsii's stops the Node.js process of a synth."""
+    import atexit
+
+    from karpenter_gpu.cli import main as cli_main
+
+    ended: list[int] = []
+    monkeypatch.setattr(cli_main.os, "_exit", ended.append)
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 0)
+    cli_main.fast_exit(1)
+    assert ended == [1]
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 1)  # a handler waits: the usual exit
+    cli_main.fast_exit(2)
+    assert ended == [1]
+
+
+def test_a_command_that_ends_at_once_still_writes_all_its_output_and_its_code(tmp_path):
+    """Through a pipe, a large output arrives whole before the process ends, with the command's exit code."""
+    bad = tmp_path / "bad"
+    shutil.copytree(ROOT / "dist", bad)
+    pool = bad / "prod" / "NodePool.gpu-inference.k8s.yaml"
+    pool.write_text(pool.read_text().replace("weight: 60", "weight: 500"))  # KG300: at most 100
+    for args, code in ((["explain", str(ROOT / "dist"), "--format", "json"], 0), (["validate", str(bad)], 1)):
+        done = subprocess.run([sys.executable, "-m", "karpenter_gpu", *args], capture_output=True, text=True,
+                              cwd=ROOT, timeout=120)
+        assert done.returncode == code, done.stderr
+        if code == 0:
+            assert len(done.stdout) > 10_000 and json.loads(done.stdout)
+        else:
+            assert "error KG" in done.stdout and done.stdout.endswith("\n")

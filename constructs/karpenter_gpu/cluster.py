@@ -281,7 +281,7 @@ def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
     meta = obj.metadata
     known = obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
     try:  # fixed at construction in cdk8s; kept on this proxy while members() hands it out
-        obj._kg_identity = known
+        obj._kg_identity = known  # type: ignore[attr-defined]
     except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
         pass
     return known
