@@ -10,7 +10,8 @@ from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.check import _defaults, conformance
 from karpenter_gpu.check.conformance import validate_manifest
-from tests.test_simulator import req, pool
+from karpenter_gpu.k8s import offerings
+from tests.test_simulator import overlay, pool, req
 
 
 def test_the_remembered_ceiling_is_the_computed_one():
@@ -32,6 +33,30 @@ def test_admitted_types_are_remembered_per_catalog():
     [only] = simulate_pools(manifests, narrow)
     assert [c.instance.name for c in only.candidates] == ["g5.xlarge"]
     assert len(simulate_pools(manifests)[0].candidates) == len(full[0].candidates) > 1  # the default's answer again
+
+
+def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_catalog():
+    """Environments repeat overlays: the second resolution over the catalog reuses what the first found for the same
+    requirements (offering keys aside, which the match ignores), and other requirements get their own answer."""
+    def priced(*reqs: dict) -> list[str]:
+        env = [pool("p", req("family", "In", "g5", "g6")),
+               overlay("o", *reqs, price="0.01")]
+        return sorted(c.instance.name for c in simulate_pools(env)[0].candidates if c.overlays)
+
+    offerings._SEEN.clear()
+    g5 = priced(req("family", "In", "g5"))
+    seen = offerings._SEEN[id(default_catalog().requirements_by_type)][1]
+    assert frozenset(r for r in seen if isinstance(r, frozenset) and r) and g5 and all(n.startswith("g5.") for n in g5)
+    remembered = len(seen)
+    assert priced(req("family", "In", "g5"), req("karpenter.sh/capacity-type", "In", "on-demand")) == g5
+    assert len(seen) == remembered  # the offering key aside, the same requirement set: no new entry
+    g6 = priced(req("family", "In", "g6"))
+    assert g6 and all(n.startswith("g6.") for n in g6) and len(seen) == remembered + 1
+    narrow = dataclasses.replace(default_catalog(), types=tuple(t for t in default_catalog().types
+                                                                 if t.name == "g5.xlarge"))
+    env = [pool("p", req("family", "In", "g5")), overlay("o", req("family", "In", "g5"), price="0.01")]
+    [only] = simulate_pools(env, narrow)  # another catalog: its own answer
+    assert [c.instance.name for c in only.candidates] == ["g5.xlarge"] and only.candidates[0].overlays
 
 
 def test_a_scalar_clean_under_one_schema_node_is_checked_again_under_another(crds):

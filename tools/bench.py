@@ -68,6 +68,7 @@ from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass  # no
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay  # noqa: E402
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool  # noqa: E402
 from karpenter_gpu.analysis import ceiling, simulator  # noqa: E402
+from karpenter_gpu.k8s import offerings  # noqa: E402
 from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools  # noqa: E402
 from karpenter_gpu.check import _cel  # noqa: E402
 from karpenter_gpu.check.validate import validate_dir  # noqa: E402
@@ -328,6 +329,7 @@ def _forget() -> None:
     """Empty what the simulator remembers across calls (the limit ceilings, the admitted types per catalog)."""
     ceiling._dearest_fill_memo.cache_clear()
     simulator._ADMITTED.clear()
+    offerings._SEEN.clear()
 
 
 #: GPU limits of the ceiling figures; CPU and memory limits scale with them (12 vCPU, 100 GiB per GPU).

@@ -181,6 +181,12 @@ class Catalog:
         """Types by name; also callable: ``catalog.by_name("g5.xlarge")``."""
         return _ByName((t.name, t) for t in self.types)
 
+    @cached_property
+    def requirements_by_type(self) -> Mapping[str, Requirements]:
+        """Each type's requirements by name, one mapping per catalog (the overlay resolution of every environment
+        reads it, and remembers what it found per mapping: see ``OverlayResolution``)."""
+        return {t.name: t.requirements for t in self.types}
+
     def __len__(self) -> int:
         return len(self.types)
 

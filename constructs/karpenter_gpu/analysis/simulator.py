@@ -766,7 +766,7 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[Node
             raise _unreadable(overlay.problem)
     facts = context.facts if context is not None else None
     reservations = {p.name: _reservations(p, context) for p in pools} if context is not None else None
-    resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
+    resolution = OverlayResolution(views, pools, catalog.requirements_by_type,
                                    facts.zones if facts is not None else (),
                                    closed=facts is not None and facts.knows_zones, reservations=reservations)
     _overlay_capacity(resolution)

@@ -364,7 +364,10 @@ class OverlayResolution:
         self.closed = closed and bool(zones)
         self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
         self.instance_types = instance_types
-        modelled = {k for reqs in instance_types.values() for k in reqs}
+        seen = _seen_for(instance_types)
+        modelled = seen.get("modelled")
+        if modelled is None:
+            modelled = seen["modelled"] = frozenset(k for reqs in instance_types.values() for k in reqs)
         #: Well-known keys overlays name that no catalog type defines: assumed to match (see ``notes``).
         self.unmodelled = frozenset(k for o in self.order for k in o.requirements
                                     if k in WELL_KNOWN_LABELS and k not in modelled and k not in OFFERING_LABELS
@@ -384,7 +387,11 @@ class OverlayResolution:
         for i, overlay in enumerate(self.order):
             req = overlay.requirements.get(Label.NODEPOOL)
             pools_ = frozenset(req.values) if Label.NODEPOOL in overlay.requirements and not req.complement else None
-            types = frozenset(name for name, it in instance_types.items() if _may_match(it, overlay.requirements))
+            key = frozenset(r for k, r in overlay.requirements.items() if k not in OFFERING_LABELS)
+            types = seen.get(key)
+            if types is None:
+                types = seen[key] = frozenset(name for name, it in instance_types.items()
+                                              if _may_match(it, overlay.requirements))
             self._pool_set.append(pools_)
             self._types.append(types)
             for wanted, by_type, by_pool in ((overlay.changes_price, by_type_price, by_pool_price),
@@ -564,6 +571,25 @@ class OverlayResolution:
             out = tuple(prices.get(o) or plain(o) for o in offerings)
         merged = {**capacity, **added} if added else capacity
         return Overlaid(out, merged, tuple(self.order[i].name for i in sorted(used)))
+
+
+#: id(instance types mapping) -> (the mapping, held so that its id is not reused; what the overlay resolutions over
+#: it found: the keys its types define, and per overlay requirement set the types it may match). Environments
+#: often repeat overlays (one per pool family, copied across teams and stages), and the catalog's mapping is one
+#: per process (``Catalog.requirements_by_type``).
+_SEEN: dict[int, tuple[Mapping[str, Requirements], dict]] = {}
+
+
+def _seen_for(instance_types: Mapping[str, Requirements]) -> dict:
+    held, seen = _SEEN.get(id(instance_types), (None, {}))
+    if held is not instance_types:
+        if len(_SEEN) >= 16:
+            _SEEN.clear()
+        seen = {}
+        _SEEN[id(instance_types)] = (instance_types, seen)
+    if len(seen) >= 4096:
+        seen.clear()
+    return seen
 
 
 def _capacity(overlay: OverlayView) -> dict[str, Any]:
