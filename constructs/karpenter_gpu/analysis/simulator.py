@@ -44,6 +44,7 @@ from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.kubelet import KubeletSettings
+from karpenter_gpu.k8s.memo import memo_for
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
     NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
@@ -343,21 +344,14 @@ def _admitted(catalog: Catalog, reqs: Requirements, memo: dict) -> list[Instance
     catalog (the answer depends on the catalog's types and those requirements only)."""
     key = ("types", frozenset(r for k, r in reqs.items() if k in _TYPE_KEYS))
     if key not in memo:
-        held, shared = _ADMITTED.get(id(catalog), (None, {}))
-        if held is not catalog:
-            if len(_ADMITTED) >= 16:
-                _ADMITTED.clear()
-            shared = {}
-            _ADMITTED[id(catalog)] = (catalog, shared)
+        shared = memo_for(_ADMITTED, catalog)
         if key not in shared:
-            if len(shared) >= 4096:
-                shared.clear()
             shared[key] = tuple(it for it in catalog.types if it.requirements.conflicting_key(reqs) is None)
         memo[key] = list(shared[key])
     return memo[key]
 
 
-#: id(catalog) -> (the catalog, held so that its id is not reused; the memo of :func:`_admitted` across calls).
+#: The memo of :func:`_admitted` across calls, per catalog (:func:`~karpenter_gpu.k8s.memo.memo_for`).
 _ADMITTED: dict[int, tuple[Catalog, dict]] = {}
 
 
