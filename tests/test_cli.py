@@ -255,6 +255,10 @@ def test_the_command_ends_its_process_at_once_only_when_nothing_waits_for_the_ex
     monkeypatch.setattr(atexit, "_ncallbacks", lambda: 1)  # a handler waits: the usual exit
     cli_main.fast_exit(2)
     assert ended == [1]
+    monkeypatch.setattr(atexit, "_ncallbacks", lambda: 0)
+    monkeypatch.setattr(sys, "getprofile", lambda: object())  # python -m cProfile prints its report after the run
+    cli_main.fast_exit(3)
+    assert ended == [1]
 
 
 def test_a_command_that_ends_at_once_still_writes_all_its_output_and_its_code(tmp_path):

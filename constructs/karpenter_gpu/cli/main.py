@@ -130,13 +130,14 @@ def fast_exit(code: int) -> None:
     process so too): tearing down the objects of a 1,000-pool validate takes about 0.07 s, a twentieth of the run.
 
     Only when no exit handler is registered (``atexit``: jsii's, which stops the Node.js process of a synth, the
-    logging module's, a ``weakref.finalize``) and both output streams flush; else it returns and the interpreter
-    exits as usual, with the same code.
+    logging module's, a ``weakref.finalize``), no profiler or tracer (``python -m cProfile``, a debugger, coverage)
+    waits to report, and both output streams flush; else it returns and the interpreter exits as usual, with the
+    same code.
     """
     import atexit
 
     count = getattr(atexit, "_ncallbacks", None)  # CPython's; elsewhere the usual exit
-    if count is None or count() != 0:
+    if count is None or count() != 0 or sys.getprofile() is not None or sys.gettrace() is not None:
         return
     try:
         sys.stdout.flush()
