@@ -58,6 +58,6 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
         obj.add_json_patch(cdk8s.JsonPatch.add("/spec", spec))
     else:
         obj = _Derived(scope, "Resource", render=render, api_version=api_version, kind=kind, metadata=metadata)
-    obj._kg_identity = identity  # type: ignore[attr-defined]  # read back by the cluster's duplicate check
+    _cluster.remember_identity(obj, identity)  # read back by the cluster's duplicate check
     _cluster.tree_changed()
     return obj

@@ -179,11 +179,15 @@ def members(cluster: Node) -> list[Node]:
 
     Read from the tree once until it changes (:func:`tree_changed`).
     """
-    key = ref_of(cluster)
+    return list(_remembered(ref_of(cluster), lambda: _read_members(cluster)))
+
+
+def _remembered(key: str, read: Callable[[], list[Node]]) -> list[Node]:
+    """``read()``, kept under ``key`` until the tree changes (:func:`tree_changed`)."""
     known = _MEMBERS.get(key)
     if known is None:
-        known = _MEMBERS[key] = _read_members(cluster)
-    return list(known)
+        known = _MEMBERS[key] = read()
+    return known
 
 
 def _read_members(cluster: Node) -> list[Node]:
@@ -261,8 +265,9 @@ def require_chart(scope: Node, path: str | Callable[[], str], what: str) -> None
         path=path)
 
 
-#: Identities of objects created in Node.js for a construct of ours (a cdk8s-plus Deployment's ApiObject), by
-#: jsii reference: each read hands out a new proxy, and reading an identity back is five round trips.
+#: Identities of ApiObjects by jsii reference (a proxy of a JS-created object is new on every read): recorded when
+#: this package creates the object (directly, or through cdk8s-plus), else when the synth-time pass first reads
+#: one back (five round trips).
 _IDENTITIES: dict[str, tuple[str, str, str, str]] = {}
 _IDENTITIES_KEPT = 100_000
 
@@ -275,15 +280,11 @@ def remember_identity(obj: cdk8s.ApiObject, identity: tuple[str, str, str, str])
 
 
 def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
-    known = getattr(obj, "_kg_identity", None) or _IDENTITIES.get(ref_of(obj))
-    if known is not None:
-        return known
-    meta = obj.metadata
-    known = obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
-    try:  # fixed at construction in cdk8s; kept on this proxy while members() hands it out
-        obj._kg_identity = known  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
-        pass
+    known = _IDENTITIES.get(ref_of(obj))
+    if known is None:  # fixed at construction in cdk8s
+        meta = obj.metadata
+        known = obj.api_version, obj.kind, meta.namespace or "", meta.name or ""
+        remember_identity(obj, known)
     return known
 
 
@@ -299,11 +300,7 @@ def clusters(scope: Node) -> list[Node]:
 
 def _whole_tree(root: Node) -> list[Node]:
     """Every construct of the App ``root``, boundaries included, in tree order (cached as :func:`members` is)."""
-    key = "tree:" + ref_of(root)
-    known = _MEMBERS.get(key)
-    if known is None:
-        known = _MEMBERS[key] = root.node.find_all()
-    return known
+    return _remembered("tree:" + ref_of(root), root.node.find_all)
 
 
 def finalize_cluster(cluster: Node) -> None:
