@@ -32,10 +32,13 @@ def pytest_configure(config: pytest.Config) -> None:
     factory = getattr(config, "_tmp_path_factory", None)
     if factory is None:
         return
-    # hypothesis keeps its example database and caches in ./.hypothesis unless told otherwise.
+    # hypothesis keeps its example database and caches in ./.hypothesis unless told otherwise: here in the run's
+    # basetemp, one folder for the controller and every xdist worker (whose basetemp is a popen-gwN folder in it),
+    # so the workers read the constants cache the controller wrote (tests/prewarm.py). Both are safe to share.
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+    base = factory.getbasetemp()
+    set_hypothesis_home_dir((base.parent if hasattr(config, "workerinput") else base) / "hypothesis")
     if "cdk8s" in sys.modules:
         return
     tmp = factory.getbasetemp() / "tmp"
@@ -79,7 +82,16 @@ _ROOT_ENTRIES: set[str] = set()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    """Notes the repository's top level (see pytest_sessionfinish). In the controller of a ``-n`` run, works out
+    once, on every core, before xdist starts the workers (its own pytest_sessionstart is trylast), what each of
+    them would otherwise work out at collection: the checkout's bytecode and hypothesis's constants
+    (tests/prewarm.py)."""
     _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
+    config = session.config
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("dsession"):
+        from tests import prewarm
+
+        prewarm.prepare(config.rootpath, config, len(os.sched_getaffinity(0)))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -178,6 +178,20 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
+def node_of(construct: Any) -> Any:
+    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object: a construct's Node
+    never changes, and every read of the property is a pipe round trip. (A proxy jsii makes for a JS-created
+    construct is new on every read of it, so such a construct's Node is read once per proxy.)"""
+    node = getattr(construct, "_kg_node", None)
+    if node is None:
+        node = construct.node
+        try:
+            construct._kg_node = node
+        except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
+            pass
+    return node
+
+
 # A construct's path never changes once it exists, so each scope's is read over jsii once (two pipe
 # round trips) and kept on the Python side; weak keys, so a dropped app frees them.
 _PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
@@ -187,7 +201,7 @@ def construct_path(scope: Any) -> str:
     """``scope.node.path``, read over jsii once per construct."""
     base = _PATHS.get(scope)
     if base is None:
-        base = _PATHS[scope] = scope.node.path
+        base = _PATHS[scope] = node_of(scope).path
     return base
 
 

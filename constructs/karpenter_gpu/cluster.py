@@ -25,6 +25,7 @@ import cdk8s
 import jsii
 from constructs import Construct, IValidation
 
+from karpenter_gpu._props import node_of
 from karpenter_gpu.errors import KarpenterGpuError
 
 #: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).
@@ -105,13 +106,14 @@ def is_boundary(construct: Any) -> bool:
 
 
 _NO_PARENT = object()
+_UNREAD = object()
 
 
-def _parent(construct: Node) -> Node | None:
+def parent_of(construct: Node) -> Node | None:
     """``construct.node.scope``, read through jsii once per construct."""
     cached = getattr(construct, "_kg_parent", None)
     if cached is None:
-        cached = construct.node.scope
+        cached = node_of(construct).scope
         try:
             construct._kg_parent = _NO_PARENT if cached is None else cached
         except AttributeError:  # pragma: no cover
@@ -120,11 +122,11 @@ def _parent(construct: Node) -> Node | None:
     return None if cached is _NO_PARENT else cached
 
 
-def _root(construct: Node) -> Node:
+def root_of(construct: Node) -> Node:
     """``construct.node.root`` from the cached parents (cluster_of has read them): no jsii read."""
-    parent = _parent(construct)
+    parent = parent_of(construct)
     while parent is not None:
-        construct, parent = parent, _parent(parent)
+        construct, parent = parent, parent_of(parent)
     return construct
 
 
@@ -132,7 +134,7 @@ def in_chart(construct: Node) -> bool:
     """Whether ``construct`` is a cdk8s Chart or inside one (cached per construct)."""
     cached = getattr(construct, "_kg_in_chart", None)
     if cached is None:
-        parent = _parent(construct)
+        parent = parent_of(construct)
         cached = isinstance(construct, cdk8s.Chart) or (parent is not None and in_chart(parent))
         try:
             construct._kg_in_chart = cached
@@ -150,7 +152,7 @@ def cluster_of(construct: Node) -> Node:
     cached = getattr(construct, "_kg_cluster", None)
     if cached is not None:
         return cached
-    parent = _parent(construct)
+    parent = parent_of(construct)
     if parent is None:
         result = construct
     else:
@@ -168,9 +170,9 @@ def _state(cluster: Node) -> dict:
     state = _STATES.get(key)
     if state is None:
         state = _STATES[key] = {"objects": {}, "derived": [], "files": {}}
-        cluster.node.add_validation(_ClusterValidation(cluster))
-        if _parent(cluster) is not None:
-            _state(_root(cluster))  # the App's pass also checks what the clusters write side by side
+        node_of(cluster).add_validation(_ClusterValidation(cluster))
+        if parent_of(cluster) is not None:
+            _state(root_of(cluster))  # the App's pass also checks what the clusters write side by side
     return state
 
 
@@ -191,7 +193,7 @@ def _remembered(key: str, read: Callable[[], list[Node]]) -> list[Node]:
 
 
 def _read_members(cluster: Node) -> list[Node]:
-    everything = cluster.node.find_all()
+    everything = node_of(cluster).find_all()
     if is_boundary(cluster):
         return everything
     inner = [c for c in everything if is_boundary(c)]
@@ -290,7 +292,7 @@ def _identity(obj: cdk8s.ApiObject) -> tuple[str, str, str, str]:
 
 def clusters(scope: Node) -> list[Node]:
     """Every cluster of the App ``scope`` belongs to: the App itself first, then each outermost boundary."""
-    root = _root(scope)
+    root = root_of(scope)
     out = [root]
     for c in _whole_tree(root):
         if is_boundary(c) and ref_of(cluster_of(c)) == ref_of(c):
@@ -300,7 +302,7 @@ def clusters(scope: Node) -> list[Node]:
 
 def _whole_tree(root: Node) -> list[Node]:
     """Every construct of the App ``root``, boundaries included, in tree order (cached as :func:`members` is)."""
-    return _remembered("tree:" + ref_of(root), root.node.find_all)
+    return _remembered("tree:" + ref_of(root), node_of(root).find_all)
 
 
 def finalize_cluster(cluster: Node) -> None:
@@ -321,10 +323,22 @@ def finalize_cluster(cluster: Node) -> None:
         derived.check_final()
 
 
+def _output_type(root: Node) -> Any:
+    """The App's ``yaml_output_type`` (None for a root that is no App), read over jsii once per App object."""
+    kept = getattr(root, "_kg_output_type", _UNREAD)
+    if kept is _UNREAD:
+        kept = getattr(root, "yaml_output_type", None)
+        try:
+            root._kg_output_type = kept
+        except AttributeError:  # pragma: no cover
+            pass
+    return kept
+
+
 def _check_files_across_clusters(root: Node, found: list[Node]) -> None:
     """With one file per resource (``Kind.name.k8s.yaml`` in one folder), two clusters of one App that share
     an object name would overwrite each other's file: cdk8s writes both to the same path."""
-    if len(found) < 2 or getattr(root, "yaml_output_type", None) != cdk8s.YamlOutputType.FILE_PER_RESOURCE:
+    if len(found) < 2 or _output_type(root) != cdk8s.YamlOutputType.FILE_PER_RESOURCE:
         return
     written: dict[str, Node] = {}
     for cluster in found:
@@ -352,7 +366,7 @@ def finalize(scope: Node) -> None:
     found = clusters(scope)
     for cluster in found:
         finalize_cluster(cluster)
-    _check_files_across_clusters(scope.node.root, found)
+    _check_files_across_clusters(root_of(scope), found)
 
 
 @jsii.implements(IValidation)
@@ -363,7 +377,7 @@ class _ClusterValidation:
     def validate(self) -> list[str]:
         try:
             finalize_cluster(self._cluster)
-            if _parent(self._cluster) is None:  # the App: what its clusters write side by side
+            if parent_of(self._cluster) is None:  # the App: what its clusters write side by side
                 _check_files_across_clusters(self._cluster, clusters(self._cluster))
         except KarpenterGpuError as err:
             return [str(err)]

@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from constructs import Construct
 
-from karpenter_gpu._props import construct_path
+from karpenter_gpu._props import construct_path, node_of
 
 #: Attribute of a construct holding its recorded (gate, reason) pairs. Kept on the Python object, not in
 #: construct metadata: ``node.add_metadata`` costs two jsii round trips per construct, reading it back two
@@ -55,7 +55,7 @@ def require_feature_gate(construct: Construct, gate: FeatureGate, reason: str) -
 def required_feature_gates(scope: Construct, nodes: list[Construct] | None = None) -> tuple[GateNeed, ...]:
     """Every gate need recorded at or below ``scope`` (or on ``nodes``, e.g. a cluster's members), in tree order."""
     needs: list[GateNeed] = []
-    for node in (scope.node.find_all() if nodes is None else nodes):
+    for node in (node_of(scope).find_all() if nodes is None else nodes):
         recorded = getattr(node, _NEEDS_ATTR, None)
         if recorded:  # the path (a jsii read, once per construct) only for constructs that need a gate
             path = construct_path(node)

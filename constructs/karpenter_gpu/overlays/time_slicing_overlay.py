@@ -16,7 +16,7 @@ from constructs import Construct, IConstruct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
-from karpenter_gpu.cluster import ScopedConstruct
+from karpenter_gpu.cluster import parent_of, ScopedConstruct
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
 from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
@@ -72,7 +72,7 @@ class _TimeSlicingCountOverlay(_Overlay):
 
     def render_spec(self) -> dict:
         # The parent TimeSlicingOverlay knows the final pools (derived ones are read at synth).
-        parent: Any = self.node.scope
+        parent: Any = parent_of(self)
         pools = parent.node_pools
         if pools == self.props.node_pools:
             return self.props.render()

@@ -1,0 +1,106 @@
+"""What every ``pytest -n N`` worker would work out for itself at collection, worked out once, before they start.
+
+Each worker collects every test module, so on a fresh clone each one parses, rewrites (pytest's assertion
+rewriting) and compiles all of them, at the same moment: about 4.5 s of CPU per worker on two cores. Then
+hypothesis, at the end of collection, parses every local module for the constants it mixes into generated
+data: about 0.9 s per worker. Here the controller does both once, spread over the cores, and writes what the
+workers then read:
+
+- pytest's own rewritten ``.pyc`` files for the test modules and conftests, plain ones for the package, the
+  stacks, the generated bindings and the tools (next to the sources, in ``__pycache__``, as the workers would);
+- hypothesis's constants cache (content-addressed by the source's hash) in the run's shared hypothesis folder
+  (``conftest.pytest_configure`` points every worker there).
+
+Only speed depends on it. A file it skips, or a pytest or hypothesis whose internals differ (``supported()`` is
+False), is worked out by the workers as before; a stale or partial file is never read (a ``.pyc`` carries its
+source's hash or mtime, a constants file its source's hash, and each is written to a temporary name and renamed).
+"""
+
+from __future__ import annotations
+
+import compileall
+import fnmatch
+import multiprocessing
+import os
+import types
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from _pytest.assertion import rewrite
+from hypothesis.internal import constants_ast
+
+#: The folders of plain (not rewritten) modules, relative to the repository root.
+PLAIN = ("constructs", "stacks", "imports", "tools")
+
+
+def supported() -> bool:
+    """pytest and hypothesis still have the internals this module calls (they are private: checked, not assumed)."""
+    return (all(hasattr(rewrite, name) for name in ("_rewrite_test", "_write_pyc", "_read_pyc", "get_cache_dir",
+                                                    "try_makedirs", "PYC_TAIL"))
+            and hasattr(constants_ast, "constants_from_module"))
+
+
+def _rewritten(path: Path, patterns: list[str]) -> bool:
+    return path.name == "conftest.py" or any(fnmatch.fnmatch(path.name, p) for p in patterns)
+
+
+class _Quiet:
+    """The ``AssertionState`` stand-in ``_write_pyc`` / ``_read_pyc`` take: only its ``trace`` is used."""
+
+    def trace(self, *args: Any) -> None:
+        pass
+
+
+def _rewrite_one(fn: str) -> None:
+    path = Path(fn)
+    pyc = rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL)
+    if rewrite._read_pyc(path, pyc, _Quiet().trace) is not None:
+        return
+    if not rewrite.try_makedirs(pyc.parent):
+        return
+    # config=None: the rewrite then only differs from the workers' with `enable_assertion_pass_hook` set,
+    # which this suite does not set (see prepare()).
+    source_hash, co = rewrite._rewrite_test(path, None)  # type: ignore[arg-type]
+    rewrite._write_pyc(_Quiet(), co, source_hash, pyc)  # type: ignore[arg-type]
+
+
+def _constants_of(fn: str) -> None:
+    """What hypothesis's _get_local_constants reads for a local module (test modules are not local to it)."""
+    module = types.ModuleType("_prewarm")
+    module.__file__ = fn
+    constants_ast.constants_from_module(module)
+
+
+def _work(item: tuple[str, str]) -> None:
+    kind, fn = item
+    try:
+        if kind == "rewrite":
+            _rewrite_one(fn)
+        elif kind == "compile":
+            compileall.compile_file(fn, quiet=2)
+        else:
+            _constants_of(fn)
+    except Exception:  # a syntax error or an unreadable file: the worker that imports it reports it
+        pass
+
+
+def prepare(root: Path, config: Any, processes: int) -> int:
+    """Write the bytecode and constants the run's workers will read; returns how many files were looked at.
+
+    No bytecode when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
+    if not supported() or config.getini("enable_assertion_pass_hook"):
+        return 0
+    patterns = list(config.getini("python_files"))
+    plain = [p for folder in PLAIN for p in sorted((root / folder).rglob("*.py"))]
+    items = [("constants", str(p)) for p in plain]
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        items += [("rewrite" if _rewritten(p, patterns) else "compile", str(p))
+                  for p in sorted((root / "tests").rglob("*.py"))]
+        items += [("compile", str(p)) for p in [*plain, root / "main.py"]]
+    # largest first, so the processes end together
+    items.sort(key=lambda item: -os.path.getsize(item[1]))
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
+        list(pool.map(_work, items, chunksize=4))
+    return len(items)
