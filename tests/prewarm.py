@@ -23,11 +23,13 @@ import fnmatch
 import multiprocessing
 import os
 import types
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from _pytest.assertion import rewrite
+from hypothesis.errors import HypothesisSideeffectWarning
 from hypothesis.internal import constants_ast
 
 #: The folders of plain (not rewritten) modules, relative to the repository root.
@@ -69,7 +71,11 @@ def _constants_of(fn: str) -> None:
     """What hypothesis's _get_local_constants reads for a local module (test modules are not local to it)."""
     module = types.ModuleType("_prewarm")
     module.__file__ = fn
-    constants_ast.constants_from_module(module)
+    with warnings.catch_warnings():
+        # Hypothesis ends its initialization in its own pytest_sessionstart, after this one: its warning about
+        # touching storage before then is about the process's start-up time, which this child does not have.
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        constants_ast.constants_from_module(module)
 
 
 def _work(item: tuple[str, str]) -> None:
