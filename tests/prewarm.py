@@ -95,7 +95,8 @@ def prepare(root: Path, config: Any, processes: int) -> int:
     """Write the bytecode and constants the run's workers will read; returns how many files were looked at.
 
     No bytecode when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
-    if not supported() or config.getini("enable_assertion_pass_hook"):
+    if not supported() or config.getini("enable_assertion_pass_hook") or \
+            "fork" not in multiprocessing.get_all_start_methods():
         return 0
     patterns = list(config.getini("python_files"))
     plain = [p for folder in PLAIN for p in sorted((root / folder).rglob("*.py"))]
