@@ -9,7 +9,12 @@ workers then read:
 - pytest's own rewritten ``.pyc`` files for the test modules and conftests, plain ones for the package, the
   stacks, the generated bindings and the tools (next to the sources, in ``__pycache__``, as the workers would);
 - hypothesis's constants cache (content-addressed by the source's hash) in the run's shared hypothesis folder
-  (``conftest.pytest_configure`` points every worker there).
+  (``conftest.pytest_configure`` points every worker there);
+- hypothesis's Unicode tables (the characters of each category, and those UTF-8 can encode), which
+  a worker otherwise builds at its first text strategy: about 2 s of CPU for UTF-8 alone. That one is built
+  beside the workers, by a process of its own, while they start and collect; a worker that needs a table
+  before it is written builds it itself, as before (hypothesis writes each table to a temporary name and
+  renames it).
 
 Only speed depends on it. A file it skips, or a pytest or hypothesis whose internals differ (``supported()`` is
 False), is worked out by the workers as before; a stale or partial file is never read (a ``.pyc`` carries its
@@ -30,7 +35,7 @@ from typing import Any
 
 from _pytest.assertion import rewrite
 from hypothesis.errors import HypothesisSideeffectWarning
-from hypothesis.internal import constants_ast
+from hypothesis.internal import charmap, constants_ast
 
 #: The folders of plain (not rewritten) modules, relative to the repository root.
 PLAIN = ("constructs", "stacks", "imports", "tools")
@@ -40,7 +45,8 @@ def supported() -> bool:
     """pytest and hypothesis still have the internals this module calls (they are private: checked, not assumed)."""
     return (all(hasattr(rewrite, name) for name in ("_rewrite_test", "_write_pyc", "_read_pyc", "get_cache_dir",
                                                     "try_makedirs", "PYC_TAIL"))
-            and hasattr(constants_ast, "constants_from_module"))
+            and hasattr(constants_ast, "constants_from_module")
+            and all(hasattr(charmap, name) for name in ("charmap", "intervals_from_codec")))
 
 
 def _rewritten(path: Path, patterns: list[str]) -> bool:
@@ -78,6 +84,19 @@ def _constants_of(fn: str) -> None:
         constants_ast.constants_from_module(module)
 
 
+#: The codecs whose tables hypothesis builds for the suite's text strategies (``st.text()`` and
+#: ``st.characters()`` default to UTF-8; ASCII it knows without a table).
+CODECS = ("utf-8",)
+
+
+def _unicode_tables() -> None:
+    with warnings.catch_warnings():  # see _constants_of
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        charmap.charmap()
+        for codec in CODECS:
+            charmap.intervals_from_codec(codec)
+
+
 def _work(item: tuple[str, str]) -> None:
     kind, fn = item
     try:
@@ -111,3 +130,15 @@ def prepare(root: Path, config: Any, processes: int) -> int:
     with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
         list(pool.map(_work, items, chunksize=4))
     return len(items)
+
+
+def start_unicode_tables() -> multiprocessing.process.BaseProcess | None:
+    """Start building hypothesis's Unicode tables in a process of its own, and return it; nobody waits for it.
+
+    It runs while the workers start and collect (multiprocessing reaps it when the run ends)."""
+    if not supported() or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    process = multiprocessing.get_context("fork").Process(target=_unicode_tables, name="prewarm-unicode-tables",
+                                                          daemon=True)
+    process.start()
+    return process
