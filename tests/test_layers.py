@@ -13,6 +13,7 @@ and the synth pipeline (it validates what it writes); the CLI; the package's own
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().parents[1] / "constructs"
@@ -88,6 +89,12 @@ def imports(known: dict[str, Path]) -> dict[str, set[str]]:
     return out
 
 
+@functools.cache
+def package_graph() -> dict[str, set[str]]:
+    """The package's import graph, parsed once per test process (the three tests below read it)."""
+    return imports(modules())
+
+
 def upward(graph: dict[str, set[str]]) -> list[str]:
     return sorted(f"{m} (layer {layer_of(m)}) imports {t} (layer {layer_of(t)})"
                   for m, targets in graph.items() for t in targets if layer_of(t) > layer_of(m))
@@ -129,11 +136,11 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_goes_up_a_layer():
-    assert upward(imports(modules())) == []
+    assert upward(package_graph()) == []
 
 
 def test_no_import_circle():
-    assert circles(imports(modules())) == []
+    assert circles(package_graph()) == []
 
 
 def test_the_checks_see_an_upward_import_and_a_circle():
@@ -146,8 +153,7 @@ def test_the_checks_see_an_upward_import_and_a_circle():
 def test_the_layers_are_in_the_documented_order():
     assert layer_of(f"{P}.k8s.scheduling") < layer_of(f"{P}.check.conformance") < layer_of(f"{P}.analysis.simulator")
     assert layer_of(f"{P}.analysis.simulator") < layer_of(f"{P}.check.rules.limits") < layer_of(f"{P}.pools._node_pool")
-    known = modules()
-    graph = imports(known)
+    graph = package_graph()
     assert f"{P}.k8s.windows" in graph[f"{P}.pools._node_pool"]  # windows moved down, written by pools
     assert f"{P}.check._problems" in graph[f"{P}.check._cel"]
 

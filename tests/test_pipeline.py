@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import shutil
 import sys
+import types
+from pathlib import Path
 
 import cdk8s
 import pytest
@@ -192,6 +194,34 @@ def test_the_apps_own_source_folder_is_refused(tmp_path, monkeypatch):
     with pytest.raises(KarpenterGpuError, match="module stacks") as raised:  # this repository's stacks/
         synth(stacks.ENVIRONMENTS, ROOT / "stacks")
     assert raised.value.code == "KG806"
+
+
+def test_source_in_the_output_is_found_through_symbolic_links(tmp_path, monkeypatch):
+    """A module counts as in the output when its real path is: reached through a linked folder, or a linked file
+    (each folder is resolved once, a linked file on its own)."""
+    out = tmp_path / "out"
+    (out / "pkg").mkdir(parents=True)
+    (out / "pkg" / "inside.py").write_text("")
+    (tmp_path / "via").symlink_to(out / "pkg")  # a folder link into the output
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "linked.py").symlink_to(out / "pkg" / "inside.py")  # a file link into it
+    (tmp_path / "elsewhere" / "plain.py").write_text("")
+    (out / "pkg" / "outward.py").symlink_to(tmp_path / "elsewhere" / "plain.py")  # a link in it, pointing out
+
+    def only(name: str, file: Path) -> str | None:
+        for key in [k for k in sys.modules if k.startswith("kg_probe_")]:
+            monkeypatch.delitem(sys.modules, key)
+        module = types.ModuleType(name)
+        module.__file__ = str(file)
+        monkeypatch.setitem(sys.modules, name, module)
+        found = pipeline._source_in(out)
+        return found if found and name in found else None
+
+    assert only("kg_probe_a", tmp_path / "via" / "inside.py") == f"module kg_probe_a, {tmp_path / 'via' / 'inside.py'}"
+    assert only("kg_probe_b", tmp_path / "elsewhere" / "linked.py") is not None
+    assert only("kg_probe_c", tmp_path / "elsewhere" / "plain.py") is None
+    assert only("kg_probe_d", out / "pkg" / "outward.py") is None  # its real path is outside the output
+    assert only("kg_probe_e", out / "pkg" / "inside.py") is not None
 
 
 def test_an_output_written_before_the_marker_is_adopted_once(synthesized, tmp_path, trees):

@@ -475,13 +475,31 @@ def _names(entries: list[str], most: int = 3) -> str:
 
 
 def _source_in(out: Path) -> str | None:
-    """The first loaded module whose file lies in ``out`` (``--out stacks``, ``--out constructs``)."""
+    """The first loaded module whose file lies in ``out`` (``--out stacks``, ``--out constructs``), its path
+    resolved as ``os.path.realpath`` resolves it.
+
+    Each folder is resolved once (a process has hundreds of modules in a few dozen folders, and ``realpath``
+    reads every component of a path): a file's real path is its real folder and its name, unless the file is
+    itself a symbolic link.
+    """
     root = os.path.realpath(out) + os.sep
-    for name, module in sorted(list(sys.modules.items()), key=lambda item: item[0]):
+    folders: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
+    for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if isinstance(file, str) and os.path.realpath(file).startswith(root):
-            return f"module {name}, {file}"
-    return None
+        if not isinstance(file, str):
+            continue
+        folder, base = os.path.split(file)
+        real_folder = folders.get(folder)
+        if real_folder is None:
+            real_folder = folders[folder] = os.path.realpath(folder)
+        real = os.path.realpath(file) if os.path.islink(file) else os.path.join(real_folder, base)
+        if real.startswith(root):
+            found.append((name, file))
+    if not found:
+        return None
+    name, file = min(found)  # the first by name, whatever the import order
+    return f"module {name}, {file}"
 
 
 def _synth_layout(out: Path) -> bool:
