@@ -83,16 +83,16 @@ _ROOT_ENTRIES: set[str] = set()
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Notes the repository's top level (see pytest_sessionfinish). In the controller of a ``-n`` run, works out
-    once, on every core, before xdist starts the workers (its own pytest_sessionstart is trylast), what each of
-    them would otherwise work out at collection: the checkout's bytecode and hypothesis's constants; then starts
-    building hypothesis's Unicode tables beside the workers (tests/prewarm.py)."""
+    once what each worker would otherwise work out for itself (tests/prewarm.py): the checkout's bytecode on every
+    core, before xdist starts the workers (its own pytest_sessionstart is trylast); then hypothesis's constants and
+    Unicode tables, beside the starting workers."""
     _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
     config = session.config
     if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("dsession"):
         from tests import prewarm
 
         prewarm.prepare(config.rootpath, config, len(os.sched_getaffinity(0)))
-        prewarm.start_unicode_tables()
+        prewarm.start_caches(config.rootpath)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

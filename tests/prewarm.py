@@ -1,24 +1,23 @@
-"""What every ``pytest -n N`` worker would work out for itself at collection, worked out once, before they start.
+"""What every ``pytest -n N`` worker would work out for itself, worked out once for the run.
 
 Each worker collects every test module, so on a fresh clone each one parses, rewrites (pytest's assertion
 rewriting) and compiles all of them, at the same moment: about 4.5 s of CPU per worker on two cores. Then
 hypothesis, at the end of collection, parses every local module for the constants it mixes into generated
-data: about 0.9 s per worker. Here the controller does both once, spread over the cores, and writes what the
-workers then read:
+data (about 0.9 s per worker), and a worker's first text strategy builds hypothesis's Unicode tables (about
+2 s of CPU for the UTF-8 one). Here the controller does each once:
 
-- pytest's own rewritten ``.pyc`` files for the test modules and conftests, plain ones for the package, the
-  stacks, the generated bindings and the tools (next to the sources, in ``__pycache__``, as the workers would);
-- hypothesis's constants cache (content-addressed by the source's hash) in the run's shared hypothesis folder
-  (``conftest.pytest_configure`` points every worker there);
-- hypothesis's Unicode tables (the characters of each category, and those UTF-8 can encode), which
-  a worker otherwise builds at its first text strategy: about 2 s of CPU for UTF-8 alone. That one is built
-  beside the workers, by a process of its own, while they start and collect; a worker that needs a table
-  before it is written builds it itself, as before (hypothesis writes each table to a temporary name and
-  renames it).
+- :func:`prepare`, before the workers start, spread over the cores: pytest's own rewritten ``.pyc`` files for the
+  test modules and conftests, plain ones for the package, the stacks, the generated bindings and the tools (next
+  to the sources, in ``__pycache__``, as the workers would write them);
+- :func:`start_caches`, beside the workers while they start and collect, in a process of its own: hypothesis's
+  constants cache (content-addressed by the source's hash), then its Unicode tables (the characters of each
+  category, and those UTF-8 can encode), in the run's shared hypothesis folder (``conftest.pytest_configure``
+  points every worker there). A worker that gets there first works them out itself, as before.
 
 Only speed depends on it. A file it skips, or a pytest or hypothesis whose internals differ (``supported()`` is
 False), is worked out by the workers as before; a stale or partial file is never read (a ``.pyc`` carries its
-source's hash or mtime, a constants file its source's hash, and each is written to a temporary name and renamed).
+source's hash or mtime, a constants file its source's hash, a table its Unicode version and codec, and each is
+written to a temporary name and renamed).
 """
 
 from __future__ import annotations
@@ -89,56 +88,64 @@ def _constants_of(fn: str) -> None:
 CODECS = ("utf-8",)
 
 
-def _unicode_tables() -> None:
-    with warnings.catch_warnings():  # see _constants_of
-        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
-        charmap.charmap()
-        for codec in CODECS:
-            charmap.intervals_from_codec(codec)
-
-
-def _work(item: tuple[str, str]) -> None:
-    kind, fn = item
+def _compile(item: tuple[bool, str]) -> None:
+    rewritten, fn = item
     try:
-        if kind == "rewrite":
+        if rewritten:
             _rewrite_one(fn)
-        elif kind == "compile":
-            compileall.compile_file(fn, quiet=2)
         else:
-            _constants_of(fn)
+            compileall.compile_file(fn, quiet=2)
     except Exception:  # a syntax error or an unreadable file: the worker that imports it reports it
         pass
 
 
-def prepare(root: Path, config: Any, processes: int) -> int:
-    """Write the bytecode and constants the run's workers will read; returns how many files were looked at.
+def _forks() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
 
-    No bytecode when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
-    if not supported() or config.getini("enable_assertion_pass_hook") or \
-            "fork" not in multiprocessing.get_all_start_methods():
+
+def _plain(root: Path) -> list[Path]:
+    return [p for folder in PLAIN for p in sorted((root / folder).rglob("*.py"))]
+
+
+def prepare(root: Path, config: Any, processes: int) -> int:
+    """Write the bytecode the run's workers will read; returns how many files were looked at.
+
+    None when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
+    if not supported() or config.getini("enable_assertion_pass_hook") or not _forks() or \
+            os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return 0
     patterns = list(config.getini("python_files"))
-    plain = [p for folder in PLAIN for p in sorted((root / folder).rglob("*.py"))]
-    items = [("constants", str(p)) for p in plain]
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
-        items += [("rewrite" if _rewritten(p, patterns) else "compile", str(p))
-                  for p in sorted((root / "tests").rglob("*.py"))]
-        items += [("compile", str(p)) for p in [*plain, root / "main.py"]]
-    # largest first, so the processes end together
-    items.sort(key=lambda item: -os.path.getsize(item[1]))
+    items = [(_rewritten(p, patterns), str(p)) for p in sorted((root / "tests").rglob("*.py"))]
+    items += [(False, str(p)) for p in [*_plain(root), root / "main.py"]]
+    items.sort(key=lambda item: -os.path.getsize(item[1]))  # largest first, so the processes end together
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=max(1, processes), mp_context=context) as pool:
-        list(pool.map(_work, items, chunksize=4))
+        list(pool.map(_compile, items, chunksize=4))
     return len(items)
 
 
-def start_unicode_tables() -> multiprocessing.process.BaseProcess | None:
-    """Start building hypothesis's Unicode tables in a process of its own, and return it; nobody waits for it.
+def _caches(files: list[str]) -> None:
+    """In the order the workers need them: the category table (0.2 s), the constants (at the end of their
+    collection), the codec tables (at their first text strategy)."""
+    with warnings.catch_warnings():  # see _constants_of
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        charmap.charmap()
+        for fn in files:
+            try:
+                _constants_of(fn)
+            except Exception:  # as in _compile
+                pass
+        for codec in CODECS:
+            charmap.intervals_from_codec(codec)
 
-    It runs while the workers start and collect (multiprocessing reaps it when the run ends)."""
-    if not supported() or "fork" not in multiprocessing.get_all_start_methods():
+
+def start_caches(root: Path) -> multiprocessing.process.BaseProcess | None:
+    """Start writing hypothesis's constants and Unicode tables in a process of its own, and return it; nobody
+    waits for it (multiprocessing reaps it when the run ends)."""
+    if not supported() or not _forks():
         return None
-    process = multiprocessing.get_context("fork").Process(target=_unicode_tables, name="prewarm-unicode-tables",
+    files = [str(p) for p in sorted(_plain(root), key=lambda p: -p.stat().st_size)]
+    process = multiprocessing.get_context("fork").Process(target=_caches, args=(files,), name="prewarm-caches",
                                                           daemon=True)
     process.start()
     return process

@@ -34,11 +34,10 @@ def test_the_pinned_pytest_and_hypothesis_have_the_internals_it_calls():
     assert prewarm.supported()
 
 
-def test_it_writes_the_rewritten_and_plain_bytecode_and_constants_a_worker_reads(tmp_path, pytestconfig,
-                                                                                 monkeypatch):
+def test_it_writes_the_rewritten_and_plain_bytecode_a_worker_reads(tmp_path, pytestconfig, monkeypatch):
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     root = checkout(tmp_path)
-    assert prewarm.prepare(root, pytestconfig, 2) == 5  # constants of mod.py; test_x, helper, mod, main compiled
+    assert prewarm.prepare(root, pytestconfig, 2) == 4  # test_x (rewritten), helper, mod and main (plain)
 
     test_file = root / "tests" / "test_x.py"
     pyc = rewrite.get_cache_dir(test_file) / ("test_x" + rewrite.PYC_TAIL)
@@ -53,29 +52,29 @@ def test_it_writes_the_rewritten_and_plain_bytecode_and_constants_a_worker_reads
     for plain in (root / "tests" / "helper.py", root / "constructs" / "pkg" / "mod.py", root / "main.py"):
         assert Path(importlib.util.cache_from_source(str(plain))).is_file(), plain
 
-    source = (root / "constructs" / "pkg" / "mod.py").read_bytes()
-    cached = storage_directory("constants").path / hashlib.sha1(source).hexdigest()[:16]
-    assert "'gpu-pkg-const'" in cached.read_text()  # what hypothesis keeps (a string of <= 20)
-
 
 def test_no_bytecode_when_the_environment_says_none(tmp_path, pytestconfig, monkeypatch):
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     root = checkout(tmp_path)
-    assert prewarm.prepare(root, pytestconfig, 1) == 1  # the constants only
+    assert prewarm.prepare(root, pytestconfig, 1) == 0
     assert not list(root.rglob("__pycache__"))
 
 
-def test_the_unicode_tables_land_where_hypothesis_reads_them(tmp_path, monkeypatch):
+def test_the_constants_and_unicode_tables_land_where_hypothesis_reads_them(tmp_path, monkeypatch):
     # The category table only (0.2 s): the UTF-8 one (2-3 s of CPU) is written by the same call, to the same folder.
     monkeypatch.setattr(prewarm, "CODECS", ())
     monkeypatch.setattr(charmap, "_charmap", None)  # as in the controller: this worker may have it in memory
+    root = checkout(tmp_path)
     home = storage_directory().path
     set_hypothesis_home_dir(tmp_path / "hypothesis")
     try:
-        process = prewarm.start_unicode_tables()
+        process = prewarm.start_caches(root)
         assert process is not None
         process.join(timeout=60)
         assert process.exitcode == 0
+        source = (root / "constructs" / "pkg" / "mod.py").read_bytes()
+        cached = storage_directory("constants").path / hashlib.sha1(source).hexdigest()[:16]
+        assert "'gpu-pkg-const'" in cached.read_text()  # what hypothesis keeps (a string of <= 20)
         assert charmap.charmap_file().is_file()
     finally:
         set_hypothesis_home_dir(home)
