@@ -20,9 +20,12 @@ from typing import Any
 
 import re2
 
+from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
+from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
+from karpenter_gpu.k8s.int64 import int64_of
+
 Schema = dict[str, Any]
 
-_INT64 = (-(2**63), 2**63 - 1)
 _DECIMAL = re.compile(r"[+-]?[0-9]+")
 
 
@@ -67,14 +70,17 @@ def to_int(value: Any) -> int:
     elif isinstance(value, str):
         if not _DECIMAL.fullmatch(value):
             raise CelFunctionError(f"cannot convert {value!r} to int")
-        number = int(value)
+        parsed = int64_of(value)  # never int() of thousands of digits (Python refuses beyond 4,300)
+        if parsed is None:
+            raise CelFunctionError(f"int64 overflow converting {value!r}")
+        number = parsed
     elif isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise CelFunctionError(f"cannot convert {value!r} to int")
         number = int(value)  # truncates toward zero, as Go's int64(float64)
     else:
         raise CelFunctionError(f"no such overload: int({type(value).__name__})")
-    if not _INT64[0] <= number <= _INT64[1]:
+    if not INT64_MIN <= number <= INT64_MAX:
         raise CelFunctionError(f"int64 overflow converting {value!r}")
     return number
 

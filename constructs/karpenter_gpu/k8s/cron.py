@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Iterator
 
+from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
+
 __all__ = ["DESCRIPTORS", "FIELDS", "Cron", "field_error"]
 
 #: ``ParseStandard`` fields: name, bounds and the names a field accepts (case-insensitive).
@@ -31,7 +33,7 @@ DESCRIPTORS: dict[str, str] = {"@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *",
 def _number(text: str, names: dict[str, int]) -> int | None:
     if text.lower() in names:
         return names[text.lower()]
-    return int(text) if text.isascii() and text.isdigit() else None
+    return int64_of(text) if ascii_digits(text) else None  # beyond int64: robfig's strconv.Atoi fails
 
 
 def field_error(field: str, index: int) -> str | None:
@@ -39,7 +41,7 @@ def field_error(field: str, index: int) -> str | None:
     name, low, high, names = FIELDS[index]
     for part in field.split(","):
         body, _, step = part.partition("/")
-        if step and (not step.isascii() or not step.isdigit() or int(step) == 0):
+        if step and (not ascii_digits(step) or int64_of(step) in (None, 0)):
             return f"{name} step {step!r} is not a positive number"
         if body in ("*", "?"):
             if body == "?" and index not in (2, 4):

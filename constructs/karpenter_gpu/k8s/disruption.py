@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping, Sequence
 
+from karpenter_gpu.k8s.int64 import int64_of
+
 __all__ = ["CONSOLIDATION_REASONS", "DISRUPTION_REASONS", "INT32_MAX", "always_blocked", "budget_applies",
            "budget_nodes_as_read"]
 
@@ -26,7 +28,6 @@ CONSOLIDATION_REASONS: Mapping[str, frozenset[str]] = {
 _ZERO_PERCENT = re.compile(r"^0+%$")
 #: The largest budget count Karpenter reads as written.
 INT32_MAX = 2**31 - 1
-_INT64_MAX = 2**63 - 1
 
 
 def budget_nodes_as_read(nodes: str) -> int:
@@ -34,8 +35,8 @@ def budget_nodes_as_read(nodes: str) -> int:
     ``pkg/apis/v1/nodepool.go``, then ``intstr.GetScaledValueFromIntOrPercent``): ``strconv.Atoi`` reads up to
     int64, ``intstr.FromInt`` keeps the low 32 bits (a count beyond int32 wraps: 4294967296 is 0, 2147483648 is
     negative), and digits beyond int64 are a string that is no percentage, an error that fails closed (0)."""
-    value = int(nodes)
-    if value > _INT64_MAX:
+    value = int64_of(nodes)
+    if value is None:
         return 0
     return (value + INT32_MAX + 1) % 2**32 - INT32_MAX - 1
 

@@ -33,6 +33,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, Mapping
 
+from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
 
 __all__ = [
@@ -184,9 +185,8 @@ class MigTable:
     def gpu_for(self, labels: Mapping[str, str]) -> MigGpu | None:
         """The MIG GPU model of an instance type (its Karpenter labels), or None when it has no MIG GPU."""
         name, memory = labels.get(Label.GPU_NAME), labels.get(Label.GPU_MEMORY)
-        if name is None or memory is None or not str(memory).isdigit():
-            return None
-        return self._by_key.get((name, int(memory)))
+        mib = int64_of(str(memory)) if name is not None and memory is not None and ascii_digits(str(memory)) else None
+        return None if name is None or mib is None else self._by_key.get((name, mib))
 
     def config_names(self) -> tuple[str, ...]:
         """Every config name some GPU of the table supports (creating MIG devices)."""

@@ -13,6 +13,8 @@ from collections.abc import Mapping  # isinstance checks: the abc directly, not 
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
+from karpenter_gpu.k8s.int64 import int64_of
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
@@ -33,7 +35,6 @@ __all__ = [
 
 OPERATORS: frozenset[str] = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"})
 COMPARISONS: frozenset[str] = frozenset({"Gt", "Lt", "Gte", "Lte"})
-_INT64_MAX = 2**63 - 1
 _INT = re.compile(r"[+-]?[0-9]+")
 
 
@@ -45,10 +46,7 @@ def atoi(text: Any) -> int | None:
     """
     if not isinstance(text, str) or not _INT.fullmatch(text):
         return None
-    if len(text.lstrip("+-").lstrip("0")) > 19:  # beyond int64 (19 digits): never an int of thousands of digits
-        return None
-    value = int(text)
-    return value if -_INT64_MAX - 1 <= value <= _INT64_MAX else None
+    return int64_of(text)
 
 
 def _fail(where: str, value: Any, allowed: str, fix: str) -> KarpenterGpuError:
@@ -475,8 +473,7 @@ def _decimal_int64(value: Any) -> int | None:
     text = str(value or "")
     if not _DECIMAL_INTEGER.fullmatch(text):
         return None
-    number = int(text)
-    return number if -_INT64_MAX - 1 <= number <= _INT64_MAX else None
+    return int64_of(text)
 
 
 def untolerated(taints: Iterable[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]],

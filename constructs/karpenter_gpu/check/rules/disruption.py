@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict, as_list
+from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.disruption import CONSOLIDATION_REASONS, INT32_MAX, always_blocked, budget_nodes_as_read
 from karpenter_gpu.k8s.labels import Label
@@ -254,7 +255,10 @@ def kg462_budget_nodes_overflow(env: Environment) -> None:
     for pool in env.pools:
         for index, budget in enumerate(pool.view.budgets):
             nodes = budget.get("nodes")
-            if not (isinstance(nodes, str) and nodes.isascii() and nodes.isdigit()) or int(nodes) <= INT32_MAX:
+            if not (isinstance(nodes, str) and ascii_digits(nodes)):
+                continue
+            count = int64_of(nodes)  # None: beyond int64, which Karpenter reads as 0
+            if count is not None and count <= INT32_MAX:
                 continue
             read = budget_nodes_as_read(nodes)
             effect = f"allows {read} node(s) at once" if read > 0 else "blocks every disruption it applies to"
