@@ -7,7 +7,6 @@ from pathlib import Path
 
 import cdk8s
 import pytest
-import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from karpenter_gpu import (CapacityType, Duration, GpuInferencePool, GpuInferencePoolProps, GpuMonitoring,
@@ -18,7 +17,8 @@ from karpenter_gpu import (CapacityType, Duration, GpuInferencePool, GpuInferenc
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.cluster import Cluster, cluster_of, finalize, members_of
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from tests.conftest import find_crds_dir
+from karpenter_gpu.k8s.reader import dump
+from tests.conftest import find_crds_dir, load
 
 AMI = "al2023@v20251103"
 TEAMS = ("team-a", "team-b", "team-c")
@@ -31,7 +31,7 @@ def write_cluster(charts: list[cdk8s.Chart], out: Path) -> dict[str, str]:
         for m in cdk8s.Testing.synth(chart):
             name = f"{m['kind']}.{m['metadata']['name']}.k8s.yaml"
             assert name not in files, f"{name} written twice"
-            files[name] = yaml.safe_dump(m, sort_keys=False)
+            files[name] = dump(m, sort_keys=False)
     for values in [c for chart in charts[:1] for c in chart.node.find_all() if hasattr(c, "to_yaml")]:
         files[f"helm/{values.file_name}"] = values.to_yaml()
     out.mkdir(parents=True, exist_ok=True)
@@ -138,15 +138,15 @@ def test_values_built_first_see_every_team_and_pass_strict_validation(tmp_path):
     files = write_cluster(charts_of(clusters["prod"]), tmp_path / "prod")
     report = validate_dir(tmp_path / "prod", find_crds_dir())
     assert not report.failed(strict=True), [f.line() for f in report.findings]
-    workloads = [yaml.safe_load(t) for f, t in files.items() if f.startswith("Deployment.")]
+    workloads = [load(t) for f, t in files.items() if f.startswith("Deployment.")]
     assert {w["metadata"]["name"] for w in workloads} == {"team-a-serve", "team-b-batch", "team-c-train"}
-    operator = yaml.safe_load(files["helm/gpu-operator.values.yaml"])
+    operator = load(files["helm/gpu-operator.values.yaml"])
     tolerated = {(t["key"], t.get("value")) for t in operator["daemonsets"]["tolerations"]}
     assert {("team", "a"), ("team", "b"), ("team", "c")} <= tolerated
-    rules = yaml.safe_load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
+    rules = load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
     near = [r["labels"]["nodepool"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"]
     assert near == ["team-a-serve", "team-b-batch-a10g", "team-b-batch-floor", "team-b-batch-l4", "team-c-train"]
-    gates = yaml.safe_load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
+    gates = load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
     assert gates["staticCapacity"] is True and gates["nodeOverlay"] is True
 
 
@@ -193,18 +193,18 @@ def test_three_team_platform_prod_and_staging_in_one_app(team_order, tmp_path):
         files = write_cluster(charts_of(platform), out)
         report = validate_dir(out, crds)
         assert not report.failed(strict=True), [f.line() for f in report.findings]
-        pools = {m["metadata"]["name"] for m in map(yaml.safe_load, files.values()) if m.get("kind") == "NodePool"}
+        pools = {m["metadata"]["name"] for m in map(load, files.values()) if m.get("kind") == "NodePool"}
         assert pools == {"gpu-inference", "team-a-warm-static", "team-a-serve", "team-b-warm-static",
                          "team-b-serve", "team-c-train"}
         smoke = {f for f in files if f.startswith("Deployment.")}
         assert smoke == {f"Deployment.{p}-smoke.k8s.yaml" for p in pools}
-        operator = yaml.safe_load(files["helm/gpu-operator.values.yaml"])
+        operator = load(files["helm/gpu-operator.values.yaml"])
         assert {("team", t) for t in "abc"} <= {(t["key"], t.get("value"))
                                                 for t in operator["daemonsets"]["tolerations"]}
-        rules = yaml.safe_load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
+        rules = load(files["PrometheusRule.karpenter-gpu-alerts.k8s.yaml"])["spec"]["groups"][0]["rules"]
         assert {r["labels"]["nodepool"] for r in rules if r["alert"] == "GPUNodePoolNearLimit"} == {
             "gpu-inference", "team-a-serve", "team-b-serve", "team-c-train"}
-        gates = yaml.safe_load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
+        gates = load(files["helm/karpenter.values.yaml"])["settings"]["featureGates"]
         assert gates["staticCapacity"] is True and gates["nodeOverlay"] is True
         summary = platform.feature_gate_summary()
         assert "team-a/Warm" in summary and "team-b/Warm" in summary

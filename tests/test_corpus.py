@@ -19,6 +19,7 @@ import yaml
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules import check_rules
+from karpenter_gpu.k8s.reader import Loader
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 REQS = "spec.template.spec.requirements"
@@ -94,7 +95,7 @@ NOT_REPORTED = [
 
 
 def _documents(name: str) -> list:
-    return [d for d in yaml.safe_load_all((SEEDS / name).read_text()) if d is not None]
+    return [d for d in yaml.load_all((SEEDS / name).read_text(), Loader=Loader) if d is not None]
 
 
 def environment(seed: str) -> list[tuple[str, dict]]:

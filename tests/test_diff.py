@@ -16,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-import yaml
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, default_catalog, load_catalog
 from karpenter_gpu.analysis.diff import (
@@ -36,7 +35,8 @@ from karpenter_gpu.analysis.diff import (
 from karpenter_gpu.cli.diff import parse_fail_on, register, run
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
-from tests.conftest import ROOT, find_crds_dir
+from karpenter_gpu.k8s.reader import dump
+from tests.conftest import find_crds_dir, load, ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -144,7 +144,7 @@ def write(root: Path, files: dict[str, dict], environment: str = "prod") -> Path
     for name, body in files.items():
         path = root / environment / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(body, sort_keys=False))
+        path.write_text(dump(body, sort_keys=False))
     return root
 
 
@@ -897,10 +897,10 @@ def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
     shutil.copytree(ROOT / "dist" / "prod", base / "prod")
     shutil.copytree(ROOT / "dist" / "prod", head / "prod")
     path = head / "prod" / "NodePool.gpu-inference.k8s.yaml"
-    manifest = yaml.safe_load(path.read_text())
+    manifest = load(path.read_text())
     assert manifest["spec"]["limits"]["nvidia.com/gpu"] == "64"
     manifest["spec"]["limits"]["nvidia.com/gpu"] = "128"
-    path.write_text(yaml.safe_dump(manifest))
+    path.write_text(dump(manifest))
     b, h = load_side(str(base)), load_side(str(head))
     text = render_markdown(classify(b, h), cost_changes(b, h))
     readme = (ROOT / "README.md").read_text()

@@ -17,7 +17,8 @@ import main
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
 from karpenter_gpu.pipeline import HELM_DIR, MARKER
-from tests.conftest import ROOT, tree
+from karpenter_gpu.k8s.reader import Loader
+from tests.conftest import load, ROOT, tree
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"
 
@@ -51,12 +52,12 @@ def test_one_folder_per_environment_one_file_per_resource(fresh):
             expected = sorted(expected + ["ConfigMap", "NodeClass"])
         assert kinds == expected
         for name in manifests:  # <Kind>.<metadata.name>.k8s.yaml, one object per file
-            assert name.endswith(".k8s.yaml") and len(list(yaml.safe_load_all((fresh / name).read_text()))) == 1
+            assert name.endswith(".k8s.yaml") and len(list(yaml.load_all((fresh / name).read_text(), Loader=Loader))) == 1
     assert "prod/NodePool.gpu-warm-static-ap-northeast-2a.k8s.yaml" in files
 
 
 def test_karpenter_values_enable_the_gates_the_environment_needs(fresh):
-    gates = {env: yaml.safe_load((fresh / env / HELM_DIR / "karpenter.values.yaml").read_text())
+    gates = {env: load((fresh / env / HELM_DIR / "karpenter.values.yaml").read_text())
              ["settings"]["featureGates"] for env in ("dev", "staging", "prod")}
     on = {env: sorted(g for g, enabled in values.items() if enabled) for env, values in gates.items()}
     assert on == {"dev": ["nodeOverlay", "reservedCapacity"],  # time-slicing overlays

@@ -9,13 +9,13 @@ import urllib.parse
 
 import cmarkgfm
 import pytest
-import yaml
 from cmarkgfm.cmark import Options
 
 from karpenter_gpu.analysis.explain import MAX_MARKDOWN, render_markdown
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.render import escape
-from tests.conftest import ROOT, find_crds_dir
+from karpenter_gpu.k8s.reader import dump
+from tests.conftest import find_crds_dir, load, ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -127,7 +127,6 @@ def test_reader_findings_stop_explain(capsys, tmp_path):
 @pytest.mark.parametrize("pod", ["mig-1g.10gb=1,tolerate=nvidia.com/gpu",
                                  "nvidia.com/mig-1g.10gb=1,tolerate=nvidia.com/gpu"])
 def test_mig_pod_lands_on_the_mig_pool(capsys, chart, tmp_path, pod):
-    import yaml
 
     from karpenter_gpu import GpuInferencePool, GpuNodeClass, MigPartitionedPool
     from tests.conftest import manifests
@@ -136,7 +135,7 @@ def test_mig_pod_lands_on_the_mig_pool(capsys, chart, tmp_path, pod):
     GpuInferencePool(chart, "Inference", node_class=nc, name="gpu-inference", gpu_limit=8)
     MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb")
     for i, m in enumerate(manifests(chart)):
-        (tmp_path / f"{i}.yaml").write_text(yaml.safe_dump(m))
+        (tmp_path / f"{i}.yaml").write_text(dump(m))
     assert main(["explain", str(tmp_path), "--format", "json", "--pod", pod]) == 0
     fits = json.loads(capsys.readouterr().out)["environments"][0]["pod"]
     # the cheapest type whose overlay gives 1g.10gb: p5.4xlarge (1 x H100 = 7 devices)
@@ -202,17 +201,17 @@ def _hostile_dist(root):
     explain shows it: the windows annotation, the hybrid group's GPU name and location, an overlay name."""
     env = root / "hx<img src=x>@octocat `e` |"
     env.mkdir(parents=True)
-    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool = load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
     pool["metadata"]["annotations"]["karpenter-gpu.io/disruption-windows"] = "budgets[1]: " + "x" * 70_000 + HOSTILE
-    (env / "NodePool.yaml").write_text(yaml.safe_dump(pool))
+    (env / "NodePool.yaml").write_text(dump(pool))
     (env / "EC2NodeClass.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
-    group = yaml.safe_load((ROOT / "dist/fleet/ConfigMap.hybrid-gpu-seoul-dc1-a100.k8s.yaml").read_text())
+    group = load((ROOT / "dist/fleet/ConfigMap.hybrid-gpu-seoul-dc1-a100.k8s.yaml").read_text())
     group["data"].update(gpuName=HOSTILE, location=HOSTILE,  # a taint's text shows in the pod-fit reasons
                          taints=json.dumps([{"key": "taint-<b>x</b>", "value": HOSTILE, "effect": "NoSchedule"}]))
-    (env / "ConfigMap.yaml").write_text(yaml.safe_dump(group))
-    overlay = yaml.safe_load((ROOT / "dist/prod/NodeOverlay.discourage-multi-gpu.k8s.yaml").read_text())
+    (env / "ConfigMap.yaml").write_text(dump(group))
+    overlay = load((ROOT / "dist/prod/NodeOverlay.discourage-multi-gpu.k8s.yaml").read_text())
     overlay["metadata"]["name"] = "ov<img src=x>[x](y)@octocat"
-    (env / "NodeOverlay.yaml").write_text(yaml.safe_dump(overlay))
+    (env / "NodeOverlay.yaml").write_text(dump(overlay))
     return env
 
 
@@ -278,9 +277,9 @@ def test_markdown_report_is_cut_to_the_comment_size_with_a_stated_cut():
 
 @pytest.mark.parametrize("limit", ["1e999999999", "9" * 5000, "100Ei"])
 def test_quantity_beyond_int64_in_a_limit_stops_explain_with_a_code(capsys, tmp_path, limit):
-    pool = yaml.safe_load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
+    pool = load((ROOT / "dist/prod/NodePool.gpu-inference.k8s.yaml").read_text())
     pool["spec"]["limits"]["nvidia.com/gpu"] = limit
-    (tmp_path / "pool.yaml").write_text(yaml.safe_dump(pool))
+    (tmp_path / "pool.yaml").write_text(dump(pool))
     (tmp_path / "class.yaml").write_text((ROOT / "dist/prod/EC2NodeClass.gpu-inference.k8s.yaml").read_text())
     assert main(["explain", str(tmp_path)]) == 2
     captured = capsys.readouterr()

@@ -11,15 +11,17 @@ import yaml
 
 from karpenter_gpu.check.findings import Finding
 from karpenter_gpu.check.rules import GPU_OPERATOR_VALUES, RULES, check_rules
+from karpenter_gpu.k8s.reader import Loader
+from tests.conftest import load
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 
 
 def findings_of(code: str, side: str) -> list[Finding]:
     folder = FIXTURES / code
-    docs = [d for d in yaml.safe_load_all((folder / f"{side}.yaml").read_text()) if d is not None]
+    docs = [d for d in yaml.load_all((folder / f"{side}.yaml").read_text(), Loader=Loader) if d is not None]
     values_file = folder / f"{side}.values.yaml"
-    values = {GPU_OPERATOR_VALUES: yaml.safe_load(values_file.read_text())} if values_file.exists() else None
+    values = {GPU_OPERATOR_VALUES: load(values_file.read_text())} if values_file.exists() else None
     return check_rules([(f"{side}.yaml", d) for d in docs], environment=code, values=values)
 
 
