@@ -76,11 +76,7 @@ def _constants_of(fn: str) -> None:
     """What hypothesis's _get_local_constants reads for a local module (test modules are not local to it)."""
     module = types.ModuleType("_prewarm")
     module.__file__ = fn
-    with warnings.catch_warnings():
-        # Hypothesis ends its initialization in its own pytest_sessionstart, after this one: its warning about
-        # touching storage before then is about the process's start-up time, which this child does not have.
-        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
-        constants_ast.constants_from_module(module)
+    constants_ast.constants_from_module(module)
 
 
 #: The codecs whose tables hypothesis builds for the suite's text strategies (``st.text()`` and
@@ -110,7 +106,7 @@ def _plain(root: Path) -> list[Path]:
 def prepare(root: Path, config: Any, processes: int) -> int:
     """Write the bytecode the run's workers will read; returns how many files were looked at.
 
-    None when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
+    Nothing when PYTHONDONTWRITEBYTECODE is set (the workers then write none either)."""
     if not supported() or config.getini("enable_assertion_pass_hook") or not _forks() or \
             os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return 0
@@ -127,7 +123,9 @@ def prepare(root: Path, config: Any, processes: int) -> int:
 def _caches(files: list[str]) -> None:
     """In the order the workers need them: the category table (0.2 s), the constants (at the end of their
     collection), the codec tables (at their first text strategy)."""
-    with warnings.catch_warnings():  # see _constants_of
+    with warnings.catch_warnings():
+        # Hypothesis ends its initialization in its own pytest_sessionstart, after the controller's: its warning
+        # about touching storage before then is about a process's start-up time, which this child does not have.
         warnings.simplefilter("ignore", HypothesisSideeffectWarning)
         charmap.charmap()
         for fn in files:

@@ -6,7 +6,7 @@ import difflib
 import re
 from collections.abc import Mapping, Sequence
 from types import UnionType
-from typing import Annotated, Any, ClassVar, TypeVar, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Callable, ClassVar, TypeVar, Union, cast, get_args, get_origin
 from weakref import WeakKeyDictionary
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
@@ -178,18 +178,26 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
-def node_of(construct: Any) -> Any:
-    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object: a construct's Node
-    never changes, and every read of the property is a pipe round trip. (A proxy jsii makes for a JS-created
-    construct is new on every read of it, so such a construct's Node is read once per proxy.)"""
-    node = getattr(construct, "_kg_node", None)
-    if node is None:
-        node = construct.node
+_UNSET = object()
+
+
+def kept(obj: Any, attr: str, read: Callable[[], Any]) -> Any:
+    """``read()``, kept on ``obj`` as ``attr`` at the first call: for what never changes about a construct, whose
+    every read over jsii is a pipe round trip. (A proxy jsii makes for a JS-created construct is new on every read
+    of it, so such a construct's value is read once per proxy.)"""
+    value = getattr(obj, attr, _UNSET)
+    if value is _UNSET:
+        value = read()
         try:
-            construct._kg_node = node
+            setattr(obj, attr, value)
         except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
             pass
-    return node
+    return value
+
+
+def node_of(construct: Any) -> Any:
+    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object (:func:`kept`)."""
+    return kept(construct, "_kg_node", lambda: construct.node)
 
 
 # A construct's path never changes once it exists, so each scope's is read over jsii once (two pipe

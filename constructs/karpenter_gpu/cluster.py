@@ -25,7 +25,7 @@ import cdk8s
 import jsii
 from constructs import Construct, IValidation
 
-from karpenter_gpu._props import node_of
+from karpenter_gpu._props import kept, node_of
 from karpenter_gpu.errors import KarpenterGpuError
 
 #: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).
@@ -105,21 +105,9 @@ def is_boundary(construct: Any) -> bool:
     return bool(getattr(type(construct), BOUNDARY_ATTR, False))
 
 
-_NO_PARENT = object()
-_UNREAD = object()
-
-
 def parent_of(construct: Node) -> Node | None:
-    """``construct.node.scope``, read through jsii once per construct."""
-    cached = getattr(construct, "_kg_parent", None)
-    if cached is None:
-        cached = node_of(construct).scope
-        try:
-            construct._kg_parent = _NO_PARENT if cached is None else cached
-        except AttributeError:  # pragma: no cover
-            pass
-        return cached
-    return None if cached is _NO_PARENT else cached
+    """``construct.node.scope``, read through jsii once per construct (:func:`remember_parent` may have set it)."""
+    return kept(construct, "_kg_parent", lambda: node_of(construct).scope)
 
 
 def root_of(construct: Node) -> Node:
@@ -132,15 +120,11 @@ def root_of(construct: Node) -> Node:
 
 def in_chart(construct: Node) -> bool:
     """Whether ``construct`` is a cdk8s Chart or inside one (cached per construct)."""
-    cached = getattr(construct, "_kg_in_chart", None)
-    if cached is None:
+    def read() -> bool:
         parent = parent_of(construct)
-        cached = isinstance(construct, cdk8s.Chart) or (parent is not None and in_chart(parent))
-        try:
-            construct._kg_in_chart = cached
-        except AttributeError:  # pragma: no cover
-            pass
-    return cached
+        return isinstance(construct, cdk8s.Chart) or (parent is not None and in_chart(parent))
+
+    return bool(kept(construct, "_kg_in_chart", read))
 
 
 def cluster_of(construct: Node) -> Node:
@@ -149,20 +133,14 @@ def cluster_of(construct: Node) -> Node:
     Cached on each construct (its scope chain never changes), so a new construct costs one jsii
     read of its parent.
     """
-    cached = getattr(construct, "_kg_cluster", None)
-    if cached is not None:
-        return cached
-    parent = parent_of(construct)
-    if parent is None:
-        result = construct
-    else:
+    def read() -> Node:
+        parent = parent_of(construct)
+        if parent is None:
+            return construct
         above = cluster_of(parent)
-        result = above if is_boundary(above) or not is_boundary(construct) else construct
-    try:
-        construct._kg_cluster = result
-    except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
-        pass
-    return result
+        return above if is_boundary(above) or not is_boundary(construct) else construct
+
+    return kept(construct, "_kg_cluster", read)
 
 
 def _state(cluster: Node) -> dict:
@@ -325,14 +303,7 @@ def finalize_cluster(cluster: Node) -> None:
 
 def _output_type(root: Node) -> Any:
     """The App's ``yaml_output_type`` (None for a root that is no App), read over jsii once per App object."""
-    kept = getattr(root, "_kg_output_type", _UNREAD)
-    if kept is _UNREAD:
-        kept = getattr(root, "yaml_output_type", None)
-        try:
-            root._kg_output_type = kept
-        except AttributeError:  # pragma: no cover
-            pass
-    return kept
+    return kept(root, "_kg_output_type", lambda: getattr(root, "yaml_output_type", None))
 
 
 def _check_files_across_clusters(root: Node, found: list[Node]) -> None:

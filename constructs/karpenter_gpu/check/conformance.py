@@ -45,6 +45,8 @@ from karpenter_gpu.check import _schema_cache
 from karpenter_gpu.check._defaults import deep_copy, defaulted_tree
 from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, descends
 from karpenter_gpu.check._problems import _Problems, _join
+from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
+from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
 from karpenter_gpu.k8s.reader import Loader
 
 Schema = dict[str, Any]
@@ -286,7 +288,7 @@ def _meta_type_errors(meta: dict[str, Any]) -> list[tuple[str, str]]:
             out.append((f"metadata.{key}", f"expected string, got {_type_name(meta[key])}"))
     for key in _META_INTEGERS:
         value = meta.get(key)
-        if value is not None and not (_is_type(value, "integer") and -2**63 <= value < 2**63):
+        if value is not None and not (_is_type(value, "integer") and INT64_MIN <= value <= INT64_MAX):
             out.append((f"metadata.{key}", f"expected a 64-bit integer, got {_type_name(value)}"))
     for key in _META_TIMES:
         value = meta.get(key)

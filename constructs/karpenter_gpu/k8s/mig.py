@@ -185,8 +185,10 @@ class MigTable:
     def gpu_for(self, labels: Mapping[str, str]) -> MigGpu | None:
         """The MIG GPU model of an instance type (its Karpenter labels), or None when it has no MIG GPU."""
         name, memory = labels.get(Label.GPU_NAME), labels.get(Label.GPU_MEMORY)
-        mib = int64_of(str(memory)) if name is not None and memory is not None and ascii_digits(str(memory)) else None
-        return None if name is None or mib is None else self._by_key.get((name, mib))
+        if name is None or memory is None or not ascii_digits(str(memory)):
+            return None
+        mib = int64_of(str(memory))
+        return None if mib is None else self._by_key.get((name, mib))
 
     def config_names(self) -> tuple[str, ...]:
         """Every config name some GPU of the table supports (creating MIG devices)."""

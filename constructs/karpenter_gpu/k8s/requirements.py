@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import scheduling
+from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
 from karpenter_gpu.k8s.labels import (
     AWS_ALLOWED_KEYS, OVERLAY_AWS_KEYS, OVERLAY_KARPENTER_KEYS, Label,
 )
@@ -76,9 +77,6 @@ def check_label_key(key: str, prop: str = "requirements") -> None:
                                 allowed=f"a karpenter.k8s.aws key from the CRD allow-list ({len(AWS_ALLOWED_KEYS)} keys; "
                                         "instance-pods is documented but rejected)",
                                 fix="use an allowed key, e.g. karpenter.k8s.aws/instance-gpu-count")
-
-
-_INT64_MAX = 2**63 - 1
 
 
 class Requirement:

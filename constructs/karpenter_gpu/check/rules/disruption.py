@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict, as_list
-from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.disruption import CONSOLIDATION_REASONS, INT32_MAX, always_blocked, budget_nodes_as_read
+from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.windows import WINDOWS_ANNOTATION
 
