@@ -32,9 +32,16 @@ synth: deps  ## write dist/<environment>/ from stacks/ (all-or-nothing, atomic)
 # process compile everything again (~20 s of CPU per run): these two targets write bytecode in any case.
 test soak: export PYTHONDONTWRITEBYTECODE :=
 
-test: deps  ## validate dist/, then the test suite (fails on stale dist/ or snapshots) on every core
-	$(BIN)/karpenter-gpu validate dist
-	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
+# `validate dist` runs beside pytest (on the core pytest's controller leaves idle while it starts), its output
+# printed after pytest's; either failing fails the target.
+test: deps  ## validate dist/ and the test suite (fails on stale dist/ or snapshots) on every core
+	@validated=$$(mktemp); echo "$(BIN)/karpenter-gpu validate dist  (beside pytest; its output follows pytest's)"; \
+	$(BIN)/karpenter-gpu validate dist > "$$validated" 2>&1 & validating=$$!; \
+	echo "$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder"; \
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; tests=$$?; \
+	wait $$validating; valid=$$?; cat "$$validated"; rm -f "$$validated"; \
+	if [ $$valid -ne 0 ]; then echo "karpenter-gpu validate dist failed (exit $$valid)" >&2; exit $$valid; fi; \
+	exit $$tests
 
 soak: deps  ## the deep runs: the tests marked soak with more examples, fuzz cases and kill -9 / concurrency rounds
 	KARPENTER_GPU_SOAK=1 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder -m soak

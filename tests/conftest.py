@@ -87,7 +87,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Notes the repository's top level (see pytest_sessionfinish). In the controller of a ``-n`` run, works out
     once what each worker would otherwise work out for itself (tests/prewarm.py): the checkout's bytecode on every
     core, before xdist starts the workers (its own pytest_sessionstart is trylast); then hypothesis's constants and
-    Unicode tables, beside the starting workers."""
+    category table, beside the starting workers."""
     _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
     config = session.config
     if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("dsession"):

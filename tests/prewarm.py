@@ -3,20 +3,24 @@
 Each worker collects every test module, so on a fresh clone each one parses, rewrites (pytest's assertion
 rewriting) and compiles all of them, at the same moment: about 4.5 s of CPU per worker on two cores. Then
 hypothesis, at the end of collection, parses every local module for the constants it mixes into generated
-data (about 0.9 s per worker), and a worker's first text strategy builds hypothesis's Unicode tables (about
-2 s of CPU for the UTF-8 one). Here the controller does each once:
+data (about 0.9 s per worker), and a worker's first character strategy builds hypothesis's table of Unicode
+categories. Here the controller does each once:
 
 - :func:`prepare`, before the workers start, spread over the cores: pytest's own rewritten ``.pyc`` files for the
   test modules and conftests, plain ones for the package, the stacks, the generated bindings and the tools (next
   to the sources, in ``__pycache__``, as the workers would write them);
 - :func:`start_caches`, beside the workers while they start and collect, in a process of its own: hypothesis's
-  constants cache (content-addressed by the source's hash), then its Unicode tables (the characters of each
-  category, and those UTF-8 can encode), in the run's shared hypothesis folder (``conftest.pytest_configure``
-  points every worker there). A worker that gets there first works them out itself, as before.
+  category table and constants cache (content-addressed by the source's hash), in the run's shared hypothesis
+  folder (``conftest.pytest_configure`` points every worker there). A worker that gets there first works them
+  out itself, as before.
+
+The suite's text strategies name their alphabets (ASCII, or listed characters): hypothesis's default one,
+``characters(codec="utf-8")`` (``st.text()``, ``st.from_regex``), costs a table of every code point UTF-8 can
+encode, 2.5 s of CPU, built in the first worker that draws from it.
 
 Only speed depends on it. A file it skips, or a pytest or hypothesis whose internals differ (``supported()`` is
 False), is worked out by the workers as before; a stale or partial file is never read (a ``.pyc`` carries its
-source's hash or mtime, a constants file its source's hash, a table its Unicode version and codec, and each is
+source's hash or mtime, a constants file its source's hash, the table its Unicode version, and each is
 written to a temporary name and renamed).
 """
 
@@ -45,7 +49,7 @@ def supported() -> bool:
     return (all(hasattr(rewrite, name) for name in ("_rewrite_test", "_write_pyc", "_read_pyc", "get_cache_dir",
                                                     "try_makedirs", "PYC_TAIL"))
             and hasattr(constants_ast, "constants_from_module")
-            and all(hasattr(charmap, name) for name in ("charmap", "intervals_from_codec")))
+            and hasattr(charmap, "charmap"))
 
 
 def _rewritten(path: Path, patterns: list[str]) -> bool:
@@ -77,11 +81,6 @@ def _constants_of(fn: str) -> None:
     module = types.ModuleType("_prewarm")
     module.__file__ = fn
     constants_ast.constants_from_module(module)
-
-
-#: The codecs whose tables hypothesis builds for the suite's text strategies (``st.text()`` and
-#: ``st.characters()`` default to UTF-8; ASCII it knows without a table).
-CODECS = ("utf-8",)
 
 
 def _compile(item: tuple[bool, str]) -> None:
@@ -121,8 +120,8 @@ def prepare(root: Path, config: Any, processes: int) -> int:
 
 
 def _caches(files: list[str]) -> None:
-    """In the order the workers need them: the category table (0.2 s), the constants (at the end of their
-    collection), the codec tables (at their first text strategy)."""
+    """In the order the workers need them: the category table (0.2 s), then the constants (at the end of their
+    collection)."""
     with warnings.catch_warnings():
         # Hypothesis ends its initialization in its own pytest_sessionstart, after the controller's: its warning
         # about touching storage before then is about a process's start-up time, which this child does not have.
@@ -133,12 +132,10 @@ def _caches(files: list[str]) -> None:
                 _constants_of(fn)
             except Exception:  # as in _compile
                 pass
-        for codec in CODECS:
-            charmap.intervals_from_codec(codec)
 
 
 def start_caches(root: Path) -> multiprocessing.process.BaseProcess | None:
-    """Start writing hypothesis's constants and Unicode tables in a process of its own, and return it; nobody
+    """Start writing hypothesis's category table and constants in a process of its own, and return it; nobody
     waits for it (multiprocessing reaps it when the run ends)."""
     if not supported() or not _forks():
         return None

@@ -142,8 +142,9 @@ def test_synth_with_invalid_output_exits_non_zero_and_keeps_dist(fresh, tmp_path
 @pytest.fixture(scope="module")
 def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path]]:
     """The app run as a user runs it, once per hash seed, with no JSII_NODE (the app finds a supported Node
-    itself): ``python main.py`` with seed 1, and ``npm run synth`` (the cdk8s CLI, which runs main.py) with seed
-    4242. The end-to-end tests below share the two runs.
+    itself): ``python main.py`` with seed 1 and no Node on PATH either (only the packaged one can be found), and
+    ``npm run synth`` (the cdk8s CLI, which runs main.py) with seed 4242. The end-to-end tests below share the two
+    runs.
 
     `npm run synth` is `cdk8s synth --no-check-upgrade` (package.json): the CLI reads its upgrade check only from
     that flag or $CDK8S_CHECK_UPGRADE (no cdk8s.yaml key), so the script carries it; .npmrc turns off npm's own
@@ -154,7 +155,8 @@ def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Pat
            if k not in ("JSII_NODE", "CDK8S_CHECK_UPGRADE") and not k.startswith("npm_config_")}
     out = tmp_path_factory.mktemp("seed-1") / "out"
     runs["main.py"] = (subprocess.run([sys.executable, "main.py"], cwd=ROOT, capture_output=True, text=True,
-                                      env={**env, "PYTHONHASHSEED": "1", "CDK8S_OUTDIR": str(out)}, timeout=300), out)
+                                      env={**env, "PYTHONHASHSEED": "1", "CDK8S_OUTDIR": str(out),
+                                           "PATH": "/nonexistent"}, timeout=300), out)
     base = tmp_path_factory.mktemp("seed-4242")
     (base / "home").mkdir()
     runs["npm run synth"] = (
@@ -165,10 +167,12 @@ def seeded(tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Pat
 
 
 def test_python_main_finds_a_supported_node_without_eol_banner(seeded):
+    """Without JSII_NODE, and for main.py without any Node on PATH: jsii runs on the packaged Node LTS, quietly."""
     for result, out in seeded.values():
         assert result.returncode == 0, result.stderr
         assert "end-of-life" not in result.stdout + result.stderr
         assert filecmp.dircmp(out, ROOT / "dist").diff_files == []
+    assert seeded["main.py"][0].stderr == ""
 
 
 def test_output_independent_of_hash_seed_and_free_of_paths_and_timestamps(seeded):

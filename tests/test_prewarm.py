@@ -60,9 +60,7 @@ def test_no_bytecode_when_the_environment_says_none(tmp_path, pytestconfig, monk
     assert not list(root.rglob("__pycache__"))
 
 
-def test_the_constants_and_unicode_tables_land_where_hypothesis_reads_them(tmp_path, monkeypatch):
-    # The category table only (0.2 s): the UTF-8 one (2-3 s of CPU) is written by the same call, to the same folder.
-    monkeypatch.setattr(prewarm, "CODECS", ())
+def test_the_constants_and_the_category_table_land_where_hypothesis_reads_them(tmp_path, monkeypatch):
     monkeypatch.setattr(charmap, "_charmap", None)  # as in the controller: this worker may have it in memory
     root = checkout(tmp_path)
     home = storage_directory().path
