@@ -35,11 +35,12 @@ test soak: export PYTHONDONTWRITEBYTECODE :=
 # `validate dist` runs beside pytest (on the core pytest's controller leaves idle while it starts), its output
 # printed after pytest's; either failing fails the target.
 test: deps  ## validate dist/ and the test suite (fails on stale dist/ or snapshots) on every core
-	@validated=$$(mktemp); echo "$(BIN)/karpenter-gpu validate dist  (beside pytest; its output follows pytest's)"; \
+	@validated=$$(mktemp); trap 'rm -f "$$validated"' EXIT; \
+	echo "$(BIN)/karpenter-gpu validate dist  (beside pytest; its output follows pytest's)"; \
 	$(BIN)/karpenter-gpu validate dist > "$$validated" 2>&1 & validating=$$!; \
 	echo "$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder"; \
 	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; tests=$$?; \
-	wait $$validating; valid=$$?; cat "$$validated"; rm -f "$$validated"; \
+	wait $$validating; valid=$$?; cat "$$validated"; \
 	if [ $$valid -ne 0 ]; then echo "karpenter-gpu validate dist failed (exit $$valid)" >&2; exit $$valid; fi; \
 	exit $$tests
 
