@@ -7,7 +7,6 @@ import re
 from collections.abc import Mapping, Sequence
 from types import UnionType
 from typing import Annotated, Any, Callable, ClassVar, TypeVar, Union, cast, get_args, get_origin
-from weakref import WeakKeyDictionary
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -200,17 +199,10 @@ def node_of(construct: Any) -> Any:
     return kept(construct, "_kg_node", lambda: construct.node)
 
 
-# A construct's path never changes once it exists, so each scope's is read over jsii once (two pipe
-# round trips) and kept on the Python side; weak keys, so a dropped app frees them.
-_PATHS: WeakKeyDictionary[Any, str] = WeakKeyDictionary()
-
-
 def construct_path(scope: Any) -> str:
-    """``scope.node.path``, read over jsii once per construct."""
-    base = _PATHS.get(scope)
-    if base is None:
-        base = _PATHS[scope] = node_of(scope).path
-    return base
+    """``scope.node.path``, read over jsii once per construct (:func:`kept`: a path never changes once the
+    construct exists)."""
+    return str(kept(scope, "_kg_path", lambda: node_of(scope).path))
 
 
 class ConstructPath:

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
+from karpenter_gpu.k8s.int64 import MIN as _INT64_MIN
 from karpenter_gpu.k8s.int64 import int64_of
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
@@ -100,7 +101,7 @@ class Requirement:
                 return cls(key, False, frozenset())
             return cls(key, True, frozenset(), gte=number + 1, min_values=min_values)
         if operator == "Lt":  # Go's int64 `value--` wraps: Lt MinInt is <= MaxInt
-            return cls(key, True, frozenset(), lte=number - 1 if number > -_INT64_MAX - 1 else _INT64_MAX,
+            return cls(key, True, frozenset(), lte=number - 1 if number > _INT64_MIN else _INT64_MAX,
                        min_values=min_values)
         if operator == "Gte":
             return cls(key, True, frozenset(), gte=number, min_values=min_values)

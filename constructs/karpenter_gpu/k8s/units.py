@@ -16,6 +16,7 @@ from functools import total_ordering
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
 
 if TYPE_CHECKING:
     from pydantic_core import core_schema
@@ -62,7 +63,7 @@ class Duration(_ValueObject):
     NEVER_TEXT: ClassVar[str] = "Never"
     #: Go's time.Duration is int64 nanoseconds (time.maxDuration ≈ 2562047h47m16s): Karpenter's
     #: time.ParseDuration rejects anything longer ("invalid duration"), though the CRD pattern accepts it.
-    MAX_SECONDS: ClassVar[int] = (2**63 - 1) // 10**9
+    MAX_SECONDS: ClassVar[int] = _INT64_MAX // 10**9
 
     def __init__(self, seconds: int | None) -> None:
         if seconds is not None and (not isinstance(seconds, int) or isinstance(seconds, bool) or seconds < 0):
@@ -166,7 +167,7 @@ _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), ""
 #: Largest magnitude of a quantity: int64, what apimachinery's resource.Quantity holds (``Value()``,
 #: ``MilliValue()``; ``ParseQuantity`` caps binary-SI values at 2^63-1 and reads an exponent with
 #: ``strconv.ParseInt``, k8s.io/apimachinery/pkg/api/resource/quantity.go). Beyond it a quantity is refused.
-_MAX_MAGNITUDE = Decimal(2**63 - 1)
+_MAX_MAGNITUDE = Decimal(_INT64_MAX)
 
 
 def _exponent(power: str) -> int:
