@@ -44,7 +44,7 @@ from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.kubelet import KubeletSettings
-from karpenter_gpu.k8s.memo import memo_for
+from karpenter_gpu.k8s.memo import ENTRIES, memo_for
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
     NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
@@ -284,11 +284,26 @@ class PoolReport:
 
 
 def _quantity(value: Any, where: str) -> Decimal:
+    """``value`` (a limit or an overlay's capacity) in base units; KG711 names ``where`` when it is no quantity.
+    Pools repeat their limits' texts: each text (or int) is parsed once per process (:data:`_AMOUNTS`)."""
+    key = (type(value), value) if type(value) in (str, int) else None
+    amount = _AMOUNTS.get(key) if key is not None else None
+    if amount is not None:
+        return amount
     try:
-        return Quantity.parse(value).as_decimal()
+        amount = Quantity.parse(value).as_decimal()
     except KarpenterGpuError:
         raise KarpenterGpuError("KG711", prop=where, value=value, allowed="a Kubernetes quantity such as '8', '200Gi'",
                                 fix="write the quantity as Kubernetes does") from None
+    if key is not None:
+        if len(_AMOUNTS) >= ENTRIES:
+            _AMOUNTS.clear()
+        _AMOUNTS[key] = amount
+    return amount
+
+
+#: (type, text or int) -> its amount, for :func:`_quantity` (bounded by ``memo.ENTRIES``).
+_AMOUNTS: dict[tuple[type, Any], Decimal] = {}
 
 
 def _offering_notes(pool: NodePoolView, facts: AwsFacts | None = None
@@ -399,10 +414,12 @@ def _reservations(pool: NodePoolView, context: _Context) -> bool | None:
     return None if view is None else bool(view.spec.get("capacityReservationSelectorTerms"))
 
 
-def _node_class(pool: NodePoolView, context: _Context, notes: list[str]
+def _node_class(pool: NodePoolView, context: _Context, notes: list[str], memo: dict
                 ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
     """The pool's kubelet settings, whether its node class has capacityReservationSelectorTerms (None: unknown)
-    and, when the AWS facts list the capacity reservations, the ones its terms select (None: not known)."""
+    and, when the AWS facts list the capacity reservations, the ones its terms select (None: not known).
+    What a node class gives (and the notes it adds) is worked out once per simulation: ``memo`` keeps it by the
+    view, which ``context`` holds."""
     ref = pool.node_class_ref
     name, kind = ref.get("name"), ref.get("kind")
     view = _class_view(pool, context)
@@ -411,6 +428,18 @@ def _node_class(pool: NodePoolView, context: _Context, notes: list[str]
             notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
                          "(no kubelet settings) and reserved offerings are not checked")
         return KubeletSettings(), None, None
+    key = ("class", id(view), kind)
+    if key not in memo:
+        own: list[str] = []
+        memo[key] = (_class_settings(view, str(kind), context, own), tuple(own))
+    settings_of, noted = memo[key]
+    notes.extend(noted)
+    return settings_of
+
+
+def _class_settings(view: NodeClassView, kind: str, context: _Context, notes: list[str]
+                    ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
+    """:func:`_node_class` of a node class among the manifests."""
     terms = view.spec.get("capacityReservationSelectorTerms")
     reservations = bool(terms)
     selected = None
@@ -452,7 +481,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     notes: list[str] = []
     used = pool_usage(existing).get(pool.name, {})
     zones, offering_notes, problems = _offering_notes(pool, context.facts)
-    settings, reservations, selected = _node_class(pool, context, notes)
+    settings, reservations, selected = _node_class(pool, context, notes, memo)
     if selected is not None:
         offering_notes = [n for n in offering_notes if not n.startswith("reserved offerings exist only")]
     if reservations is False and "reserved" in pool.capacity_types:
@@ -519,12 +548,13 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes.append(f"{len(unoffered)} type(s) have no available offering in the zones and capacity types the pool "
                      f"admits ({facts.describe() if facts is not None else 'capacity reservations'}): "
                      f"{', '.join(unoffered)}")
-    counted = sorted({d for c in candidates for d in c.daemons})
+    derived = _derived(candidates, memo)
+    counted = derived.daemons
     if counted:
         notes.append(f"DaemonSets counted against each node's allocatable (daemonOverhead): {', '.join(counted)}")
-    stand_ins = sorted({o.offering.capacity_type for c in candidates for o in c.offerings if o.on_demand_stand_in})
+    stand_ins = derived.stand_ins
     if stand_ins and facts is not None and facts.sources.get("spot"):
-        missing = sorted({c.name for c in candidates for o in c.offerings if o.on_demand_stand_in})
+        missing = derived.stand_in_types
         notes.append(f"{' and '.join(stand_ins)} offerings of {', '.join(missing)} are shown at the on-demand list "
                      f"price: {', '.join(facts.sources['spot'])} has no spot price for them")
     elif stand_ins:
@@ -536,13 +566,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes.append(_existing_note(existing, used, limits))
     excluded: list[tuple[str, str]] = []
     if pool.replicas is None and limits and candidates:
-        kept = []
-        for c in candidates:
-            why = _within_limits(c, limits)
-            if why is None:
-                kept.append(c)
-            else:
-                excluded.append((c.instance.name, why))
+        whys = derived.beyond(limits)
+        kept = [c for c, why in zip(candidates, whys) if why is None]
+        excluded = [(c.instance.name, why) for c, why in zip(candidates, whys) if why is not None]
         if excluded:
             left = " what is left of" if used else ""
             notes.append(f"{len(excluded)} type(s) exceed{left} a limit with one node and are never launched "
@@ -550,7 +576,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             if not kept and not exhausted:
                 problems.insert(0, f"every candidate exceeds{left} the pool's limits with one node: 'all available "
                                    "instance types exceed limits for nodepool'")
-        candidates = kept
+            candidates = kept  # else the same list, and what is derived from it
+            derived = _derived(candidates, memo)
     if exhausted and pool.replicas is None:
         problems.insert(0, exhausted)
     if not candidates and not excluded and (unoffered or unpriced_gone):
@@ -586,20 +613,19 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if pool.auto_mode:
         notes.append("EKS Auto Mode pool: AWS runs its Karpenter, NVIDIA driver and device plugin, replaces nodes after "
                      "at most 21 days and applies no NodeOverlay (aws/containers-roadmap#2690)")
-    zero_gpu = [c.instance.name for c in candidates
-                if c.instance.labels.get(Label.GPU_MANUFACTURER) == "nvidia" and not c.capacity.get(NVIDIA_GPU)]
+    zero_gpu = derived.zero_gpu
     if zero_gpu:
         notes.append(f"{len(zero_gpu)} candidates report 0 GPUs and cannot run nvidia.com/gpu pods without a "
                      f"NodeOverlay ({', '.join(zero_gpu)})")
-    arm64 = [c.instance.name for c in candidates if c.instance.labels.get(Label.ARCH) == "arm64" and c.instance.gpus]
+    arm64 = derived.arm64
     if arm64:
         notes.append(f"{len(arm64)} arm64 GPU type(s) admitted ({', '.join(arm64)}): pods landing there need arm64 "
                      "or multi-arch images (an amd64-only image fails with 'exec format error')")
-    unpriced = [c.instance.name for c in candidates if c.price is None]
+    unpriced = derived.unpriced
     if unpriced:
         notes.append(f"{len(unpriced)} candidate(s) have no price in the catalog ({', '.join(unpriced)}): "
                      "left out of cost figures")
-    applied = sorted({o for c in candidates for o in c.overlays})
+    applied = derived.overlays
     if applied:
         notes.append(f"NodeOverlays applied: {', '.join(applied)} (scheduling simulation only, not billing)")
     if resolution.unmodelled and applied:
@@ -613,7 +639,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     gpu_limit = None
     if gpu_resource is not None:
         gpu_limit = int(_limit_amount(pool, gpu_resource))  # type: ignore[arg-type]
-    limit_unit = _limit_unit(gpu_resource, candidates)
+    limit_unit = derived.limit_unit(gpu_resource)
     worst: Decimal | None = None
     worst_name: str | None = None
     fill: Fill | None = None
@@ -639,7 +665,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     elif exhausted:
         worst = Decimal(0)
     elif candidates:
-        fill, bounded_by, why = _ceiling(candidates, limits)
+        fill, bounded_by, why = _ceiling(derived, limits)
         if fill is None:
             unbounded = True
             notes.append(f"the pool's spend is unbounded: {why}")
@@ -714,26 +740,83 @@ def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
 _UNMODELLED_LIMITS = ("ephemeral-storage", "vpc.amazonaws.com/pod-eni")
 
 
-def _ceiling(candidates: Sequence[Candidate], limits: list[tuple[str, str, Decimal]]
+def _ceiling(derived: _Derived, limits: list[tuple[str, str, Decimal]]
              ) -> tuple[Fill | None, tuple[str, ...], str]:
     """The dearest launchable multiset of the priced candidates under ``limits`` (None: unbounded, with why)."""
     applied = [(r, raw, amount) for r, raw, amount in limits if r not in _UNMODELLED_LIMITS]
-    priced = [c for c in candidates if c.price is not None]
-    if not priced:
+    items, free, bounded = derived.fill_items(tuple(r for r, _, _ in applied))
+    if not items:
         return Fill(Decimal(0), ()), (), ""
-    sizes = {c.instance.name: [_node_resource(c, r) or Decimal(0) for r, _, _ in applied] for c in priced}
-    free = [c.instance.name for c in priced if not any(sizes[c.instance.name])]
     if free:
         which = ", ".join(r for r, _, _ in applied) or "none"
         return None, (), (f"{', '.join(free)} need(s) none of the limited resources ({which}), so no limit stops "
                           "Karpenter launching them")
     # A node is launched while anything is left of limits.nodes (filterByRemainingResources counts no nodes in a
     # type's capacity, the next loop counts the node as 1): ceil(what is left) more nodes.
-    fill = dearest_fill_cached(tuple((c.instance.name, c.price, tuple(sizes[c.instance.name]))  # type: ignore[misc]
-                                     for c in priced),
-                               tuple(Decimal(math.ceil(amount)) if r == "nodes" else amount for r, _, amount in applied))
-    bounded = tuple(r for i, (r, _, _) in enumerate(applied) if any(s[i] for s in sizes.values()))
+    fill = dearest_fill_cached(items, tuple(Decimal(math.ceil(amount)) if r == "nodes" else amount
+                                            for r, _, amount in applied))
     return fill, bounded, ""
+
+
+class _Derived:
+    """What a simulation reads of one list of candidates, worked out once for the list: the pools that share their
+    candidates (the memo's ``"candidates"`` entries) share it too (:func:`_derived`). The list is never changed."""
+
+    def __init__(self, candidates: Sequence[Candidate]) -> None:
+        self.candidates = candidates
+        self._sizes: dict[str, tuple[Decimal | None, ...]] = {}
+        self._units: dict[str | None, str | None] = {}
+        self._fills: dict[tuple[str, ...], tuple[tuple, tuple[str, ...], tuple[str, ...]]] = {}
+        self.daemons = sorted({d for c in candidates for d in c.daemons})
+        self.stand_ins = sorted({o.offering.capacity_type for c in candidates for o in c.offerings
+                                 if o.on_demand_stand_in})
+        self.stand_in_types = sorted({c.name for c in candidates for o in c.offerings if o.on_demand_stand_in}) \
+            if self.stand_ins else []
+        self.zero_gpu = [c.instance.name for c in candidates
+                         if c.instance.labels.get(Label.GPU_MANUFACTURER) == "nvidia" and not c.capacity.get(NVIDIA_GPU)]
+        self.arm64 = [c.instance.name for c in candidates
+                      if c.instance.labels.get(Label.ARCH) == "arm64" and c.instance.gpus]
+        self.unpriced = [c.instance.name for c in candidates if c.price is None]
+        self.overlays = sorted({o for c in candidates for o in c.overlays})
+
+    def sizes(self, resource: str) -> tuple[Decimal | None, ...]:
+        """:func:`_node_resource` of every candidate, in order."""
+        got = self._sizes.get(resource)
+        if got is None:
+            got = self._sizes[resource] = tuple(_node_resource(c, resource) for c in self.candidates)
+        return got
+
+    def beyond(self, limits: Sequence[tuple[str, str, Decimal]]) -> list[str | None]:
+        """:func:`_within_limits` of every candidate, in order."""
+        return _first_broken(limits, [self.sizes(r) for r, _, _ in limits], len(self.candidates))
+
+    def limit_unit(self, resource: str | None) -> str | None:
+        if resource not in self._units:
+            self._units[resource] = _limit_unit(resource, self.candidates)
+        return self._units[resource]
+
+    def fill_items(self, resources: tuple[str, ...]) -> tuple[tuple, tuple[str, ...], tuple[str, ...]]:
+        """For :func:`dearest_fill_cached`: (name, price, size per resource) of every priced candidate, the priced
+        ones that need none of ``resources``, and the resources some priced candidate needs."""
+        got = self._fills.get(resources)
+        if got is None:
+            priced = [i for i, c in enumerate(self.candidates) if c.price is not None]
+            columns = [self.sizes(r) for r in resources]
+            items = tuple((self.candidates[i].instance.name, self.candidates[i].price,
+                           tuple(column[i] or Decimal(0) for column in columns)) for i in priced)
+            free = tuple(name for name, _, size in items if not any(size))
+            bounded = tuple(r for j, r in enumerate(resources) if any(size[j] for _, _, size in items))
+            got = self._fills[resources] = (items, free, bounded)
+        return got
+
+
+def _derived(candidates: Sequence[Candidate], memo: dict) -> _Derived:
+    """The :class:`_Derived` of ``candidates``, kept in ``memo`` (which holds the list, so its id is not reused)."""
+    key = ("derived", id(candidates))
+    got = memo.get(key)
+    if got is None or got.candidates is not candidates:
+        got = memo[key] = _Derived(candidates)
+    return got
 
 
 def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | None:
@@ -1048,11 +1131,21 @@ def _within_limits(c: Candidate, limits: list[tuple[str, str, Decimal]]) -> str 
     (``filterByRemainingResources``: the type's capacity above what is left; ``it.Capacity`` has no ``nodes``, so
     a ``nodes`` limit excludes a type only once it is below 0, and a resource the catalog does not model breaks
     it only then too, every capacity being at least 0)."""
-    for resource, shown, limit in limits:
-        amount = Decimal(0) if resource == "nodes" else _node_resource(c, resource)
-        if (amount or Decimal(0)) > limit:
-            return f"{resource} {shown}"
-    return None
+    return _first_broken(limits, [(_node_resource(c, r),) for r, _, _ in limits], 1)[0]
+
+
+def _first_broken(limits: Sequence[tuple[str, str, Decimal]], columns: Sequence[Sequence[Decimal | None]],
+                  count: int) -> list[str | None]:
+    """:func:`_within_limits` of ``count`` nodes, ``columns[j][i]`` being node i's :func:`_node_resource` of
+    ``limits[j]``'s resource."""
+    out: list[str | None] = [None] * count
+    for (resource, shown, limit), column in zip(limits, columns):
+        if resource == "nodes":  # it.Capacity has no nodes
+            column = [Decimal(0)] * count
+        for i, amount in enumerate(column):
+            if out[i] is None and (amount or Decimal(0)) > limit:
+                out[i] = f"{resource} {shown}"
+    return out
 
 
 
