@@ -146,6 +146,29 @@ def test_transition_rules_below_a_remembered_subtree_are_noted_at_its_path():
                            "(rule: self.a == oldSelf.a)" for i in range(3)]
 
 
+def test_rule_outcomes_are_remembered_by_a_key_that_tells_equal_looking_values_apart():
+    """The CEL outcome memo is keyed by the repr of ``self``: ``1`` and ``True`` (equal in Python, an int and a
+    bool to CEL) and ``'1'`` each get their own outcome, in either order, at the root and below it."""
+    from karpenter_gpu.check import _cel
+    from karpenter_gpu.check._problems import _Problems
+
+    node = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+            "x-kubernetes-validations": [{"rule": "self.a == 1", "message": "a must be the integer 1"}]}
+    schema = {"type": "object", "properties": {"n": node}}
+
+    def verdicts(values, path):
+        out = []
+        for a in values:
+            problems = _Problems()
+            _cel.validate({"n": {"a": a}} if path else {"a": a}, schema if path else node, path, problems, [])
+            out.append(bool(len(problems)))
+        return out
+
+    for path in ("", "spec"):
+        assert verdicts([1, True, "1", 1], path) == [False, True, True, False]
+        assert verdicts([True, 1, "1", True], path) == [True, False, True, True]
+
+
 def test_a_manifest_changed_after_validation_is_judged_as_it_is_now(crds):
     """The memos keep their own copies: changing a validated manifest changes neither its next verdict nor that
     of another object with the old content."""

@@ -85,6 +85,23 @@ def test_from_dict_refuses_what_the_crd_refuses(raw):
     assert info.value.code == "KG620"
 
 
+@pytest.mark.parametrize("accepted, refused", [
+    ({"minValues": 1}, {"minValues": True}),      # True == 1 and hashes alike: the memo tells them apart
+    ({"minValues": 1}, {"minValues": 1.0}),
+    ({"values": ["1"]}, {"values": [1]}),
+    ({"values": ["1"]}, {"values": [True]}),
+])
+def test_from_dict_remembers_only_what_it_accepted(accepted, refused):
+    """Requirement.from_dict remembers each dict it read (pools repeat their requirements): an equal-looking dict
+    it refuses is still refused after the accepted one, and the accepted one is read to the same requirement."""
+    base = {"key": "k", "operator": "In", "values": ["1"]}
+    first = Requirement.from_dict({**base, **accepted})
+    assert Requirement.from_dict({**base, **accepted}) is first
+    with pytest.raises(KarpenterGpuError) as info:
+        Requirement.from_dict({**base, **refused})
+    assert info.value.code == "KG620"
+
+
 def test_not_in_without_values_is_exists_and_exists_ignores_values():
     assert r("k", "NotIn").operator == "Exists"
     assert r("k", "Exists", "x").operator == "Exists" and r("k", "Exists", "x").has("x")

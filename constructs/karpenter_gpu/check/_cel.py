@@ -47,13 +47,12 @@ evaluation error on cel-python; both are problems (KG302) either way.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees
+from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, value_repr
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -169,8 +168,10 @@ def _run_bound(compiled: Compiled, bound: Any) -> tuple[Any, str | None]:
     return result, error
 
 
-# Rule outcomes by (rule, canonical JSON of `self`): rules are pure, and GPU pools repeat the same
-# requirements, taints and budgets, so most evaluations are repeats (celpy costs ~3 ms per run).
+# Rule outcomes by (backend, rule, repr of `self`): rules are pure, and GPU pools repeat the same
+# requirements, taints and budgets, so most evaluations are repeats (celpy costs ~3 ms per run). The repr tells
+# apart every value the YAML loader builds (see ``_memo``); the same object written in another key order only
+# misses.
 _OUTCOMES: dict[tuple[str, str, str], tuple[Any, str | None]] = {}
 _MAX_OUTCOMES = 100_000
 
@@ -178,15 +179,17 @@ _MAX_OUTCOMES = 100_000
 class _Self:
     """`self` for one schema node, converted to CEL only when a rule actually has to run."""
 
-    def __init__(self, value: Any, schema: Schema) -> None:
+    def __init__(self, value: Any, schema: Schema, text: str | None = None) -> None:
         self.value, self.schema, self._cel = value, schema, None
         self._bound: tuple[Backend, Any] | None = None
+        if text is not None:  # the repr the subtree memo made already
+            self.key = text
 
     @functools.cached_property
     def key(self) -> str:
-        """The value as canonical JSON, the outcome memo's key (made only when a rule runs: not for a node whose
-        rules are all transition rules)."""
-        return json.dumps(self.value, sort_keys=True, default=str)
+        """The value's repr (:func:`~karpenter_gpu.check._memo.value_repr`), the outcome memo's key (made only when
+        a rule runs: not for a node whose rules are all transition rules)."""
+        return value_repr(self.value)
 
     def cel(self) -> Any:
         if self._cel is None:
@@ -228,7 +231,7 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
             skipped.extend(path + note for note in notes)
             return
         before, noted = len(problems), len(skipped)
-        _validate_here(value, schema, path, problems, skipped, runtime)
+        _validate_here(value, schema, path, problems, skipped, runtime, key[2])
         if len(problems) == before:
             _CLEAN_TREES.remember(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
         return
@@ -240,11 +243,12 @@ _CLEAN_TREES = CleanSubtrees()
 
 
 def _validate_here(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
-                   runtime: Backend) -> None:
-    """The rules of ``schema`` on ``value``, then those below it (:func:`validate`'s walk, without the memo)."""
+                   runtime: Backend, text: str | None = None) -> None:
+    """The rules of ``schema`` on ``value``, then those below it (:func:`validate`'s walk, without the memo);
+    ``text``: the value's repr, when the memo made it."""
     rules = schema.get("x-kubernetes-validations")
     if rules:
-        self_ = _Self(value, schema)
+        self_ = _Self(value, schema, text)
         for rule in rules:
             _apply(rule, self_, path, problems, skipped, runtime)
     if isinstance(value, dict):

@@ -30,7 +30,7 @@ AUTO_MODE_NODE_CLASS_KIND = ("eks.amazonaws.com/v1", "NodeClass")
 
 def kind_of(manifest: Any) -> tuple[Any, Any]:
     """``(apiVersion, kind)`` of a manifest dict; ``(None, None)`` for anything else."""
-    if not isinstance(manifest, Mapping):
+    if type(manifest) is not dict and not isinstance(manifest, Mapping):  # a dict without the ABC's slower check
         return (None, None)
     return (manifest.get("apiVersion"), manifest.get("kind"))
 

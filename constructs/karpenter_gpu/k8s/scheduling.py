@@ -16,6 +16,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as _INT64_MIN
 from karpenter_gpu.k8s.int64 import int64_of
+from karpenter_gpu.k8s.memo import ENTRIES
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
@@ -116,6 +117,10 @@ class Requirement:
         (CEL ``int(x.values[0]) >= 0``), ``minValues`` outside 1..50 or above the ``In`` values.
         ``Exists``/``DoesNotExist`` ignore values; ``NotIn`` without values is ``Exists``.
         """
+        memo = _memo_key(raw)
+        known = _READ.get(memo) if memo is not None else None
+        if known is not None:
+            return known
         if not isinstance(raw, Mapping) or not isinstance(raw.get("key"), str) or not raw.get("key"):
             raise _fail(where, raw, "{key, operator, values[]} with a key", "write a NodeSelectorRequirement")
         key, op = raw["key"], raw.get("operator")
@@ -141,7 +146,12 @@ class Requirement:
                         "lower minValues or list more values")
         if op in ("Exists", "DoesNotExist"):
             values = []
-        return cls.new(key, op, values, min_values)
+        read = cls.new(key, op, values, min_values)
+        if memo is not None:
+            if len(_READ) >= ENTRIES:
+                _READ.clear()
+            _READ[memo] = read
+        return read
 
     # ------------------------------------------------------------------ queries
 
@@ -263,6 +273,27 @@ def _max(a: int | None, b: int | None) -> int | None:
 
 def _min(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
+
+
+def _memo_key(raw: Any) -> tuple | None:
+    """The key :meth:`Requirement.from_dict` remembers a dict's answer by: its key, operator, values and minValues,
+    each with its type (``True`` equals ``1``), or None for anything but a plain dict of plain values."""
+    if type(raw) is not dict:
+        return None
+    values, min_values = raw.get("values"), raw.get("minValues")
+    if type(values) is list:
+        if not all(type(v) is str for v in values):
+            return None
+        values = tuple(values)
+    elif values is not None:
+        return None
+    return (type(raw.get("key")), raw.get("key"), type(raw.get("operator")), raw.get("operator"), values,
+            type(min_values), min_values)
+
+
+#: What :meth:`Requirement.from_dict` read (immutable requirements, shared), by :func:`_memo_key`: pools repeat
+#: their requirements. Only dicts it accepted; bounded by ``memo.ENTRIES``.
+_READ: dict[tuple, Requirement] = {}
 
 
 class Requirements(Mapping[str, Requirement]):
