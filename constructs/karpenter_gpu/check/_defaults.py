@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from karpenter_gpu.check._memo import CONTAINERS, Bounded, descends, share, value_repr
+from karpenter_gpu.check._memo import CONTAINERS, Bounded, descends, is_shared, share, value_repr
 
 Schema = dict[str, Any]
 
@@ -31,7 +31,7 @@ def _defaulted(value: Any, schema: Schema) -> Any:
     key = (id(schema), value_repr(value))
     entry = _DEFAULTED.get(key)
     if entry is None:
-        result = deep_copy(defaulted_tree(value, schema))  # its own copy: the caller's manifest may change later
+        result = _own_copy(defaulted_tree(value, schema))  # its own copy: the caller's manifest may change later
         entry = (schema, result)
         _DEFAULTED.put(key, entry, len(key[1]) + len(share(result)))
     return entry[1]
@@ -93,6 +93,18 @@ def _with_default(schema: Schema) -> tuple[tuple[str, Schema], ...]:
             _DEFAULTS.clear()
         _DEFAULTS[id(schema)] = entry = (schema, found)
     return entry[1]
+
+
+def _own_copy(value: Any) -> Any:
+    """:func:`deep_copy`, except the subtrees a memo owns already (:func:`~karpenter_gpu.check._memo.share`): they
+    never change, so the copy shares them, and the checks that walk the result next find their reprs made."""
+    if is_shared(value):
+        return value
+    if isinstance(value, dict):
+        return {key: _own_copy(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_own_copy(child) for child in value]
+    return value
 
 
 def deep_copy(value: Any) -> Any:

@@ -81,6 +81,12 @@ def value_repr(value: Any) -> str:
     return repr(value)
 
 
+def is_shared(value: Any) -> bool:
+    """Whether ``value`` is registered by :func:`share` (owned by a memo, never changed)."""
+    entry = _REPRS.get(id(value))
+    return entry is not None and entry[0] is value
+
+
 def share(value: Any) -> str:
     """Register ``value`` (owned by a memo and never changed afterwards) and return its repr."""
     text = repr(value)
