@@ -26,8 +26,7 @@ from karpenter_gpu.analysis.simulator import (
     PodShape, PoolReport, amount_text, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
 )
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
-from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
-from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups
+from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools
 from karpenter_gpu.k8s.windows import window_notes, window_zone
 from karpenter_gpu.render import escape
 
@@ -42,23 +41,22 @@ def _money(value: Decimal | None) -> str:
     return "-" if value is None else f"${value:.2f}"
 
 
-def _gates(pool: dict, report: PoolReport) -> list[str]:
+def _gates(view: NodePoolView, report: PoolReport) -> list[str]:
     """Controller feature gates this pool relies on (the Karpenter values file turns them on). None on EKS Auto Mode:
     AWS runs that controller, and the pool's features need no gate there."""
-    if NodePoolView.of(pool).auto_mode:
+    if view.auto_mode:
         return []
     gates = []
     if "reserved" in report.capacity_types:
         gates.append("reservedCapacity")
-    if NodePoolView.of(pool).static:
+    if view.static:
         gates.append("staticCapacity")
     if any(c.overlays for c in report.candidates):  # an overlay changes what Karpenter sees of its candidates
         gates.append("nodeOverlay")
     return gates
 
 
-def _windows(pool: dict) -> list[dict]:
-    view = NodePoolView.of(pool)
+def _windows(view: NodePoolView) -> list[dict]:
     local = window_notes(view.annotations)
     out = []
     for i, budget in enumerate(view.budgets):
@@ -68,7 +66,7 @@ def _windows(pool: dict) -> list[dict]:
     return out
 
 
-def _zone(pools: list[dict]) -> str:
+def _zone(pools: list[NodePoolView]) -> str:
     for pool in pools:
         for window in _windows(pool):
             zone = window_zone(window["local"])
@@ -97,15 +95,15 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
     nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
     has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units). ``aws``: the account's
     facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow."""
-    pools = [m for m in manifests if is_kind(m, NODEPOOL_KIND)]
-    by_name = {(p.get("metadata") or {}).get("name"): p for p in pools}
-    reports: list[PoolReport] = simulate_pools(manifests, catalog, nodes=nodes or (), aws=aws)
+    pools = node_pools(manifests)  # read once: the simulator, the region check and the report share the views
+    reports: list[PoolReport] = simulate_pools(manifests, catalog, pools=pools, nodes=nodes or (), aws=aws)
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
-                           "notes": [*_facts_notes(basis, aws), *region_warnings(manifests, catalog)],
+                           "notes": [*_facts_notes(basis, aws), *region_warnings(manifests, catalog, pools=pools)],
                            "pools": []}
     for r in reports:
-        manifest = by_name.get(r.name, {})
+        view = r.view
+        assert view is not None  # simulate_pools gives every report its pool's view
         low_high = r.price_range
         out["pools"].append({
             "name": r.name, "kind": r.kind, "weight": r.weight, "capacity_types": list(r.capacity_types),
@@ -118,8 +116,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             "worst_case_exact": r.worst_case_exact, "worst_case_nodes": [list(n) for n in r.worst_case_nodes],
             "bounded_by": list(r.bounded_by), "unbounded": r.unbounded, "limit_unit": r.limit_unit,
             "excluded": [{"instance": n, "limit": why} for n, why in r.excluded],
-            "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(manifest, r),
-            "windows": _windows(manifest),
+            "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(view, r),
+            "windows": _windows(view),
         })
         if nodes is not None:
             out["pools"][-1].update(existing_nodes=list(r.existing_nodes),

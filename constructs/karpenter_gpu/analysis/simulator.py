@@ -1295,14 +1295,15 @@ def first_choice(fits: Iterable[Fit]) -> Fit | None:
 _REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)(?:-[a-z]+-\d+)?[a-z]$")
 
 
-def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None) -> list[str]:
+def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
+                    pools: Sequence[NodePoolView] | None = None) -> list[str]:
     """A warning per set of other regions, naming the NodePools whose ``topology.kubernetes.io/zone`` requirements
     name zones of another region than the catalog's (its prices are that region's on-demand list prices; other regions price differently).
     A zone's region is its name without the zone letter (``ap-northeast-2a`` -> ``ap-northeast-2``; Local Zones
-    ``us-east-1-bos-1a`` -> ``us-east-1``)."""
+    ``us-east-1-bos-1a`` -> ``us-east-1``). ``pools``: the manifests' NodePool views when the caller has them."""
     catalog = catalog if catalog is not None else default_catalog()
     by_regions: dict[tuple[str, ...], list[str]] = {}
-    for pool in node_pools(manifests):
+    for pool in node_pools(manifests) if pools is None else pools:
         if pool.problem is not None:
             continue
         reqs = pool.template_requirements
