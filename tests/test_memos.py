@@ -25,6 +25,33 @@ def test_the_remembered_ceiling_is_the_computed_one():
     assert other == ceiling.dearest_fill(items_t, (D(4), D(3))) and other != ceiling.dearest_fill(items_t, limits)
 
 
+def test_pools_that_share_their_candidates_get_the_answers_each_gets_alone():
+    """Pools with the same admitted types, offerings and node class share one candidate list, and what the simulator
+    works out of a list (limit filter, limit unit, ceiling, notes) is worked out once for it. Each pool's report
+    is still the one it gets simulated alone: limits that drop candidates (GPUs, cpu, nodes), none, a static pool."""
+    gpu = req("instance-gpu-manufacturer", "In", "nvidia")
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+                  "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "kubelet": {"maxPods": 30}}}
+    shares = overlay("shares", req("instance-type", "In", "g5.xlarge", "g5.2xlarge"), weight=1,
+                     capacity={"nvidia.com/gpu": "4"})
+    discount = overlay("discount", req("instance-family", "In", "g6"), weight=2, priceAdjustment="-10%")
+    pools = [pool("big", gpu, weight=50, limits={"nvidia.com/gpu": "64"}),
+             pool("small", gpu, weight=40, limits={"nvidia.com/gpu": "2"}),
+             pool("cpus", gpu, weight=30, limits={"cpu": "16", "memory": "200Gi"}),
+             pool("nodes", gpu, weight=20, limits={"nodes": "3"}),
+             pool("open", gpu, weight=10),
+             pool("static", gpu, weight=5, replicas=2, limits={"nodes": "3"})]
+    together = {r.name: r for r in simulate_pools([node_class, shares, discount, *pools])}
+    assert len(together["small"].candidates) < len(together["big"].candidates)  # the limit drops some
+    for manifest in pools:
+        [alone] = simulate_pools([node_class, shares, discount, manifest])
+        shared = together[alone.name]
+        assert shared.candidate_names == alone.candidate_names
+        for field in ("notes", "problems", "excluded", "worst_case_hourly", "worst_case_nodes", "worst_case_exact",
+                      "bounded_by", "unbounded", "limit_unit", "launchable"):
+            assert getattr(shared, field) == getattr(alone, field), (alone.name, field)
+
+
 def test_admitted_types_are_remembered_per_catalog():
     manifests = [pool("p", req("family", "In", "g5"), limits={"nvidia.com/gpu": "16"})]
     full = simulate_pools(manifests)
