@@ -27,7 +27,8 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 Figures and their floors run interleaved, one repetition of each per round, and a ratio to a floor is
 the median of the rounds' ratios: on a shared machine both sides of a ratio then see the same load.
 simulate and pod_fit run the same way at 100 and 1,000 pools, so their scaling time(1000)/time(100) is
-the median of per-round ratios too. A garbage collection precedes every timed repetition (untimed), so
+the median of per-round ratios too; so do project, validate and validate-cli, after the sizes' own figures
+(the machine's speed can change between two sizes' blocks, and a ratio of their medians would show it). A garbage collection precedes every timed repetition (untimed), so
 each starts from the same collector state.
 
 Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests] [--against REV]
@@ -419,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     results: list[dict] = []
     against: list[dict] = []
     flats: dict[int, list[dict]] = {}  # size -> the project's manifests, for the analyzers
+    trees: dict[int, Path] = {}  # 100 and 1,000 pools: the project's output, kept for the scaling rounds
 
     def record(figure: str, size: int | str, m: dict) -> None:
         m.pop("_last", None)
@@ -464,7 +466,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.against and size == 1000:
                 against = against_figures(keep, args.against, args.reps_against)
         finally:
-            shutil.rmtree(keep, ignore_errors=True)
+            if size in (100, 1000):
+                trees[size] = keep
+            else:
+                shutil.rmtree(keep, ignore_errors=True)
 
     # The analyzers' scaling: time(1000)/time(100) from the two sizes run side by side, round by round
     # (as the floors are), so both see the same load; other sizes are measured on their own.
@@ -483,6 +488,23 @@ def main(argv: list[str] | None = None) -> int:
             record(fig, 1000, m[f"{fig}@1000"])
         for size in sorted(set(flats) - set(paired)):
             record(fig, size, measure(make(flats[size]), args.reps if size < 1000 else args.reps_large))
+
+    # The same for the project path and validate: the two sizes side by side, round by round (their figures at
+    # each size above are for the ratios to their floors).
+    paired_scaling: dict[str, list[float]] = {}
+    if {100, 1000} <= trees.keys():
+        sides = {"project": lambda size: (lambda tmp: project_path(size, tmp), True, args.reps_large),
+                 "validate": lambda size: (lambda: validate_dir(trees[size], crd_dir), False, args.reps_scaling),
+                 "validate-cli": lambda size: (validate_cli_once(trees[size]), False, args.reps_large)}
+        for fig, side in sides.items():
+            if fig not in wanted:
+                continue
+            (fn100, fresh, reps), (fn1000, _, _) = side(100), side(1000)
+            m = measure_interleaved({f"{fig}@100": (fn100, fresh, None),
+                                     f"{fig}@1000": (fn1000, fresh, f"{fig}@100")}, reps)
+            paired_scaling[fig] = m[f"{fig}@1000"]["paired_ratios"]
+    for tree in trees.values():
+        shutil.rmtree(tree, ignore_errors=True)
 
     ceilings = ceiling_figures(flats[1000], catalog) if 1000 in flats and "simulate" in wanted else []
 
@@ -507,6 +529,8 @@ def main(argv: list[str] | None = None) -> int:
         a, b = by.get((fig, 100)), by.get((fig, 1000))
         if b and b.get("scaling_ratios"):  # side by side: the median of the rounds' ratios
             scaling[fig] = statistics.median(b["scaling_ratios"])
+        elif paired_scaling.get(fig):
+            scaling[fig] = statistics.median(paired_scaling[fig])
         elif a and b and a.get("median") and b.get("median"):
             scaling[fig] = b["median"] / a["median"]
 
@@ -556,7 +580,9 @@ def main(argv: list[str] | None = None) -> int:
                      + (f"  [{r['note']}]" if r.get("note") else ""))
     lines += ["(p): the median of per-round ratios, the figure and its floor run side by side in each round"]
     lines += ["", "scaling time(1000)/time(100):"]
-    lines += [f"  {fig:<10} {ratio:.2f}x" for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
+    lines += [f"  {fig:<10} {ratio:.2f}x{' (p)' if fig in paired_scaling or (by.get((fig, 1000)) or {}).get('scaling_ratios') else ''}"
+              for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
+    lines += ["  (p): the median of per-round ratios, the two sizes run side by side in each round"]
     if against:
         lines += ["", f"against {against[0]['rev']} at 1,000 pools (fresh processes, side by side; ratio: this / "
                       f"{against[0]['rev']}):"]
