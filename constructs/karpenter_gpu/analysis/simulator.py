@@ -44,7 +44,7 @@ from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.drift import static_drift_blocked
 from karpenter_gpu.k8s.kubelet import KubeletSettings
-from karpenter_gpu.k8s.memo import ENTRIES, memo_for
+from karpenter_gpu.k8s.memo import memo_for, remember
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, CAPACITY_TYPES, NEURON, NEURON_CORE,
     NODE_CLASS_KIND, NVIDIA_GPU, OFFERING_LABELS, WELL_KNOWN_LABELS, Label, is_kind,
@@ -295,14 +295,10 @@ def _quantity(value: Any, where: str) -> Decimal:
     except KarpenterGpuError:
         raise KarpenterGpuError("KG711", prop=where, value=value, allowed="a Kubernetes quantity such as '8', '200Gi'",
                                 fix="write the quantity as Kubernetes does") from None
-    if key is not None:
-        if len(_AMOUNTS) >= ENTRIES:
-            _AMOUNTS.clear()
-        _AMOUNTS[key] = amount
-    return amount
+    return remember(_AMOUNTS, key, amount) if key is not None else amount
 
 
-#: (type, text or int) -> its amount, for :func:`_quantity` (bounded by ``memo.ENTRIES``).
+#: (type, text or int) -> its amount, for :func:`_quantity` (:func:`~karpenter_gpu.k8s.memo.remember`).
 _AMOUNTS: dict[tuple[type, Any], Decimal] = {}
 
 
@@ -428,7 +424,7 @@ def _node_class(pool: NodePoolView, context: _Context, notes: list[str], memo: d
             notes.append(f"{kind} {name} is not among the manifests: allocatable assumes the catalog's defaults "
                          "(no kubelet settings) and reserved offerings are not checked")
         return KubeletSettings(), None, None
-    key = ("class", id(view), kind)
+    key = ("class", id(view))  # the view is found by kind and name: one kind per view
     if key not in memo:
         own: list[str] = []
         memo[key] = (_class_settings(view, str(kind), context, own), tuple(own))
@@ -813,10 +809,9 @@ class _Derived:
 def _derived(candidates: Sequence[Candidate], memo: dict) -> _Derived:
     """The :class:`_Derived` of ``candidates``, kept in ``memo`` (which holds the list, so its id is not reused)."""
     key = ("derived", id(candidates))
-    got = memo.get(key)
-    if got is None or got.candidates is not candidates:
-        got = memo[key] = _Derived(candidates)
-    return got
+    if key not in memo:
+        memo[key] = _Derived(candidates)
+    return memo[key]
 
 
 def _limit_unit(resource: str | None, candidates: Sequence[Candidate]) -> str | None:

@@ -12,7 +12,7 @@ subtrees are defaulted once per process. Treat the result as read-only; ``apply_
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from karpenter_gpu.check._memo import CONTAINERS, Bounded, descends, is_shared, share, value_repr
 
@@ -31,7 +31,9 @@ def _defaulted(value: Any, schema: Schema) -> Any:
     key = (id(schema), value_repr(value))
     entry = _DEFAULTED.get(key)
     if entry is None:
-        result = _own_copy(defaulted_tree(value, schema))  # its own copy: the caller's manifest may change later
+        # Its own copy (the caller's manifest may change later), sharing what a memo owns already (never changed):
+        # the checks that walk the result next find those subtrees' reprs made.
+        result = deep_copy(defaulted_tree(value, schema), keep=is_shared)
         entry = (schema, result)
         _DEFAULTED.put(key, entry, len(key[1]) + len(share(result)))
     return entry[1]
@@ -95,22 +97,13 @@ def _with_default(schema: Schema) -> tuple[tuple[str, Schema], ...]:
     return entry[1]
 
 
-def _own_copy(value: Any) -> Any:
-    """:func:`deep_copy`, except the subtrees a memo owns already (:func:`~karpenter_gpu.check._memo.share`): they
-    never change, so the copy shares them, and the checks that walk the result next find their reprs made."""
-    if is_shared(value):
+def deep_copy(value: Any, keep: Callable[[Any], bool] | None = None) -> Any:
+    """A deep copy of a parsed document (dicts, lists and immutable scalars): ~4x faster than deepcopy. ``keep``:
+    the subtrees to share instead of copying (those it says True of)."""
+    if keep is not None and keep(value):
         return value
     if isinstance(value, dict):
-        return {key: _own_copy(child) for key, child in value.items()}
+        return {key: deep_copy(child, keep) for key, child in value.items()}
     if isinstance(value, list):
-        return [_own_copy(child) for child in value]
-    return value
-
-
-def deep_copy(value: Any) -> Any:
-    """A deep copy of a parsed document (dicts, lists and immutable scalars): ~4x faster than deepcopy."""
-    if isinstance(value, dict):
-        return {key: deep_copy(child) for key, child in value.items()}
-    if isinstance(value, list):
-        return [deep_copy(child) for child in value]
+        return [deep_copy(child, keep) for child in value]
     return value

@@ -1,4 +1,5 @@
-"""Memos kept across calls for an immutable object (a catalog, its requirements mapping), keyed by its ``id``."""
+"""Memos kept across calls: for an immutable object (a catalog, its requirements mapping), keyed by its ``id``
+(:func:`memo_for`), and of values read from text (:func:`remember`)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,12 @@ def memo_for(store: dict[int, tuple[Any, dict]], owner: Any) -> dict:
     if len(memo) >= ENTRIES:
         memo.clear()
     return memo
+
+
+def remember(store: dict, key: Any, value: Any) -> Any:
+    """Keep ``value`` under ``key`` in a process-wide ``store`` of immutable answers, bounded by :data:`ENTRIES` (a
+    full store starts again); returns ``value``."""
+    if len(store) >= ENTRIES:
+        store.clear()
+    store[key] = value
+    return value

@@ -16,7 +16,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as _INT64_MIN
 from karpenter_gpu.k8s.int64 import int64_of
-from karpenter_gpu.k8s.memo import ENTRIES
+from karpenter_gpu.k8s.memo import remember
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
 
 __all__ = [
@@ -147,11 +147,7 @@ class Requirement:
         if op in ("Exists", "DoesNotExist"):
             values = []
         read = cls.new(key, op, values, min_values)
-        if memo is not None:
-            if len(_READ) >= ENTRIES:
-                _READ.clear()
-            _READ[memo] = read
-        return read
+        return remember(_READ, memo, read) if memo is not None else read
 
     # ------------------------------------------------------------------ queries
 
@@ -292,7 +288,7 @@ def _memo_key(raw: Any) -> tuple | None:
 
 
 #: What :meth:`Requirement.from_dict` read (immutable requirements, shared), by :func:`_memo_key`: pools repeat
-#: their requirements. Only dicts it accepted; bounded by ``memo.ENTRIES``.
+#: their requirements. Only dicts it accepted (:func:`~karpenter_gpu.k8s.memo.remember`).
 _READ: dict[tuple, Requirement] = {}
 
 
