@@ -306,6 +306,14 @@ def measure_interleaved(fns: dict[str, tuple], reps: int) -> dict[str, dict]:
     return out
 
 
+def side_by_side(fig: str, at_100, at_1000, fresh_dir: bool, reps: int) -> tuple[dict, dict]:
+    """``fig`` at 100 and at 1,000 pools, one repetition of each per round (:func:`measure_interleaved`): the
+    second's ``paired_ratios`` are its scaling, round by round."""
+    m = measure_interleaved({f"{fig}@100": (at_100, fresh_dir, None),
+                             f"{fig}@1000": (at_1000, fresh_dir, f"{fig}@100")}, reps)
+    return m[f"{fig}@100"], m[f"{fig}@1000"]
+
+
 def _fmt(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -481,11 +489,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         paired = (100, 1000) if {100, 1000} <= flats.keys() else ()
         if paired:
-            m = measure_interleaved({f"{fig}@100": (make(flats[100]), False, None),
-                                     f"{fig}@1000": (make(flats[1000]), False, f"{fig}@100")}, args.reps_scaling)
-            m[f"{fig}@1000"]["scaling_ratios"] = m[f"{fig}@1000"].pop("paired_ratios")
-            record(fig, 100, m[f"{fig}@100"])
-            record(fig, 1000, m[f"{fig}@1000"])
+            small, large = side_by_side(fig, make(flats[100]), make(flats[1000]), False, args.reps_scaling)
+            large["scaling_ratios"] = large.pop("paired_ratios")
+            record(fig, 100, small)
+            record(fig, 1000, large)
         for size in sorted(set(flats) - set(paired)):
             record(fig, size, measure(make(flats[size]), args.reps if size < 1000 else args.reps_large))
 
@@ -500,9 +507,7 @@ def main(argv: list[str] | None = None) -> int:
             if fig not in wanted:
                 continue
             (fn100, fresh, reps), (fn1000, _, _) = side(100), side(1000)
-            m = measure_interleaved({f"{fig}@100": (fn100, fresh, None),
-                                     f"{fig}@1000": (fn1000, fresh, f"{fig}@100")}, reps)
-            paired_scaling[fig] = m[f"{fig}@1000"]["paired_ratios"]
+            paired_scaling[fig] = side_by_side(fig, fn100, fn1000, fresh, reps)[1]["paired_ratios"]
     for tree in trees.values():
         shutil.rmtree(tree, ignore_errors=True)
 
