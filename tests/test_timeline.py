@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
 import yaml
 
 from karpenter_gpu.analysis.timeline import Block, always_blocked, blocks, svg
@@ -105,3 +106,19 @@ def test_svg_says_a_dated_budget_is_shown_for_this_week_only():
     drawing = svg([budget_pool("0 9 1 * *", name="monthly"), budget_pool("0 9 * * 1-5", name="weekdays")])
     texts = [t.text for t in ET.fromstring(drawing).iter("{http://www.w3.org/2000/svg}text")]
     assert "monthly (dated budget: this week only)" in texts and "weekdays" in texts
+
+
+@pytest.mark.parametrize(("duration", "minutes"), [
+    ("600s", 10), ("30m1h", 90), ("8h30s", 481), ("90m", 90), ("1h30m0s", 90), ("30s", 1),
+])
+def test_a_budget_duration_is_read_as_go_reads_it(duration: str, minutes: int):
+    """The duration goes through Duration.parse (time.ParseDuration), the one parser: every Go duration is drawn,
+    rounded up to whole minutes, not only the h/m spellings the CRD pattern lists."""
+    (block,) = blocks(budget_pool("0 9 * * 1", duration))
+    assert block.end - block.start == minutes
+
+
+@pytest.mark.parametrize("duration", ["", "1d", "PT30M", "Never"])
+def test_a_duration_karpenter_cannot_read_draws_an_empty_span(duration: str):
+    (block,) = blocks(budget_pool("0 9 * * 1", duration))
+    assert block.end == block.start

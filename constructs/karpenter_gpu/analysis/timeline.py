@@ -8,10 +8,11 @@ in a chosen IANA zone for a fixed reference week (DST zones differ by an hour in
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, UTC
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.cron import Cron
+from karpenter_gpu.k8s.units import Duration
 from karpenter_gpu.k8s.views import NodePoolView
 from karpenter_gpu.k8s.windows import load_zone
 from karpenter_gpu.render import escape
@@ -20,7 +21,6 @@ from karpenter_gpu.render import escape
 REFERENCE_MONDAY = datetime(2027, 1, 4, tzinfo=UTC)
 _WEEK = 7 * 24 * 60
 _BLOCKED, _CAPPED = "#c0392b", "#f0b429"
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:0s)?$")
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,14 @@ class Block:
 
 
 def _minutes(duration: str) -> int:
-    m = _DURATION.match(duration)
-    return int(m.group(1) or 0) * 60 + int(m.group(2) or 0) if m else 0
+    """A budget's ``duration`` in whole minutes, rounded up (a 30s window still shows), read as Karpenter reads it:
+    ``time.ParseDuration`` through :meth:`Duration.parse` (``600s``, ``30m1h``, ``8h30s``); 0 when it does not
+    parse (validate reports it) or is ``Never``."""
+    try:
+        parsed = Duration.parse(duration)
+    except KarpenterGpuError:
+        return 0
+    return 0 if parsed.is_never else -(-parsed.total_seconds // 60)
 
 
 def blocks(nodepool: dict, zone: str = "UTC", *, limited: bool = False) -> list[Block]:
