@@ -21,7 +21,7 @@ P = "karpenter_gpu"
 
 #: Layers, lowest first: module prefixes (the longest matching prefix decides).
 LAYERS: list[tuple[str, ...]] = [
-    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}._startup", f"{P}._version"),
+    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}._startup", f"{P}._version", f"{P}.upstream"),
     (f"{P}.k8s",),
     (f"{P}.check",),
     (f"{P}.analysis",),

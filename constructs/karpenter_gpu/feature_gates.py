@@ -9,31 +9,16 @@ controller values (and the synthesized summary) list exactly what the manifests 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from constructs import Construct
 
 from karpenter_gpu._props import construct_path, node_of
+from karpenter_gpu.upstream import DEFAULT_ON, KARPENTER_TAG, FeatureGate  # the gates and their defaults live upstream
 
 #: Attribute of a construct holding its recorded (gate, reason) pairs. Kept on the Python object, not in
 #: construct metadata: ``node.add_metadata`` costs two jsii round trips per construct, reading it back two
 #: more per construct of the tree, and the needs are only read from Python.
 _NEEDS_ATTR = "_kg_gate_needs"
-
-
-class FeatureGate(StrEnum):
-    """Helm ``settings.featureGates.<name>`` of the Karpenter v1.14.1 chart."""
-
-    RESERVED_CAPACITY = "reservedCapacity"  # Beta, on by default since v1.6
-    SPOT_TO_SPOT_CONSOLIDATION = "spotToSpotConsolidation"
-    NODE_OVERLAY = "nodeOverlay"  # Alpha, off by default
-    STATIC_CAPACITY = "staticCapacity"  # Alpha, off by default
-    NODE_REPAIR = "nodeRepair"
-    CAPACITY_BUFFER = "capacityBuffer"
-
-
-#: The chart's defaults (FACTS §7): only reservedCapacity is on.
-DEFAULT_ON = frozenset({FeatureGate.RESERVED_CAPACITY})
 
 
 @dataclass(frozen=True)
@@ -66,7 +51,7 @@ def required_feature_gates(scope: Construct, nodes: list[Construct] | None = Non
 def feature_gate_summary(scope: Construct, nodes: list[Construct] | None = None) -> str:
     """A YAML fragment for the Karpenter chart's ``settings.featureGates`` with the reason for each."""
     needs = required_feature_gates(scope, nodes)
-    lines = ["# Karpenter feature gates the manifests next to this file rely on (Karpenter chart v1.14.1).",
+    lines = [f"# Karpenter feature gates the manifests next to this file rely on (Karpenter chart {KARPENTER_TAG}).",
              "# Without them the API server accepts the objects and Karpenter silently ignores them.",
              "settings:", "  featureGates:"]
     if not needs:

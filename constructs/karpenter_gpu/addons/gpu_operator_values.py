@@ -75,10 +75,11 @@ from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, Tim
 from karpenter_gpu.k8s.scheduling import tolerations_for
 from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_partitioned, mig_table
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
+from karpenter_gpu.upstream import GPU_OPERATOR_CHART, GPU_OPERATOR_VERSION
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
-CHART = "nvidia/gpu-operator"
-VERSION = "v26.7.0"
+CHART = GPU_OPERATOR_CHART
+VERSION = GPU_OPERATOR_VERSION
 FILE_NAME = "gpu-operator.values.yaml"
 
 #: Operands EKS GPU nodes do not use (vGPU, VFIO/KubeVirt/Kata sandboxes, confidential computing,

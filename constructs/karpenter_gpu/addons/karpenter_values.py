@@ -32,9 +32,10 @@ from karpenter_gpu.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, requi
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members, members_of, register_derived, sorted_by_name
 from karpenter_gpu.k8s.requirements import CapacityType
+from karpenter_gpu.upstream import KARPENTER_CHART, KARPENTER_CHART_VERSION, KARPENTER_TAG
 
-CHART = "oci://public.ecr.aws/karpenter/karpenter"
-VERSION = "1.14.1"
+CHART = KARPENTER_CHART
+VERSION = KARPENTER_CHART_VERSION
 FILE_NAME = "karpenter.values.yaml"
 
 #: What goes wrong when a gate a construct needs is off (the API server accepts the objects anyway).
@@ -70,7 +71,7 @@ def _gate(key: Any) -> FeatureGate:
         hint = next((n for n in names if n.lower() == str(key).lower()), None)
         raise KarpenterGpuError(
             "KG524", prop="feature_gates", value=key,
-            allowed=f"a Helm settings.featureGates key of the v1.14.1 chart: {names}",
+            allowed=f"a Helm settings.featureGates key of the {KARPENTER_TAG} chart: {names}",
             fix=f"use {hint!r} (the Helm key, not the binary's FEATURE_GATES name)" if hint
                 else "use a FeatureGate member, e.g. FeatureGate.NODE_OVERLAY") from None
 

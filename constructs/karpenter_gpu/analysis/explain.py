@@ -29,6 +29,7 @@ from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools
 from karpenter_gpu.k8s.windows import window_notes, window_zone
 from karpenter_gpu.render import escape
+from karpenter_gpu.upstream import FeatureGate
 
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
 #: Longest markdown report: GitHub refuses a pull-request comment over 65,536 characters.
@@ -48,11 +49,11 @@ def _gates(view: NodePoolView, report: PoolReport) -> list[str]:
         return []
     gates = []
     if "reserved" in report.capacity_types:
-        gates.append("reservedCapacity")
+        gates.append(FeatureGate.RESERVED_CAPACITY.value)
     if view.static:
-        gates.append("staticCapacity")
+        gates.append(FeatureGate.STATIC_CAPACITY.value)
     if any(c.overlays for c in report.candidates):  # an overlay changes what Karpenter sees of its candidates
-        gates.append("nodeOverlay")
+        gates.append(FeatureGate.NODE_OVERLAY.value)
     return gates
 
 

@@ -48,6 +48,7 @@ from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
 from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.upstream import KARPENTER_TAG
 
 Schema = dict[str, Any]
 Crds = dict[tuple[str, str], dict[str, Any]]
@@ -136,7 +137,7 @@ def _parse_crds(root: Path, names: list[str]) -> Crds:
             from karpenter_gpu.check.crd_source import CrdSourceError  # late: crd_source is optional here
             what = f"missing field {ex}" if isinstance(ex, KeyError) else str(ex).splitlines()[0]
             raise CrdSourceError(f"{root / name} is not a readable CustomResourceDefinition file ({what}); pass "
-                                 "--crds DIR with the Karpenter v1.14.1 CRD YAML files") from None
+                                 f"--crds DIR with the Karpenter {KARPENTER_TAG} CRD YAML files") from None
     return crds
 
 

@@ -17,7 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-KARPENTER_VERSION = "v1.14.1"
+from karpenter_gpu.upstream import KARPENTER_TAG
+
+KARPENTER_VERSION = KARPENTER_TAG
 ENV_VAR = "KARPENTER_GPU_CRDS"
 #: The CRDs shipped in the wheel, and the record of where each came from.
 PACKAGED_DIR = Path(__file__).resolve().parent.parent / "data" / "crds"

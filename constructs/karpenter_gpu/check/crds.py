@@ -7,6 +7,7 @@ from pathlib import Path
 
 from karpenter_gpu.check.conformance import load_crds
 from karpenter_gpu.check.crd_source import CrdSourceError
+from karpenter_gpu.upstream import KARPENTER_TAG
 
 __all__ = ["crds_from"]
 
@@ -17,5 +18,5 @@ def crds_from(crd_dir: str | Path) -> dict:
     crds = load_crds(crd_dir)
     if not crds:
         raise CrdSourceError(f"no CustomResourceDefinitions found in {crd_dir}: pass --crds DIR with the Karpenter "
-                             "v1.14.1 CRD YAML files, or set KARPENTER_GPU_CRDS")
+                             f"{KARPENTER_TAG} CRD YAML files, or set KARPENTER_GPU_CRDS")
     return crds

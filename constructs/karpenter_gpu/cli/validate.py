@@ -7,6 +7,7 @@ import argparse
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.upstream import KARPENTER_TAG
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,11 +27,11 @@ def run(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction) -> None:
     cmd = commands.add_parser(
-        "validate", help="check manifests against the Karpenter v1.14.1 CRDs (schema + CEL) and GPU pitfall rules")
+        "validate", help=f"check manifests against the Karpenter {KARPENTER_TAG} CRDs (schema + CEL) and GPU pitfall rules")
     cmd.add_argument("dist", nargs="?", default="dist", help="a manifest file or folder, or - for stdin "
                                                              "(default: dist)")
     cmd.add_argument("--crds", help="folder of CRD YAML files (default: $KARPENTER_GPU_CRDS, else the Karpenter "
-                                    "v1.14.1 and prometheus-operator CRDs shipped in the package)")
+                                    f"{KARPENTER_TAG} and prometheus-operator CRDs shipped in the package)")
     cmd.add_argument("--strict", action="store_true", help="warnings fail the run too")
     cmd.add_argument("--each-file", action="store_true", help="every file of the folder is its own environment "
                                                               "(a folder of independent examples), not one per "

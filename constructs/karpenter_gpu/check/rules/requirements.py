@@ -14,6 +14,7 @@ from karpenter_gpu.k8s.labels import OVERLAY_KIND, Label
 from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
 from karpenter_gpu.k8s.scheduling import COMPARISONS, Requirement, Requirements, atoi
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB
+from karpenter_gpu.upstream import KARPENTER_TAG
 
 _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
 
@@ -182,9 +183,9 @@ def _key_problem(key: str, *, overlay: bool, prop: str) -> KarpenterGpuError | N
 def _kg410_message(key: str, where: str, error: KarpenterGpuError, kind: str) -> str:
     if key == _INSTANCE_PODS:
         return (f"{where} {key} appears in the Karpenter well-known label docs, but Karpenter never sets it and "
-                f"the v1.14.1 {kind} CRD allow-list rejects it, so the apply fails; fix: drop it and cap pods "
+                f"the {KARPENTER_TAG} {kind} CRD allow-list rejects it, so the apply fails; fix: drop it and cap pods "
                 "per node with EC2NodeClass spec.kubelet.maxPods (or select instance sizes)")
-    return (f"{where} {key!r} is rejected by the v1.14.1 {kind} CRD (allowed: {error.allowed}), so the apply "
+    return (f"{where} {key!r} is rejected by the {KARPENTER_TAG} {kind} CRD (allowed: {error.allowed}), so the apply "
             f"(kubectl, Argo CD, Flux) fails for the whole object; fix: {error.fix}")
 
 
