@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping, Sequence
 from types import UnionType
 from typing import Annotated, Any, Callable, ClassVar, TypeVar, Union, cast, get_args, get_origin
@@ -11,6 +10,7 @@ from typing import Annotated, Any, Callable, ClassVar, TypeVar, Union, cast, get
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
 from karpenter_gpu.errors import KarpenterGpuError, echo
+from karpenter_gpu.k8s.names import is_dns1123_label
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -269,12 +269,9 @@ def build(model: type[P], path: str | None = None, instance: P | Mapping[str, An
         raise err.at(path=path) from None
 
 
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
 def check_dns1123(name: str, prop: str = "name") -> str:
     """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
-    if not isinstance(name, str) or len(name) > 63 or not _DNS1123_LABEL.match(name):
+    if not is_dns1123_label(name):
         raise KarpenterGpuError("KG120", prop=prop, value=name,
                                 allowed="a DNS-1123 label: ≤63 lowercase alphanumerics or '-', "
                                         "starting and ending alphanumeric",

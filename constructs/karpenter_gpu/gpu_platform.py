@@ -203,7 +203,7 @@ POOL_KINDS: dict[str, str] = {
     "node_classes": "PlatformNodeClass", "discourage_overlays": "NodeOverlayDiscourage",
     "gpu_capacity_overlays": "GpuCapacityOverlay",
 }
-_ITEM = re.compile(r"^(\w+)\[(\d+)\]")
+_ITEM = re.compile(r"^(\w+)\[([0-9]+)\]")
 
 
 def _where(environment: Any, kind: str | None = None, name: Any = None) -> str:

@@ -82,6 +82,7 @@ from karpenter_gpu.crds.prometheusrule.com.coreos.monitoring import PrometheusRu
 from karpenter_gpu.crds.servicemonitor.com.coreos.monitoring import ServiceMonitor
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, require_chart, ScopedConstruct, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.names import is_label_value, is_qualified_name
 from karpenter_gpu.k8s.units import Duration
 
 KARPENTER_SERVICE_MONITOR = "karpenter"
@@ -137,11 +138,8 @@ DCGM_RELABELINGS: tuple[dict[str, Any], ...] = (
 INCONSISTENT_STATE_SERIES = 'operator_status_condition_count{type="ConsistentStateFound",kind="NodeClaim",status="False"}'
 
 # Prometheus durations, as the PrometheusRule CRD's pattern for `for` (units in this order, no spaces).
-_PROM_DURATION = re.compile(r"^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$")
+_PROM_DURATION = re.compile(r"^(?:([0-9]+)y)?(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?\Z")
 # Label keys: optional DNS-subdomain prefix and '/', then a name; values ≤63 chars.
-_LABEL_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
-_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$")
 
 
 def _prom_duration(value: Any) -> str:
@@ -220,13 +218,11 @@ class GpuMonitoringProps(Props):
             raise KarpenterGpuError("KG121", prop="labels", value=repr(v), allowed="a mapping of label keys to values",
                                     fix="e.g. labels={'release': 'kube-prometheus-stack'}")
         for key, value in v.items():
-            prefix, _, name = key.rpartition("/") if isinstance(key, str) else ("", "", None)
-            if (not isinstance(name, str) or not _LABEL_NAME.match(name)
-                    or (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix)))):
+            if not is_qualified_name(key):
                 raise KarpenterGpuError("KG121", prop="labels", value=key,
                                         allowed="a label key: [prefix/]name, name ≤63 alphanumerics, '-', '_', '.'",
                                         fix="e.g. 'release'")
-            if not isinstance(value, str) or not _LABEL_VALUE.match(value):
+            if not is_label_value(value):
                 raise KarpenterGpuError("KG121", prop=f"labels[{key}]", value=value,
                                         allowed="a label value (≤63 chars, alphanumerics, '-', '_', '.')",
                                         fix="e.g. 'kube-prometheus-stack'")

@@ -53,7 +53,7 @@ GATE_OFF_EFFECT: dict[FeatureGate, str] = {
 
 
 # SQS queue names: 1-80 characters, alphanumerics, '-' and '_' (FIFO queues end in '.fifo').
-_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?$|^[A-Za-z0-9_-]{1,80}$")
+_QUEUE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,75}(\.fifo)?\Z|^[A-Za-z0-9_-]{1,80}\Z")
 
 
 def _spot_pools(scope: Construct) -> list[NodePoolConstruct]:

@@ -1287,7 +1287,7 @@ def first_choice(fits: Iterable[Fit]) -> Fit | None:
     return next((f for f in fits if f.instance is not None), None)
 
 
-_REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)(?:-[a-z]+-\d+)?[a-z]$")
+_REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-[0-9]+)(?:-[a-z]+-[0-9]+)?[a-z]\Z")
 
 
 def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,

@@ -17,7 +17,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION
 from karpenter_gpu.check.rules import known_code
 
-_CODE = re.compile(r"^KG[0-9]{3}$")
+_CODE = re.compile(r"^KG[0-9]{3}\Z")
 
 
 def acknowledge(scope: Construct, code: str, reason: str) -> None:

@@ -48,6 +48,7 @@ from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
 from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from karpenter_gpu.upstream import KARPENTER_TAG
 
 Schema = dict[str, Any]
@@ -70,12 +71,8 @@ SEVERITIES: dict[str, Severity] = {
     CEL_SKIPPED: Severity.INFO,
 }
 
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_LABEL_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 # Lenient RFC 3339, like go-openapi's strfmt (which also accepts a missing zone).
-_DATE_TIME = re.compile(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:?\d\d)?")
+_DATE_TIME = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9][Tt ][0-9][0-9]:[0-9][0-9]:[0-9][0-9](\.[0-9]+)?([Zz]|[+-][0-9][0-9]:?[0-9][0-9])?")
 # ObjectMeta fields; the server drops anything else under metadata.
 _META_FIELDS = frozenset(
     "name generateName namespace labels annotations finalizers ownerReferences uid resourceVersion"
@@ -336,14 +333,14 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
     if decoding:
         return
     name, generate = meta.get("name") or "", meta.get("generateName") or ""
-    if generate and not _is_dns_subdomain(generate[:-1] if generate.endswith("-") else generate):
+    if generate and not is_dns1123_subdomain(generate[:-1] if generate.endswith("-") else generate):
         problems.add(METADATA_PROBLEM, "metadata.generateName",
                      f"{generate!r} is not a DNS-1123 subdomain prefix (a-z, 0-9, '-', '.')")
     generated = not name and bool(generate)
     name = name or (generate[:58] + _GENERATED_SUFFIX if generate else "")
     if not name:
         problems.add(METADATA_PROBLEM, "metadata.name", "required field missing (name or generateName)", block=True)
-    elif not _is_dns_subdomain(name):
+    elif not is_dns1123_subdomain(name):
         what = f"the name generated from generateName, {name!r}," if generated else repr(name)
         problems.add(METADATA_PROBLEM, "metadata.name", f"{what} is not a DNS-1123 subdomain (a-z, 0-9, '-', '.'; "
                                                         "<= 253)")
@@ -351,15 +348,15 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
     if namespace and scope == "Cluster":
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} on a cluster-scoped kind is ignored: the "
                      "API server clears it", severity=Severity.WARNING)
-    elif namespace and not _is_dns_label(namespace):
+    elif namespace and not is_dns1123_label(namespace):
         problems.add(METADATA_PROBLEM, "metadata.namespace", f"{namespace!r} is not a DNS-1123 label")
     for field in ("labels", "annotations"):
         mapping = meta.get(field) or {}
         for key, val in mapping.items():
             path = _join(f"metadata.{field}", key)
-            if not _is_qualified_name(key.lower() if field == "annotations" else key):
+            if not is_qualified_name(key.lower() if field == "annotations" else key):
                 problems.add(METADATA_PROBLEM, path, "key is not a qualified name ([prefix/]name, name <= 63 chars)")
-            if field == "labels" and val and (len(val) > 63 or not _LABEL_VALUE.fullmatch(val)):
+            if field == "labels" and val and not is_label_value(val):
                 problems.add(METADATA_PROBLEM, path, f"{val!r} is not a valid label value")
     size = sum(len(k.encode()) + len((v or "").encode()) for k, v in (meta.get("annotations") or {}).items())
     if size > ANNOTATIONS_SIZE_LIMIT:
@@ -368,7 +365,7 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
                      "(256 KiB, keys and values together)", block=True)
     finalizers = [f or "" for f in meta.get("finalizers") or []]
     for index, finalizer in enumerate(finalizers):
-        if not _is_qualified_name(finalizer):
+        if not is_qualified_name(finalizer):
             problems.add(METADATA_PROBLEM, f"metadata.finalizers[{index}]", f"{finalizer!r} is not a qualified name")
     if {"orphan", "foregroundDeletion"} <= set(finalizers):
         problems.add(METADATA_PROBLEM, "metadata.finalizers", "finalizers orphan and foregroundDeletion cannot both "
@@ -565,23 +562,6 @@ def _type_name(value: Any) -> str:
 
 def _same(a: Any, b: Any) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool)  # True == 1 in Python
-
-
-def _is_dns_label(name: str) -> bool:
-    return len(name) <= 63 and _DNS_LABEL.fullmatch(name) is not None
-
-
-def _is_dns_subdomain(name: Any) -> bool:
-    return isinstance(name, str) and len(name) <= 253 and _DNS_SUBDOMAIN.fullmatch(name) is not None
-
-
-def _is_qualified_name(key: Any) -> bool:
-    if not isinstance(key, str):
-        return False
-    prefix, slash, name = key.rpartition("/")
-    if slash and not _is_dns_subdomain(prefix):
-        return False
-    return len(name) <= 63 and _LABEL_NAME.fullmatch(name) is not None
 
 
 def _is_date_time(value: str) -> bool:

@@ -62,7 +62,7 @@ def wrong_flavour_key(key: str, *, auto_mode: bool, requirement: bool) -> WrongF
     return None
 
 # ephemeralStorage.size: "Range: 1-59000Gi or 1-64000G or 1-58Ti or 1-64T".
-_SIZE = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)$")
+_SIZE = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)\Z")
 _SIZE_MAX = {"Gi": 59000, "G": 64000, "Ti": 58, "T": 64}
 #: ephemeralStorage.iops "Range: 3000-16000" and throughput "Range: 125-1000" (MiB/s): narrower than gp3's.
 IOPS = (3000, 16000)

@@ -25,7 +25,7 @@ CONSOLIDATION_REASONS: Mapping[str, frozenset[str]] = {
     "WhenEmpty": frozenset({"Empty"}), "WhenEmptyOrUnderutilized": frozenset({"Empty", "Underutilized"}),
     "Balanced": frozenset({"Empty", "Underutilized"}),
 }
-_ZERO_PERCENT = re.compile(r"^0+%$")
+_ZERO_PERCENT = re.compile(r"^0+%\Z")
 #: The largest budget count Karpenter reads as written.
 INT32_MAX = 2**31 - 1
 

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import scheduling
 from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
+from karpenter_gpu.k8s.names import QUALIFIED_NAME, QUALIFIED_NAME_PART
 from karpenter_gpu.k8s.labels import (
     AWS_ALLOWED_KEYS, OVERLAY_AWS_KEYS, OVERLAY_KARPENTER_KEYS, Label,
 )
@@ -39,10 +40,9 @@ class CapacityType(StrEnum):
 
 
 # Kubernetes qualified name: optional DNS subdomain prefix, then a name of ≤63 chars.
-_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_QUALIFIED = re.compile(rf"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?{_NAME}$")
-LABEL_VALUE = re.compile(rf"^({_NAME})?$")
-_DIGITS = re.compile(r"^[0-9]+$")  # str.isdigit() would accept '²' and other non-ASCII digits
+_QUALIFIED = re.compile(rf"{QUALIFIED_NAME}\Z", re.ASCII)
+LABEL_VALUE = re.compile(rf"({QUALIFIED_NAME_PART})?\Z", re.ASCII)
+_DIGITS = re.compile(r"^[0-9]+\Z")  # str.isdigit() would accept '²' and other non-ASCII digits
 
 
 def check_label_value(value: object, prop: str, code: str) -> None:

@@ -44,7 +44,7 @@ class _ValueObject:
 
 #: What the CRDs accept for a duration (``^([0-9]+(s|m|h))+$``): whole numbers of h, m or s, in any order, a unit
 #: possibly repeated (``30m1h`` and ``1h1h`` are valid); Karpenter reads them with Go's ``time.ParseDuration``.
-_GO_DURATION = re.compile(r"^(?:[0-9]+[hms])+$")
+_GO_DURATION = re.compile(r"^(?:[0-9]+[hms])+\Z")
 _GO_DURATION_PART = re.compile(r"([0-9]+)([hms])")
 _UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1}
 
@@ -158,7 +158,7 @@ class Duration(_ValueObject):
 
 
 # Kubernetes resource.Quantity: sign, number, optional suffix (binary, decimal SI or exponent).
-_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?\d+)?$")
+_QUANTITY = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?\Z")
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "": Decimal(1),
             "k": Decimal("1e3"), "M": Decimal("1e6"), "G": Decimal("1e9"), "T": Decimal("1e12"),

@@ -222,7 +222,7 @@ class NodeClassView:
 #: ``amiFamilyFromAlias``: the alias prefix in the family's spelling.
 _ALIAS_FAMILIES = {"al2": "AL2", "al2023": "AL2023", "bottlerocket": "Bottlerocket", "windows2019": "Windows2019",
                    "windows2022": "Windows2022", "windows2025": "Windows2025"}
-_ADJUSTMENT = re.compile(r"^([+-])(\d*\.?\d+)(%?)$")
+_ADJUSTMENT = re.compile(r"^([+-])([0-9]*\.?[0-9]+)(%?)\Z")
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,8 +22,8 @@ __all__ = ["LEGACY_ZONES", "WINDOWS_ANNOTATION", "load_zone", "span_text", "wind
 
 #: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
 WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
-_NOTE = re.compile(r"budgets\[(\d+)\]: (.*)")
-_SPAN = re.compile(r"\d\d:\d\d-\d\d:\d\d(?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
+_NOTE = re.compile(r"budgets\[([0-9]+)\]: (.*)")
+_SPAN = re.compile(r"[0-9][0-9]:[0-9][0-9]-[0-9][0-9]:[0-9][0-9](?: \(ends next day\))? ([A-Za-z_]+(?:/[A-Za-z_+-]+)*) \(UTC")
 
 
 def span_text(start: str, end: str, overnight: bool, zone: str, offsets: str) -> str:

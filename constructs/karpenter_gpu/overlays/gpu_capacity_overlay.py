@@ -13,6 +13,7 @@ from typing_extensions import Unpack
 from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay, distinct_matching
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import GPU_RESOURCES as _GPU_RESOURCES, Label
+from karpenter_gpu.k8s.names import DNS1123_SUBDOMAIN, QUALIFIED_NAME_PART
 from karpenter_gpu.k8s.units import Quantity
 
 #: Rejected by the CRD's CEL rule on ``spec.capacity`` ("invalid resource restricted").
@@ -25,10 +26,9 @@ RUNTIME_REJECTED = frozenset({"aws.amazon.com/neuron", "aws.amazon.com/neuroncor
 #: GPU resources: whole devices, at least one.
 GPU_RESOURCES = frozenset(_GPU_RESOURCES)
 
-_FAMILY = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?$", re.ASCII)
-_RESOURCE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/"
-                       r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$", re.ASCII)
-_POSITIVE_INT = re.compile(r"^[1-9][0-9]*$", re.ASCII)
+_FAMILY = re.compile(r"^[a-z]([a-z0-9-]*[a-z0-9])?\Z", re.ASCII)
+_RESOURCE = re.compile(rf"{DNS1123_SUBDOMAIN}/{QUALIFIED_NAME_PART}\Z", re.ASCII)
+_POSITIVE_INT = re.compile(r"^[1-9][0-9]*\Z", re.ASCII)
 
 #: One whole NVIDIA GPU — what the NVIDIA device plugin reports for a g6f/gr6f fractional vGPU.
 DEFAULT_CAPACITY: Mapping[str, Quantity | int | str] = MappingProxyType({"nvidia.com/gpu": 1})

@@ -26,7 +26,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.units import Quantity
 
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", re.ASCII)
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\Z", re.ASCII)
 
 
 def _one(value: Any, prop: str, allowed: str, example: str) -> str:

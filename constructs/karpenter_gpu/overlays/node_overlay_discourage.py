@@ -16,7 +16,7 @@ from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.k8s.requirements import Label
 
 # family.size, lower case: g5.12xlarge, p4d.24xlarge, c7i-flex.large, u-6tb1.112xlarge, g6e.metal.
-_INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]([a-z0-9-]*[a-z0-9])?$", re.ASCII)
+_INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]([a-z0-9-]*[a-z0-9])?\Z", re.ASCII)
 
 
 class NodeOverlayDiscourageProps(OverlayProps):

@@ -22,13 +22,14 @@ from karpenter_gpu._props import DnsLabel, Props, build, path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
+from karpenter_gpu.k8s.names import DNS1123_LABEL
 
 #: The resource time slicing multiplies (``renameByDefault: false`` keeps this name).
 GPU_RESOURCE = NVIDIA_GPU
 #: GPU counts of EC2 NVIDIA instance types: 1, 4 and 8 on g4dn/g5/g6/g6e/p4d/p5, 2 on a few older types.
 DEFAULT_GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 
-_POOL_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", re.ASCII)
+_POOL_NAME = re.compile(rf"{DNS1123_LABEL}\Z", re.ASCII)
 
 
 def check_replicas(v: Any, prop: str = "replicas") -> int:

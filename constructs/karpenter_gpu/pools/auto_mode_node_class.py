@@ -52,8 +52,8 @@ from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 __all__ = ["AutoModeEphemeralStorage", "AutoModeNodeClass", "AutoModeNodeClassKwargs", "AutoModeNodeClassProps",
            "check_node_class_spec", "render_spec"]
 
-_SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
-_SG_ID = re.compile(r"^sg-[0-9a-z]+$")
+_SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+\Z")
+_SG_ID = re.compile(r"^sg-[0-9a-z]+\Z")
 #: Props an EC2NodeClass has and an Auto Mode NodeClass must not: Auto Mode runs Bottlerocket only, picks the
 #: AMI itself and takes no user data or block-device mappings (its volume is ``ephemeral_storage``).
 _NOT_AUTO_MODE = ("ami", "allow_latest_ami", "user_data", "root_volume", "instance_store_raid0", "imds_hop_limit",

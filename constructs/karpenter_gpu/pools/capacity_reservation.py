@@ -33,8 +33,8 @@ class ReservationType(StrEnum):
     CAPACITY_BLOCK = "capacity-block"
 
 
-_ID = re.compile(r"^cr-[0-9a-z]+$")
-_OWNER = re.compile(r"^[0-9]{12}$")
+_ID = re.compile(r"^cr-[0-9a-z]+\Z")
+_OWNER = re.compile(r"^[0-9]{12}\Z")
 
 
 class CapacityReservationTerm(Props):

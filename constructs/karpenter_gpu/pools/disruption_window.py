@@ -48,9 +48,9 @@ REFERENCE_YEARS = range(2026, 2031)
 MAX_BUDGETS = 50
 
 _DAY = 24 * 60  # minutes
-_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")  # the CRD's pattern for budgets[].nodes
-_HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])$")
-_CRON_FIELD = re.compile(r"^[0-9A-Za-z*?/,\-]+$")
+_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)\Z")  # the CRD's pattern for budgets[].nodes
+_HHMM = re.compile(r"^([01][0-9]|2[0-3]):([0-5][0-9])\Z")
+_CRON_FIELD = re.compile(r"^[0-9A-Za-z*?/,\-]+\Z")
 #: The descriptors Karpenter's cron parser accepts (one parser: :mod:`karpenter_gpu.k8s.cron`).
 _CRON_DESCRIPTORS = frozenset(DESCRIPTORS)
 # Local days are Monday-first (datetime.weekday()); cron days are Sunday-first (SUN=0).

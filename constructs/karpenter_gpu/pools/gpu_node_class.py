@@ -20,8 +20,8 @@ from karpenter_gpu.k8s.units import Quantity
 
 # One alias serves CPU, NVIDIA and Neuron variants (Karpenter picks the AMI per instance type).
 _ALIAS_VERSION = {
-    "al2023": (re.compile(r"^v\d{8}$"), "a date tag such as 'v20251010'"),
-    "bottlerocket": (re.compile(r"^v?\d+\.\d+\.\d+$"), "a release such as 'v1.44.0'"),
+    "al2023": (re.compile(r"^v[0-9]{8}\Z"), "a date tag such as 'v20251010'"),
+    "bottlerocket": (re.compile(r"^v?[0-9]+\.[0-9]+\.[0-9]+\Z"), "a release such as 'v1.44.0'"),
 }
 
 
@@ -81,7 +81,7 @@ class AmiAlias:
 
 
 # volumeSize pattern of the v1.14.1 CRD, restated as bounds per unit.
-_VOLUME = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)$")
+_VOLUME = re.compile(r"^([1-9][0-9]*)(Gi|G|Ti|T)\Z")
 _VOLUME_MAX = {"Gi": 59000, "G": 64000, "Ti": 58, "T": 64}
 
 
@@ -151,10 +151,10 @@ class RootVolume(Props):
 
 _FORBIDDEN_TAGS = ("eks:eks-cluster-name", "karpenter.sh/nodepool", "karpenter.sh/nodeclaim",
                    "karpenter.k8s.aws/ec2nodeclass")
-_SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+$")
-_SG_ID = re.compile(r"^sg-[0-9a-z]+$")
+_SUBNET_ID = re.compile(r"^subnet-[0-9a-z]+\Z")
+_SG_ID = re.compile(r"^sg-[0-9a-z]+\Z")
 #: EKS cluster names: 1-100 characters, alphanumerics, '-' and '_', starting alphanumeric.
-EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$")
+EKS_CLUSTER_NAME = re.compile(r"^[0-9A-Za-z][A-Za-z0-9_-]{0,99}\Z")
 
 
 class NodeClassConfig(Props):

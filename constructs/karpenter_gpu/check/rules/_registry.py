@@ -21,7 +21,7 @@ __all__ = ["REGISTRY", "SECTIONS", "Rule", "RuleDeclarationError", "rule"]
 #: The sections every rule docstring has, in this order.
 SECTIONS = ("What it checks", "Why it matters", "Fix", "Upstream")
 _SECTION = re.compile(rf"^({'|'.join(SECTIONS)}):[ \t]*", re.MULTILINE)
-_CODE = re.compile(r"^KG[0-9]{3}$")
+_CODE = re.compile(r"^KG[0-9]{3}\Z")
 
 
 class RuleDeclarationError(Exception):
