@@ -292,3 +292,20 @@ def test_pod_quantity_beyond_int64_is_kg710(capsys, pod):
     assert main(["explain", str(ROOT / "dist"), "--pod", pod]) == 2
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("karpenter-gpu: error: [KG710] ")
+
+
+def test_every_column_has_its_header_and_cell_in_one_entry():
+    """The table is one list of (header, cell) pairs: with --nodes the node columns come in before the gates, and
+    each row has exactly one cell per header."""
+    from karpenter_gpu.analysis import explain as analysis
+    pool = {"name": "p", "kind": "dynamic", "weight": None, "capacity_types": ["spot"], "candidates": [1, 2],
+            "gpu_names": ["a10g"], "price_range": ["1", "2"], "worst_case_hourly": "3", "feature_gates": [],
+            "existing_nodes": [{}], "remaining": {}}
+    plain, with_nodes = {"pools": [pool]}, {"pools": [pool], "nodes": {}}
+    assert analysis._header(plain) == ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst $/h",
+                                       "gates"]
+    assert analysis._header(with_nodes)[-3:] == ["nodes", "left of limits", "gates"]
+    for env in (plain, with_nodes):
+        (row,) = analysis._rows(env, str)
+        assert len(row) == len(analysis._header(env)) == len(set(analysis._header(env)))
+    assert analysis._rows(with_nodes, str)[0][-3:] == ["1", "-", "-"]

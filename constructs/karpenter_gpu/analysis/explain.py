@@ -171,32 +171,45 @@ def _overlaid(report: PoolReport) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
-def _rows(env: dict, esc: Callable[[Any], str]) -> list[list[str]]:
-    """One table row per pool, every cell escaped with ``esc`` (manifest text in each)."""
-    rows = []
-    for p in env["pools"]:
-        price = p["price_range"]
-        rows.append([p["name"], p["kind"], "-" if p["weight"] is None else str(p["weight"]),
-                     ",".join(p["capacity_types"]), str(len(p["candidates"])), ",".join(p["gpu_names"]) or "-",
-                     "-" if not price else f"{_money(Decimal(price[0]))}-{_money(Decimal(price[1]))}",
-                     _money(None if p["worst_case_hourly"] is None else Decimal(p["worst_case_hourly"])),
-                     ",".join(p["feature_gates"]) or "-"])
-        if "nodes" in env:
-            rows[-1][-1:-1] = [str(len(p.get("existing_nodes", []))), _left(p.get("remaining", {}))]
-    return [[esc(cell) for cell in row] for row in rows]
+def _price_range(p: dict) -> str:
+    price = p["price_range"]
+    return "-" if not price else f"{_money(Decimal(price[0]))}-{_money(Decimal(price[1]))}"
 
 
 def _left(remaining: dict[str, str]) -> str:
     return ", ".join(f"{k} {amount_text(k, Decimal(v))}" for k, v in remaining.items()) or "-"
 
 
-HEADER = ["pool", "kind", "weight", "capacity", "#types", "GPUs", "$/h", "worst $/h", "gates"]
-#: With --nodes: the pool's existing nodes and what they leave of its limits, before the gates.
-NODES_HEADER = ["nodes", "left of limits"]
+#: The table's columns, in order: (header, the cell of a pool's JSON entry, shown only with --nodes). One list, so a
+#: column's header and value cannot drift apart.
+COLUMNS: tuple[tuple[str, Callable[[dict], str], bool], ...] = (
+    ("pool", lambda p: p["name"], False),
+    ("kind", lambda p: p["kind"], False),
+    ("weight", lambda p: "-" if p["weight"] is None else str(p["weight"]), False),
+    ("capacity", lambda p: ",".join(p["capacity_types"]), False),
+    ("#types", lambda p: str(len(p["candidates"])), False),
+    ("GPUs", lambda p: ",".join(p["gpu_names"]) or "-", False),
+    ("$/h", _price_range, False),
+    ("worst $/h", lambda p: _money(None if p["worst_case_hourly"] is None else Decimal(p["worst_case_hourly"])), False),
+    # With --nodes: the pool's existing nodes and what they leave of its limits.
+    ("nodes", lambda p: str(len(p.get("existing_nodes", []))), True),
+    ("left of limits", lambda p: _left(p.get("remaining", {})), True),
+    ("gates", lambda p: ",".join(p["feature_gates"]) or "-", False),
+)
+
+
+def _columns(env: dict) -> list[tuple[str, Callable[[dict], str], bool]]:
+    return [c for c in COLUMNS if not c[2] or "nodes" in env]
 
 
 def _header(env: dict) -> list[str]:
-    return HEADER[:-1] + NODES_HEADER + HEADER[-1:] if "nodes" in env else HEADER
+    return [name for name, _, _ in _columns(env)]
+
+
+def _rows(env: dict, esc: Callable[[Any], str]) -> list[list[str]]:
+    """One table row per pool, every cell escaped with ``esc`` (manifest text in each)."""
+    columns = _columns(env)
+    return [[esc(cell(p)) for _, cell, _ in columns] for p in env["pools"]]
 
 
 def render_text(envs: list[dict]) -> str:
