@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,143 @@ def test_an_environment_fault_is_coded_never_kg919(tmp_path, monkeypatch, capsys
     assert main(["synth", "--app", "stacks.dev:CONFIG", "--out", str(tmp_path / "dist")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: [KG930] path=") and "ENOSPC" in err and len(err.splitlines()) == 1
+
+
+# --- synth --check: the committed output against a fresh synth, written elsewhere --------------------------------
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int, bytes | str]]:
+    """Every entry under ``folder`` (symlinks not followed): mode, mtime and bytes (or link target)."""
+    out: dict[str, tuple[int, int, bytes | str]] = {"": (folder.lstat().st_mode, folder.lstat().st_mtime_ns, b"")}
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        content = os.readlink(path) if path.is_symlink() else path.read_bytes() if path.is_file() else b""
+        out[str(path.relative_to(folder))] = (info.st_mode, info.st_mtime_ns, content)
+    return out
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory) -> Path:
+    """A fresh synth of stacks.dev: the committed output the --check tests start from (each copies it)."""
+    out = tmp_path_factory.mktemp("committed") / "dist"
+    assert main(["synth", "--app", "stacks.dev:CONFIG", "--out", str(out)]) == 0
+    return out
+
+
+def check(out: Path) -> int:
+    return main(["synth", "--check", "--app", "stacks.dev:CONFIG", "--out", str(out)])
+
+
+def test_check_passes_on_a_fresh_synth_and_touches_nothing(committed, tmp_path, capsys):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out, symlinks=True, copy_function=shutil.copy2)
+    before, parent_before = snapshot(out), sorted(os.listdir(tmp_path))
+    capsys.readouterr()
+    assert check(out) == 0
+    printed = capsys.readouterr()
+    assert printed.out == f"ok: {out}/ is what synth writes ({printed.out.split('(', 1)[1]}" and "written" not in printed.out
+    assert snapshot(out) == before and sorted(os.listdir(tmp_path)) == parent_before  # no staging or lock file beside
+
+
+def test_check_names_an_edited_file_and_leaves_it(committed, tmp_path, capsys):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    pool = out / "dev" / "NodePool.gpu-inference.k8s.yaml"
+    pool.write_text(pool.read_text().replace("  weight: 60\n", "  weight: 61\n", 1))
+    before = snapshot(out)
+    capsys.readouterr()
+    assert check(out) == 1
+    printed = capsys.readouterr()
+    assert printed.out == f"differs: {pool}\n"  # the marker lists the same files: not named
+    assert printed.err.endswith(f"error: {out}/ is stale: 1 entry differs from a fresh synth of stacks.dev:CONFIG; run "
+                                f"`karpenter-gpu synth --app stacks.dev:CONFIG --out {out}` and commit the result\n")
+    assert snapshot(out) == before
+
+
+def test_check_names_extra_and_missing_files_one_line_each_escaped(committed, tmp_path, capsys):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    (out / "dev" / "notes\n\x1b[31m.yaml").write_text("kind: x\n")
+    (out / "dev" / "zero.k8s.yaml").symlink_to("/dev/zero")  # never read (it is not a regular file)
+    (out / "qa" / "deep").mkdir(parents=True)
+    (out / "qa" / "deep" / "a.yaml").write_text("a: 1\n")
+    (out / "dev" / "helm" / "karpenter.values.yaml").unlink()
+    before = snapshot(out)
+    capsys.readouterr()
+    assert check(out) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"missing: {out}/dev/helm/karpenter.values.yaml",
+        f"extra: {out}/dev/notes\\n\\x1b[31m.yaml",
+        f"extra: {out}/dev/zero.k8s.yaml",
+        f"extra: {out}/qa/",  # one line for a folder synth does not write
+    ]
+    assert snapshot(out) == before
+
+
+def test_check_names_a_file_replaced_by_a_symlink_to_the_same_bytes(committed, tmp_path, capsys):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    pool = out / "dev" / "NodePool.gpu-inference.k8s.yaml"
+    (tmp_path / "elsewhere.yaml").write_bytes(pool.read_bytes())
+    pool.unlink()
+    pool.symlink_to(tmp_path / "elsewhere.yaml")
+    capsys.readouterr()
+    assert check(out) == 1
+    assert capsys.readouterr().out == f"differs: {pool}\n"
+
+
+@pytest.mark.parametrize("change, line", [
+    (lambda out: (out / ".karpenter-gpu-output").unlink(), "missing: {out}/.karpenter-gpu-output"),
+    (lambda out: (out / ".karpenter-gpu-output").write_text(
+        (out / ".karpenter-gpu-output").read_text().replace("# Written", "# Edited", 1)),
+     "differs: {out}/.karpenter-gpu-output"),
+], ids=["marker-missing", "marker-alone-differs"])
+def test_check_names_the_marker_when_it_alone_is_stale(committed, tmp_path, capsys, change, line):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    change(out)
+    capsys.readouterr()
+    assert check(out) == 1
+    assert capsys.readouterr().out == line.format(out=out) + "\n"
+
+
+def test_check_does_not_name_the_marker_beside_the_files_that_change_it(committed, tmp_path, capsys):
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    marker = out / ".karpenter-gpu-output"
+    marker.write_text(marker.read_text() + "dev/Gone.k8s.yaml\n")  # as an older synth that wrote one more file
+    (out / "dev" / "Gone.k8s.yaml").write_text("kind: Gone\n")
+    capsys.readouterr()
+    assert check(out) == 1
+    assert capsys.readouterr().out == f"extra: {out}/dev/Gone.k8s.yaml\n"
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda p: None, "absent"),
+    (lambda p: p.write_text("x"), "a file"),
+    (lambda p: p.symlink_to(ROOT / "dist"), "a symlink"),
+])
+def test_check_of_a_path_that_is_not_a_folder_is_kg816(tmp_path, capsys, make, what):
+    out = tmp_path / "dist"
+    make(out)
+    assert check(out) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: [KG816] outdir='{out}'") and f"this path is {what}" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_check_of_bad_input_is_exit_2_and_no_scratch_folder_is_left(committed, tmp_path, monkeypatch, capsys):
+    from karpenter_gpu import synth_check
+
+    out = tmp_path / "dist"
+    shutil.copytree(committed, out)
+    monkeypatch.setattr(synth_check.tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert main(["synth", "--check", "--app", "no_such_module_here:X", "--out", str(out)]) == 2
+    assert "[KG802]" in capsys.readouterr().err
+    bad = {**{k: getattr(stacks.dev.CONFIG, k) for k in stacks.dev.CONFIG.model_fields_set}, "environment": "x y"}
+    monkeypatch.setattr(stacks, "BAD", [bad], raising=False)
+    assert main(["synth", "--check", "--app", "stacks:BAD", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("error: [KG")
+    assert check(out) == 0
+    assert os.listdir(tmp_path / "tmp") == []  # the fresh synths' scratch folders are removed

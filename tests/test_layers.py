@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
     (f"{P}.overlays",),
     (f"{P}.pools",),
     (f"{P}.addons",),
-    (f"{P}.gpu_platform", f"{P}.pipeline"),
+    (f"{P}.gpu_platform", f"{P}.pipeline", f"{P}.synth_check"),
     (f"{P}.cli",),
     (P,),
 ]

@@ -7,6 +7,10 @@ guaranteed about the output folder. An exception raised by that code (at import 
 naming ``module:attr``; a module that does not exist is KG802.
 Exit codes: 0 written, 2 bad input, a refused output folder, an environment fault or validation errors (the
 output folder is left unchanged).
+
+``--check`` writes nothing into the output folder: it synthesizes into a temporary folder and compares
+(:mod:`karpenter_gpu.synth_check`), printing one line per file that differs, is missing or is extra. Exit codes:
+0 the output is what synth writes, 1 it differs (stale), 2 as above (KG816: the output folder is not a folder).
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ def register(commands: Any) -> None:
     cmd.add_argument("--lock-timeout", type=float, metavar="SECONDS",
                      help="give up (KG807) when another synth of the same folder holds the lock this long "
                           "(default: wait, saying for which pid)")
+    cmd.add_argument("--check", action="store_true",
+                     help="write nothing: synthesize into a temporary folder and exit 1 when the output folder "
+                          "differs from it, one line per file that differs, is missing or is extra (0: identical)")
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     cmd.set_defaults(run=run)
 
@@ -115,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         items = load_app(args.app)
         items = [items] if not _is_iterable(items) else items
+        if args.check:
+            return _check(items, args)
         report = synth(items, args.out, crds=args.crds, strict=args.strict, lock_timeout=args.lock_timeout)
     except SynthFailed as failed:
         _print_findings(failed.report, args.verbose, sys.stderr)
@@ -125,6 +134,24 @@ def run(args: argparse.Namespace) -> int:
         return 2
     _print_findings(report, args.verbose, sys.stderr)
     print(f"ok: {printable(args.out)}/ written ({report.summary()})")
+    return 0
+
+
+def _check(items: list[Any], args: argparse.Namespace) -> int:
+    from karpenter_gpu.synth_check import check_output
+
+    report, differences = check_output(items, args.out, crds=args.crds, strict=args.strict)
+    _print_findings(report, args.verbose, sys.stderr)
+    for difference in differences:
+        print(difference.line(args.out))
+    shown = printable(args.out)
+    if differences:
+        n = len(differences)
+        print(f"error: {shown}/ is stale: {n} entr{'ies' if n != 1 else 'y'} differ{'' if n != 1 else 's'} from a "
+              f"fresh synth of {printable(args.app)}; run `karpenter-gpu synth --app {printable(args.app)} --out "
+              f"{shown}` and commit the result", file=sys.stderr)
+        return 1
+    print(f"ok: {shown}/ is what synth writes ({report.summary()})")
     return 0
 
 
