@@ -410,3 +410,23 @@ def test_neuron_only_environment_synthesizes_and_passes_validate_strict(tmp_path
     written = sorted(p.name for p in (tmp_path / "dist" / "neuron").rglob("*.yaml"))
     assert "NodePool.inferentia.k8s.yaml" in written and "NodePool.trainium.k8s.yaml" in written
     assert "neuron-device-plugin.values.yaml" in written and "gpu-operator.values.yaml" not in written
+
+
+def test_every_pool_kind_row_has_its_typed_fields():
+    """A pool kind is one row of POOL_TABLE plus its typed declarations: the config field (a tuple of the kind's
+    props), the keyword prop and the platform attribute all exist, and every tuple-of-pool-props field of the config
+    has a row (so a field without a row, never constructed, fails here)."""
+    import typing
+
+    from karpenter_gpu.gpu_platform import POOL_KINDS, POOL_TABLE, GpuPlatform, GpuPlatformKwargs, PlatformConfig
+    fields = {kind.field for kind in POOL_TABLE}
+    assert len(fields) == len(POOL_TABLE)
+    assert fields <= set(PlatformConfig.model_fields) and fields <= set(GpuPlatformKwargs.__annotations__)
+    hints = typing.get_type_hints(GpuPlatform)
+    for kind in POOL_TABLE:
+        assert typing.get_args(hints[kind.field])[0] is kind.construct
+        assert POOL_KINDS[kind.field] == kind.construct.__name__
+    not_pools = {"node_classes", "discourage_overlays", "gpu_capacity_overlays", "reservations", "acknowledgements"}
+    tuple_fields = {name for name, f in PlatformConfig.model_fields.items()
+                    if typing.get_origin(f.annotation) is tuple} - not_pools
+    assert tuple_fields == fields

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any, Callable, Mapping, TypeVar, cast
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Mapping, TypeVar
 
 import cdk8s
 from constructs import Construct
@@ -188,18 +189,52 @@ class PlatformConfig(Props):
 
     def group_names(self) -> list[str]:
         """Names of the pools, ladders and static pools (what ``pool_node_classes`` keys name)."""
-        return [p.name for group in (self.inference, self.training, self.tiers, self.static, self.reserved, self.mig,
-                                     self.neuron_inference, self.neuron_training) for p in group]
+        return [p.name for kind in POOL_TABLE if kind.node_class is not None for p in getattr(self, kind.field)]
 
     def node_class_of(self, name: str, default: str) -> str:
         return self.pool_node_classes.get(name, default)
 
 
+@dataclass(frozen=True)
+class PoolKind:
+    """A kind of pool a :class:`PlatformConfig` holds a tuple of: one row of :data:`POOL_TABLE`.
+
+    A new kind is its construct module, a typed field on :class:`PlatformConfig` / :class:`GpuPlatformKwargs` /
+    :class:`GpuPlatform` (for the type checker), and one row here; naming, default node classes, error locations and
+    construction follow from the row (tests/test_gpu_platform.py checks the row and the fields agree)."""
+
+    #: The PlatformConfig field (and the GpuPlatform attribute holding what it made).
+    field: str
+    #: The construct each entry makes: ``construct(scope, id, node_class=..., props=entry)``.
+    construct: type
+    #: Its construct id: the prefix alone for the single-entry form, else ``<prefix>-<name>``.
+    id_prefix: str
+    #: The built-in node class its entries run on unless ``pool_node_classes`` says otherwise; None: no node class
+    #: (hybrid node groups, whose construct id always carries the name).
+    node_class: str | None
+
+    def construct_id(self, group: tuple, name: str) -> str:
+        """Ids of the single-pool form stay as they were (a hybrid group's always names it)."""
+        return self.id_prefix if self.node_class is not None and len(group) == 1 else f"{self.id_prefix}-{name}"
+
+
+#: Every pool kind of a platform, in construction order.
+POOL_TABLE: tuple[PoolKind, ...] = (
+    PoolKind("inference", GpuInferencePool, "Inference", INFERENCE_CLASS),
+    PoolKind("training", GpuTrainingPool, "Training", TRAINING_CLASS),
+    PoolKind("tiers", TieredSpotPools, "Tiers", INFERENCE_CLASS),
+    PoolKind("static", StaticCapacityPool, "Static", INFERENCE_CLASS),
+    PoolKind("reserved", ReservedCapacityPool, "Reserved", RESERVED_CLASS),
+    PoolKind("hybrid", HybridGpuNodeGroup, "Hybrid", None),
+    # An Auto Mode class named in pool_node_classes is refused by MIG and Neuron pools themselves (KG221, KG265).
+    PoolKind("mig", MigPartitionedPool, "Mig", INFERENCE_CLASS),
+    PoolKind("neuron_inference", NeuronInferencePool, "NeuronInference", INFERENCE_CLASS),
+    PoolKind("neuron_training", NeuronTrainingPool, "NeuronTraining", TRAINING_CLASS),
+)
+
 #: The construct each pool field of a PlatformConfig makes, as errors name it.
 POOL_KINDS: dict[str, str] = {
-    "inference": "GpuInferencePool", "training": "GpuTrainingPool", "tiers": "TieredSpotPools",
-    "static": "StaticCapacityPool", "reserved": "ReservedCapacityPool", "hybrid": "HybridGpuNodeGroup",
-    "mig": "MigPartitionedPool", "neuron_inference": "NeuronInferencePool", "neuron_training": "NeuronTrainingPool",
+    **{kind.field: kind.construct.__name__ for kind in POOL_TABLE},
     "node_classes": "PlatformNodeClass", "discourage_overlays": "NodeOverlayDiscourage",
     "gpu_capacity_overlays": "GpuCapacityOverlay",
 }
@@ -289,6 +324,17 @@ class GpuPlatform(cdk8s.Chart):
     _kg_cluster_boundary = True
     __signature__ = ConstructSignature()
 
+    #: What each row of :data:`POOL_TABLE` made, by its field.
+    inference: tuple[GpuInferencePool, ...]
+    training: tuple[GpuTrainingPool, ...]
+    tiers: tuple[TieredSpotPools, ...]
+    static: tuple[StaticCapacityPool, ...]
+    reserved: tuple[ReservedCapacityPool, ...]
+    hybrid: tuple[HybridGpuNodeGroup, ...]
+    mig: tuple[MigPartitionedPool, ...]
+    neuron_inference: tuple[NeuronInferencePool, ...]
+    neuron_training: tuple[NeuronTrainingPool, ...]
+
     def __init__(self, scope: Construct, id: str | None = None, *, props: PlatformConfig | None = None,
                  **kwargs: Unpack[GpuPlatformKwargs]) -> None:
         """Keyword props (see :class:`PlatformConfig` for defaults) or ``props=``, not both (KG820)."""
@@ -297,18 +343,17 @@ class GpuPlatform(cdk8s.Chart):
         except KarpenterGpuError as err:  # located in the config (environment, pool) unless only the chart is known
             raise (err if err.path else err.at(path=id or "GpuPlatform")) from None
         if not cfg.group_names() and not cfg.hybrid:
+            pooled = [kind.field for kind in POOL_TABLE if kind.node_class is not None]
             raise KarpenterGpuError("KG170", prop="inference", value=(),
-                                    allowed="at least one pool (inference, training, tiers, static, reserved, mig, "
-                                            "neuron_inference or neuron_training) or hybrid node group",
+                                    allowed=f"at least one pool ({', '.join(pooled[:-1])} or {pooled[-1]}) or hybrid "
+                                            "node group",
                                     fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
         remember_parent(self, scope)
         self.config = cfg
         base = _fields(cfg.node_class)
-        wanted = ([(p.name, INFERENCE_CLASS)
-                   for g in (cfg.inference, cfg.tiers, cfg.static, cfg.mig, cfg.neuron_inference) for p in g]
-                  + [(p.name, TRAINING_CLASS) for g in (cfg.training, cfg.neuron_training) for p in g]
-                  + [(p.name, RESERVED_CLASS) for p in cfg.reserved])
+        wanted = [(p.name, kind.node_class) for kind in POOL_TABLE if kind.node_class is not None
+                  for p in getattr(cfg, kind.field)]
         used = {cfg.node_class_of(name, default) for name, default in wanted}
         specs: dict[str, tuple[str, dict[str, Any]]] = {INFERENCE_CLASS: ("InferenceClass", dict(root_volume=cfg.inference_volume)),
                  TRAINING_CLASS: ("TrainingClass", dict(root_volume=cfg.training_volume)),
@@ -333,31 +378,15 @@ class GpuPlatform(cdk8s.Chart):
                 return self.auto_mode_class
             return self.node_classes[chosen]
 
-        def cid(kind: str, group: tuple, name: str) -> str:  # ids of the single-pool form stay as they were
-            return kind if len(group) == 1 else f"{kind}-{name}"
-
         each = self._each
-        self.inference: tuple[GpuInferencePool, ...] = each("inference", lambda p: GpuInferencePool(
-            self, cid("Inference", cfg.inference, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
-        self.training: tuple[GpuTrainingPool, ...] = each("training", lambda p: GpuTrainingPool(
-            self, cid("Training", cfg.training, p.name), node_class=cls(p.name, TRAINING_CLASS), props=p))
-        self.tiers: tuple[TieredSpotPools, ...] = each("tiers", lambda p: TieredSpotPools(
-            self, cid("Tiers", cfg.tiers, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
-        self.static: tuple[StaticCapacityPool, ...] = each("static", lambda p: StaticCapacityPool(
-            self, cid("Static", cfg.static, p.name), node_class=cls(p.name, INFERENCE_CLASS), props=p))
-        self.reserved: tuple[ReservedCapacityPool, ...] = each("reserved", lambda p: ReservedCapacityPool(
-            self, cid("Reserved", cfg.reserved, p.name), node_class=cls(p.name, RESERVED_CLASS), props=p))
-        self.hybrid: tuple[HybridGpuNodeGroup, ...] = each("hybrid", lambda g: HybridGpuNodeGroup(
-            self, f"Hybrid-{g.name}", props=g))
-        self.mig: tuple[MigPartitionedPool, ...] = each("mig", lambda p: MigPartitionedPool(
-            # An Auto Mode class named in pool_node_classes is refused by the pool itself (KG221).
-            self, cid("Mig", cfg.mig, p.name), node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p))
-        self.neuron_inference: tuple[NeuronInferencePool, ...] = each("neuron_inference", lambda p: NeuronInferencePool(
-            self, cid("NeuronInference", cfg.neuron_inference, p.name),
-            node_class=cast(GpuNodeClass, cls(p.name, INFERENCE_CLASS)), props=p))  # Auto Mode: KG265, as for MIG
-        self.neuron_training: tuple[NeuronTrainingPool, ...] = each("neuron_training", lambda p: NeuronTrainingPool(
-            self, cid("NeuronTraining", cfg.neuron_training, p.name),
-            node_class=cast(GpuNodeClass, cls(p.name, TRAINING_CLASS)), props=p))
+        for kind in POOL_TABLE:
+            group = getattr(cfg, kind.field)
+            if kind.node_class is None:
+                made = each(kind.field, lambda p, k=kind, g=group: k.construct(self, k.construct_id(g, p.name), props=p))
+            else:
+                made = each(kind.field, lambda p, k=kind, g=group: k.construct(
+                    self, k.construct_id(g, p.name), node_class=cls(p.name, k.node_class), props=p))
+            setattr(self, kind.field, made)
         self.overlays = (each("discourage_overlays", lambda o: NodeOverlayDiscourage(
                              self, f"Discourage-{o.name}", **_fields(o)))
                          + each("gpu_capacity_overlays", lambda o: GpuCapacityOverlay(
