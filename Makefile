@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test soak test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc
+.PHONY: deps synth test soak test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc workflow-lint
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -73,6 +73,19 @@ mig-check: deps  ## the MIG tables' derived configs equal the GPU Operator's def
 
 oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go): stale vectors fail, then >= 50,000 fresh cases
 	$(BIN)/python -m tests.oracle.run --check-vectors
+
+# actionlint from the Go module proxy (needs Go, like the oracle), built into .cache/bin (ignored by git); it runs
+# shellcheck on the run: steps too when shellcheck is on PATH.
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := .cache/bin/actionlint
+
+.cache/bin/.actionlint-$(ACTIONLINT_VERSION):  # a stamp per version: changing the pin rebuilds it
+	GOBIN=$(CURDIR)/.cache/bin go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	touch $@
+
+workflow-lint: .cache/bin/.actionlint-$(ACTIONLINT_VERSION)  ## lint the shipped GitHub Actions workflow (docs/github-workflow-diff.yml) with actionlint
+	@$(ACTIONLINT) -version | head -n 1
+	$(ACTIONLINT) docs/github-workflow-diff.yml
 
 rules-doc: $(BIN)/.installed  ## write docs/rules.md, the rule reference, from the rule registry
 	$(BIN)/python tools/rules_doc.py
