@@ -35,11 +35,14 @@ def spawn(script: str, env: dict[str, str] | None = None, umask: int | None = No
 
 
 def fault(monkeypatch, name: str, number: int, when) -> None:
-    """os.<name> raises OSError(number) for the paths ``when`` accepts (a file descriptor's path for write)."""
+    """os.<name> raises OSError(number) for the paths ``when`` accepts (a file descriptor's path for write; a name
+    relative to ``dir_fd`` joined to that folder's path)."""
     real = getattr(os, name)
 
     def faulty(*args, **kwargs):
         target = os.readlink(f"/proc/self/fd/{args[0]}") if name == "write" else os.fspath(args[0])
+        if kwargs.get("dir_fd") is not None and not os.path.isabs(target):
+            target = os.path.join(os.readlink(f"/proc/self/fd/{kwargs['dir_fd']}"), target)
         if when(str(target)):
             raise OSError(number, os.strerror(number), target)
         return real(*args, **kwargs)

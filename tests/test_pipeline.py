@@ -4,7 +4,7 @@ which folders it refuses to replace.
 The other tests of synth are split by concern so the suite's workers share them: replacing an output
 (test_pipeline_recovery.py), file system faults (test_pipeline_faults.py), mount points
 (test_pipeline_mounts.py), the lock and concurrent runs (test_pipeline_lock.py), kill -9
-(test_pipeline_crash.py).
+(test_pipeline_crash.py), the output changed by someone else while synth builds (test_pipeline_races.py).
 """
 
 from __future__ import annotations

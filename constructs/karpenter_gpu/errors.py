@@ -200,6 +200,8 @@ CODES: dict[str, str] = {
     "KG808": "the --app code raised an exception (at import or when called)",
     "KG809": "note: App.synth() wrote the manifests but not the Helm values files (use karpenter_gpu.synth or "
              "helm_values_in)",
+    "KG810": "synth's staging folder, or the previous output it moved aside, was replaced (by a symlink or another "
+             "folder) while synth ran; left untouched",
     "KG816": "synth --check: the output folder to compare is absent, a file or a symlink",
     # Construct call shape (karpenter_gpu._props.build): Thing(scope, id, *, props=None, **keyword props).
     "KG820": "props= and keyword props given together",

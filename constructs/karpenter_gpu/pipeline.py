@@ -17,12 +17,25 @@ What is guaranteed:
   folder or one of its parents, a file or a symlink (KG803) are refused before anything is built.
   An output written before the marker existed is adopted once (the marker is written into it) when every
   entry is something synth writes: ``<env>/``, ``<env>/<Kind>.<name>.k8s.yaml``, ``<env>/helm/*.yaml``.
+- **Nor while it builds.** Right before the exchange the output is checked again (:func:`_check_unchanged`):
+  still the real folder checked at the start (same ``st_dev``/``st_ino``, by ``lstat``), else KG803 (a
+  symbolic link put in its place and the folder it points to are left as they are); still holding only
+  what its marker lists, else KG805: the run fails, nothing is installed, the added files stay where they
+  were written. The exchange is then checked: if what it moved out is not the folder checked (replaced in
+  between), it is exchanged back and the run refused (KG803). Files added after that last check are not
+  lost either: the old output is removed entry by entry against its marker (:func:`_discard_old`), and
+  what the marker does not list (files, folders, symbolic links) is kept in ``.<name>.kept-<pid>-<token>``
+  beside the output, a name synth never removes. The new output is then installed and the run reports
+  the kept entries with KG805 (exit 2 from the command line).
 - **Only its own folders are removed.** Staging and old folders are named ``.<name>.staging-<pid>-<token>``
   and ``.<name>.old-<pid>-<token>``; one is removed only when it proves to be ours: it holds the proof
   file :data:`PROOF` naming the folder (written first), or the marker with nothing unlisted beside it
   (an old output), or nothing at all. Anything else of that name is left alone. Removal takes the
   proof or the marker last, so a removal cut short stays provable, and makes our own read-only
-  folders writable first.
+  folders writable first. It never follows a symbolic link: folders are opened with ``O_NOFOLLOW``
+  relative to their parent's descriptor and entries removed by name relative to it (a link is removed
+  itself, never what it points to); a staging folder or an old output that turned out to be a link
+  (or another folder than the run's) is left untouched (KG810).
 - **The output is never missing or partial.** On Linux ``renameat2(RENAME_EXCHANGE)`` exchanges the two
   folders in one step, so a reader or a ``kill -9`` at any moment finds the whole old output or the
   whole new one, and the output stays a real folder (it is committed). Where the exchange is not
@@ -50,6 +63,7 @@ import errno
 import os
 import re
 import secrets
+import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -83,6 +97,12 @@ _MARKER_NOTE = ("# Written by karpenter-gpu synth with the files below; it repla
 _FILE_EXTENSION = ".k8s.yaml"
 _RENAME_EXCHANGE = 2  # linux/fs.h
 _ENVIRONMENT = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+#: Folders are opened as descriptors, never through a symbolic link (removal works by name relative to them).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_PARENT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_RENAME_NOREPLACE = 1  # linux/fs.h
+#: A real folder: (st_dev, st_ino).
+_Identity: TypeAlias = tuple[int, int]
 #: The folders inside a mount-point output while its contents are replaced.
 _IN_PLACE = re.compile(r"\.karpenter-gpu-(new|old)-\d+-[0-9a-f]{8}")
 
@@ -174,22 +194,39 @@ def _synth(items: list[Any], out: Path, outdir: str, crd_dir: Path, strict: bool
 
 
 def _synth_into(items: list[Any], out: Path, crd_dir: Path, strict: bool) -> Report:
+    found = _here(out)
+    before = _folder_id(found)
+    if found is not None and before is None:  # replaced since _synth looked
+        raise _replaced(out, _what_is(out, found))
     staging = _own_dir(out.parent, f".{out.name}.staging")
+    ours = _folder_id(_here(staging))
     try:
         _render(items, staging)
         report = validate_dir(staging, crd_dir)
         if report.failed(strict):
             raise SynthFailed(report, out, strict)
+        if _folder_id(_here(staging)) != ours:  # no marker written through what replaced it
+            raise _swapped_staging(staging)
         _write_marker(staging)
         os.unlink(staging / PROOF)  # the marker proves it from here on; the output holds no proof file
-        _install(staging, out)
+        how = _install(staging, out, (before, ours))
     except BaseException:
         with contextlib.suppress(OSError):  # the first fault is the one to report
-            _remove_own(staging)
+            _remove_own(staging, ours)  # only while it is still the folder this run made
         raise
     try:
-        if staging.exists():
-            _remove_own(staging)  # after the exchange it holds the old output
+        if how == "in-place":
+            _remove_own(staging, ours)  # its files were copied into the output
+        elif how == "exchanged" and before is not None:
+            kept = _discard_old(staging, out, before)  # it holds the old output
+            if kept is not None:
+                raise KarpenterGpuError(
+                    "KG805", prop="outdir", value=str(out),
+                    allowed=f"a previous synth output holding only what its {MARKER} lists; "
+                            f"{_names(kept[1])} not listed there (added while synth ran): kept, not deleted, in "
+                            f"{printable(str(kept[0]))}; the new output is installed in {out.name}/",
+                    fix=f"move what you need out of {printable(str(kept[0]))} (synth never removes it), then delete "
+                        "that folder yourself; do not write into the output folder while synth runs")
     except OSError as ex:
         raise os_error(ex, f"the new output is installed in {out}; removing the previous one, kept in "
                            f"{staging},") from ex
@@ -340,10 +377,31 @@ def _read_small(path: Path) -> str | None:
 
 def _marker_entries(folder: Path) -> set[str] | None:
     """What the marker of ``folder`` lists, or None when it has no (readable, well-formed) marker."""
-    text = _read_small(folder / MARKER)
+    return _parse_marker(_read_small(folder / MARKER))
+
+
+def _parse_marker(text: str | None) -> set[str] | None:
     if text is None or text.split("\n", 1)[0] != _MARKER_FORMAT:
         return None
     return {line for line in text.splitlines()[1:] if line and not line.startswith("#")}
+
+
+def _marker_at(fd: int) -> set[str] | None:
+    """What the marker in the open folder ``fd`` lists (never through a symbolic link), or None."""
+    try:
+        marker = os.open(MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(marker)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
+            return None
+        with open(marker, "rb", closefd=False) as file:
+            return _parse_marker(file.read(1 << 20).decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(marker)
 
 
 def _unlisted(folder: Path) -> list[str] | None:
@@ -398,37 +456,174 @@ def _proven(folder: Path) -> bool:
     return _unlisted(folder) == []
 
 
-def _remove_own(folder: Path) -> None:
+def _remove_own(folder: Path, identity: _Identity | None = None) -> bool:
     """Remove a folder of ours: everything but the proof and the marker, then those, then the folder.
 
     Cut short, the folder stays provable. Read-only folders inside it (ours) are made writable first;
-    the folder's parent (the user's) is never changed.
+    the folder's parent (the user's) is never changed. No symbolic link is ever followed: every folder
+    is opened with ``O_NOFOLLOW`` relative to its parent's descriptor and every entry removed by name
+    relative to that descriptor, so a link inside is removed itself, never what it points to. When
+    ``folder`` is a symbolic link or a file (or, given ``identity``, another folder than the one this
+    run made) it is left as it is and False returned.
     """
-    _make_writable(folder)
-    last = (PROOF, MARKER)
-    for name in sorted(os.listdir(folder)):
-        if name not in last:
-            _remove_tree(folder / name)
-    for name in last:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(folder / name)
-    os.rmdir(folder)
+    parent = os.open(folder.parent, _PARENT_FLAGS)
+    try:
+        try:
+            fd = _open_dir(folder.name, parent)
+        except OSError as ex:
+            if ex.errno in (errno.ELOOP, errno.ENOTDIR):
+                return False
+            raise
+        try:
+            if identity is not None and _folder_id(os.fstat(fd)) != identity:
+                return False
+            _make_writable(fd)
+            last = (PROOF, MARKER)
+            for name in sorted(os.listdir(fd)):
+                if name not in last:
+                    _remove_entry(fd, name)
+            for name in last:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)
+        os.rmdir(folder.name, dir_fd=parent)
+        return True
+    finally:
+        os.close(parent)
 
 
-def _remove_tree(path: Path) -> None:
-    if path.is_symlink() or not path.is_dir():
-        os.unlink(path)
+def _remove_entry(dir_fd: int, name: str) -> None:
+    """Remove ``name`` (a file, a link, or a folder with all it holds) from the open folder ``dir_fd``."""
+    if not stat.S_ISDIR(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+        os.unlink(name, dir_fd=dir_fd)  # a symbolic link: the link itself
         return
-    _make_writable(path)
-    for name in os.listdir(path):
-        _remove_tree(path / name)
-    os.rmdir(path)
+    try:
+        fd = _open_dir(name, dir_fd)
+    except OSError as ex:
+        if ex.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        os.unlink(name, dir_fd=dir_fd)  # turned into a link or a file since: the link itself
+        return
+    try:
+        _make_writable(fd)
+        for entry in os.listdir(fd):
+            _remove_entry(fd, entry)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=dir_fd)
 
 
-def _make_writable(folder: Path) -> None:
-    mode = os.lstat(folder).st_mode
+def _discard_old(old: Path, out: Path, before: _Identity) -> tuple[Path, list[str]] | None:
+    """Remove the previous output, which the exchange moved to ``old``, but every entry its marker does not list.
+
+    Each entry is checked, recursively, against the old output's marker: a listed file is removed, a listed
+    folder entered; anything else (a file or folder added to the output while synth ran, a symbolic link, an
+    entry that changed its type) is kept where it is. The marker goes too. When something was kept, the folder
+    is renamed ``.<name>.kept-<pid>-<token>`` (a name synth never removes) and that path is returned with the
+    kept entries (relative to it); otherwise the folder is removed and None returned. Nothing is followed
+    through a symbolic link (see :func:`_remove_own`); when ``old`` is no longer the folder that was the output
+    (``before``), nothing is removed (KG810).
+    """
+    parent = os.open(old.parent, _PARENT_FLAGS)
+    try:
+        try:
+            fd = _open_dir(old.name, parent)
+        except OSError as ex:
+            if ex.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            raise _swapped(old, out) from None
+        kept: list[str] = []
+        try:
+            if _folder_id(os.fstat(fd)) != before:
+                raise _swapped(old, out)
+            listed = _marker_at(fd) or set()
+            _make_writable(fd)
+            _discard(fd, "", listed, kept)
+            for name in (MARKER, f"{MARKER}.tmp"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=fd)
+            if not kept:
+                try:
+                    os.rmdir(old.name, dir_fd=parent)
+                    return None
+                except OSError as ex:
+                    if ex.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                        raise
+                    kept = sorted(os.listdir(fd))  # added while the old output was being removed
+        finally:
+            os.close(fd)
+    finally:
+        os.close(parent)
+    keep = old.with_name(f".{out.name}.kept-{os.getpid()}-{secrets.token_hex(4)}")
+    os.rename(old, keep)
+    return keep, kept
+
+
+def _discard(fd: int, prefix: str, listed: set[str], kept: list[str]) -> None:
+    for name in sorted(os.listdir(fd)):
+        entry = prefix + name
+        if not prefix and name in (MARKER, f"{MARKER}.tmp"):
+            continue
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode) and entry in listed:
+            os.unlink(name, dir_fd=fd)
+        elif stat.S_ISDIR(mode) and f"{entry}/" in listed:
+            try:
+                sub = _open_dir(name, fd)
+            except OSError as ex:
+                if ex.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                kept.append(entry)  # turned into a link or a file since
+                continue
+            count = len(kept)
+            try:
+                _make_writable(sub)
+                _discard(sub, f"{entry}/", listed, kept)
+            finally:
+                os.close(sub)
+            if len(kept) > count:
+                continue  # holds what was kept
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError as ex:
+                if ex.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+                kept.append(entry)  # something was added to it meanwhile
+        else:
+            kept.append(entry)
+
+
+def _swapped(old: Path, out: Path) -> KarpenterGpuError:
+    return KarpenterGpuError(
+        "KG810", prop="path", value=str(old),
+        allowed=f"the previous output, which synth moved there; it was replaced (by a symbolic link or another "
+                f"folder) before synth removed it, and was left untouched; the new output is installed in {out}",
+        fix="look at what is there now and remove it yourself if it is yours to remove; do not rename or link "
+            "folders beside the output while synth runs")
+
+
+def _open_dir(name: str, dir_fd: int) -> int:
+    """The folder ``name`` in the open folder ``dir_fd``, opened without following a symbolic link (ELOOP for a
+    link, ENOTDIR for a file). A folder of ours this user may not read (mode 0o000) is made readable first, through
+    a descriptor of that very folder, never through its name."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except PermissionError:
+        if not hasattr(os, "O_PATH") or not os.path.isdir("/proc/self/fd"):
+            raise
+    pinned = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        os.chmod(f"/proc/self/fd/{pinned}", stat.S_IMODE(os.fstat(pinned).st_mode) | 0o700)
+        return os.open(f"/proc/self/fd/{pinned}", _DIR_FLAGS & ~os.O_NOFOLLOW)  # the same folder, not a name
+    finally:
+        os.close(pinned)
+
+
+def _make_writable(fd: int) -> None:
+    mode = os.fstat(fd).st_mode
     if mode & 0o700 != 0o700:
-        os.chmod(folder, mode | 0o700)
+        os.fchmod(fd, stat.S_IMODE(mode) | 0o700)
 
 
 # --- the target ------------------------------------------------------------------------------
@@ -462,11 +657,7 @@ def _check_target(out: Path) -> None:
                     f"{_names(entries)} and no marker",
             fix="choose an empty or new folder, or remove it yourself")
     if unlisted:
-        raise KarpenterGpuError(
-            "KG805", prop="outdir", value=str(out),
-            allowed=f"a previous synth output holding only what its {MARKER} lists; {_names(sorted(unlisted))} "
-                    "not listed there (added since: refused, not deleted)",
-            fix="move those files out of the output folder (or remove them yourself), or choose another folder")
+        raise _added(out, unlisted, "added since: refused, not deleted")
 
 
 def _names(entries: list[str], most: int = 3) -> str:
@@ -624,22 +815,136 @@ def _recover(out: Path) -> None:
                 _remove_own(path)
 
 
-def _install(staging: Path, out: Path) -> None:
+def _install(staging: Path, out: Path, expected: tuple[_Identity | None, _Identity | None] | None = None) -> str:
+    """Put the complete output in ``staging`` in place of ``out``; says how: ``"renamed"`` (there was no output),
+    ``"exchanged"`` (``staging`` now holds the old output, for :func:`_discard_old`) or ``"in-place"`` (``out``
+    is a mount point: its contents were replaced, ``staging`` still holds the new output).
+
+    ``expected``: the identities of ``out`` (None: absent) and ``staging`` when the run began (default: as they
+    are now). Right before the exchange both are checked again (:func:`_check_unchanged`): an output replaced
+    meanwhile (by a symbolic link, another folder, a file, or one that appeared) is refused with KG803 and left
+    as it is, with what it points to; files added to the output are refused with KG805 (nothing installed,
+    nothing deleted). What the exchange moved out is checked once more: when it is not the folder checked (it
+    was replaced between the check and the exchange), the exchange is undone and the run refused with KG803.
+    """
+    if expected is None:
+        expected = (_folder_id(_here(out)), _folder_id(_here(staging)))
+    before, ours = expected
+    present = _check_unchanged(out, staging, before, ours)
     try:
-        if not out.exists():
-            os.rename(staging, out)
-            return
+        if not present:
+            _rename_new(staging, out)
+            return "renamed"
+        assert before is not None
         if _exchange(staging, out):
-            return
+            found = _here(staging)
+            if _folder_id(found) != before:  # replaced between the check and the exchange: undo it
+                _exchange(staging, out)
+                raise _replaced(out, _what_is(out, found))
+            return "exchanged"
         # Fallback: two renames; a kill between them leaves .<name>.old-*, which _recover restores.
         old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
         os.rename(out, old)
+        found = _here(old)
+        if _folder_id(found) != before:  # replaced between the check and the rename: put it back
+            what = _what_is(old, found)
+            os.rename(old, out)
+            raise _replaced(out, what)
         os.rename(staging, out)
-        os.rename(old, staging)  # the caller removes staging
+        os.rename(old, staging)  # the caller removes what it holds
+        return "exchanged"
     except OSError as ex:
-        if ex.errno not in (errno.EBUSY, errno.EXDEV) or not out.is_dir():
+        if ex.errno not in (errno.EBUSY, errno.EXDEV) or before is None or _folder_id(_here(out)) != before:
             raise
         _install_in_place(staging, out)  # a mount point (EBUSY) or an overlay's lower layer (EXDEV)
+        return "in-place"
+
+
+def _check_unchanged(out: Path, staging: Path, before: _Identity | None, ours: _Identity | None) -> bool:
+    """Refuse, right before the exchange, an output that changed while synth built (nothing is installed and
+    nothing touched): no longer the real folder checked at the start (KG803: a symbolic link, another folder, a
+    file, or one where there was none), holding entries its marker does not list (KG805) or no marker any more
+    (KG804); and a staging folder that is no longer this run's (KG810). Whether the output is there (an output
+    removed meanwhile is simply written anew)."""
+    if _folder_id(_here(staging)) != ours or ours is None:
+        raise _swapped_staging(staging)
+    found = _here(out)
+    if found is None:
+        return False
+    if before is None or _folder_id(found) != before:
+        raise _replaced(out, _what_is(out, found) if before is not None else "it appeared while synth ran")
+    unlisted = _unlisted(out)
+    if unlisted is None and os.listdir(out):
+        raise KarpenterGpuError(
+            "KG804", prop="outdir", value=str(out),
+            allowed=f"a previous synth output (with {MARKER}); its marker was removed while synth ran, so what it "
+                    "holds cannot be told from someone else's files: nothing was installed, nothing deleted",
+            fix="check the output folder, then run again (remove the folder yourself to start afresh)")
+    if unlisted:
+        raise _added(out, unlisted, "added while synth ran: refused, not deleted; nothing was installed")
+    return True
+
+
+def _rename_new(staging: Path, out: Path) -> None:
+    """``staging`` renamed to ``out``, which must not exist (never replacing a folder that appeared meanwhile)."""
+    try:
+        if _renameat2_call(staging, out, _RENAME_NOREPLACE):
+            return
+        os.rename(staging, out)  # replaces only an empty folder; refuses a file, a link or a folder with files
+    except OSError as ex:
+        if ex.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+            raise
+        raise _replaced(out, "it appeared while synth ran") from None
+
+
+def _here(path: Path) -> os.stat_result | None:
+    """``lstat`` of ``path`` (a link is not followed), None when nothing is there."""
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _folder_id(found: os.stat_result | None) -> _Identity | None:
+    """Which real folder ``found`` is, None when it is no folder (absent, a link, a file)."""
+    return (found.st_dev, found.st_ino) if found is not None and stat.S_ISDIR(found.st_mode) else None
+
+
+def _what_is(path: Path, found: os.stat_result | None) -> str:
+    if found is None:
+        return "it was removed"
+    if stat.S_ISLNK(found.st_mode):
+        try:
+            return f"now a symbolic link to {printable(os.readlink(path))}"
+        except OSError:
+            return "now a symbolic link"
+    return "now another folder" if stat.S_ISDIR(found.st_mode) else "now a file"
+
+
+def _replaced(out: Path, what: str) -> KarpenterGpuError:
+    return KarpenterGpuError(
+        "KG803", prop="outdir", value=str(out),
+        allowed=f"the real folder synth checked when it started; it was replaced while synth ran ({what}); it and "
+                "what it points to were left as they are, nothing was installed",
+        fix="put the output folder back (or remove what replaced it), then run again; do not replace the output "
+            "folder while synth runs")
+
+
+def _swapped_staging(staging: Path) -> KarpenterGpuError:
+    return KarpenterGpuError(
+        "KG810", prop="path", value=str(staging),
+        allowed="the staging folder this run made; it was replaced (by a symbolic link or another folder) while "
+                "synth ran, and was left untouched; nothing was installed",
+        fix="look at what is there now and remove it yourself if it is yours to remove; do not rename or link "
+            "folders beside the output while synth runs")
+
+
+def _added(out: Path, unlisted: list[str], how: str) -> KarpenterGpuError:
+    return KarpenterGpuError(
+        "KG805", prop="outdir", value=str(out),
+        allowed=f"a previous synth output holding only what its {MARKER} lists; {_names(sorted(unlisted))} "
+                f"not listed there ({how})",
+        fix="move those files out of the output folder (or remove them yourself), or choose another folder")
 
 
 def _install_in_place(staging: Path, out: Path) -> None:
@@ -698,16 +1003,22 @@ def _roll_forward(out: Path, new: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths with renameat2(RENAME_EXCHANGE); False where the system cannot."""
+    return _renameat2_call(a, b, _RENAME_EXCHANGE)
+
+
+def _renameat2_call(a: Path, b: Path, flags: int) -> bool:
+    """renameat2(a, b, flags); False where the system cannot (no call, or not for this file system or flag)."""
     renameat2 = _renameat2()
     if renameat2 is None:
         return False
     at_fdcwd = -100
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), flags) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False  # old kernel or a file system without exchange
-    raise OSError(err, f"renameat2(RENAME_EXCHANGE): {os.strerror(err)}", str(a), None, str(b))
+    raise OSError(err, f"renameat2({'RENAME_EXCHANGE' if flags == _RENAME_EXCHANGE else 'RENAME_NOREPLACE'}): "
+                       f"{os.strerror(err)}", str(a), None, str(b))
 
 
 def _renameat2() -> Any:
