@@ -146,11 +146,14 @@ CODES: dict[str, str] = {
     # Instance-type catalog (karpenter_gpu.analysis.catalog) and pool simulator (karpenter_gpu.analysis.simulator).
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
+    "KG702": "catalog price Go's strconv.ParseFloat reads as non-finite or float64 cannot hold (Inf, NaN, 1e999999)",
+    "KG703": "catalog file with the same key twice in one object",
     "KG710": "invalid pod shape (gpus, cpu, memory, tolerate, select, affinity)",
     "KG711": "NodePool or NodeOverlay the simulator cannot interpret (requirement, quantity, price)",
     # The cluster's nodes (karpenter_gpu.k8s.cluster_nodes, explain --nodes).
     "KG720": "--nodes input holds an object that is not a karpenter.sh/v1 NodeClaim or v1 Node",
-    "KG721": "NodeClaim or Node field that cannot be read (labels, providerID, status.capacity quantity, conditions)",
+    "KG721": "NodeClaim or Node field that cannot be read (labels, providerID, status.capacity quantity or a negative "
+             "one, conditions)",
     "KG722": "two different NodeClaims, or two different Nodes, with one provider ID",
     "KG723": "explain --nodes with more than one environment selected (the nodes are one cluster's)",
     # AWS account facts (karpenter_gpu.k8s.aws_facts): AWS CLI JSON given to explain/diff with --aws.
@@ -160,6 +163,9 @@ CODES: dict[str, str] = {
     "KG733": "invalid spot price history record",
     "KG734": "invalid instance-type offering record",
     "KG735": "invalid capacity reservation record",
+    "KG736": "AWS facts price Go's strconv.ParseFloat reads as non-finite or float64 cannot hold (Inf, NaN, 1e999999, "
+             "1e-999999)",
+    "KG737": "AWS facts JSON object with the same key twice",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",
@@ -180,6 +186,7 @@ CODES: dict[str, str] = {
     "KG916": "YAML file with more nodes than the bound",
     "KG918": "interrupted by the user (Ctrl-C)",
     "KG919": "internal error (a bug: please report it with the input)",
+    "KG920": "input that is not read: a character or block device (/dev/zero), a socket, or a pipe/FIFO found inside a folder (a pipe named on the command line is read, bounded)",
     # File-system faults of the environment (karpenter_gpu._fs.os_error), whatever the command.
     "KG930": "disk full or quota exceeded (ENOSPC, EDQUOT)",
     "KG931": "permission denied or read-only file system (EACCES, EPERM, EROFS)",

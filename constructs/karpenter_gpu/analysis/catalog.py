@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
 from typing import Any
 
-from karpenter_gpu._fs import read_input
+from karpenter_gpu._fs import DuplicateKey, loads_json, read_input
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s import go_float
 from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity
 from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
@@ -48,6 +49,8 @@ __all__ = [
 
 #: Where the packaged catalog lives inside the ``karpenter_gpu`` package.
 DEFAULT_CATALOG_RESOURCE = "data/gpu-instance-types.json"
+#: Larger catalog files are refused unread (KG701): the packaged one, 86 types, is under 100 KB.
+MAX_CATALOG_BYTES = 16 * 1024 * 1024
 
 _AWS = "karpenter.k8s.aws/"
 
@@ -224,17 +227,26 @@ def _quantity(file: str, prop: str, value: Any) -> Decimal:
 
 
 def _price(file: str, prop: str, value: Any) -> Decimal | None:
+    """An on-demand price as the AWS provider reads one (``onDemandPage``: ``strconv.ParseFloat``, see
+    :mod:`~karpenter_gpu.k8s.go_float`): KG700 for what Go cannot read (spaces, non-ASCII digits) or a negative
+    price, KG702 for a non-finite one or one float64 cannot hold (decided from the exponent, before any arithmetic).
+    A JSON number is read from its JSON text (Python's float of it: ``1e999`` is ``inf``, refused)."""
     if value is None:
         return None
-    amount: Decimal | None = None
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        try:
-            amount = Decimal(str(value).strip())
-        except InvalidOperation:
-            amount = None
-    if amount is None or not amount.is_finite() or amount < 0:
-        raise _fail(file, prop, value, "null or a non-negative decimal number of USD/hour as a string, e.g. '1.006'",
-                    "write the on-demand hourly price, or null when it is unknown")
+    allowed = "null or a non-negative decimal number of USD/hour as a string, e.g. '1.006'"
+    fix = "write the on-demand hourly price, or null when it is unknown"
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise _fail(file, prop, value, allowed, fix)
+    try:
+        amount = go_float.parse(value if isinstance(value, str) else repr(value))
+    except go_float.GoFloatError as ex:
+        if ex.reason == "syntax":
+            raise _fail(file, prop, value, f"{allowed} (as Go's strconv.ParseFloat reads it: {ex}; no spaces)",
+                        fix) from None
+        raise KarpenterGpuError("KG702", prop=prop, value=value, allowed=f"a finite price float64 holds ({ex})",
+                                fix=fix, path=file) from None
+    if amount < 0:
+        raise _fail(file, prop, value, allowed, fix)
     return amount
 
 
@@ -322,23 +334,39 @@ def catalog_from_document(document: Any, file: str = "<catalog>") -> Catalog:
 def load_catalog(path: str | Path) -> Catalog:
     """Read a user catalog in the project's format: JSON, or YAML when the suffix is .yaml/.yml.
 
-    Raises :class:`KarpenterGpuError` KG701 when the file cannot be read or parsed and KG700
-    when its content is invalid (the message names the file, entry index and name, and field).
+    Raises :class:`KarpenterGpuError` KG701 when the file cannot be read (missing, permissions, not UTF-8, over
+    :data:`MAX_CATALOG_BYTES`; a pipe is read up to that bound) or parsed, KG920 when it is a device or socket,
+    KG703 when an object holds a key twice, KG700 when its content is invalid (the message names the file, entry
+    index and name, and field) and KG702 for a price float64 cannot hold.
     """
     file = Path(path)
-    text = read_input(file, "KG701", "catalog", path=str(file))
+    text = read_input(file, "KG701", "catalog", path=str(file), max_bytes=MAX_CATALOG_BYTES,
+                      too_large="keep the instance types you compare (the packaged catalog is under 100 KB)")
     yaml_suffix = file.suffix.lower() in (".yaml", ".yml")
+    duplicate: tuple[str, str] | None = None  # (key, where)
     try:
         if yaml_suffix:  # the manifest reader's loader: LibYAML, bounded aliases and nesting
             from karpenter_gpu.k8s.reader import load_documents
 
-            document = next((doc for _, doc, _ in load_documents(text, str(file))), None)
+            document = None
+            for _, doc, dups in load_documents(text, str(file)):
+                document = doc
+                if dups:
+                    key, line, first = dups[0]
+                    duplicate = (key, f"line {line} (first at line {first})")
+                break
         else:
-            document = json.loads(text)
+            document = loads_json(text)
+    except DuplicateKey as exc:
+        duplicate = (exc.key, "a JSON object")
     except Exception as exc:  # json.JSONDecodeError, RecursionError; the reader's KG903-KG905
         kind = "YAML" if yaml_suffix else "JSON"
         raise KarpenterGpuError("KG701", prop="catalog", value=str(file), allowed=f"a valid {kind} document",
                                 fix=f"fix the syntax ({str(exc).splitlines()[0]})", path=str(file)) from None
+    if duplicate is not None:
+        raise KarpenterGpuError("KG703", prop="catalog", value=f"{duplicate[0]!r} at {duplicate[1]}",
+                                allowed="each key once per object (one of the two would be kept silently)",
+                                fix="remove or merge the duplicate key", path=str(file))
     return catalog_from_document(document, str(file))
 
 

@@ -85,7 +85,7 @@ def _read_nodes(specs: list[str]) -> list[ClusterNode] | int:
         source = read_path(spec, allow_empty=True)  # `kubectl get nodeclaims -o yaml` of no nodes: an empty List
         if source.problems:
             return stop_on(source.problems)
-        folder = "" if Path(spec).is_file() else spec.rstrip("/") + "/"
+        folder = spec.rstrip("/") + "/" if Path(spec).is_dir() else ""  # a file or a pipe: <(kubectl get ...)
         objects.extend((f"{folder}{m.file}{' ' + m.where if m.where else ''}", m.manifest)
                        for env in source.environments for m in env.manifests)
     return cluster_nodes(objects)

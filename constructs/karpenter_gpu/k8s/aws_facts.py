@@ -24,15 +24,15 @@ the escaping of :mod:`karpenter_gpu.render.escape`, never as markup.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, UTC
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from karpenter_gpu._fs import read_input
+from karpenter_gpu._fs import DuplicateKey, loads_json, read_input
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s import go_float
 
 __all__ = ["AwsFacts", "Reservation", "aws_facts_from_documents", "load_aws_facts"]
 
@@ -193,19 +193,31 @@ def _spot(document: Mapping[str, Any], file: str, latest: dict[tuple[str, str], 
         itype = _string(record, "InstanceType", "KG733", file, where)
         zone = _string(record, "AvailabilityZone", "KG733", file, where)
         product = _string(record, "ProductDescription", "KG733", file, where)
-        raw = record.get("SpotPrice")
-        try:
-            price = Decimal(raw) if isinstance(raw, str) else None
-        except InvalidOperation:
-            price = None
-        if price is None or not price.is_finite() or price < 0:
-            raise _bad("KG733", file, f"{where}.SpotPrice", raw, "a price in USD per hour as a string, such as '0.4012'")
+        price = _price(record.get("SpotPrice"), file, f"{where}.SpotPrice")
         when = _time(record.get("Timestamp"), "KG733", file, f"{where}.Timestamp")
         if product not in LINUX:
             continue
         held = latest.get((itype, zone))
         if held is None or when >= held[0]:
             latest[(itype, zone)] = (when, price)
+
+
+def _price(raw: Any, file: str, where: str) -> Decimal:
+    """A spot price as ``spotPage`` reads it, ``strconv.ParseFloat(SpotPrice, 64)`` (:mod:`go_float`): a string Go
+    cannot read is KG733 (the provider would skip the record silently), a non-finite one or one beyond float64's
+    range KG736 (decided from the exponent before any arithmetic), a negative one KG733."""
+    allowed = "a price in USD per hour as a string, such as '0.4012' (as Go's strconv.ParseFloat reads it)"
+    if not isinstance(raw, str):
+        raise _bad("KG733", file, where, raw, allowed)
+    try:
+        price = go_float.parse(raw)
+    except go_float.GoFloatError as ex:
+        if ex.reason == "syntax":
+            raise _bad("KG733", file, where, raw, f"{allowed}: {ex} (no spaces, no non-ASCII digits)") from None
+        raise _bad("KG736", file, where, raw, f"a finite price float64 holds ({ex})") from None
+    if price < 0:
+        raise _bad("KG733", file, where, raw, "a price >= 0 in USD per hour")
+    return price
 
 
 def _offerings(document: Mapping[str, Any], file: str, offered: dict[str, set[str]]) -> None:
@@ -287,15 +299,21 @@ def aws_facts_from_documents(documents: Iterable[tuple[str, Any]]) -> AwsFacts:
 
 def load_aws_facts(paths: Sequence[str | Path]) -> AwsFacts:
     """Read AWS CLI JSON files (see the module docstring). Raises KG730 when a file cannot be read (missing,
-    permissions, not UTF-8, larger than :data:`MAX_FACTS_BYTES`), KG731 when it is not JSON, KG732-KG735 when its
-    content is not what the AWS CLI prints."""
+    permissions, not UTF-8, larger than :data:`MAX_FACTS_BYTES`: a pipe such as ``<(aws ec2 ...)`` is read, up to
+    that bound), KG920 when it is a device or socket, KG731 when it is not JSON, KG737 when an object holds a key
+    twice, KG732-KG736 when its content is not what the AWS CLI prints."""
     documents = []
     for path in paths:
         file = Path(path)
         text = read_input(file, "KG730", "--aws", max_bytes=MAX_FACTS_BYTES,
                           too_large="filter the AWS CLI query (--instance-types, --filters)")
         try:
-            document = json.loads(text)
+            document = loads_json(text)
+        except DuplicateKey as exc:
+            raise KarpenterGpuError("KG737", prop="--aws", value=f"{file}: {exc.key!r}",
+                                    allowed="JSON objects with each key once (Python's json, like Go's "
+                                            "encoding/json, would keep the last one silently)",
+                                    fix="remove the duplicate key; the AWS CLI never prints one") from None
         except (ValueError, RecursionError) as exc:
             raise KarpenterGpuError("KG731", prop="--aws", value=str(file), allowed="a JSON document",
                                     fix=f"run the AWS CLI with --output json ({str(exc).splitlines()[0][:200]})"

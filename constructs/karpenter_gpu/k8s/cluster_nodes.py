@@ -120,9 +120,13 @@ def _read(manifest: Mapping[str, Any], where: str) -> _Object:
     capacity: dict[str, Decimal] = {}
     for key, value in _mapping(status.get("capacity"), where, "status.capacity").items():
         try:
-            capacity[str(key)] = Quantity.parse(value).as_decimal()
+            amount = Quantity.parse(value).as_decimal()
         except KarpenterGpuError:
             raise _fail(where, f"status.capacity.{key}", value, "a Kubernetes quantity such as '8', '32Gi'") from None
+        if amount < 0:  # the API server refuses one (ValidateNodeResources); counted, it would raise what is left
+            raise _fail(where, f"status.capacity.{key}", value, "a quantity >= 0 (capacity is never negative: the API "
+                                                                 "server refuses one on a Node)")
+        capacity[str(key)] = amount
     terminating = False
     if node_claim:
         conditions = status.get("conditions")

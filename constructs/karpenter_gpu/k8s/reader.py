@@ -18,7 +18,9 @@ is either seen by all of them or refused by all of them with a coded reason:
   duplicate mapping key (KG312: sigs.k8s.io/yaml decodes strictly and refuses it) and the same
   (group, kind, namespace, name) twice in one environment (KG313) are :class:`Problem` findings.
 - Hostile input is refused before anything walks it (:class:`~karpenter_gpu.errors.KarpenterGpuError`):
-  files over :data:`MAX_FILE_BYTES` (KG906), alias expansion beyond the ratio that gopkg.in/yaml
+  files over :data:`MAX_FILE_BYTES` (KG906; every file, pipe and stdin is read by :func:`karpenter_gpu._fs.read_bounded`,
+  never more than the bound), devices, sockets and pipes found in a folder (KG920: a committed ``x.yaml`` link to
+  ``/dev/zero`` or a FIFO), alias expansion beyond the ratio that gopkg.in/yaml
   (``decode.go`` ``allowedAliasRatio``, used by sigs.k8s.io/yaml in kubectl and the API server) allows,
   and self-referencing anchors (KG904), nesting deeper than :data:`MAX_DEPTH` (KG905), unreadable
   (KG901) or non-UTF-8 (KG902) files and YAML syntax errors (KG903), folders nested deeper than
@@ -39,7 +41,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator
 
 import yaml
 from yaml.composer import ComposerError
@@ -47,6 +49,7 @@ from yaml.events import (AliasEvent, DocumentStartEvent, MappingEndEvent, Mappin
                          SequenceEndEvent, SequenceStartEvent, StreamEndEvent)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from karpenter_gpu._fs import read_bounded
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 from karpenter_gpu.render import escape
 
@@ -723,16 +726,13 @@ def _same_object_twice(env: Environment) -> list[Problem]:
 # ------------------------------------------------------------------------------------------ sources
 
 
-def _read_bytes(path: str | Path, rel: str) -> bytes:
-    try:
-        size = os.stat(path).st_size
-        if size > MAX_FILE_BYTES:
-            raise _too_big(rel, size)
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as ex:
-        raise _refuse("KG901", rel, ex.strerror or str(ex), "a readable file",
-                      "check the path and its permissions") from None
+def _read_bytes(path: str | Path | BinaryIO, rel: str, *, named: bool = False) -> bytes:
+    """At most :data:`MAX_FILE_BYTES` of one file (:func:`~karpenter_gpu._fs.read_bounded`): a regular file, or a
+    pipe when ``named`` on the command line; a device, a socket, or a pipe found in a folder is KG920."""
+    return read_bounded(path, MAX_FILE_BYTES, named=named,
+                        refuse=lambda code, value, allowed, fix: _refuse(code, rel, value, allowed, fix),
+                        unreadable="KG901", too_large="KG906",
+                        too_large_fix="split the file; one object is at most 1.5 MiB in etcd")
 
 
 def _walk(root: Path) -> list[tuple[str, str]]:
@@ -772,22 +772,24 @@ def _walk(root: Path) -> list[tuple[str, str]]:
 
 def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:
     stream = getattr(sys.stdin, "buffer", None)  # None when the process has no standard input at all
-    data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else b""
+    data = _read_bytes(stream, "<stdin>") if stream is not None else b""
     return _build(label, "stdin", [("<stdin>", data)], allow_empty=allow_empty)
 
 
 def read_path(spec: str | Path, *, allow_empty: bool = False, each_file: bool = False) -> Source:
-    """A folder, a single file, or ``-`` for stdin. Input without any object or values file is KG907 unless
-    ``allow_empty`` (diff: a side before dist/ existed). ``each_file``: a folder's files are independent
-    environments, one per file (see :func:`_build`)."""
+    """A folder, a single file (a pipe too: ``<(kubectl get nodes -o yaml)``), or ``-`` for stdin. Input without
+    any object or values file is KG907 unless ``allow_empty`` (diff: a side before dist/ existed). ``each_file``: a
+    folder's files are independent environments, one per file (see :func:`_build`). Every file is read by
+    :func:`_read_bytes`: in a folder only regular files (a ``*.yaml`` link to a device or FIFO is KG920)."""
     if str(spec) == "-":
         return read_stdin(allow_empty=allow_empty)
     path = Path(spec)
-    if path.is_file():
-        return _build(str(spec), path.name, [(path.name, _read_bytes(path, path.name))], allow_empty=allow_empty)
     if path.is_dir():
         return _build(str(spec), path.resolve().name, ((rel, _read_bytes(p, rel)) for rel, p in _walk(path)),
                       allow_empty=allow_empty, each_file=each_file)
+    if path.exists():  # a file, a pipe (a device is refused by the reader)
+        return _build(str(spec), path.name, [(path.name, _read_bytes(path, str(spec), named=True))],
+                      allow_empty=allow_empty)
     raise KarpenterGpuError("KG900", prop="input", value=str(spec), allowed="an existing folder, a file, or '-'",
                             fix="check the path")
 
