@@ -71,9 +71,10 @@ def refusal_reasons(key: Key, manifest: dict, crds: Crds) -> tuple[str, ...]:
                  or (unserved and f.path == "<root>" and f.code in (SCHEMA_VIOLATION, UNKNOWN_KIND)))
 
 
-def _same_object(a: Key, b: Key) -> bool:
-    """The same stored object: API group, kind and (namespaced) name; the version is only how it is served."""
-    return (a[0].rpartition("/")[0], a[1], a[2]) == (b[0].rpartition("/")[0], b[1], b[2])
+def _stored_as(key: Key) -> tuple[str, str, str]:
+    """What identifies a stored object: API group, kind and (namespaced) name; the version is only how it is
+    served."""
+    return (key[0].rpartition("/")[0], key[1], key[2])
 
 
 def _defaulted(key: Key, manifest: dict, crds: Crds) -> dict:
@@ -115,8 +116,11 @@ def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
         new_refused = {k: r for k, r in new_reasons.items() if r}
         kept_base[environment] = {k: m for k, m in old.items() if k not in old_refused}
         kept_head[environment] = {k: m for k, m in new.items() if k not in new_refused}
+        stored: dict[tuple[str, str, str], list[Key]] = {}  # the kept base objects by group, kind and name, once
+        for k in kept_base[environment]:
+            stored.setdefault(_stored_as(k), []).append(k)
         for key in new_refused:  # the cluster keeps what it had: the same group, kind and name, at any version
-            for kept in [k for k in kept_base[environment] if _same_object(k, key)]:
+            for kept in stored.get(_stored_as(key), ()):
                 kept_head[environment].setdefault(kept, kept_base[environment][kept])
         refusals += [Refusal("head", environment, k, r) for k, r in sorted(new_refused.items())]
         refusals += [Refusal("base", environment, k, r) for k, r in sorted(old_refused.items())]

@@ -18,6 +18,7 @@ spells out a default is not reported, and an object the API server refuses is re
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -90,10 +91,22 @@ class _Simulations:
         self.base_env = base_env
         self.catalog = catalog
         self._reports: dict[str, PoolReport] | None = None
+        self._prices: tuple[dict[str, dict], dict] | None = None
         self.error: KarpenterGpuError | None = None
 
     def old(self, pool: str) -> PoolReport | None:
         return self.reports().get(pool)
+
+    def prices(self) -> tuple[dict[str, dict], dict]:
+        """(pool, instance type, offering) → (price, overlay) for every offering of this side (:func:`_offering_prices`),
+        and the same grouped by the overlay that prices it: read once for every overlay of the environment."""
+        if self._prices is None:
+            everything = _offering_prices(self.reports())
+            by_overlay: dict[str, dict] = {}
+            for key, value in everything.items():
+                by_overlay.setdefault(value[1], {})[key] = value
+            self._prices = (by_overlay, everything)
+        return self._prices
 
     def reports(self) -> dict[str, PoolReport]:
         if self._reports is None:
@@ -105,20 +118,20 @@ class _Simulations:
         return self._reports
 
 
-def _offering_prices(reports: dict[str, PoolReport], overlay: str) -> tuple[dict, dict]:
-    """(pool, instance type, offering) → (price, overlay): those ``overlay`` prices on this side, and all."""
+def _offering_prices(reports: dict[str, PoolReport]) -> dict:
+    """(pool, instance type, offering) → (price, overlay) on this side."""
     out = {}
     for pool, report in reports.items():
         for c in report.candidates:
             for o in c.offerings:
                 out[(pool, c.instance.name, o.offering.label)] = (o.price, o.overlay)
-    return {k: v for k, v in out.items() if v[1] == overlay}, out
+    return out
 
 
 def _repriced(overlay: str, base: _Simulations, head: _Simulations) -> str:
     """The exact offerings whose simulated price changes where ``overlay`` prices them on either side."""
-    mine_old, all_old = _offering_prices(base.reports(), overlay)
-    mine_new, all_new = _offering_prices(head.reports(), overlay)
+    (by_old, all_old), (by_new, all_new) = base.prices(), head.prices()
+    mine_old, mine_new = by_old.get(overlay, {}), by_new.get(overlay, {})
     changed = []
     for key in sorted(set(mine_old) | set(mine_new)):
         before, after = all_old.get(key, (None, None))[0], all_new.get(key, (None, None))[0]
@@ -295,19 +308,41 @@ _SELECTORS = {
 }
 
 
-def _pools_using(node_class: str, env: dict[Key, dict]) -> list[str]:
-    return sorted(v.name for v in (NodePoolView.of(m) for (api, kind, _), m in env.items()
-                                   if (api, kind) == NODEPOOL_KIND) if v.node_class_ref.get("name") == node_class)
+class _Users:
+    """The NodePools of one side of an environment by the node class they name (``nodeClassRef.name``), each
+    NodePool read once: every node class of the side looks its pools up here."""
+
+    def __init__(self, env: dict[Key, dict]) -> None:
+        self.every: dict[str, list[str]] = {}
+        self.auto_mode: dict[str, list[str]] = {}
+        for (api, kind, _), m in env.items():
+            if (api, kind) != NODEPOOL_KIND:
+                continue
+            view = NodePoolView.of(m)
+            ref = view.node_class_ref.get("name")
+            if not isinstance(ref, str):  # hand-written YAML: never the name of a node class
+                continue
+            self.every.setdefault(ref, []).append(view.name)
+            if view.auto_mode:
+                self.auto_mode.setdefault(ref, []).append(view.name)
+
+    def of(self, node_class: str, auto_mode: bool = False) -> list[str]:
+        """The names of the pools naming ``node_class`` (only EKS Auto Mode ones with ``auto_mode``), sorted."""
+        return sorted((self.auto_mode if auto_mode else self.every).get(node_class, ()))
 
 
-def _auto_mode_node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out: _Collector) -> None:
+def _pools_using(node_class: str, env: dict[Key, dict] | _Users) -> list[str]:
+    return (env if isinstance(env, _Users) else _Users(env)).of(node_class)
+
+
+def _auto_mode_node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict] | _Users,
+                          out: _Collector) -> None:
     """An EKS Auto Mode NodeClass change. AWS publishes neither its schema nor which fields it hashes for drift, so
     unlike an EC2NodeClass nothing is certain: nodes of the pools using it may be replaced."""
     leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
     if not leaves:
         return
-    pools = sorted(v.name for v in (NodePoolView.of(m) for (api, kind, _), m in base_env.items()
-                                    if (api, kind) == NODEPOOL_KIND) if v.auto_mode and v.node_class_ref.get("name") == name)
+    pools = (base_env if isinstance(base_env, _Users) else _Users(base_env)).of(name, auto_mode=True)
     out.add(Category.MAY_REPLACE_NODES if pools else Category.INFO,
             f"{_few(leaves)} — EKS Auto Mode NodeClass: AWS does not publish which fields drift its nodes"
             + (f"; nodes of {', '.join(pools)} may be replaced" if pools else "; no NodePool uses it"))
@@ -319,7 +354,7 @@ def _alias(terms: Any) -> str | None:
     return None
 
 
-def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict], out: _Collector) -> None:
+def _node_class(name: str, old: dict, new: dict, base_env: dict[Key, dict] | _Users, out: _Collector) -> None:
     so, sn = old.get("spec") or {}, new.get("spec") or {}
     pools = _pools_using(name, base_env)
     drift_cat = Category.REPLACES_NODES if pools else Category.INFO
@@ -408,7 +443,7 @@ def _added(kind: str, name: str, manifest: dict) -> str:
     return f"{kind} added"
 
 
-def _removed(kind: str, name: str, head_env: dict[Key, dict], out: _Collector,
+def _removed(kind: str, name: str, head_env: dict[Key, dict] | _Users, out: _Collector,
              sims: tuple[_Simulations, _Simulations] | None = None) -> None:
     if kind == NODEPOOL_KIND[1]:
         out.add(Category.DRAINS_POOL, f"NodePool {name} removed: every node of pool {name} is drained")
@@ -441,22 +476,30 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
     removed = sorted(set(base) - set(head))
     added = sorted(set(head) - set(base))
 
-    # Rename: a removed NodePool and an added one with the same spec.
+    # Rename: a removed NodePool and an added one with the same spec (the first added one, in name order, not
+    # matched already); each spec read once.
+    unmatched: dict[str, deque[tuple[str, str]]] = {}
+    for k in added:
+        if k[0] == NODEPOOL_KIND[1]:
+            unmatched.setdefault(_spec_key(head[k][1]), deque()).append(k)
+    renamed: set[tuple[str, str]] = set()
     for kind, old_name in [k for k in removed if k[0] == NODEPOOL_KIND[1]]:
-        match = next((k for k in added if k[0] == NODEPOOL_KIND[1]
-                      and _spec_key(head[k][1]) == _spec_key(base[(NODEPOOL_KIND[1], old_name)][1])), None)
-        if match is None:
+        candidates = unmatched.get(_spec_key(base[(NODEPOOL_KIND[1], old_name)][1]))
+        if not candidates:
             continue
+        match = candidates.popleft()
         new_name = match[1]
-        removed.remove((kind, old_name))
-        added.remove(match)
+        renamed.update(((kind, old_name), match))
         changes.append(Change(environment, kind, f"{old_name} → {new_name}", Category.DRAINS_POOL,
                               (f"renamed {old_name} → {new_name}: every node of {old_name} is drained and replaced "
                                f"by {new_name}",)))
+    removed = [k for k in removed if k not in renamed]
+    added = [k for k in added if k not in renamed]
 
+    base_users, head_users = _Users(base_env), _Users(head_env)
     for kind, name in removed:
         out = _Collector()
-        _removed(kind, name, head_env, out, (sims, head_sims))
+        _removed(kind, name, head_users, out, (sims, head_sims))
         changes.extend(out.changes(environment, kind, name))
     for kind, name in added:
         text = _added(kind, name, head[(kind, name)][1])
@@ -474,9 +517,9 @@ def _environment(environment: str, base_env: dict[Key, dict], head_env: dict[Key
         elif kind == NODEPOOL_KIND[1]:
             _node_pool(name, old, new, base_env, head_env, out, sims)
         elif kind == NODE_CLASS_KIND[1]:
-            _node_class(name, old, new, base_env, out)
+            _node_class(name, old, new, base_users, out)
         elif (api_new, kind) == AUTO_MODE_NODE_CLASS_KIND:
-            _auto_mode_node_class(name, old, new, base_env, out)
+            _auto_mode_node_class(name, old, new, base_users, out)
         elif kind == OVERLAY_KIND[1]:
             leaves = _leaves(old.get("spec"), new.get("spec"), "spec")
             if leaves:

@@ -263,9 +263,32 @@ class Environment:
         self.manifests = [m for _, m in manifests if isinstance(m, dict)]
         self.pools = [o for o in self.objects if isinstance(o, Pool)]
         self.workloads = [o for o in self.objects if isinstance(o, Workload)]
+        #: What a rule family indexes once per environment (built on first use, by the family's own key), so no
+        #: rule scans every object per pool or per pair of pools.
+        self.memo: dict[str, Any] = {}
+
+    @cached_property
+    def _by_kind(self) -> dict[tuple[str, str], list[RuleObject]]:
+        """The objects other than pools and workloads by ``(apiVersion, kind)``, in manifest order: built once, so a
+        rule asking per pool costs no scan of every object."""
+        out: dict[tuple[str, str], list[RuleObject]] = {}
+        for o in self.objects:
+            if isinstance(o, (Pool, Workload)):
+                continue
+            gvk = kind_of(o.manifest)
+            if all(isinstance(x, str) for x in gvk):  # YAML may hold a list there: never a kind asked for
+                out.setdefault(gvk, []).append(o)
+        return out
 
     def of_kind(self, gvk: tuple[str, str]) -> list[RuleObject]:
-        return [o for o in self.objects if not isinstance(o, (Pool, Workload)) and kind_of(o.manifest) == gvk]
+        return list(self._by_kind.get(gvk, ()))
+
+    @cached_property
+    def _pools_by_name(self) -> dict[str, list[Pool]]:
+        out: dict[str, list[Pool]] = {}
+        for p in self.pools:
+            out.setdefault(p.name, []).append(p)
+        return out
 
     @cached_property
     def groups(self) -> list[HybridGroupView]:
@@ -291,7 +314,7 @@ class Environment:
         return (self._simulation or {}).get(id(pool))
 
     def pools_named(self, name: str) -> list[Pool]:
-        return [p for p in self.pools if p.name == name]
+        return list(self._pools_by_name.get(name, ()))
 
     def report_named(self, name: str) -> PoolReport | None:
         """The report of the pool a workload names, when exactly one pool has that name."""

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from bisect import bisect_right
+from heapq import nsmallest
+from typing import Hashable
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_list
 from karpenter_gpu.check.rules._registry import rule
-from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND
+from karpenter_gpu.k8s.labels import AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, NEURON, NODE_CLASS_KIND, NVIDIA_GPU
 from karpenter_gpu.k8s.scheduling import tolerations_for, untolerated
+
+#: The accelerator resources :meth:`Pool.gpu_resource` names: what :func:`competes` asks a rival's instance types for.
+_RESOURCES = (NVIDIA_GPU, AMD_GPU, NEURON)
+#: Rivals a message needs: the first three it shows, and one more to say there are others.
+_SHOWN = 4
 
 
 def competes(env: Environment, pool: Pool, other: Pool) -> bool:
@@ -27,9 +34,80 @@ def competes(env: Environment, pool: Pool, other: Pool) -> bool:
     return any(c.capacity.get(resource, 0) > 0 for c in report.candidates)
 
 
-def rivals(env: Environment, pool: Pool, keep: Callable[[Pool], bool]) -> list[Pool]:
-    """The other dynamic pools of the environment that can serve ``pool``'s pods (:func:`competes`) and ``keep``."""
-    return [p for p in env.pools if p is not pool and not p.static and keep(p) and competes(env, pool, p)]
+class _Group:
+    """Dynamic pools alike for :func:`competes` (the same taints, the same accelerators among their simulated
+    instance types), indexed for the two questions the rules ask of them."""
+
+    def __init__(self, env: Environment, members: list[tuple[int, Pool]]) -> None:
+        self.rep = members[0][1]  # the pool competes() is asked about for the whole group
+        #: The first members (manifest order) that have a weight (KG404).
+        self.weighted = [i for i, p in members if p.weight is not None][:_SHOWN + 1]
+        #: Members not launching reserved capacity, by weight descending (KG463): ``-weight`` ascending for bisect,
+        #: and for each prefix of that order its first members in manifest order.
+        ranked = sorted((-_weight(p), i) for i, p in members if not selects_reservations(env, p))
+        self.minus_weights = [w for w, _ in ranked]
+        self.firsts: list[list[int]] = [[]]
+        for _, i in ranked:
+            self.firsts.append(nsmallest(_SHOWN + 1, [*self.firsts[-1], i]))
+
+
+class _Rivals:
+    """Which dynamic pools can serve which pools' pods, indexed once per environment: the pools grouped by what
+    :func:`competes` reads of the rival (:class:`_Group`), and whether a pool competes asked once per kind of pool
+    and group, so the rules cost no scan of every pool per pool."""
+
+    def __init__(self, env: Environment) -> None:
+        self.env = env
+        self.index = {id(p): i for i, p in enumerate(env.pools)}
+        grouped: dict[Hashable, list[tuple[int, Pool]]] = {}
+        for i, p in enumerate(env.pools):
+            if not p.static:
+                grouped.setdefault((repr(p.view.taints), self._accelerators(p)), []).append((i, p))
+        self.groups = [_Group(env, members) for members in grouped.values()]
+        self._reach: dict[Hashable, list[_Group]] = {}
+
+    def _accelerators(self, pool: Pool) -> tuple[bool, ...] | None:
+        report = self.env.report(pool)
+        if report is None:
+            return None
+        return tuple(any(c.capacity.get(r, 0) > 0 for c in report.candidates) for r in _RESOURCES)
+
+    def reach(self, pool: Pool) -> list[_Group]:
+        """The groups whose pools can serve ``pool``'s pods (:func:`competes` reads only the pool's taints and
+        accelerator)."""
+        key = (repr(pool.view.taints), pool.is_gpu and pool.gpu_resource())
+        found = self._reach.get(key)
+        if found is None:
+            found = self._reach[key] = [g for g in self.groups if competes(self.env, pool, g.rep)]
+        return found
+
+    def first(self, pool: Pool, indices: list[int]) -> list[Pool]:
+        """The pools at ``indices`` other than ``pool``, the first :data:`_SHOWN` in manifest order."""
+        own = self.index[id(pool)]
+        return [self.env.pools[i] for i in sorted(set(indices) - {own})[:_SHOWN]]
+
+
+def _rivals_of(env: Environment) -> _Rivals:
+    found = env.memo.get("weights.rivals")
+    if found is None:
+        found = env.memo["weights.rivals"] = _Rivals(env)
+    return found
+
+
+def weighted_rivals(env: Environment, pool: Pool) -> list[Pool]:
+    """The first (at most :data:`_SHOWN`, manifest order) other dynamic pools of the environment that have a
+    ``spec.weight`` and can serve ``pool``'s pods (:func:`competes`)."""
+    rivals = _rivals_of(env)
+    return rivals.first(pool, [i for g in rivals.reach(pool) for i in g.weighted])
+
+
+def unreserved_rivals(env: Environment, pool: Pool, at_least: int) -> list[Pool]:
+    """The first (at most :data:`_SHOWN`, manifest order) other dynamic pools of the environment that do not launch
+    reserved capacity (:func:`selects_reservations`), weigh at least ``at_least`` (:func:`_weight`) and can serve
+    ``pool``'s pods (:func:`competes`)."""
+    rivals = _rivals_of(env)
+    return rivals.first(pool, [i for g in rivals.reach(pool)
+                               for i in g.firsts[bisect_right(g.minus_weights, -at_least)]])
 
 
 def _shown(pools: list[Pool]) -> str:
@@ -55,7 +133,7 @@ def kg404_weight(env: Environment) -> None:
     for pool in env.pools:
         if pool.static or pool.weight is not None:
             continue
-        weighted = rivals(env, pool, lambda p: p.weight is not None)
+        weighted = weighted_rivals(env, pool)
         if not weighted:
             continue
         pool.add("KG404", "spec.weight",
@@ -72,10 +150,20 @@ def selects_reservations(env: Environment, pool: Pool) -> bool:
     selects."""
     if "reserved" not in pool.view.capacity_types:
         return False
-    ref = pool.view.node_class_ref
-    kinds = (AUTO_MODE_NODE_CLASS_KIND,) if pool.view.auto_mode else (NODE_CLASS_KIND,)
-    return any(obj.name == ref.get("name") and as_list(obj.spec.get("capacityReservationSelectorTerms"))
-               for kind in kinds for obj in env.of_kind(kind))
+    name = pool.view.node_class_ref.get("name")
+    kind = AUTO_MODE_NODE_CLASS_KIND if pool.view.auto_mode else NODE_CLASS_KIND
+    return isinstance(name, str) and name in _reserving(env)[kind]
+
+
+def _reserving(env: Environment) -> dict[tuple[str, str], set[str]]:
+    """The names of the node classes (EC2NodeClass, Auto Mode NodeClass) with ``capacityReservationSelectorTerms``,
+    by kind: read once per environment."""
+    found = env.memo.get("weights.reserving")
+    if found is None:
+        found = env.memo["weights.reserving"] = {
+            kind: {obj.name for obj in env.of_kind(kind) if as_list(obj.spec.get("capacityReservationSelectorTerms"))}
+            for kind in (NODE_CLASS_KIND, AUTO_MODE_NODE_CLASS_KIND)}
+    return found
 
 
 @rule("KG463", Severity.WARNING, "reserved pool that does not outrank a pool that can take the same pods")
@@ -103,7 +191,7 @@ def kg463_reserved_outranks(env: Environment) -> None:
         if pool.static or not selects_reservations(env, pool):
             continue
         own = _weight(pool)
-        above = [p for p in rivals(env, pool, lambda p: not selects_reservations(env, p)) if _weight(p) >= own]
+        above = unreserved_rivals(env, pool, own)
         if not above:
             continue
         pool.add("KG463", "spec.weight",
