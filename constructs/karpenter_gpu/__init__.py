@@ -22,8 +22,8 @@ from karpenter_gpu._version import __version__ as __version__  # its one source:
 
 _startup.configure()  # JSII_NODE -> the packaged Node LTS when unset; sets an env var only, starts nothing
 
-# Not ``typing.TYPE_CHECKING``: the wheel's start-up file imports this module in every interpreter, and
-# ``typing`` alone would double what that costs. Type checkers treat any ``TYPE_CHECKING`` name as true.
+# Not ``typing.TYPE_CHECKING``: ``typing`` alone would double what importing this module costs (every command
+# line start-up pays it). Type checkers treat any ``TYPE_CHECKING`` name as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -116,7 +116,7 @@ if not TYPE_CHECKING:  # a module __getattr__ would make every unknown name (a t
         module = _EXPORTS.get(name)
         if module is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        import importlib  # here, not at the top: the start-up file imports this module everywhere
+        import importlib  # here, not at the top: `import karpenter_gpu` itself stays cheap
 
         value = getattr(importlib.import_module(f".{module}", __name__), name)
         globals()[name] = value  # later lookups skip this function

@@ -1,11 +1,10 @@
 """No Node.js for the jsii runtime (behind cdk8s) is one coded error, KG800, with the fix.
 
-``karpenter_gpu._startup`` points ``JSII_NODE`` at the packaged Node LTS (at interpreter start-up and at
-``import karpenter_gpu``) and, when it found none, guards the import of jsii with :func:`ensure_node`:
-where no Node can be found at all, importing jsii (what every construct module does, through cdk8s)
-raises KG800 instead of jsii's ``FileNotFoundError: 'node'`` traceback, whichever is imported first.
-This module is the library's view of it (paths as :class:`~pathlib.Path`); the checks live in
-``_startup``, which the interpreter start-up file imports without the rest of the package.
+``karpenter_gpu._startup`` points ``JSII_NODE`` at the packaged Node LTS at ``import karpenter_gpu`` and,
+when it found none, guards the import of jsii with :func:`ensure_node`: where no Node can be found at all,
+importing jsii after ``karpenter_gpu`` (what every construct module does, through cdk8s) raises KG800
+instead of jsii's ``FileNotFoundError: 'node'`` traceback. This module is the library's view of it (paths as
+:class:`~pathlib.Path`); the checks live in ``_startup``, which ``karpenter_gpu/__init__`` imports cheaply.
 """
 
 from __future__ import annotations

