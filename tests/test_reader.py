@@ -277,7 +277,7 @@ def test_git_revision_with_a_non_ascii_file_name_is_read(loader, tmp_path, capsy
     git(repo, "commit", "-q", "-m", "v1")
     pool = yaml.safe_load(POOL)
     pool["spec"]["template"]["spec"]["taints"].append({"key": "x", "value": "y", "effect": "NoExecute"})
-    target.write_text(yaml.safe_dump(pool))
+    target.write_text(reader.dump(pool))  # PyYAML's own dumper writes y unquoted: a boolean for kubectl
     git(repo, "commit", "-q", "-am", "v2")
 
     source = read("HEAD", repo)
@@ -306,8 +306,12 @@ def test_two_flat_folders_with_different_names_compare_as_one_environment(tmp_pa
 
 
 def test_c_dumper_writes_what_the_python_dumper_writes():
-    data = {"b": [1, "x: y", None, True], "a": {"ü": "multi\nline", "n": 1.5}}
+    data = {"b": [1, "x: y", None, True], "a": {"ü": "multi\nline", "m": 1.5}}
     assert reader.dump(data, sort_keys=False) == yaml.safe_dump(data, sort_keys=False)
+    data["a"]["n"] = ["y", "0o10"]  # quoted for go-yaml v2 by both emitters
+    python = type("PythonGoSafeDumper", (reader.GoQuoting, yaml.SafeDumper), {})
+    assert reader.dump(data, sort_keys=False) == yaml.dump(data, Dumper=python, sort_keys=False)
+    assert "'n':\n  - 'y'\n  - '0o10'\n" in reader.dump(data, sort_keys=False)
     assert reader.Dumper is (yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper)
 
 
@@ -352,8 +356,9 @@ _CONSTRUCT_CASES = [
 
 
 def _pyyaml(text: str):
+    """PyYAML's composer and constructor, resolving plain scalars as go-yaml v2 does (the reader's node path)."""
     try:
-        return ("ok", list(yaml.load_all(text, Loader=reader.Loader)))
+        return ("ok", list(yaml.load_all(text, Loader=reader._go_loader(reader.Loader))))
     except yaml.YAMLError as ex:
         return ("error", type(ex).__name__)
 
@@ -471,9 +476,11 @@ def test_a_path_longer_than_the_system_allows_is_kg901(tmp_path, capsys):
         _unnest(root)
 
 
-@pytest.mark.parametrize("scalar", ["9" * 5000, "2024-13-45", "0000-01-01",
-                                    "0x" + "f" * 5000, "0" + "7" * 400, "-0x" + "f" * 300, "9" * 400])
+@pytest.mark.parametrize("scalar", ["!!int " + "9" * 5000, "!!timestamp 2024-13-45", "!!timestamp 0000-01-01",
+                                    "!!int 0x" + "f" * 5000, "!!int 0" + "7" * 400, "!!int -0x" + "f" * 300])
 def test_scalar_python_cannot_convert_is_kg915(loader, tmp_path, capsys, scalar):
+    """A tagged scalar PyYAML's constructor cannot convert (plain, the same texts are strings as kubectl reads them:
+    tests/test_yaml11.py)."""
     (tmp_path / "x.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: x}}\ndata: {{a: {scalar}}}\n")
     assert "document 1" in cli_refuses(capsys, tmp_path, "KG915")
 
@@ -589,19 +596,19 @@ def test_a_text_too_short_to_exceed_the_event_bound_is_parsed_once(tmp_path, mon
 def test_plain_scalars_are_resolved_once_for_all_files(tmp_path, monkeypatch):
     monkeypatch.setattr(reader, "_RESOLVED", {})
     calls: list[str] = []
-    real = yaml.CSafeLoader.resolve
+    real = reader.resolve_plain
 
-    def resolve(self, kind, value, implicit):
+    def resolve(value):
         calls.append(value)
-        return real(self, kind, value, implicit)
+        return real(value)
 
-    monkeypatch.setattr(reader, "Loader", type("Resolving", (yaml.CSafeLoader,), {"resolve": resolve}))
-    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME}\ndata: {a: 'x', b: true, n: 1.5, t: ~, y: yes}\n"
+    monkeypatch.setattr(reader, "resolve_plain", resolve)
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: NAME}\ndata: {a: 'x', b: true, m: 1.5, t: ~, w: yes}\n"
     for name in ("one", "two"):
         (tmp_path / f"{name}.yaml").write_text(text.replace("NAME", name))
     source = read_path(tmp_path)
     data = [m.manifest for m in source.environments[0].manifests]
-    assert data == [yaml.safe_load(text.replace("NAME", name)) for name in ("one", "two")]  # PyYAML's data
+    assert data == [yaml.safe_load(text.replace("NAME", name)) for name in ("one", "two")]  # PyYAML's data too
     assert calls and len(calls) == len(set(calls))  # the second file resolved nothing again
     long_text = "n" + "o" * reader._MAX_RESOLVED_TEXT  # a plain scalar the resolver looks at (it starts with n)
     (tmp_path / "three.yaml").write_text(text.replace("NAME", "three").replace("'x'", long_text))

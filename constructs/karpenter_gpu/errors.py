@@ -91,6 +91,8 @@ CODES: dict[str, str] = {
     "KG311": "object without apiVersion or kind",
     "KG312": "duplicate key in a YAML mapping",
     "KG313": "same object (API group, kind, namespace, name) twice in one environment",
+    "KG314": "label or annotation value that kubectl and Helm read (YAML 1.1, go-yaml v2) as a boolean or a number "
+             "(unquoted y, n, yes, on, 0o10, 1e3): the API server refuses it",
     # CEL runtime selection (karpenter_gpu.check._cel, $KARPENTER_GPU_CEL).
     "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
     "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",

@@ -75,6 +75,7 @@ from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.reader import go_safe_text
 
 if TYPE_CHECKING:
     import cdk8s
@@ -283,6 +284,7 @@ def _render(items: list[Any], staging: Path) -> None:
         with writing_values():  # written below: the App's own synth needs no notice (KG809)
             if own:
                 _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
+                _requote(app, env_dir)
             else:
                 _write_app(app, env_dir)
         values = helm_values_in(app)
@@ -317,15 +319,32 @@ def _write_app(app: Any, env_dir: Path) -> None:
     env_dir.mkdir()
     for chart in app.charts:
         for manifest in chart.to_json():
-            name = re.sub(r"[^0-9a-zA-Z-_.]", "", f"{manifest['kind']}.{manifest['metadata']['name']}")
-            path = env_dir / (name + _FILE_EXTENSION)
+            path = env_dir / _file_name(manifest)
             if path.exists():  # two clusters of one App sharing an object name: one file would silently win
                 raise KarpenterGpuError(
                     "KG171", prop="items", value=path.name,
                     allowed="one object per file name in an environment's folder (two charts of this App, e.g. two "
                             "clusters, render it)",
                     fix="synthesize each cluster as its own App (outdir dist/<cluster>)")
-            _write_file(path, cdk8s.Yaml.stringify(manifest))
+            _write_file(path, go_safe_text(cdk8s.Yaml.stringify(manifest), manifest, path.name))
+
+
+def _file_name(manifest: dict) -> str:
+    """The file ``App.synth`` writes ``manifest`` to with FILE_PER_RESOURCE (cdk8s lib/app.js)."""
+    return re.sub(r"[^0-9a-zA-Z-_.]", "", f"{manifest['kind']}.{manifest['metadata']['name']}") + _FILE_EXTENSION
+
+
+def _requote(app: Any, env_dir: Path) -> None:
+    """Rewrite each file cdk8s's Node.js YAML library wrote with a string go-yaml v2 reads as another type
+    (``0o10``, ``0X1F``, ``0B11`` unquoted: :func:`~karpenter_gpu.k8s.reader.go_safe_text`), so that kubectl and
+    Helm read every string back as written; the other files keep cdk8s's bytes."""
+    for chart in app.charts:
+        for manifest in chart.to_json():
+            path = env_dir / _file_name(manifest)
+            text = path.read_text(encoding="utf-8")
+            safe = go_safe_text(text, manifest, path.name)
+            if safe != text:
+                _write_file(path, safe)
 
 
 def _write_file(path: Path, text: str) -> None:

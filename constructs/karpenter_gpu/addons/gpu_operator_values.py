@@ -52,7 +52,6 @@ from __future__ import annotations
 from typing import Any, Literal, Sequence
 
 import cdk8s
-import yaml
 from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
@@ -73,6 +72,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
+from karpenter_gpu.k8s.reader import dump
 from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_partitioned, mig_table
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 from karpenter_gpu.upstream import GPU_OPERATOR_CHART, GPU_OPERATOR_VERSION
@@ -358,7 +358,7 @@ def _mig_manager(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, enab
                 fix="drop mig_config_map, or use a MigPartitionedPool config name", path=path)
         document = mig_parted_config(names)
         config.update(create=True, name=p.mig_config_map,
-                      data={"config.yaml": yaml.safe_dump(document, sort_keys=False, default_flow_style=False)})
+                      data={"config.yaml": dump(document, sort_keys=False, default_flow_style=False)})
     return {"enabled": True, "config": config}
 
 

@@ -15,8 +15,9 @@ is either seen by all of them or refused by all of them with a coded reason:
 - Documents: ``kind: ...List`` objects are expanded into their items (kubectl decodes any object with
   ``items`` as a list: apimachinery ``unstructured.UnstructuredJSONScheme.decode``); empty documents are
   skipped; a document that is not a mapping (KG310), an object without apiVersion/kind (KG311), a
-  duplicate mapping key (KG312: sigs.k8s.io/yaml decodes strictly and refuses it) and the same
-  (group, kind, namespace, name) twice in one environment (KG313) are :class:`Problem` findings.
+  duplicate mapping key (KG312: sigs.k8s.io/yaml decodes strictly and refuses it), the same
+  (group, kind, namespace, name) twice in one environment (KG313) and a label or annotation value that is not a
+  string (KG314) are :class:`Problem` findings.
 - Hostile input is refused before anything walks it (:class:`~karpenter_gpu.errors.KarpenterGpuError`):
   files over :data:`MAX_FILE_BYTES` (KG906; every file, pipe and stdin is read by :func:`karpenter_gpu._fs.read_bounded`,
   never more than the bound), devices, sockets and pipes found in a folder (KG920: a committed ``x.yaml`` link to
@@ -31,11 +32,15 @@ YAML is parsed by the C LibYAML loader (``yaml.CSafeLoader``); the pure-Python `
 where PyYAML was built without LibYAML. Both give the same data and the same findings. The data is built in
 one pass over the parser's events (:func:`_read_events`), at a third of the cost of composing nodes; files
 with merge keys or tagged collections are composed into nodes as PyYAML does, and the documents without
-anchors among them turned into data by :func:`_construct_tree`.
+anchors among them turned into data by :func:`_construct_tree`. Plain scalars are read as kubectl, the API server and
+Helm read them (sigs.k8s.io/yaml over go-yaml v2: :func:`resolve_plain`), not by PyYAML's YAML 1.1 resolver: an
+unquoted ``y`` or ``0o10`` is a boolean or a number, a date, ``1:20`` or ``=`` a string; a label or annotation value
+that is then not a string is a KG314 finding. :func:`dump` writes what go-yaml v2 reads back as the same strings.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -358,10 +363,159 @@ def _count_events(text: str, file: str) -> None:
         raise _too_many_events(file, f"{events} in all")
 
 
+# ------------------------------------------------------------------ YAML 1.1 as kubectl and Helm read it
+
+#: The go-yaml v2 ``resolveTable`` hints: a plain scalar whose first character is none of these is a string.
+_GO_SIGN, _GO_DIGITS, _GO_IN_MAP = "+-", "0123456789", "yYnNtTfFoO~"
+_GO_FIRST = frozenset(_GO_SIGN + _GO_DIGITS + _GO_IN_MAP + ".")
+#: go-yaml v2 ``resolveMapList`` ("<<" leaves out: its first character has no hint, so resolve() never looks it up).
+_GO_MAP: dict[str, Any] = {
+    **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    **dict.fromkeys(("", "~", "null", "Null", "NULL"), None),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), float("nan")),
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), float("inf")),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), float("-inf")),
+}
+#: go-yaml v2 ``yamlStyleFloat`` (Go's regexp: ``$`` is the end of the text, ``[0-9]`` ASCII only).
+_GO_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: What Go's ``strconv.ParseFloat`` reads of a text that starts with ".": digits, an exponent, and underscores
+#: only between digits (``underscoreOK``).
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+(_[0-9]+)*([eE][-+]?[0-9]+(_[0-9]+)*)?")
+_UINT64_LIMIT, _INT64_LIMIT = 1 << 64, 1 << 63
+
+
+def _go_parse_uint(text: str, base: int) -> int | None:
+    """Go's ``strconv.ParseUint(text, base, 64)`` for a text without underscores (go-yaml removes them first):
+    base 0 takes the prefixes 0b/0B, 0o/0O, 0x/0X and a leading 0 (octal); no sign; None on any error."""
+    if not text:
+        return None
+    if base == 0:
+        base = 10
+        if text[0] == "0":
+            prefix = text[1:2].lower() if len(text) >= 3 else ""
+            if prefix and prefix in "box":
+                base, text = {"b": 2, "o": 8, "x": 16}[prefix], text[2:]
+            else:
+                base, text = 8, text[1:]
+    value = 0
+    for char in text:
+        if "0" <= char <= "9":
+            digit = ord(char) - 48
+        elif "a" <= char <= "z" or "A" <= char <= "Z":
+            digit = ord(char.lower()) - 87
+        else:
+            return None
+        if digit >= base:
+            return None
+        value = value * base + digit
+        if value >= _UINT64_LIMIT:  # ErrRange (and a long text costs at most 64 digits)
+            return None
+    return value
+
+
+def _go_parse_int(text: str, base: int) -> int | None:
+    """Go's ``strconv.ParseInt(text, base, 64)``: one optional sign, then :func:`_go_parse_uint`, int64's range."""
+    negative = text[:1] == "-"
+    value = _go_parse_uint(text[1:] if text[:1] in _GO_SIGN else text, base)
+    if value is None or value > _INT64_LIMIT or (value == _INT64_LIMIT and not negative):
+        return None
+    return -value if negative else value
+
+
+def _go_parse_float(text: str) -> float | None:
+    """Go's ``strconv.ParseFloat(text, 64)`` for a text go-yaml has matched: None when it overflows (ErrRange)."""
+    value = float(text)
+    return None if math.isinf(value) else value
+
+
+def resolve_plain(text: str) -> Any:
+    """What kubectl, the API server and Helm make of the plain (unquoted, untagged) scalar ``text``.
+
+    They read YAML with sigs.k8s.io/yaml, which decodes into ``interface{}`` with go-yaml v2 (gopkg.in/yaml.v2 and
+    its continuation go.yaml.in/yaml/v2, whose ``resolve.go`` is the same from v2.4.0 to v2.4.3): this is
+    ``resolve("", text)`` of ``resolve.go`` followed by ``decoder.scalar`` into an interface. Its YAML 1.1 is not
+    PyYAML's: ``y``, ``Y``, ``n``, ``N`` are booleans; ``0o10``, ``0X1F``, ``0B11``, ``1e3``, ``08`` and
+    ``99999999999999999999`` are numbers (Go's ``strconv.ParseInt(s, 0, 64)``, ``ParseUint`` and ``ParseFloat``
+    after removing every ``_``); while dates and times stay strings (``decode.go`` sets a timestamp's text into an
+    interface, "for backward compatibility"), and sexagesimal ``1:20``, ``=`` and ``<<`` (as a value) are strings
+    (base 60 is "purposefully unsupported"; the other two have no hint). A number beyond float64's range is a
+    string too (``ParseFloat`` fails with ErrRange). The result is a ``str``, ``bool``, ``int``, ``float`` or None.
+    """
+    hint = text[:1]
+    if hint and hint not in _GO_FIRST:
+        return text
+    if text in _GO_MAP:
+        return _GO_MAP[text]
+    if hint in _GO_IN_MAP:
+        return text
+    if hint == ".":
+        return _go_parse_float(text.replace("_", "")) if _GO_DOT_FLOAT.fullmatch(text) else text
+    # 'D' and 'S': a timestamp (four digits and '-') reads as its own text; then int, uint, float, 0b forms.
+    plain = text.replace("_", "")
+    number: int | float | None = _go_parse_int(plain, 0)
+    if number is None:
+        number = _go_parse_uint(plain, 0)
+    if number is None and _GO_YAML_FLOAT.fullmatch(plain):
+        number = _go_parse_float(plain)
+    if number is None and plain.startswith("0b"):  # a sign after the prefix: "0b-101" is -5
+        number = _go_parse_int(plain[2:], 2)
+        if number is None:
+            number = _go_parse_uint(plain[2:], 2)
+    elif number is None and plain.startswith("-0b"):
+        number = _go_parse_int("-" + plain[3:], 2)
+    return text if number is None else number
+
+
+def go_reads_as_string(text: str) -> bool:
+    """Whether ``text`` written plain (unquoted) reads back as this very string under go-yaml v2."""
+    return type(resolve_plain(text)) is str
+
+
+_GO_TAGS: dict[type, str] = {str: "tag:yaml.org,2002:str", bool: "tag:yaml.org,2002:bool",
+                             int: "tag:yaml.org,2002:int", float: "tag:yaml.org,2002:float",
+                             type(None): "tag:yaml.org,2002:null"}
+_GO_LOADERS: dict[type, Any] = {}
+
+
+def _go_loader(base: Any) -> Any:
+    """``base`` (a PyYAML loader class) reading plain scalars as :func:`resolve_plain` does, for the node path.
+
+    Its resolver gives a plain scalar the tag of the type go-yaml v2 reads (``<<`` stays a merge key: go-yaml's
+    decoder merges a plain ``<<`` key); the bool, int, float and null constructors take :func:`resolve_plain`'s
+    value for a plain scalar of that type, and PyYAML's own for any other (``!!int '7'``). Tagged scalars
+    (``!!str``, ``!!binary``, ``!!timestamp``) keep PyYAML's constructors.
+    """
+    if base in _GO_LOADERS:
+        return _GO_LOADERS[base]
+
+    def resolve(self: Any, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode and implicit[0]:
+            return _MERGE if value == "<<" else _GO_TAGS[type(resolve_plain(value))]
+        return base.resolve(self, kind, value, implicit)
+
+    made: Any = type(f"GoYaml{base.__name__}", (base,), {"resolve": resolve, "__doc__": _go_loader.__doc__})
+    for tag in ("bool", "int", "float", "null"):
+        long = f"tag:yaml.org,2002:{tag}"
+        made.add_constructor(long, _go_constructor(base.yaml_constructors[long]))
+    made.add_constructor(_MERGE, lambda loader, node: node.value)  # a plain "<<" that is not a key: a string
+    _GO_LOADERS[base] = made
+    return made
+
+
+def _go_constructor(pyyaml: Any) -> Any:
+    def construct(loader: Any, node: ScalarNode) -> Any:
+        if not node.style:  # plain: None from PyYAML's parser, "" from LibYAML's
+            value = resolve_plain(node.value)
+            if _GO_TAGS[type(value)] == node.tag:
+                return value
+        return pyyaml(loader, node)
+    return construct
+
+
 _NO_KEY = object()
-_MERGE, _VALUE = "tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"
-_DECIMAL_INT = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what PyYAML's int constructor reads as int(text) itself
-_IMMUTABLE = (str, int, float, bool, type(None))
+_MERGE = "tag:yaml.org,2002:merge"
+_DECIMAL_INT = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what Go's ParseInt reads as int(text) itself
 
 
 #: Plain scalar texts the resolver looked at, and their immutable data, by loader class (kept between files).
@@ -376,15 +530,15 @@ def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int,
 
     Composing nodes costs PyYAML about ten microseconds a node (a Python resolver call and a node object for
     each, from the C parser), so a 14 MiB file of small nodes took a minute; from the events, a plain scalar
-    whose first character starts no implicit type is a string at once, a decimal int an int, and every other
-    scalar goes through the loader's own resolver and constructor (once per distinct text: keys repeat), so the
-    data is PyYAML's. Anchors and aliases share their data as PyYAML's do, and are checked as :func:`_inspect`
+    whose first character starts no implicit type is a string at once, a decimal int an int, every other plain
+    scalar is read by :func:`resolve_plain` (once per distinct text: keys repeat) and a tagged one by the loader's
+    constructor, so the data is what the node path (:func:`_go_loader`) gives. Anchors and aliases share their data as PyYAML's do, and are checked as :func:`_inspect`
     checks nodes: an alias inside its own anchor (KG904), expansion beyond gopkg.in/yaml's ratio (KG904),
     nesting deeper than :data:`MAX_DEPTH` through aliases too (KG905). A tag on a mapping or sequence, a merge
-    (``<<``) or value (``=``) key and a key that is not a string are left to the node path.
+    (``<<``) key and a key that is not a string are left to the node path.
     """
-    first_chars = frozenset(k for k in loader.yaml_implicit_resolvers if k)
-    resolve, get_event = loader.resolve, loader.get_event
+    first_chars = _GO_FIRST | {"<"}  # and "<<", a merge key
+    get_event = loader.get_event
     docs: list[tuple[Any, list[tuple[str, int, int]]]] = []
     stack: list[list[Any]] = []  # open collections: [dict or list, pending key, {key: line} or None, anchor]
     # Plain scalar text -> its data, for the texts the resolver had to look at: a plain scalar's type depends on
@@ -422,14 +576,12 @@ def _read_events(loader: Any, file: str) -> list[tuple[Any, list[tuple[str, int,
                     data = resolved[value]
                 elif _DECIMAL_INT.fullmatch(value):
                     data = int(value)
+                elif value == "<<":  # a merge key (a string elsewhere): PyYAML's composer merges
+                    unusual = True
+                    continue
                 else:
-                    tag = resolve(ScalarNode, value, event.implicit)
-                    if tag == _MERGE or tag == _VALUE:
-                        unusual = True
-                        continue
-                    data = value if tag == _STR else _construct_scalar(loader, tag, event, file, len(docs))
-                    # Not a date (each document gets its own), nor a long text (kept only by the documents).
-                    if type(data) in _IMMUTABLE and len(value) <= _MAX_RESOLVED_TEXT:
+                    data = resolve_plain(value)
+                    if len(value) <= _MAX_RESOLVED_TEXT:  # a long text is kept only by its documents
                         resolved[value] = data
             else:
                 data = _construct_scalar(loader, tag, event, file, len(docs))
@@ -545,7 +697,7 @@ def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[
     """
     try:
         _count_events(text, file)
-        loader = Loader(text)
+        loader = _go_loader(Loader)(text)
         try:
             built = _read_events(loader, file)
         finally:
@@ -567,7 +719,7 @@ def load_documents(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[
 
 def _load_nodes(text: str, file: str) -> Iterator[tuple[int, Any, list[tuple[str, int, int]]]]:
     """The node path: compose each document, refuse bombs and deep nesting, find duplicate keys, construct."""
-    loader = Loader(text)
+    loader = _go_loader(Loader)(text)
     shared = "&" in text  # an alias needs an anchor: without one, the nodes form a tree
     index = -1
     try:
@@ -611,6 +763,36 @@ def _objects(doc: Any, file: str, where: str, problems: list[Problem], out: list
                                 "object (the API server refuses it)"))
         return
     out.append(Manifest(file, doc, where))
+    _non_string_meta(doc, file, where, problems)
+
+
+#: Where an object holds string-to-string metadata maps: its own, and a template's (NodePool, pod templates).
+_META_PATHS = (("metadata",), ("spec", "template", "metadata"))
+
+
+def _non_string_meta(doc: dict, file: str, where: str, problems: list[Problem]) -> None:
+    """KG314 for a label or annotation value that go-yaml v2 reads as a boolean or a number (:func:`resolve_plain`:
+    ``y``, ``on``, ``0o10``, ``1e3``): kubectl and Helm send it as one and the API server refuses the object (a
+    label value must be a string). A null value is the empty string's zero value and not reported here."""
+    for path in _META_PATHS:
+        meta: Any = doc
+        for step in path:
+            meta = meta.get(step) if isinstance(meta, dict) else None
+        if not isinstance(meta, dict):
+            continue
+        for kind in ("labels", "annotations"):
+            values = meta.get(kind)
+            if not isinstance(values, dict):
+                continue
+            for key, value in values.items():
+                if isinstance(value, (bool, int, float)):
+                    shown = str(value).lower() if isinstance(value, bool) else repr(value)
+                    at = ".".join((*path, kind, str(key)))
+                    problems.append(Problem(
+                        file, *_identity(doc), f"{where}.{at}" if where else at, "KG314",
+                        f"the {kind[:-1]} value is read as {_type_name(value)} {shown}: kubectl, Helm and the API "
+                        "server read an unquoted y, n, yes, on, off, 0o10, 0x1F, 012 or 1e3 as YAML 1.1 (go-yaml v2) "
+                        f"does, and refuse a {kind[:-1]} value that is not a string; write the value in quotes"))
 
 
 def _type_name(value: Any) -> str:
@@ -1101,10 +1283,27 @@ def git_root(spec: str, repo: Path | None = None) -> Path:
     return root
 
 
-class BlockDumper(Dumper):  # type: ignore[misc, valid-type]
-    """:data:`Dumper` writing every multi-line string as a literal block scalar (``|``), as a person would write
-    an embedded file (the device plugin's time-slicing config); the emitter falls back to a quoted scalar when a
-    block cannot hold the text exactly (trailing spaces, control characters)."""
+class GoQuoting:
+    """A PyYAML dumper's resolver (mixed in before the dumper) that quotes every string go-yaml v2 would read as another type (:func:`resolve_plain`: ``y``,
+    ``n``, ``0o10``, ``0X1F``, ``1e3``, ``08``), besides those PyYAML's own YAML 1.1 resolver quotes (``yes``,
+    ``1:20``, ``2024-01-02``): what it writes, kubectl and Helm read back as the same strings. The serializer writes
+    a string plain only when the resolver gives a plain text of it the string tag."""
+
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
+        if kind is ScalarNode and implicit[0] and tag == _STR and not go_reads_as_string(value):
+            return _GO_TAGS[type(resolve_plain(value))]
+        return tag
+
+
+class GoSafeDumper(GoQuoting, Dumper):  # type: ignore[misc, valid-type]
+    """:data:`Dumper` quoting as :class:`GoQuoting` does."""
+
+
+class BlockDumper(GoSafeDumper):
+    """:class:`GoSafeDumper` writing every multi-line string as a literal block scalar (``|``), as a person would
+    write an embedded file (the device plugin's time-slicing config); the emitter falls back to a quoted scalar when
+    a block cannot hold the text exactly (trailing spaces, control characters)."""
 
 
 def _block_text(dumper: Any, text: str) -> Any:
@@ -1117,6 +1316,32 @@ BlockDumper.add_representer(str, _block_text)
 
 
 def dump(data: Any, stream: Any = None, *, block_text: bool = False, **options: Any) -> Any:
-    """``yaml.dump`` with the C LibYAML dumper when PyYAML has it (same output as ``yaml.safe_dump``).
-    ``block_text``: multi-line strings as literal block scalars (:class:`BlockDumper`)."""
-    return yaml.dump(data, stream, Dumper=BlockDumper if block_text else Dumper, **options)
+    """``yaml.dump`` with the C LibYAML dumper when PyYAML has it (the output of ``yaml.safe_dump``, but for the
+    strings go-yaml v2 reads as another type, which are quoted: :class:`GoSafeDumper`). ``block_text``: multi-line
+    strings as literal block scalars (:class:`BlockDumper`)."""
+    return yaml.dump(data, stream, Dumper=BlockDumper if block_text else GoSafeDumper, **options)
+
+
+def go_safe_text(text: str, data: Any, file: str) -> str:
+    """``text``, the YAML another writer made of the one document ``data`` (cdk8s's Node.js YAML library, whose
+    YAML 1.1 writes ``0o10``, ``0X1F`` and ``0B11`` unquoted), when go-yaml v2 reads every string of ``data``
+    back from it as that string (:func:`load_documents`); else ``data`` written by :func:`dump`, which quotes them."""
+    try:
+        read = [doc for _, doc, _ in load_documents(text, file)]
+    except KarpenterGpuError:  # e.g. a key "<<" written plain: a merge of a scalar, which go-yaml refuses too
+        read = []
+    if len(read) == 1 and _same_strings(read[0], data):
+        return text
+    return dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 30)
+
+
+def _same_strings(read: Any, data: Any) -> bool:
+    """Whether ``read`` is ``data`` with every string (key or value) still a string, and every other value not one."""
+    if isinstance(data, dict):
+        return isinstance(read, dict) and len(read) == len(data) and all(
+            type(key) is str and key in data and _same_strings(value, data[key]) for key, value in read.items())
+    if isinstance(data, list):
+        return isinstance(read, list) and len(read) == len(data) and all(map(_same_strings, read, data))
+    if isinstance(data, str) or isinstance(read, str):
+        return read == data and type(read) is type(data)
+    return True  # numbers, booleans, null: written and read by one writer's rules (1.0 may read back as 1)
