@@ -380,13 +380,12 @@ class GpuPlatform(cdk8s.Chart):
 
         each = self._each
         for kind in POOL_TABLE:
-            group = getattr(cfg, kind.field)
-            if kind.node_class is None:
-                made = each(kind.field, lambda p, k=kind, g=group: k.construct(self, k.construct_id(g, p.name), props=p))
-            else:
-                made = each(kind.field, lambda p, k=kind, g=group: k.construct(
-                    self, k.construct_id(g, p.name), node_class=cls(p.name, k.node_class), props=p))
-            setattr(self, kind.field, made)
+            def make(entry: Any, kind: PoolKind = kind, group: tuple = getattr(cfg, kind.field)) -> Any:
+                if kind.node_class is None:
+                    return kind.construct(self, kind.construct_id(group, entry.name), props=entry)
+                return kind.construct(self, kind.construct_id(group, entry.name),
+                                      node_class=cls(entry.name, kind.node_class), props=entry)
+            setattr(self, kind.field, each(kind.field, make))
         self.overlays = (each("discourage_overlays", lambda o: NodeOverlayDiscourage(
                              self, f"Discourage-{o.name}", **_fields(o)))
                          + each("gpu_capacity_overlays", lambda o: GpuCapacityOverlay(
