@@ -42,7 +42,17 @@ def test_a_single_value_with_a_step_runs_to_the_maximum():
     ("0 9 * * 7", "day of week 7 is outside 0-6"),
     ("60 9 * * *", "minute 60 is outside 0-59"),
     ("0 9 ? * *", None),
-    ("0 ? * * *", "'?' is only allowed in day of month or day of week, not hour"),
+    ("0 ? * * *", None),  # robfig/cron v3 getRange: '?' is '*' in any field (the oracle's cron family)
+    ("0 9 * * 1,,5", None),  # strings.FieldsFunc skips the empty list item
+    ("0 9 * * *-3", None),  # what follows '*-' is not read
+    ("0 9 * * +5", None),  # strconv.Atoi takes a sign
+    ("0 9 * * 1-2-3", "too many hyphens"),
+    ("0 9 * * */1/2", "too many slashes"),
+    ("0 9 * * */-1", "is negative"),
+    ("@DAILY", "not a descriptor"),
+    ("@every 1h", "not a descriptor"),
+    ("0\u00a09 * * * *", "has 6 fields"),  # Go's white space includes U+00A0
+    ("0 9 * * *\x1f", "is not a number"),  # ... but not U+001F, which Python's str.split takes
     ("0 9 * * FRI-MON", "day of week range 'FRI-MON' runs backwards"),
     ("0 9 * *", "has 4 fields"),
 ])

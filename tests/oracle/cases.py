@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 import random
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -332,6 +334,95 @@ def drift_case(rng: random.Random, dist: bool = True) -> dict:
     return {"kind": kind, "old": base, "new": new}
 
 
+# ----------------------------------------------------------------------------------------------- cron
+
+#: The NodePool CRD's pattern for ``budgets[].schedule`` (FACTS: the v1.14.1 CRD), as the API server's RE2 reads it:
+#: searched, ``\s`` ASCII white space without ``\v``, ``$`` the end of the text.
+SCHEDULE_PATTERN = re.compile(r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|"
+                              r"((.+)[\t\n\f\r ](.+)[\t\n\f\r ](.+)[\t\n\f\r ](.+)[\t\n\f\r ](.+))\Z")
+_CRON_BOUNDS = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 6))
+_CRON_NAMES = ([], [], [], ["jan", "Feb", "MAR", "dec", "sep"], ["sun", "Mon", "FRI", "sat", "tUe"])
+_CRON_SPACE = [" "] * 12 + ["  ", "\t", "\u00a0", "\x1c", "\u3000", "\n"]
+_DESCRIPTOR_NAMES = ["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"]
+
+
+def _cron_value(rng: random.Random, index: int) -> str:
+    low, high = _CRON_BOUNDS[index]
+    roll = rng.random()
+    if roll < 0.06 and _CRON_NAMES[index]:
+        return rng.choice(_CRON_NAMES[index])
+    if roll < 0.1:
+        return rng.choice(["+1", "05", "-1", "", "x", str(INT64_MAX), "9223372036854775808", "1.5", "٣"])
+    if roll < 0.16:
+        return str(rng.choice([low - 1, high + 1, high + 2])) if low else str(high + 1)
+    return str(rng.randint(low, high))
+
+
+def _cron_range(rng: random.Random, index: int) -> str:
+    low, high = _CRON_BOUNDS[index]
+    if rng.random() < 0.85:
+        a, b = sorted((rng.randint(low, high), rng.randint(low, high)))
+        return f"{a}-{b}"
+    return f"{_cron_value(rng, index)}-{_cron_value(rng, index)}"
+
+
+def _cron_part(rng: random.Random, index: int) -> str:
+    roll = rng.random()
+    if roll < 0.25:
+        body = rng.choice(["*", "*", "?"]) + (rng.choice(["-5", "-x", ""]) if rng.random() < 0.05 else "")
+    elif roll < 0.55:
+        body = _cron_value(rng, index)
+    else:
+        body = _cron_range(rng, index) + (f"-{_cron_value(rng, index)}" if rng.random() < 0.03 else "")
+    if rng.random() < 0.3:
+        body += "/" + rng.choice(["1", "2", "3", "5", "7", "15", "2", "3", "0", "+2", "-2", "", "100",
+                                  str(INT64_MAX)])
+        if rng.random() < 0.03:
+            body += "/2"
+    return body
+
+
+def _cron_field(rng: random.Random, index: int) -> str:
+    if rng.random() < 0.75:
+        return _cron_part(rng, index) if rng.random() < 0.6 else rng.choice(["*", "*", "?"])
+    parts = [_cron_part(rng, index) for _ in range(rng.randint(2, 3))]
+    if rng.random() < 0.1:
+        parts.insert(rng.randint(0, len(parts)), "")  # an empty list item
+    return ",".join(parts)
+
+
+def _schedule(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.12:
+        text = rng.choice(_DESCRIPTOR_NAMES + ["@DAILY", "@Weekly", "@every 1h", "@reboot"])
+        if rng.random() < 0.3:
+            text += rng.choice([" ", "\t", "x", " 1 2 3 4", "\n"])
+        return text
+    count = rng.choices([5, 4, 6], weights=[90, 5, 5])[0]
+    fields = [_cron_field(rng, i % 5) for i in range(count)]
+    if rng.random() < 0.03:
+        fields.insert(0, rng.choice(["TZ=UTC", "CRON_TZ=Asia/Seoul", "TZ=Nowhere/Zone"]))
+    text = fields[0]
+    for field in fields[1:]:
+        text += rng.choice(_CRON_SPACE) + field
+    if rng.random() < 0.05:
+        text = rng.choice([" ", "\t", "\u00a0"]) + text
+    if rng.random() < 0.05:
+        text += rng.choice([" ", "\t", "\x1f", "\n"])
+    return text
+
+
+def cron_case(rng: random.Random) -> dict:
+    """A budget schedule the NodePool CRD admits, and a window to list its next starts in (up to six)."""
+    schedule = _schedule(rng)
+    while not SCHEDULE_PATTERN.search(schedule):
+        schedule = _schedule(rng)
+    begin = datetime(2027, 1, 1, tzinfo=UTC) + timedelta(seconds=rng.randrange(2 * 365 * 86400))
+    days = rng.choice([1, 2, 7, 31, 62, 400])
+    return {"schedule": schedule, "from": begin.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "until": (begin + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ"), "count": rng.randint(1, 6)}
+
+
 # ----------------------------------------------------------------------------------------------- registry
 
 GENERATORS: dict[str, Callable[..., dict]] = {
@@ -341,6 +432,7 @@ GENERATORS: dict[str, Callable[..., dict]] = {
     "apiserver": apiserver_case,
     "scheduler": scheduler_case,
     "overlay": overlay_case,
+    "cron": cron_case,
 }
 #: Generators that may start from dist/ (``dist=False`` for the vectors, so a change to dist/ leaves them valid).
 _FROM_DIST = (drift_case, apiserver_case)

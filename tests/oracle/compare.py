@@ -8,9 +8,12 @@ taints, tolerations, fields and list items greedily while a case still disagrees
 from __future__ import annotations
 
 import copy
+import itertools
+from datetime import UTC, datetime, timedelta
 from typing import Any, Callable, Iterator
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.cron import Cron
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
@@ -72,11 +75,27 @@ def _drift(case: dict) -> dict:
         return {"error": error.code}
 
 
+# ----------------------------------------------------------------------------------------------- cron
+
+def _cron(case: dict) -> dict:
+    """:meth:`Cron.parse` of the schedule and its starts after ``from`` (``SpecSchedule.Next``: the first start
+    strictly after a time), those before ``until``, at most ``count``."""
+    try:
+        schedule = Cron.parse(case["schedule"])
+    except ValueError:
+        return {"parses": False}
+    begin = datetime.strptime(case["from"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=1)
+    until = datetime.strptime(case["until"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    starts = itertools.islice(schedule.starts(begin, until), case["count"])
+    return {"parses": True, "next": [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in starts]}
+
+
 ANSWERS: dict[str, Callable[[dict], dict]] = {
     "requirements": _requirements, "tolerations": _tolerations, "drift": _drift,
     "apiserver": apiserver_family.core_answer,
     "scheduler": scheduler_family.python_answer,
     "overlay": overlay_family.core_answer,
+    "cron": _cron,
 }
 #: Per family, the cases one step smaller than a case (default: :func:`_smaller` on the case's fields).
 SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller,

@@ -34,9 +34,9 @@ DISAGREEMENTS = ROOT / "build" / "oracle-disagreements"
 VECTORS = HERE / "vectors"
 VECTOR_SEED = 20260714
 VECTOR_COUNT = {"requirements": 800, "tolerations": 1500, "drift": 500, "apiserver": 1400, "scheduler": 400,
-                "overlay": 300}
+                "overlay": 300, "cron": 600}
 #: Fresh cases per family when --count is not given.
-FRESH_COUNT = {"apiserver": 20000, "scheduler": 5000, "overlay": 4000}
+FRESH_COUNT = {"apiserver": 20000, "scheduler": 5000, "overlay": 4000, "cron": 5000}
 #: Shrunk disagreements kept as regression cases (added with --keep-disagreements), answers from Karpenter.
 REGRESSIONS = VECTORS / "regressions.jsonl"
 KARPENTER = "Karpenter v1.14.1"
