@@ -19,6 +19,10 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
 - cdk8s-cli `cdk8s synth` end to end for the bundled stacks (CLI + Node + Python start-up);
 - make-test what `make test` runs: `karpenter-gpu validate dist`, then the whole suite with
             pytest-xdist (property test at its default 2,000 examples included), once.
+- validate-mixed, diff-mixed  `karpenter-gpu validate` and `karpenter-gpu diff` (against a copy changed on many
+            pools, node classes and overlays), each in a fresh process, of ONE environment of 500 and of 5,000 pools
+            (reserved pools, spot ladders, many node classes, overlays: mixed_path), the two sizes side by side round
+            by round; target time(5000)/time(500) <= 11 (every rule and the diff classifier index objects once).
 - against   with --against REV: `validate`, `explain`, `explain --pod` and `diff` (against a copy with
             one pool per environment edited) on the 1,000-pool output, each in a fresh process, run by this
             checkout's package and by REV's (its constructs/ from `git archive`, first on PYTHONPATH, same
@@ -32,6 +36,7 @@ the median of per-round ratios too; so do project, validate and validate-cli, af
 each starts from the same collector state.
 
 Usage: python tools/bench.py [--sizes 10,100,1000] [--json FILE] [--reps-cli N] [--no-tests] [--against REV]
+       python tools/bench.py --only validate-mixed,diff-mixed   (just those figures and their targets)
 """
 
 from __future__ import annotations
@@ -60,8 +65,9 @@ import yaml  # noqa: E402
 from karpenter_gpu.k8s.reader import Dumper, Loader  # noqa: E402  (LibYAML's C classes when PyYAML has them)
 from constructs import Construct  # noqa: E402
 
-from karpenter_gpu import (AmiAlias, DisruptionWindow, Duration, GpuInferencePool, GpuNodeClass,  # noqa: E402
-                           GpuTrainingPool, NodeOverlayDiscourage, PriceAdjustment, RootVolume)
+from karpenter_gpu import (AmiAlias, CapacityReservationTerm, CapacityType, DisruptionWindow, Duration,  # noqa: E402
+                           Fallback, GpuInferencePool, GpuNodeClass, GpuTrainingPool, NodeOverlayDiscourage,
+                           PriceAdjustment, ReservedCapacityPool, RootVolume, SpotTier, TieredSpotPools)
 from karpenter_gpu import _api_object  # noqa: E402
 from karpenter_gpu.analysis.catalog import default_catalog  # noqa: E402
 from karpenter_gpu.check.crd_source import resolve_crd_dir  # noqa: E402
@@ -200,6 +206,100 @@ def edited_copy(outdir: Path, into: Path) -> Path:
     return into
 
 
+# One large environment: every object in one folder, as the rules and the diff see them together (the 10-pool
+# environments above never grow a cross-object comparison past 10 pools).
+MIXED_BLOCK = 10  # pools per block: 2 reserved, a spot ladder of 3, 3 inference, 2 training; 2 node classes, 1 overlay
+SPOT_LADDER = (SpotTier(suffix="a10g-spot", gpu_names=("a10g",), gpu_limit=20),
+               SpotTier(suffix="l4-spot", gpu_names=("l4",), gpu_limit=20))
+SPOT_FLOOR = SpotTier(suffix="a10g-on-demand", gpu_names=("a10g",), gpu_limit=10,
+                      capacity_types=(CapacityType.ON_DEMAND,))
+
+
+def _build_mixed_block(chart: cdk8s.Chart, b: int) -> None:
+    """Block ``b`` of a mixed environment (:data:`MIXED_BLOCK` pools): a node class selecting capacity reservations
+    with two ReservedCapacityPools on it, a plain node class with a TieredSpotPools ladder (3 pools), 3 inference and
+    2 training pools on it, and one NodeOverlay; names unique over the environment."""
+    base = dict(ami=AmiAlias.al2023("v20251103"), role="KarpenterNodeRole-ml", cluster_name="ml",
+                tags={"block": f"b{b}", "team": "ml-platform"})
+    reserved = GpuNodeClass(chart, f"Reserved{b}", name=f"gpu-reserved-{b}", root_volume=RootVolume.training(),
+                            capacity_reservations=(CapacityReservationTerm.by_tags({"block": f"b{b}"}),), **base)
+    plain = GpuNodeClass(chart, f"Plain{b}", name=f"gpu-plain-{b}", root_volume=RootVolume.inference(), **base)
+    window = DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone=ZONES[b % len(ZONES)], nodes=0)
+    for j in range(2):  # every other block ranks one below its training pools (KG463)
+        ReservedCapacityPool(chart, f"Reserved{b}-{j}", node_class=reserved, name=f"gpu-reserved-{b}-{j}",
+                             gpu_limit=16 + j, expire_after=Duration.never(), fallback=Fallback.ON_DEMAND,
+                             weight=89 if j and b % 2 else 100)
+    TieredSpotPools(chart, f"Spot{b}", node_class=plain, name=f"gpu-batch-{b}", tiers=SPOT_LADDER,
+                    on_demand_floor=SPOT_FLOOR)
+    for j in range(3):
+        GpuInferencePool(chart, f"Inference{b}-{j}", node_class=plain, name=f"gpu-inference-{b}-{j}",
+                         gpu_limit=8 + j, weight=60 - j, disruption_windows=(window,))
+    for j in range(2):
+        GpuTrainingPool(chart, f"Training{b}-{j}", node_class=plain, name=f"gpu-training-{b}-{j}", gpu_limit=16 + j,
+                        weight=90 - j, expire_after=Duration.never(), disruption_windows=(window,))
+    NodeOverlayDiscourage(chart, f"Discourage{b}", name=f"discourage-big-gpu-{b}", weight=b + 1,
+                          instance_types=BIG_TYPES, price_adjustment=PriceAdjustment.percent(30))
+
+
+def mixed_path(pools: int, outdir: Path) -> None:
+    """``pools`` pools (a multiple of :data:`MIXED_BLOCK`) in ONE environment, ``outdir/env-000``: many reserved
+    pools, node classes, spot ladders and overlays side by side (the scale the cross-object rules and the diff's
+    per-object look-ups must stay linear at). Every seventh inference pool loses its weight, as a hand edit would
+    (KG404: the constructs always write one)."""
+    app = cdk8s.App(outdir=str(outdir / "env-000"), yaml_output_type=cdk8s.YamlOutputType.FILE_PER_RESOURCE)
+    chart = cdk8s.Chart(app, "env-000")
+    for b in range(pools // MIXED_BLOCK):
+        _build_mixed_block(chart, b)
+    app.synth()
+    for path in sorted((outdir / "env-000").glob("NodePool.gpu-inference-*.k8s.yaml"))[::7]:
+        doc = yaml.load(path.read_text(), Loader=LOADER)
+        doc["spec"].pop("weight", None)
+        path.write_text(yaml.dump(doc, Dumper=DUMPER, sort_keys=False))
+
+
+def edited_mixed(outdir: Path, into: Path) -> Path:
+    """A copy of a :func:`mixed_path` output changed all over, the head side of the large ``diff`` figure: every
+    third NodePool's weight and GPU limit, every fifth's requirements (one more instance size), every second
+    EC2NodeClass's tags (a drift naming its pools), every overlay's price adjustment (a re-pricing), and per 100
+    pools one pool removed, one renamed (same spec) and one added."""
+    shutil.copytree(outdir, into)
+    counts: dict[str, int] = {}
+    for path in sorted(into.rglob("*.yaml")):
+        doc = yaml.load(path.read_text(), Loader=LOADER)
+        if not isinstance(doc, dict):
+            continue
+        kind = doc.get("kind")
+        i = counts[kind] = counts.get(kind, -1) + 1
+        spec = doc.get("spec") or {}
+        if kind == "NodePool":
+            if i % 100 == 1:
+                path.unlink()  # removed
+                continue
+            if i % 100 == 2:  # renamed: the same spec under another name
+                path.unlink()
+                doc["metadata"]["name"] += "-renamed"
+                path = path.with_name(path.name.replace(".k8s.yaml", "-renamed.k8s.yaml"))
+            elif i % 100 == 3:  # added: a copy under a new name
+                extra = copy.deepcopy(doc)
+                extra["metadata"]["name"] += "-added"
+                path.with_name(path.name.replace(".k8s.yaml", "-added.k8s.yaml")).write_text(
+                    yaml.dump(extra, Dumper=DUMPER, sort_keys=False))
+            if i % 3 == 0:
+                spec["weight"] = spec.get("weight", 0) % 100 + 1
+                spec.setdefault("limits", {})["nvidia.com/gpu"] = "64"
+            if i % 5 == 0:
+                spec["template"]["spec"]["requirements"].append(
+                    {"key": "karpenter.k8s.aws/instance-size", "operator": "NotIn", "values": ["metal"]})
+        elif kind == "EC2NodeClass" and i % 2 == 0:
+            spec.setdefault("tags", {})["cost-center"] = f"cc-{i}"
+        elif kind == "NodeOverlay":
+            spec["priceAdjustment"] = "+40%"
+        else:
+            continue
+        path.write_text(yaml.dump(doc, Dumper=DUMPER, sort_keys=False))
+    return into
+
+
 def cli_commands(outdir: Path, edited: Path) -> dict[str, list[str]]:
     """The user-facing commands of the ``against`` figures (arguments after ``karpenter-gpu``)."""
     return {"validate": ["validate", str(outdir)],
@@ -306,12 +406,53 @@ def measure_interleaved(fns: dict[str, tuple], reps: int) -> dict[str, dict]:
     return out
 
 
-def side_by_side(fig: str, at_100, at_1000, fresh_dir: bool, reps: int) -> tuple[dict, dict]:
-    """``fig`` at 100 and at 1,000 pools, one repetition of each per round (:func:`measure_interleaved`): the
-    second's ``paired_ratios`` are its scaling, round by round."""
-    m = measure_interleaved({f"{fig}@100": (at_100, fresh_dir, None),
-                             f"{fig}@1000": (at_1000, fresh_dir, f"{fig}@100")}, reps)
-    return m[f"{fig}@100"], m[f"{fig}@1000"]
+def side_by_side(fig: str, at_100, at_1000, fresh_dir: bool, reps: int,
+                 sizes: tuple[int, int] = (100, 1000)) -> tuple[dict, dict]:
+    """``fig`` at 100 and at 1,000 pools (or the two ``sizes``), one repetition of each per round
+    (:func:`measure_interleaved`): the second's ``paired_ratios`` are its scaling, round by round."""
+    small, large = (f"{fig}@{n}" for n in sizes)
+    m = measure_interleaved({small: (at_100, fresh_dir, None), large: (at_1000, fresh_dir, small)}, reps)
+    return m[small], m[large]
+
+
+#: The sizes of the one-environment rounds (:func:`mixed_path`), run side by side: validate and diff stay linear.
+MIXED_SIZES = (500, 5000)
+#: figure -> what it runs on a mixed environment of N pools.
+MIXED_FIGURES = ("validate-mixed", "diff-mixed")
+
+
+def mixed_figures(wanted: set[str], reps: int) -> tuple[list[tuple[str, int, dict]], dict[str, float]]:
+    """``karpenter-gpu validate`` and ``karpenter-gpu diff --format json`` (against :func:`edited_mixed`) of one
+    environment of 500 and of 5,000 pools (:func:`mixed_path`), each in a fresh process (:func:`cli_once`: what a user
+    and CI wait for; in one process the bounded memos hold all of 500 pools' subtrees but not 5,000's, which would
+    compare a warm run with a cold one), the two sizes side by side round by round: (figure, size, measurement)
+    records and each figure's scaling, the median of the rounds' time(5000)/time(500)."""
+    records: list[tuple[str, int, dict]] = []
+    scaling: dict[str, float] = {}
+    figures = [f for f in MIXED_FIGURES if f in wanted]
+    if not figures:
+        return records, scaling
+    with tempfile.TemporaryDirectory(prefix="kg-bench-mixed-") as tmp:
+        trees = {}
+        for n in MIXED_SIZES:
+            t0 = time.perf_counter()
+            base = Path(tmp) / f"base-{n}"
+            mixed_path(n, base)
+            head = edited_mixed(base, Path(tmp) / f"head-{n}") if "diff-mixed" in figures else base
+            trees[n] = (base, head)
+            print(f"  (generated the {n:,}-pool environment and its edited copy in {time.perf_counter() - t0:.1f} s)",
+                  file=sys.stderr, flush=True)
+        make = {"validate-mixed": lambda n: cli_once(["validate", str(trees[n][0])]),
+                "diff-mixed": lambda n: cli_once(["diff", str(trees[n][0]), str(trees[n][1]), "--format", "json"])}
+        for fig in figures:
+            small, large = side_by_side(fig, make[fig](MIXED_SIZES[0]), make[fig](MIXED_SIZES[1]), False, reps,
+                                        MIXED_SIZES)
+            for m in (small, large):
+                m["note"] = (m["note"] + "; " if m["note"] else "") + str(m["_last"])
+            large["scaling_ratios"] = large.pop("paired_ratios")
+            scaling[fig] = statistics.median(large["scaling_ratios"])
+            records += [(fig, MIXED_SIZES[0], small), (fig, MIXED_SIZES[1], large)]
+    return records, scaling
 
 
 def _fmt(seconds: float | None) -> str:
@@ -399,8 +540,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps-scaling", type=int, default=9,
                     help="rounds of the analyzers at 100 and 1,000 pools side by side (default 9)")
     ap.add_argument("--reps-cli", type=int, default=2, help="repetitions of `cdk8s synth` (default 2; 0 skips)")
-    ap.add_argument("--figures", default="project,bindings,yaml,load,validate,validate-cli,simulate,pod_fit",
-                    help="figures to measure per size (default: all)")
+    ap.add_argument("--figures", default="project,bindings,yaml,load,validate,validate-cli,simulate,pod_fit,"
+                    + ",".join(MIXED_FIGURES), help="figures to measure (default: all)")
+    ap.add_argument("--reps-mixed", type=int, default=5,
+                    help="rounds of validate-mixed and diff-mixed at 500 and 5,000 pools side by side (default 5)")
+    ap.add_argument("--only", metavar="FIGURES", help="measure only these figures (comma-separated, e.g. "
+                    "validate-mixed,diff-mixed: validate and diff of one environment at 500 and 5,000 pools side by "
+                    "side) and print only their targets: no other size, no cdk8s synth, no test suite")
     ap.add_argument("--no-tests", action="store_true", help="do not time the test suite")
     ap.add_argument("--tests-timeout", type=float, default=600, help="give up on the test suite after this (s)")
     ap.add_argument("--against", metavar="REV", help="also run validate, explain and diff at 1,000 pools with the "
@@ -410,6 +556,10 @@ def main(argv: list[str] | None = None) -> int:
     load_start = os.getloadavg()  # the machine may be shared: say how busy it was
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     wanted = set(args.figures.split(","))
+    if args.only:
+        wanted = set(args.only.split(","))
+        sizes = [] if wanted <= set(MIXED_FIGURES) else sizes
+        args.reps_cli, args.no_tests = 0, True
     crd_dir = resolve_crd_dir()
     os.environ.setdefault("KARPENTER_GPU_CRDS", str(crd_dir))  # for validate-cli
     cel_backend = _cel.backend().name if hasattr(_cel, "backend") else "celpy"  # (before the backends)
@@ -513,9 +663,15 @@ def main(argv: list[str] | None = None) -> int:
 
     ceilings = ceiling_figures(flats[1000], catalog) if 1000 in flats and "simulate" in wanted else []
 
+    mixed, mixed_scaling = mixed_figures(wanted, args.reps_mixed)
+    for fig, size, m in mixed:
+        record(fig, size, m)
+
     if args.reps_cli > 0:
         record("cdk8s-cli", "stacks", cdk8s_cli(args.reps_cli))
-    if args.no_tests:
+    if args.only:
+        pass
+    elif args.no_tests:
         record("make-test", "suite", {"n": 0, "median": None, "note": "not measured"})
     else:
         record("make-test", "suite", test_suite(args.tests_timeout))
@@ -536,18 +692,28 @@ def main(argv: list[str] | None = None) -> int:
             scaling[fig] = statistics.median(b["scaling_ratios"])
         elif paired_scaling.get(fig):
             scaling[fig] = statistics.median(paired_scaling[fig])
+        elif fig in mixed_scaling:
+            scaling[fig] = mixed_scaling[fig]
         elif a and b and a.get("median") and b.get("median"):
             scaling[fig] = b["median"] / a["median"]
 
     # Targets.
     targets = []
 
-    def target(name: str, value: float | None, limit: float, unit: str) -> None:
+    def target(name: str, value: float | None, limit: float, unit: str, figure: str | None = None) -> None:
+        if args.only and figure not in wanted:
+            return  # --only: the targets of the figures asked for
         if value is None:
             targets.append({"target": name, "value": None, "limit": limit, "status": "NOT MEASURED"})
         else:
             targets.append({"target": name, "value": value, "limit": limit,
                             "status": "PASS" if value <= limit else "FAIL", "unit": unit})
+
+    # Issue 33: validate and diff linear in the size of one environment (every rule and the diff index once).
+    for fig in MIXED_FIGURES:
+        if fig in wanted:
+            target(f"time(5000)/time(500) <= 11: {fig.removesuffix('-mixed')}, one environment (reserved pools, "
+                   "node classes, spot ladders, overlays)", scaling.get(fig), 11, "x", fig)
 
     # The targets of issue 14 (measured in this run), then the earlier ones.
     v = by.get(("validate-cli", 1000))
@@ -584,8 +750,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"{_fmt(r.get('min')):>10} {_fmt(r.get('max')):>10}  {ratio:<26}"
                      + (f"  [{r['note']}]" if r.get("note") else ""))
     lines += ["(p): the median of per-round ratios, the figure and its floor run side by side in each round"]
-    lines += ["", "scaling time(1000)/time(100):"]
-    lines += [f"  {fig:<10} {ratio:.2f}x{' (p)' if fig in paired_scaling or (by.get((fig, 1000)) or {}).get('scaling_ratios') else ''}"
+    lines += ["", "scaling time(1000)/time(100) (the -mixed figures: time(5000)/time(500)):"]
+    lines += [f"  {fig:<10} {ratio:.2f}x{' (p)' if fig in paired_scaling or fig in mixed_scaling or (by.get((fig, 1000)) or {}).get('scaling_ratios') else ''}"
               for fig, ratio in scaling.items()] or ["  (needs sizes 100 and 1000)"]
     lines += ["  (p): the median of per-round ratios, the two sizes run side by side in each round"]
     if against:
