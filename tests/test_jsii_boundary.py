@@ -14,7 +14,7 @@ from jsii._kernel.providers import process
 
 from karpenter_gpu import (AmiAlias, GpuInferencePool, GpuNodeClass, KarpenterGpuError, NodeOverlayDiscourage,
                            PriceAdjustment, RootVolume)
-from karpenter_gpu._props import path_of
+from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu.cluster import Cluster
 
 

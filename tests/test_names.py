@@ -80,7 +80,7 @@ def test_the_grammars(check, good, bad):
 
 
 def test_a_nodepool_name_with_a_trailing_newline_is_refused():
-    from karpenter_gpu._props import check_dns1123
+    from karpenter_gpu.k8s.names import check_dns1123
     with pytest.raises(KarpenterGpuError) as err:
         check_dns1123("gpu-inference\n")
     assert err.value.code == "KG120"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu._props import check_dns1123
+from karpenter_gpu.k8s.names import check_dns1123
 from karpenter_gpu.k8s.taint import Taint, TaintEffect
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from types import UnionType
-from typing import Annotated, Any, Callable, ClassVar, TypeVar, Union, cast, get_args, get_origin
+from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from karpenter_gpu.errors import KarpenterGpuError, echo
-from karpenter_gpu.k8s.names import is_dns1123_label
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -177,76 +176,6 @@ def to_coded(err: ValidationError, path: str | None = None, model: type[BaseMode
     return KarpenterGpuError("KG100", prop=loc or "props", value=value, allowed=allowed, fix=fix, path=path)
 
 
-_UNSET = object()
-
-
-def kept(obj: Any, attr: str, read: Callable[[], Any]) -> Any:
-    """``read()``, kept on ``obj`` as ``attr`` at the first call: for what never changes about a construct, whose
-    every read over jsii is a pipe round trip. (A proxy jsii makes for a JS-created construct is new on every read
-    of it, so such a construct's value is read once per proxy.)"""
-    value = getattr(obj, attr, _UNSET)
-    if value is _UNSET:
-        value = read()
-        try:
-            setattr(obj, attr, value)
-        except AttributeError:  # pragma: no cover - jsii proxies accept attributes; be safe
-            pass
-    return value
-
-
-def node_of(construct: Any) -> Any:
-    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object (:func:`kept`)."""
-    return kept(construct, "_kg_node", lambda: construct.node)
-
-
-def construct_path(scope: Any) -> str:
-    """``scope.node.path``, read over jsii once per construct (:func:`kept`: a path never changes once the
-    construct exists)."""
-    return str(kept(scope, "_kg_path", lambda: node_of(scope).path))
-
-
-class ConstructPath:
-    """The construct path a child ``id`` of ``scope`` will have, read over jsii only when formatted.
-
-    A path is needed only for error messages; building a valid construct never formats it, so a
-    chart's path costs no round trip. ``str()``, f-strings and ``==`` with a str give the path.
-    """
-
-    __slots__ = ("_id", "_scope", "_text")
-
-    def __init__(self, scope: Any, id: str) -> None:
-        self._scope: Any = scope
-        self._id = id
-        self._text: str | None = None
-
-    def __str__(self) -> str:
-        text = self._text
-        if text is None:
-            text = self._text = f"{construct_path(self._scope)}/{self._id}".lstrip("/")
-            self._scope = None  # the text is all that is needed from now on
-        return text
-
-    __repr__ = __str__
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-    def __eq__(self, other: object) -> bool:
-        return str(self) == (str(other) if isinstance(other, (str, ConstructPath)) else other)
-
-    def __hash__(self) -> int:
-        return hash(str(self))
-
-
-def path_of(scope: Any, id: str) -> str:
-    """The construct path a child ``id`` of ``scope`` will have: errors name it before the child exists.
-
-    Lazy (a :class:`ConstructPath`, typed as the str it formats to): the jsii read of the scope's path
-    happens only when a message needs it.
-    """
-    return cast(str, ConstructPath(scope, id))
-
-
 def build(model: type[P], path: str | None = None, instance: P | Mapping[str, Any] | None = None, /,
           **values: Any) -> P:
     """Validate props once; raise a coded error located at ``path`` on failure.
@@ -267,17 +196,3 @@ def build(model: type[P], path: str | None = None, instance: P | Mapping[str, An
         return model(**values)
     except KarpenterGpuError as err:
         raise err.at(path=path) from None
-
-
-def check_dns1123(name: str, prop: str = "name") -> str:
-    """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
-    if not is_dns1123_label(name):
-        raise KarpenterGpuError("KG120", prop=prop, value=name,
-                                allowed="a DNS-1123 label: ≤63 lowercase alphanumerics or '-', "
-                                        "starting and ending alphanumeric",
-                                fix="e.g. 'gpu-inference'")
-    return name
-
-
-#: A props field holding a Karpenter object name.
-DnsLabel = Annotated[str, AfterValidator(check_dns1123)]

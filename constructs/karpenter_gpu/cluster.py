@@ -25,7 +25,7 @@ import cdk8s
 import jsii
 from constructs import Construct, IValidation
 
-from karpenter_gpu._props import kept, node_of
+from karpenter_gpu._construct_tree import kept, node_of
 from karpenter_gpu.errors import KarpenterGpuError
 
 #: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from constructs import Construct
 
-from karpenter_gpu._props import construct_path, node_of
+from karpenter_gpu._construct_tree import construct_path, node_of
 from karpenter_gpu.upstream import DEFAULT_ON, KARPENTER_TAG, FeatureGate  # the gates and their defaults live upstream
 
 #: Attribute of a construct holding its recorded (gate, reason) pairs. Kept on the Python object, not in

@@ -19,7 +19,7 @@ import jsii
 from karpenter_gpu.k8s.reader import dump
 from constructs import Construct, IValidation
 
-from karpenter_gpu._props import construct_path, node_of, path_of
+from karpenter_gpu._construct_tree import construct_path, node_of, path_of
 from karpenter_gpu.cluster import ref_of, register_file, root_of, ScopedConstruct
 
 #: Set while :func:`karpenter_gpu.synth` synthesizes an app: it writes the values itself.

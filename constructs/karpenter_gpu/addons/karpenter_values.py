@@ -25,7 +25,8 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu.pools.gpu_node_class import EKS_CLUSTER_NAME
-from karpenter_gpu._props import Props, build, check_known, path_of
+from karpenter_gpu._props import Props, build, check_known
+from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates

@@ -28,7 +28,8 @@ from __future__ import annotations
 from constructs import Construct
 from typing_extensions import TypedDict, Unpack
 
-from karpenter_gpu._props import Props, build, path_of
+from karpenter_gpu._props import Props, build
+from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, register_derived, sorted_by_name

@@ -9,6 +9,11 @@ also matches before a final newline, so every check here is a ``fullmatch`` over
 from __future__ import annotations
 
 import re
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+from karpenter_gpu.errors import KarpenterGpuError
 
 #: A DNS-1123 label: lowercase alphanumerics and '-', starting and ending alphanumeric (at most 63 characters).
 DNS1123_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -52,5 +57,29 @@ def is_label_value(value: object) -> bool:
     return isinstance(value, str) and len(value) <= LABEL_VALUE_MAX and _VALUE.fullmatch(value) is not None
 
 
-__all__ = ["DNS1123_LABEL", "DNS1123_SUBDOMAIN", "QUALIFIED_NAME", "QUALIFIED_NAME_PART", "is_dns1123_label",
-           "is_dns1123_subdomain", "is_label_value", "is_qualified_name"]
+def check_dns1123(name: str, prop: str = "name") -> str:
+    """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
+    if not is_dns1123_label(name):
+        raise KarpenterGpuError("KG120", prop=prop, value=name,
+                                allowed="a DNS-1123 label: ≤63 lowercase alphanumerics or '-', "
+                                        "starting and ending alphanumeric",
+                                fix="e.g. 'gpu-inference'")
+    return name
+
+
+#: A props field holding a Karpenter object name.
+DnsLabel = Annotated[str, AfterValidator(check_dns1123)]
+
+
+__all__ = [
+    "DNS1123_LABEL",
+    "DNS1123_SUBDOMAIN",
+    "QUALIFIED_NAME",
+    "QUALIFIED_NAME_PART",
+    "DnsLabel",
+    "check_dns1123",
+    "is_dns1123_label",
+    "is_dns1123_subdomain",
+    "is_label_value",
+    "is_qualified_name",
+]

@@ -10,7 +10,7 @@ from pydantic import field_validator, model_validator
 from typing_extensions import Unpack
 
 from karpenter_gpu.overlays._node_overlay import OverlayKwargs, OverlayProps, _Overlay, distinct_matching, strings
-from karpenter_gpu._props import check_dns1123
+from karpenter_gpu.k8s.names import check_dns1123
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.k8s.requirements import Label

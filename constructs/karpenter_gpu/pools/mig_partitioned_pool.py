@@ -28,7 +28,8 @@ from constructs import Construct
 from pydantic import PrivateAttr, model_validator
 from typing_extensions import Unpack
 
-from karpenter_gpu._props import build, check_known, path_of
+from karpenter_gpu._props import build, check_known
+from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.cluster import require_chart
 from karpenter_gpu.errors import KarpenterGpuError

@@ -14,7 +14,8 @@ from typing_extensions import Unpack
 from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu.pools._node_pool import (NodePoolConstruct, NodePoolKwargs, NodePoolProps,
                                             auto_mode_defaults, check_node_class)
-from karpenter_gpu._props import build, path_of
+from karpenter_gpu._props import build
+from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.feature_gates import FeatureGate, require_feature_gate
