@@ -338,3 +338,20 @@ def test_sarif_rule_titles_come_from_the_rule_registry(defects: Path, capsys) ->
     for code, title in rules.items():
         assert title == (RULES[code].title if code in RULES else CODES[code]) and title != code
     assert rules["KG401"] == "dynamic GPU pool whose limits do not cap its accelerators or its spend"
+
+
+def test_sarif_rules_carry_their_documented_sections(defects: Path, capsys) -> None:
+    """A validate rule's descriptor has its registry docstring: what it checks and why (fullDescription), the fix
+    and the upstream source (help), and its severity as the default level; a construct or CLI code has its title."""
+    from karpenter_gpu.cli.validate_output import rule_descriptor
+    assert main(["validate", str(defects), "--format", "sarif"]) == 1
+    driver = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]
+    described = [r for r in driver["rules"] if r["id"] in RULES]
+    assert described
+    for descriptor in described:
+        doc = RULES[descriptor["id"]].doc
+        assert descriptor["fullDescription"]["text"].startswith(doc["What it checks"][:40].replace("[", "\\["))
+        assert descriptor["help"]["text"].startswith("Fix: ")
+        assert "Upstream: " in descriptor["help"]["text"]
+        assert descriptor["defaultConfiguration"]["level"] in ("error", "warning", "note")
+    assert set(rule_descriptor("KG300")) == {"id", "shortDescription"}

@@ -41,7 +41,7 @@ from urllib.parse import quote_from_bytes
 
 from karpenter_gpu._version import __version__
 from karpenter_gpu.check.findings import Finding, Severity
-from karpenter_gpu.check.rules import known_code
+from karpenter_gpu.check.rules import RULES, known_code
 from karpenter_gpu.check.validate import Report
 from karpenter_gpu.render import escape
 
@@ -137,12 +137,26 @@ def _left_out_summary(left_out: Sequence[Finding], root: str, rule_index: int) -
     }
 
 
+def rule_descriptor(code: str) -> dict[str, Any]:
+    """The SARIF ``reportingDescriptor`` of ``code``: its title from the one lookup (:func:`known_code`); for a
+    validate rule also its documented sections from the registry (``fullDescription``: what it checks and why it
+    matters; ``help``: the fix and the upstream source) and its severity as the default level."""
+    out: dict[str, Any] = {"id": code, "shortDescription": {"text": message_text(known_code(code) or code)}}
+    rule = RULES.get(code)
+    if rule is not None:
+        doc = rule.doc
+        out["fullDescription"] = {"text": message_text(f"{doc['What it checks']} {doc['Why it matters']}")}
+        out["help"] = {"text": message_text(f"Fix: {doc['Fix']} Upstream: {doc['Upstream']}")}
+        out["defaultConfiguration"] = {"level": _LEVELS[rule.severity]}
+    return out
+
+
 def as_sarif(report: Report, root: str, *, verbose: bool) -> str:
     """The findings as one SARIF 2.1.0 run; ASCII JSON, at most :data:`MAX_RESULTS` results."""
     findings, left_out = _capped(_findings(report, verbose))
     codes = sorted({f.code for f in findings} | ({LEFT_OUT} if left_out else set()))
     index = {code: i for i, code in enumerate(codes)}
-    rules = [{"id": code, "shortDescription": {"text": known_code(code) or code}} for code in codes]
+    rules = [rule_descriptor(code) for code in codes]
     results = []
     for finding in findings:
         results.append({
