@@ -373,9 +373,22 @@ def test_dynamic_to_static_is_refused(tmp_path):
         del pool(files)["weight"]
         pool(files)["limits"] = {"nodes": "2"}
 
-    c = one([c for c in diff(tmp_path, change) if c.category is Category.REFUSED])
+    c = one(diff(tmp_path, change))  # refused, and nothing else: the stored pool is unchanged (no limits, no weight)
     assert c.category is Category.REFUSED
     assert c.reasons[0].startswith("spec.replicas added (2): dynamic → static is refused")
+
+
+def test_a_refused_update_is_only_refused_never_drift(tmp_path):
+    """The API server refuses the whole update, so the stored NodePool keeps its template: the taint and weight
+    changes riding along replace no node and change no behaviour (one classification, REFUSED)."""
+    def change(files):
+        template(files)["nodeClassRef"]["group"] = "example.com"
+        template(files)["taints"] = []
+        pool(files)["weight"] = 70
+
+    c = one(diff(tmp_path, change))
+    assert c.category is Category.REFUSED
+    assert [r for r in c.reasons if "immutable" not in r] == []
 
 
 def test_one_object_gets_one_change_per_category(tmp_path):

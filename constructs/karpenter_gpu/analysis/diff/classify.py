@@ -226,6 +226,8 @@ def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_
             out.add(Category.REFUSED,
                     f"spec.template.spec.nodeClassRef.{field} changed: {_short(ro.get(field))} → "
                     f"{_short(rn.get(field))}: nodeClassRef.{field} is immutable, the update is refused")
+    if out.reasons.get(Category.REFUSED):
+        return  # the whole update is refused: the cluster keeps the stored NodePool, so nothing else of it changes
 
     # spec.template: hashed, every node drifts.
     if ro.get("name") != rn.get("name"):
