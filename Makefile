@@ -10,7 +10,7 @@ export CDK8S_CHECK_UPGRADE := false
 # `make imports` reads the pinned CRD sources from this folder when set (offline), else from their URLs.
 CRDS_FROM ?=
 
-.PHONY: deps synth test soak test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc workflow-lint
+.PHONY: deps synth test soak test-packaging snapshots imports catalog-check mig-check lint lowest clean bench oracle rules-doc docs docs-pages workflow-lint
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv .venv
@@ -87,8 +87,18 @@ workflow-lint: .cache/bin/.actionlint-$(ACTIONLINT_VERSION)  ## lint the shipped
 	@$(ACTIONLINT) -version | head -n 1
 	$(ACTIONLINT) docs/github-workflow-diff.yml
 
-rules-doc: $(BIN)/.installed  ## write docs/rules.md, the rule reference, from the rule registry
-	$(BIN)/python tools/rules_doc.py
+docs-pages: $(BIN)/.installed  ## write the generated pages of the docs site (constructs, rules, --help, nav)
+	$(BIN)/python tools/docs_site.py
+
+rules-doc: docs-pages  ## the rule reference (docs/rules.md, docs/rules/) is written with the other generated pages
+
+# The docs extra (mkdocs, mkdocs-material; pinned in constraints.txt) is installed into the same venv on demand.
+$(BIN)/.docs-installed: $(BIN)/.installed pyproject.toml constraints.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[docs]'
+	touch $@
+
+docs: $(BIN)/.docs-installed  ## build the docs site with mkdocs build --strict into build/site (any warning fails)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 # The revision the `against` figures compare with: main before Karpenter's code became the oracle (issue 22).
 BENCH_AGAINST ?= 233a7862c020841391a18e93581a3cce4e3df935

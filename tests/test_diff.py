@@ -905,7 +905,7 @@ def test_overlay_requirement_change_names_the_values(tmp_path):
 
 
 def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
-    """The README's pull-request example: dist/prod with the inference pool's GPU limit doubled."""
+    """The pull-request example of the diff page: dist/prod with the inference pool's GPU limit doubled."""
     base, head = tmp_path / "base", tmp_path / "head"
     shutil.copytree(ROOT / "dist" / "prod", base / "prod")
     shutil.copytree(ROOT / "dist" / "prod", head / "prod")
@@ -916,7 +916,7 @@ def test_readme_cost_table_is_what_diff_prints_for_dist_prod(tmp_path):
     path.write_text(dump(manifest))
     b, h = load_side(str(base)), load_side(str(head))
     text = render_markdown(classify(b, h), cost_changes(b, h))
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "commands" / "diff.md").read_text()
     rows = [line for line in text.splitlines() if line.startswith("| prod")]
     assert len(rows) == 2
     for line in rows:

@@ -2,7 +2,7 @@
 
 The sdist and the wheel are built as a release would build them (``python -m build``: the wheel from the
 sdist) and installed into a bare venv; there, with no Node on PATH and no JSII_NODE, every Python example
-of the README runs verbatim (``karpenter_gpu`` imported before ``cdk8s``: nothing runs at interpreter start-up,
+of the README and of the docs site runs verbatim (``karpenter_gpu`` imported before ``cdk8s``: nothing runs at interpreter start-up,
 the wheel installs no ``.pth`` file).
 """
 
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.doc_examples import python_examples
 
 pytestmark = pytest.mark.packaging  # a separate CI step: `pytest -m packaging`
 
@@ -114,9 +115,8 @@ def test_wheel_installs_and_synthesizes_outside_checkout(release: Release, insta
 
 
 def readme_examples() -> list[str]:
-    """Every Python example of the README and of the package's long description (docs/PYPI.md)."""
-    return [code for doc in ("README.md", "docs/PYPI.md")
-            for code in re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), re.S)]
+    """Every Python example of the README, of the docs site and of the package's long description (docs/PYPI.md)."""
+    return [*python_examples(), *re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "PYPI.md").read_text(), re.S)]
 
 
 def test_readme_examples_import_karpenter_gpu_before_cdk8s_and_isort_keeps_that_order(tmp_path: Path):

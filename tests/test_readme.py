@@ -1,17 +1,15 @@
-"""The README's library example runs and produces what it says."""
+"""The README's first app and the docs site's library examples run and produce what they say."""
 
 from __future__ import annotations
-
-import re
 
 import cdk8s
 
 from tests.conftest import ROOT
+from tests.doc_examples import example_after
 
 
 def test_readme_library_example_runs(tmp_path):
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## Using the library\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("README.md", "## A first app")
     # The jsii process keeps the directory it started in: point the example's output at tmp_path.
     assert "app = cdk8s.App()" in code
     code = code.replace("app = cdk8s.App()", f"app = cdk8s.App(outdir={str(tmp_path / 'dist')!r})")
@@ -27,10 +25,9 @@ def test_readme_library_example_runs(tmp_path):
 
 
 def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## Capacity strategies\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/capacity-strategies.md", "# Capacity strategies")
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/capacity-strategies.md", "exec"), namespace)
     kinds = sorted((m["kind"], m["metadata"]["name"]) for m in cdk8s.Testing.synth(namespace["chart"]))
     assert kinds == [("EC2NodeClass", "gpu-inference"), ("EC2NodeClass", "gpu-reserved"),
                      ("EC2NodeClass", "trainium-blocks"), ("NodeOverlay", "discourage-multi-gpu"),
@@ -48,10 +45,9 @@ def test_readme_capacity_strategies_example_runs(tmp_path, capsys):
 
 
 def test_readme_clusters_example_runs():
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## Clusters, teams and construction order\n\n.*?```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/clusters.md", "# Clusters, teams and construction order")
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/clusters.md", "exec"), namespace)
     app = namespace["app"]
     for env in ("prod", "staging"):
         cluster = app.node.find_child(env)
@@ -71,13 +67,12 @@ def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
     import karpenter_gpu
     import stacks
 
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"### Synthesizing safely.*?```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/synth-guarantees.md", "## From Python: `karpenter_gpu.synth`")
     platform = types.ModuleType("my_platform")
     platform.ENVIRONMENTS = [stacks.dev.CONFIG]  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "my_platform", platform)
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guides/synth-guarantees.md", "exec"), {})
     assert (tmp_path / "dist" / "dev" / "helm" / "karpenter.values.yaml").is_file()
     printed = capsys.readouterr().out
     # dev has info findings only (KG304: the smoke Deployments are not CRD kinds): the loop prints what matters.
@@ -87,11 +82,10 @@ def test_readme_synth_pipeline_example_runs(tmp_path, monkeypatch, capsys):
 
 
 def test_readme_hybrid_nodes_example_runs(tmp_path):
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## On-premises GPUs: EKS Hybrid Nodes\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/hybrid-nodes.md", "# On-premises GPUs: EKS Hybrid Nodes")
     code = code.replace("app = cdk8s.App()", f"app = cdk8s.App(outdir={str(tmp_path / 'dist')!r})")
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/hybrid-nodes.md", "exec"), namespace)
     out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
     assert ("ConfigMap", "hybrid-gpu-dc1-a100") in out
     labels = out[("NodePool", "gpu-inference")]["spec"]["template"]["metadata"]["labels"]
@@ -100,10 +94,9 @@ def test_readme_hybrid_nodes_example_runs(tmp_path):
 
 
 def test_readme_auto_mode_example_runs():
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## EKS Auto Mode pools\n\n.*?```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/auto-mode.md", "# EKS Auto Mode pools")
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/auto-mode.md", "exec"), namespace)
     out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
     assert set(out) == {("NodeClass", "gpu-auto"), ("NodePool", "auto-inference"), ("NodePool", "auto-training")}
     keys = [r["key"] for r in out[("NodePool", "auto-inference")]["spec"]["template"]["spec"]["requirements"]]
@@ -111,10 +104,9 @@ def test_readme_auto_mode_example_runs():
 
 
 def test_readme_mig_example_runs():
-    text = (ROOT / "README.md").read_text()
-    code = re.search(r"## MIG-partitioned pools\n\n```python\n(.*?)```", text, re.S).group(1)
+    code = example_after("docs/guides/mig.md", "# MIG-partitioned pools")
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
+    exec(compile(code, "docs/guides/mig.md", "exec"), namespace)
     out = {(m["kind"], m["metadata"]["name"]): m for m in cdk8s.Testing.synth(namespace["chart"])}
     overlays = {name: m["spec"]["capacity"] for (kind, name), m in out.items() if kind == "NodeOverlay"}
     assert overlays["gpu-mig-p4d-24xlarge"] == {"nvidia.com/mig-1g.10gb": "32"}
@@ -122,3 +114,21 @@ def test_readme_mig_example_runs():
     serve = out[("Deployment", "serve")]["spec"]["template"]["spec"]
     assert serve["containers"][0]["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
     assert namespace["placement"]["nodeSelector"] == {"karpenter.sh/nodepool": "gpu-mig"}
+
+
+def test_readme_first_app_is_the_getting_started_one():
+    assert example_after("README.md", "## A first app") == example_after("docs/getting-started.md", "## A first app")
+
+
+def test_readme_is_short_and_points_at_the_docs_site():
+    """The README is what the project is, how to install it, the two commands, a first app and where to go next:
+    at most 10 KB. The manual is the docs site, and every page the README links to exists."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= 10 * 1024
+    for heading in ("## Install", "## The two commands", "## A first app", "## Where to go next"):
+        assert f"\n{heading}\n" in readme, heading
+    links = re.findall(r"\]\((docs/[^)#]+)\)", readme)
+    assert len(links) >= 15
+    assert [link for link in links if not (ROOT / link).is_file()] == []

@@ -19,6 +19,7 @@ import pytest
 
 import karpenter_gpu
 from tests.conftest import ROOT
+from tests.doc_examples import python_examples
 
 FIXTURES = ROOT / "tests" / "fixtures" / "typing"
 #: ``# error: [code]`` at the end of a line in mistakes.py: mypy must report that code on that line.
@@ -34,11 +35,11 @@ MISTAKES = FIXTURES / "mistakes.py"
 
 
 def _readme_blocks(folder: Path) -> list[Path]:
-    text = (ROOT / "README.md").read_text()
+    """The README's and the docs site's Python examples, one file each."""
     for module, source in README_STAND_INS.items():
         (folder / f"{module}.py").write_text(source)  # found beside the examples
     files = []
-    for i, block in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+    for i, block in enumerate(python_examples()):
         path = folder / f"readme_example_{i}.py"
         path.write_text(block)
         files.append(path)
