@@ -1,5 +1,6 @@
-"""What the karpenter_gpu.synth tests (tests/test_pipeline*.py) share: the output's leftovers, a killed run's
-folder, a child process, and file system faults raised by monkeypatching ``os``."""
+"""What the karpenter_gpu.synth tests (tests/test_pipeline*.py) and the output folder's own (tests/test_output.py)
+share: the output's leftovers, a killed run's folder, someone else's folder, a child process, and file system
+faults raised by monkeypatching ``os``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from karpenter_gpu import pipeline
-from tests.conftest import ROOT
+from karpenter_gpu.output import install
+from karpenter_gpu.output.marker import MARKER, PROOF
+from tests.conftest import ROOT, tree
 
 
 def leftovers(out: Path) -> list[str]:
@@ -21,9 +23,20 @@ def leftovers(out: Path) -> list[str]:
 def own(folder: Path) -> Path:
     """A folder as a killed run leaves it: its proof first, then some of the output."""
     (folder / "dev").mkdir(parents=True)
-    (folder / pipeline.PROOF).write_text(f"karpenter-gpu-staging 1 {folder.name}\n")
+    (folder / PROOF).write_text(f"karpenter-gpu-staging 1 {folder.name}\n")
     (folder / "dev" / "NodePool.x.k8s.yaml").write_text("kind: NodePool\n")
     return folder
+
+
+def someone_elses(folder: Path) -> dict[str, bytes]:
+    """A folder full of files that are not synth's (one of them a previous output of another project)."""
+    (folder / "deep" / "er").mkdir(parents=True)
+    (folder / "notes.txt").write_text("mine")
+    (folder / "deep" / "er" / "data.bin").write_bytes(b"\x00\x01")
+    (folder / "dev").mkdir()
+    (folder / "dev" / "NodePool.gpu-inference.k8s.yaml").write_text("kind: NodePool\n")
+    (folder / MARKER).write_text("karpenter-gpu-output 1\ndev/\ndev/NodePool.gpu-inference.k8s.yaml\n")
+    return tree(folder)
 
 
 def spawn(script: str, env: dict[str, str] | None = None, umask: int | None = None) -> subprocess.Popen:
@@ -62,5 +75,5 @@ def unmovable(monkeypatch, out: Path, number: int) -> None:
         return real_rename(src, dst, *args, **kwargs)
 
     monkeypatch.setattr(os, "rename", rename)
-    monkeypatch.setattr(pipeline, "_exchange", lambda a, b: (_ for _ in ()).throw(
+    monkeypatch.setattr(install, "exchange", lambda a, b: (_ for _ in ()).throw(
         OSError(number, os.strerror(number), str(a), None, str(b))))

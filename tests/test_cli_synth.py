@@ -130,8 +130,8 @@ def test_out_naming_the_apps_own_package_is_refused(tmp_path, monkeypatch, capsy
 def test_lock_timeout_gives_up_with_the_holders_pid(tmp_path, capsys):
     out = tmp_path / "dist"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "from pathlib import Path\nfrom karpenter_gpu.pipeline import _locked\n"
-         f"with _locked(Path({str(out)!r})):\n    print('locked', flush=True)\n    import time; time.sleep(60)\n"],
+        [sys.executable, "-c", "from pathlib import Path\nfrom karpenter_gpu.output.lock import locked\n"
+         f"with locked(Path({str(out)!r})):\n    print('locked', flush=True)\n    import time; time.sleep(60)\n"],
         cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -16,7 +16,7 @@ import yaml
 import main
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
-from karpenter_gpu.pipeline import HELM_DIR, MARKER
+from karpenter_gpu.output import HELM_DIR, MARKER
 from karpenter_gpu.k8s.reader import Loader
 from tests.conftest import load, ROOT, tree
 

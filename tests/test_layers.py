@@ -2,7 +2,8 @@
 circle. Computed from the source (every ``import``, also inside functions and ``TYPE_CHECKING`` blocks).
 
 The order, lowest first, follows DESIGN.md ("lower layers never import higher ones") and what the code needs:
-the errors, the generated CRD bindings and the escaping of text; ``k8s/`` (pure Kubernetes and Karpenter
+the errors, the generated CRD bindings, the escaping of text and the safe output folder (``output/``: it knows
+nothing of what synth writes into it); ``k8s/`` (pure Kubernetes and Karpenter
 semantics); ``check/``'s CRD schema and CEL conformance; ``analysis/`` (catalog, simulator, explain, diff: pure,
 no jsii, so it imports no construct); ``check/rules/`` and ``check/validate`` (the rules consult the simulator);
 the construct base (props, the jsii boundary, the cluster, feature gates, acknowledgements, which look rule codes
@@ -21,7 +22,7 @@ P = "karpenter_gpu"
 
 #: Layers, lowest first: module prefixes (the longest matching prefix decides).
 LAYERS: list[tuple[str, ...]] = [
-    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}._startup", f"{P}._version", f"{P}.upstream"),
+    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}.output", f"{P}._startup", f"{P}._version", f"{P}.upstream"),
     (f"{P}.k8s",),
     (f"{P}.check",),
     (f"{P}.analysis",),
@@ -162,3 +163,27 @@ def test_no_module_in_check_is_over_600_lines():
     long = {str(p.relative_to(SOURCE)): n for p in (SOURCE / P / "check").rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
     assert long == {}
+
+
+def test_the_output_folder_library_imports_nothing_of_the_synth_side():
+    """One direction: the pipeline uses the output folder, never the other way round."""
+    graph = package_graph()
+    library = {m: t for m, t in graph.items() if m == f"{P}.output" or m.startswith(f"{P}.output.")}
+    assert library and {t for targets in library.values() for t in targets
+                        if t != f"{P}.output" and not t.startswith(f"{P}.output.")} <= {f"{P}.errors", f"{P}._fs"}
+    assert f"{P}.output" in graph[f"{P}.pipeline"]
+
+
+def test_the_pipeline_and_the_output_folder_keep_to_600_lines_a_module_and_100_a_function():
+    paths = [SOURCE / P / "pipeline.py", SOURCE / P / "synth_check.py", *(SOURCE / P / "output").rglob("*.py")]
+    long: dict[str, int] = {}
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(SOURCE))
+        if (n := len(text.splitlines())) > 600:
+            long[name] = n
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+                if (n := node.end_lineno - node.lineno + 1) > 100:
+                    long[f"{name}:{node.name}"] = n
+    assert len(paths) > 3 and long == {}

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import types
-from pathlib import Path
 
 import cdk8s
 import pytest
@@ -20,7 +18,7 @@ import pytest
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, synth
 from karpenter_gpu import pipeline
-from karpenter_gpu.pipeline import HELM_DIR
+from karpenter_gpu.output import HELM_DIR, MARKER
 from tests.conftest import ROOT, tree
 from tests.pipeline_support import leftovers, spawn
 
@@ -136,10 +134,10 @@ def test_files_and_folders_follow_the_umask(tmp_path):
 def test_the_output_carries_a_marker_listing_every_file_it_wrote(tmp_path):
     out = tmp_path / "dist"
     synth([stacks.dev.CONFIG], out)
-    lines = (out / pipeline.MARKER).read_text().splitlines()
+    lines = (out / MARKER).read_text().splitlines()
     listed = [line for line in lines[1:] if not line.startswith("#")]
     written = sorted(p.relative_to(out).as_posix() + ("/" if p.is_dir() else "") for p in out.rglob("*")
-                     if p.name != pipeline.MARKER)
+                     if p.name != MARKER)
     assert lines[0] == "karpenter-gpu-output 1" and listed == written
     assert "dev/" in listed and f"dev/{HELM_DIR}/karpenter.values.yaml" in listed
 
@@ -196,41 +194,13 @@ def test_the_apps_own_source_folder_is_refused(tmp_path, monkeypatch):
     assert raised.value.code == "KG806"
 
 
-def test_source_in_the_output_is_found_through_symbolic_links(tmp_path, monkeypatch):
-    """A module counts as in the output when its real path is: reached through a linked folder, or a linked file
-    (each folder is resolved once, a linked file on its own)."""
-    out = tmp_path / "out"
-    (out / "pkg").mkdir(parents=True)
-    (out / "pkg" / "inside.py").write_text("")
-    (tmp_path / "via").symlink_to(out / "pkg")  # a folder link into the output
-    (tmp_path / "elsewhere").mkdir()
-    (tmp_path / "elsewhere" / "linked.py").symlink_to(out / "pkg" / "inside.py")  # a file link into it
-    (tmp_path / "elsewhere" / "plain.py").write_text("")
-    (out / "pkg" / "outward.py").symlink_to(tmp_path / "elsewhere" / "plain.py")  # a link in it, pointing out
-
-    def only(name: str, file: Path) -> str | None:
-        for key in [k for k in sys.modules if k.startswith("kg_probe_")]:
-            monkeypatch.delitem(sys.modules, key)
-        module = types.ModuleType(name)
-        module.__file__ = str(file)
-        monkeypatch.setitem(sys.modules, name, module)
-        found = pipeline._source_in(out)
-        return found if found and name in found else None
-
-    assert only("kg_probe_a", tmp_path / "via" / "inside.py") == f"module kg_probe_a, {tmp_path / 'via' / 'inside.py'}"
-    assert only("kg_probe_b", tmp_path / "elsewhere" / "linked.py") is not None
-    assert only("kg_probe_c", tmp_path / "elsewhere" / "plain.py") is None
-    assert only("kg_probe_d", out / "pkg" / "outward.py") is None  # its real path is outside the output
-    assert only("kg_probe_e", out / "pkg" / "inside.py") is not None
-
-
 def test_an_output_written_before_the_marker_is_adopted_once(synthesized, tmp_path, trees):
     out = tmp_path / "dist"
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    (out / pipeline.MARKER).unlink()  # as every output was before the marker
+    (out / MARKER).unlink()  # as every output was before the marker
     synth(stacks.ENVIRONMENTS, out)
     assert tree(out) == trees["b"]
-    (out / pipeline.MARKER).unlink()
+    (out / MARKER).unlink()
     (out / "README.md").write_text("mine")  # not something synth writes: not adopted
     with pytest.raises(KarpenterGpuError, match=r"README.md") as raised:
         synth(stacks.ENVIRONMENTS, out)

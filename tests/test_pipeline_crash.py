@@ -14,7 +14,9 @@ import pytest
 
 import stacks
 from karpenter_gpu import synth
-from karpenter_gpu import pipeline
+from karpenter_gpu.output import MARKER, marker
+from karpenter_gpu.output.lock import locked
+from karpenter_gpu.output.recover import recover
 from tests import soak
 from tests.conftest import tree
 from tests.pipeline_support import leftovers, spawn
@@ -97,27 +99,31 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
     versions = {f"v{i}": {f"env/f{n}.yaml": f"v{i} {n}\n".encode() for n in range(20)} for i in (0, 1)}
     listing = "".join(["env/\n", *sorted(f"env/f{n}.yaml\n" for n in range(20))])
     for files in versions.values():
-        files[pipeline.MARKER] = ("karpenter-gpu-output 1\n" + pipeline._MARKER_NOTE + listing).encode()
+        files[MARKER] = ("karpenter-gpu-output 1\n" + marker._MARKER_NOTE + listing).encode()
     missing = 0
     for _ in range(KILL_ITERATIONS * 2 + 2):
         child = spawn(f"""
             import os
             from pathlib import Path
-            from karpenter_gpu import pipeline
+            from karpenter_gpu.output.install import install
+            from karpenter_gpu.output.lock import locked
+            from karpenter_gpu.output.marker import PROOF, write_marker
+            from karpenter_gpu.output.recover import recover
+            from karpenter_gpu.output.remove import own_dir, remove_own
             out = Path({str(out)!r})
             i = 0
             while True:
-                with pipeline._locked(out):
-                    pipeline._recover(out)
-                    staging = pipeline._own_dir(out.parent, ".dist.staging")
+                with locked(out):
+                    recover(out)
+                    staging = own_dir(out.parent, ".dist.staging")
                     (staging / "env").mkdir()
                     for n in range(20):
                         (staging / "env" / f"f{{n}}.yaml").write_text(f"v{{i % 2}} {{n}}\\n")
-                    pipeline._write_marker(staging)
-                    os.unlink(staging / pipeline.PROOF)
-                    pipeline._install(staging, out)
+                    write_marker(staging)
+                    os.unlink(staging / PROOF)
+                    install(staging, out)
                     if staging.exists():
-                        pipeline._remove_own(staging)
+                        remove_own(staging)
                 if i == 1:
                     print("ready", flush=True)
                 i += 1
@@ -130,6 +136,6 @@ def test_replacement_step_under_a_polling_reader_and_kill_9(tmp_path):
         child.wait(timeout=30)
         assert tree(out) in versions.values()
     assert missing == 0
-    with pipeline._locked(out):
-        pipeline._recover(out)
+    with locked(out):
+        recover(out)
     assert leftovers(out) == []  # what the killed runs left always proves to be ours

@@ -12,18 +12,18 @@ import pytest
 import stacks
 from karpenter_gpu import KarpenterGpuError, synth
 from karpenter_gpu import pipeline
-from karpenter_gpu.pipeline import HELM_DIR
+from karpenter_gpu.output import HELM_DIR, MARKER, PROOF
 from tests.conftest import tree
 from tests.pipeline_support import fault, leftovers
 
 
 @pytest.mark.parametrize("name, number, suffix, code", [
     ("write", errno.ENOSPC, ".values.yaml", "KG930"),
-    ("write", errno.EDQUOT, pipeline.PROOF, "KG930"),
+    ("write", errno.EDQUOT, PROOF, "KG930"),
     ("open", errno.EACCES, ".values.yaml", "KG931"),
-    ("open", errno.EROFS, f"{pipeline.MARKER}.tmp", "KG931"),
+    ("open", errno.EROFS, f"{MARKER}.tmp", "KG931"),
     ("mkdir", errno.EPERM, f"/{HELM_DIR}", "KG931"),
-    ("write", errno.EIO, f"{pipeline.MARKER}.tmp", "KG933"),
+    ("write", errno.EIO, f"{MARKER}.tmp", "KG933"),
 ], ids=["enospc", "edquot", "eacces", "erofs", "eperm", "eio"])
 def test_file_system_faults_are_coded_and_leave_nothing_behind(synthesized, name, number, suffix, code, tmp_path, trees,
                                                                 monkeypatch):

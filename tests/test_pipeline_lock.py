@@ -49,8 +49,8 @@ def test_lock_is_released_when_a_holder_dies(tmp_path):
     out = tmp_path / "dist"
     holder = spawn(f"""
         from pathlib import Path
-        from karpenter_gpu.pipeline import _locked
-        with _locked(Path({str(out)!r})):
+        from karpenter_gpu.output.lock import locked
+        with locked(Path({str(out)!r})):
             print("locked", flush=True)
             import time; time.sleep(60)
     """)
@@ -67,8 +67,8 @@ def test_a_run_waiting_for_the_lock_says_for_whom_and_gives_up_after_the_timeout
     out = tmp_path / "dist"
     holder = spawn(f"""
         from pathlib import Path
-        from karpenter_gpu.pipeline import _locked
-        with _locked(Path({str(out)!r})):
+        from karpenter_gpu.output.lock import locked
+        with locked(Path({str(out)!r})):
             print("locked", flush=True)
             import time; time.sleep(60)
     """)

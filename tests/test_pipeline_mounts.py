@@ -15,7 +15,9 @@ import pytest
 
 import stacks
 from karpenter_gpu import KarpenterGpuError, synth
-from karpenter_gpu import pipeline
+from karpenter_gpu.output import MARKER
+from karpenter_gpu.output.lock import locked
+from karpenter_gpu.output.recover import recover
 from tests.conftest import ROOT, tree
 from tests.pipeline_support import fault, leftovers, unmovable
 
@@ -28,7 +30,7 @@ def test_an_output_that_cannot_be_renamed_gets_its_contents_replaced(number, tmp
     synth(stacks.ENVIRONMENTS, out)
     assert tree(out) == trees["b"]
     synth([stacks.dev.CONFIG], out)  # prod, staging and fleet go; dev is replaced
-    assert tree(out) == trees["a"] and leftovers(out) == [] and sorted(os.listdir(out)) == [pipeline.MARKER, "dev"]
+    assert tree(out) == trees["a"] and leftovers(out) == [] and sorted(os.listdir(out)) == [MARKER, "dev"]
 
 
 def test_a_contents_replacement_cut_short_is_completed_by_the_next_run(synthesized, tmp_path, trees, monkeypatch):
@@ -49,8 +51,8 @@ def test_a_contents_replacement_cut_short_is_completed_by_the_next_run(synthesiz
         synth(stacks.ENVIRONMENTS, out)
     assert tree(out) not in (trees["a"], trees["b"])  # mixed: a mount point has no atomic swap
     monkeypatch.undo()
-    with pipeline._locked(out):
-        pipeline._recover(out)
+    with locked(out):
+        recover(out)
     assert tree(out) == trees["b"] and leftovers(out) == []
 
 
@@ -132,7 +134,7 @@ def test_real_mounts_in_a_private_mount_namespace(scenario, real_mounts, tmp_pat
         if name in result:  # what synth wrote onto the mount, as what it writes into a plain folder
             result[name] = {path: bytes.fromhex(data) for path, data in result[name].items()} == trees[name]
     expected = {
-        "mount-point": {"b": True, "a": True, "left": [pipeline.MARKER, "dev"]},  # nothing else inside
+        "mount-point": {"b": True, "a": True, "left": [MARKER, "dev"]},  # nothing else inside
         "disk-full": {"code": "KG930", "left": []},  # nothing half-written, no staging folder
         "read-only": {"code": "KG931", "left": []},
     }[scenario]

@@ -1,6 +1,6 @@
 """karpenter_gpu.synth when someone else changes the output while it builds: a file written into it is kept and
 reported (KG805), an output replaced by a symbolic link is refused (KG803) with the link and every file it points
-to left as they are, and removal never follows a symbolic link.
+to left as they are, and removal never follows a symbolic link (its own tests: tests/test_output.py).
 
 Each race is staged at an exact moment by wrapping the function that runs then (validation: during the build;
 the exchange: after the last check; the removal of the old output: after the exchange), and once more from outside
@@ -17,19 +17,9 @@ import pytest
 import stacks
 from karpenter_gpu import KarpenterGpuError, synth
 from karpenter_gpu import pipeline
+from karpenter_gpu.output import PROOF, install, remove
 from tests.conftest import tree
-from tests.pipeline_support import leftovers, own, spawn
-
-
-def _someone_elses(folder: Path) -> dict[str, bytes]:
-    """A folder full of files that are not synth's (one of them a previous output of another project)."""
-    (folder / "deep" / "er").mkdir(parents=True)
-    (folder / "notes.txt").write_text("mine")
-    (folder / "deep" / "er" / "data.bin").write_bytes(b"\x00\x01")
-    (folder / "dev").mkdir()
-    (folder / "dev" / "NodePool.gpu-inference.k8s.yaml").write_text("kind: NodePool\n")
-    (folder / pipeline.MARKER).write_text("karpenter-gpu-output 1\ndev/\ndev/NodePool.gpu-inference.k8s.yaml\n")
-    return tree(folder)
+from tests.pipeline_support import leftovers, someone_elses, spawn
 
 
 def _linked_away(out: Path, other: Path) -> Path:
@@ -59,7 +49,7 @@ def _during_validation(monkeypatch, action, after: bool = False) -> None:
 def _before_exchange(monkeypatch, action, exchange: bool) -> None:
     """``action()`` runs after the last check, right before the first exchange (or, ``exchange`` False, the two
     renames of the fallback)."""
-    real = pipeline._exchange
+    real = install.exchange
     calls: list[int] = []
 
     def racing(a, b):
@@ -68,7 +58,7 @@ def _before_exchange(monkeypatch, action, exchange: bool) -> None:
         calls.append(1)
         return real(a, b) if exchange else False
 
-    monkeypatch.setattr(pipeline, "_exchange", racing)
+    monkeypatch.setattr(install, "exchange", racing)
 
 
 # --- (a) a file written into the output while synth builds ---------------------------------------------------
@@ -94,7 +84,7 @@ def test_what_is_added_after_the_last_check_is_kept_beside_the_new_output(synthe
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     listed = "dev/NodePool.gpu-inference.k8s.yaml"
 
     def add() -> None:
@@ -134,7 +124,7 @@ def test_an_output_replaced_by_a_symlink_during_the_build_is_refused_and_nothing
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     moved: list[Path] = []
     _during_validation(monkeypatch, lambda staging: moved.append(_linked_away(out, other)))
     with pytest.raises(KarpenterGpuError, match=r"replaced while synth ran \(now a symbolic link to .*other\)"
@@ -154,7 +144,7 @@ def test_an_output_replaced_by_a_symlink_after_the_last_check_is_put_back(synthe
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     moved: list[Path] = []
     _before_exchange(monkeypatch, lambda: moved.append(_linked_away(out, other)), exchange)
     with pytest.raises(KarpenterGpuError, match=r"now a symbolic link to .*nothing was installed") as raised:
@@ -168,7 +158,7 @@ def test_an_output_that_appears_during_the_build_is_not_replaced(tmp_path, monke
     out = tmp_path / "dist"
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     _during_validation(monkeypatch, lambda staging: out.symlink_to(other, target_is_directory=True))
     with pytest.raises(KarpenterGpuError, match=r"it appeared while synth ran") as raised:
         synth(stacks.ENVIRONMENTS, out)
@@ -181,7 +171,7 @@ def test_a_staging_folder_replaced_by_a_symlink_is_left_alone(synthesized, tmp_p
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     staged: list[Path] = []
 
     def steal(staging: Path) -> None:
@@ -194,7 +184,7 @@ def test_a_staging_folder_replaced_by_a_symlink_is_left_alone(synthesized, tmp_p
         synth(stacks.ENVIRONMENTS, out)
     assert raised.value.code == "KG810" and raised.value.value == str(staged[0])
     assert tree(out) == trees["a"] and tree(other) == theirs and os.readlink(staged[0]) == str(other)
-    assert pipeline.PROOF in os.listdir(tmp_path / "stolen")  # the folder it made: no marker written into it
+    assert PROOF in os.listdir(tmp_path / "stolen")  # the folder it made: no marker written into it
 
 
 def test_an_old_output_replaced_by_a_symlink_after_the_exchange_is_left_alone(synthesized, tmp_path, trees,
@@ -203,58 +193,19 @@ def test_an_old_output_replaced_by_a_symlink_after_the_exchange_is_left_alone(sy
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
-    real = pipeline._discard_old
+    theirs = someone_elses(other)
+    real = remove.discard_old
 
     def racing(old: Path, out_: Path, before):
         old.rename(tmp_path / "moved")
         old.symlink_to(other, target_is_directory=True)
         return real(old, out_, before)
 
-    monkeypatch.setattr(pipeline, "_discard_old", racing)
+    monkeypatch.setattr(remove, "discard_old", racing)
     with pytest.raises(KarpenterGpuError, match=r"previous output, which synth moved there; it was replaced") as raised:
         synth(stacks.ENVIRONMENTS, out)
     assert raised.value.code == "KG810" and tree(out) == trees["b"]
     assert tree(other) == theirs and tree(tmp_path / "moved") == trees["a"]
-
-
-# --- removal never follows a symbolic link --------------------------------------------------------------------
-
-
-def test_removing_a_folder_of_ours_never_follows_a_symlink(tmp_path):
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = _someone_elses(other)
-    folder = own(tmp_path / ".dist.staging-1-0000dead")
-    (folder / "dev" / "link").symlink_to(other, target_is_directory=True)
-    (folder / "file-link").symlink_to(other / "notes.txt")
-    assert pipeline._remove_own(folder) and not folder.exists() and not folder.is_symlink()
-    assert tree(other) == theirs
-    link = tmp_path / ".dist.staging-2-0000beef"
-    link.symlink_to(other, target_is_directory=True)  # the folder itself a link: left as it is
-    assert not pipeline._remove_own(link) and os.readlink(link) == str(other) and tree(other) == theirs
-    again = own(tmp_path / ".dist.staging-3-0000cafe")
-    assert not pipeline._remove_own(again, (0, 0))  # another folder than the one the run made: left
-    assert again.is_dir()
-
-
-def test_an_unreadable_folder_of_ours_is_opened_as_itself_and_removed(tmp_path, monkeypatch):
-    """A folder of ours this user may not read (mode 0o000) is made readable through a descriptor of it; root
-    reads anyway, so the refusal any other user gets is raised here by a fault."""
-    folder = own(tmp_path / ".dist.staging-1-0000dead")
-    locked = folder / "dev" / "locked"
-    locked.mkdir()
-    (locked / "file").write_text("x")
-    locked.chmod(0)
-    real = os.open
-
-    def refusing(path, flags, *args, dir_fd=None, **kwargs):
-        if path == "locked" and not flags & os.O_PATH and not os.stat(path, dir_fd=dir_fd).st_mode & 0o400:
-            raise PermissionError(13, "Permission denied", path)
-        return real(path, flags, *args, dir_fd=dir_fd, **kwargs)
-
-    monkeypatch.setattr(os, "open", refusing)
-    assert pipeline._remove_own(folder) and not folder.exists()
 
 
 # --- the same races from outside, against the command line --------------------------------------------------
@@ -285,7 +236,7 @@ def test_the_command_line_keeps_every_file_through_either_race(race, synthesized
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
     other = tmp_path / "other"
     other.mkdir()
-    theirs = _someone_elses(other)
+    theirs = someone_elses(other)
     child = _held_cli_synth(out)
     assert child.stdout.readline().strip() == "building", child.stderr.read()
     moved = None

@@ -4,13 +4,12 @@ ours, and both ways of installing the new output (an atomic exchange, or two ren
 from __future__ import annotations
 
 import shutil
-import sys
 
-import pytest
 
 import stacks
 from karpenter_gpu import synth
-from karpenter_gpu import pipeline
+from karpenter_gpu.output import install
+from karpenter_gpu.output.marker import PROOF
 from tests.conftest import tree
 from tests.pipeline_support import leftovers, own
 
@@ -22,7 +21,7 @@ def test_stale_staging_folders_of_killed_runs_are_removed(synthesized, tmp_path,
     shutil.copytree(out, tmp_path / ".dist.old-2-0000beef")  # an old output: its marker proves it
     (tmp_path / ".dist.staging-3-0000cafe").mkdir()  # killed before its proof was written
     (tmp_path / ".dist.staging-4-0000f00d").mkdir()
-    (tmp_path / ".dist.staging-4-0000f00d" / pipeline.PROOF).write_text("karpenter-gpu-sta")  # ... while writing it
+    (tmp_path / ".dist.staging-4-0000f00d" / PROOF).write_text("karpenter-gpu-sta")  # ... while writing it
     (tmp_path / ".other.staging-1-0000dead").mkdir()  # another output's: not ours to remove
     synth(stacks.ENVIRONMENTS, out)
     assert leftovers(out) == [] and (tmp_path / ".other.staging-1-0000dead").is_dir()
@@ -40,7 +39,7 @@ def test_folders_named_like_ours_without_proof_survive(synthesized, tmp_path, tr
     (unproven / "dev").mkdir(parents=True)
     (unproven / "dev" / "mine.yaml").write_text("kind: Mine\n")
     wrong = own(tmp_path / ".dist.old-2-0000beef")
-    (wrong / pipeline.PROOF).write_text("karpenter-gpu-staging 1 .dist.old-9-00000000\n")  # a copy of another's
+    (wrong / PROOF).write_text("karpenter-gpu-staging 1 .dist.old-9-00000000\n")  # a copy of another's
     marked = tmp_path / ".dist.old-3-0000cafe"
     shutil.copytree(out, marked)
     (marked / "dev" / "added.txt").write_text("mine")  # a marker, and something it does not list
@@ -50,27 +49,9 @@ def test_folders_named_like_ours_without_proof_survive(synthesized, tmp_path, tr
     assert tree(out) == trees["b"]
 
 
-def test_an_output_lost_between_the_fallback_renames_is_restored(synthesized, tmp_path, trees):
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    out.rename(tmp_path / ".dist.old-1-0000dead")  # killed after the first of the two renames
-    own(tmp_path / ".dist.staging-1-0000beef")
-    pipeline._recover(out)
-    assert tree(out) == trees["a"] and leftovers(out) == []
-
-
 def test_fallback_without_exchange_installs_the_new_output(synthesized, tmp_path, trees, monkeypatch):
     out = tmp_path / "dist"
     shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    monkeypatch.setattr(pipeline, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(install, "exchange", lambda a, b: False)
     synth(stacks.ENVIRONMENTS, out)
     assert tree(out) == trees["b"] and leftovers(out) == []
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 is Linux's")
-def test_exchange_swaps_two_folders_in_one_step(tmp_path):
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "from-a").write_text("")
-    (tmp_path / "b").mkdir()
-    assert pipeline._exchange(tmp_path / "a", tmp_path / "b")
-    assert [p.name for p in (tmp_path / "b").iterdir()] == ["from-a"] and not any((tmp_path / "a").iterdir())

@@ -6,7 +6,7 @@ file written, renamed or removed there, no lock taken on it. A committed entry i
 file (a symlink is never followed: it is reported as differing, or as extra) and only when its size equals the
 fresh file's, so a committed ``*.yaml`` symlink to ``/dev/zero`` or a FIFO costs nothing.
 
-The marker (:data:`karpenter_gpu.pipeline.MARKER`) lists what synth wrote, so it changes whenever a file is added
+The marker (:data:`karpenter_gpu.output.MARKER`) lists what synth wrote, so it changes whenever a file is added
 or removed: it is named only when it is missing, or when it is the only difference (e.g. a hand-edited marker or
 one written by an older synth), not once more beside the files that explain it.
 """
@@ -26,7 +26,8 @@ from typing import Any
 from karpenter_gpu._fs import os_error, printable
 from karpenter_gpu.check.validate import Report
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.pipeline import MARKER, synth
+from karpenter_gpu.output import MARKER
+from karpenter_gpu.pipeline import synth
 
 #: How a committed entry stands against the fresh output.
 DIFFERS, MISSING, EXTRA = "differs", "missing", "extra"
