@@ -107,11 +107,26 @@ def _comment_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+def _unannotated(text: str) -> str:
+    """``Annotated[X, validator]`` → ``X``: the validators are the library's, the type is the user's."""
+    if not text.startswith("Annotated["):
+        return text
+    depth = 0
+    for i, char in enumerate(text[len("Annotated["):], start=len("Annotated[")):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth -= 1
+        elif char == "," and depth == 0:
+            return text[len("Annotated["):i].strip()
+    return text
+
+
 def _annotation(model: type, field: str) -> str:
     for cls in model.__mro__:
         raw = inspect.get_annotations(cls).get(field)
         if raw is not None:
-            return raw if isinstance(raw, str) else getattr(raw, "__name__", str(raw))
+            return _unannotated(raw if isinstance(raw, str) else getattr(raw, "__name__", str(raw)))
     return "?"
 
 
