@@ -14,7 +14,8 @@ import yaml
 
 from karpenter_gpu.check.conformance import load_crds
 from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s import yaml_loader
+from karpenter_gpu.k8s.yaml_loader import Loader
 
 if TYPE_CHECKING:
     import cdk8s
@@ -57,7 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
 SLOWEST_FIRST = (
     "test_dist.py", "test_pipeline_crash.py", "test_pipeline_mounts.py", "test_cluster.py", "test_pipeline_lock.py",
     "test_cel_backends.py", "test_typing.py", "test_pipeline.py", "test_gpu_platform.py", "test_contract.py",
-    "test_reader.py", "test_node.py", "test_pipeline_faults.py", "test_cli_synth.py", "test_pipeline_recovery.py",
+    "test_yaml_loader.py", "test_node.py", "test_pipeline_faults.py", "test_cli_synth.py", "test_pipeline_recovery.py",
 )
 
 
@@ -106,7 +107,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def load(text: str) -> Any:
-    """``yaml.safe_load`` through the package's LibYAML loader (``reader.Loader``): the same data, without PyYAML's
+    """``yaml.safe_load`` through the package's LibYAML loader (``yaml_loader.Loader``): the same data, without PyYAML's
     pure-Python scanner and parser (a tenth of the workers' time when test helpers read and wrote fixtures with
     them)."""
     return yaml.load(text, Loader=Loader)
@@ -201,3 +202,16 @@ def auto_mode_app(outdir: Path) -> cdk8s.App:
     StaticCapacityPool(chart, "Warm", node_class=auto, name="auto-warm", replicas=1, gpu_names=("l4",))
     GpuWorkload(chart, "Smoke", pool=inference)
     return app
+
+
+@pytest.fixture(params=["c", "python"])
+def loader(request, monkeypatch):
+    """The test runs with LibYAML's loader and with the pure-Python fallback (tests/test_input_layout.py,
+    tests/test_yaml_loader.py, tests/test_git_revision.py)."""
+    if request.param == "c":
+        if not yaml.__with_libyaml__:
+            pytest.fail("PyYAML without LibYAML: the C loader cannot be tested here")
+        monkeypatch.setattr(yaml_loader, "Loader", yaml.CSafeLoader)
+    else:
+        monkeypatch.setattr(yaml_loader, "Loader", yaml.SafeLoader)
+    return request.param

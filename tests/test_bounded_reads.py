@@ -31,7 +31,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import go_float
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
-from karpenter_gpu.k8s.reader import MAX_FILE_BYTES, read_path
+from karpenter_gpu.k8s.input_layout import read_path
+from karpenter_gpu.k8s.yaml_loader import MAX_FILE_BYTES
 from tests.conftest import ROOT, find_crds_dir
 
 PROD = ROOT / "dist" / "prod"

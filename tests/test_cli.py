@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.render import escape
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from tests import soak
 from tests.conftest import find_crds_dir, load, ROOT
 

@@ -17,7 +17,7 @@ from karpenter_gpu import (CapacityType, Duration, GpuInferencePool, GpuInferenc
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.cluster import Cluster, cluster_of, finalize, members_of
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from tests.conftest import find_crds_dir, load
 
 AMI = "al2023@v20251103"

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from karpenter_gpu.cli.main import main
-from karpenter_gpu.k8s import reader
+from karpenter_gpu.k8s import yaml_writer
 from tests import soak
 from tests.conftest import ROOT, find_crds_dir
 
@@ -93,7 +93,7 @@ def assert_contract(code: int, out: str, err: str, case: str) -> None:
 
 
 def dump(docs: list[dict]) -> str:
-    return yaml.dump_all(docs, Dumper=reader.Dumper, sort_keys=False)
+    return yaml.dump_all(docs, Dumper=yaml_writer.Dumper, sort_keys=False)
 
 
 CASES = soak.size(150, 2000)

@@ -19,7 +19,7 @@ import yaml
 
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules import check_rules
-from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s.yaml_loader import Loader
 
 SEEDS = Path(__file__).resolve().parent / "fixtures" / "seeds"
 REQS = "spec.template.spec.requirements"

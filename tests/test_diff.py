@@ -35,7 +35,7 @@ from karpenter_gpu.analysis.diff import (
 from karpenter_gpu.cli.diff import parse_fail_on, register, run
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from tests.conftest import find_crds_dir, load, ROOT
 
 

@@ -17,7 +17,7 @@ import main
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterGpuError, SynthFailed, synth
 from karpenter_gpu.output import HELM_DIR, MARKER
-from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s.yaml_loader import Loader
 from tests.conftest import load, ROOT, tree
 
 UPDATE = "run `make synth` to update dist/ (then review and commit the diff)"

@@ -14,7 +14,7 @@ from cmarkgfm.cmark import Options
 from karpenter_gpu.analysis.explain import MAX_MARKDOWN, render_markdown
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.render import escape
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from tests.conftest import find_crds_dir, load, ROOT
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import yaml
 
 from karpenter_gpu.addons.gpu_operator_nodes import OPERANDS, nfd_worker_runs, operand_runs, operator_labels
-from karpenter_gpu.k8s.reader import read_path
+from karpenter_gpu.k8s.input_layout import read_path
 from karpenter_gpu.k8s.views import hybrid_groups, node_pools
 from tests.conftest import ROOT
 

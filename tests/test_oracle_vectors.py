@@ -16,7 +16,7 @@ import pytest
 from karpenter_gpu.check.conformance import assess, load_crds
 from karpenter_gpu.check.crd_source import PACKAGED_DIR
 from karpenter_gpu.check.validate import validate_source
-from karpenter_gpu.k8s.reader import Environment, Manifest, Source
+from karpenter_gpu.k8s.input_layout import Environment, Manifest, Source
 from tests.oracle import apiserver_family, compare
 from tests.oracle.run import VECTOR_COUNT
 

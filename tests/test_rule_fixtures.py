@@ -11,7 +11,7 @@ import yaml
 
 from karpenter_gpu.check.findings import Finding
 from karpenter_gpu.check.rules import GPU_OPERATOR_VALUES, RULES, check_rules
-from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s.yaml_loader import Loader
 from tests.conftest import load
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"

@@ -532,7 +532,7 @@ def test_fit_reports_answers_like_pod_fit_from_one_simulation():
 
 def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
     # The rules hand over the NodePool views they built: the reports must be the ones the manifests give.
-    from karpenter_gpu.k8s.reader import read_path
+    from karpenter_gpu.k8s.input_layout import read_path
     from karpenter_gpu.k8s.views import node_pools
 
     for env in read_path(ROOT / "dist").environments:

@@ -16,8 +16,11 @@ from hypothesis import strategies as st
 import stacks
 from karpenter_gpu import GpuPlatform, KarpenterControllerValuesProps, synth
 from karpenter_gpu.cli.main import main
-from karpenter_gpu.k8s import reader
-from karpenter_gpu.k8s.reader import dump, go_safe_text, load_documents, read_path, resolve_plain
+from karpenter_gpu.k8s import yaml_writer
+from karpenter_gpu.k8s.input_layout import read_path
+from karpenter_gpu.k8s.plain_scalars import resolve_plain
+from karpenter_gpu.k8s.yaml_loader import load_documents
+from karpenter_gpu.k8s.yaml_writer import dump, go_safe_text
 from tests.conftest import ROOT, find_crds_dir
 
 POOL = (ROOT / "dist" / "prod" / "NodePool.gpu-inference.k8s.yaml").read_text()
@@ -200,4 +203,4 @@ def test_dist_files_read_the_same_with_go_yaml_and_pyyaml_strings():
         text = path.read_text()
         ours = [d for _, d, _ in load_documents(text, path.name)]
         plain = list(yaml.load_all(text, Loader=yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader))
-        assert [reader._same_strings(a, b) for a, b in zip(ours, plain)] == [True] * len(plain), path
+        assert [yaml_writer._same_strings(a, b) for a, b in zip(ours, plain)] == [True] * len(plain), path

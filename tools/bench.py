@@ -62,7 +62,8 @@ import karpenter_gpu  # noqa: E402  (first: it points JSII_NODE at the packaged 
 import cdk8s  # noqa: E402
 import yaml  # noqa: E402
 
-from karpenter_gpu.k8s.reader import Dumper, Loader  # noqa: E402  (LibYAML's C classes when PyYAML has them)
+from karpenter_gpu.k8s.yaml_loader import Loader  # noqa: E402  (LibYAML's C classes when PyYAML has them)
+from karpenter_gpu.k8s.yaml_writer import Dumper  # noqa: E402
 from constructs import Construct  # noqa: E402
 
 from karpenter_gpu import (AmiAlias, CapacityReservationTerm, CapacityType, DisruptionWindow, Duration,  # noqa: E402

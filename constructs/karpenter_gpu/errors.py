@@ -86,7 +86,7 @@ CODES: dict[str, str] = {
              "cluster-scoped kind, which it clears (a warning)",
     "KG304": "apiVersion/kind not defined by the loaded CRDs (not checked)",
     "KG305": "CEL rules not evaluated on create (transition rules, or after blocking errors)",
-    # Findings of the manifest reader (karpenter_gpu.k8s.reader), reported by every command.
+    # Findings of the manifest reader (karpenter_gpu.k8s.input_layout), reported by every command.
     "KG310": "YAML document that is not a mapping (a list or scalar where an object belongs)",
     "KG311": "object without apiVersion or kind",
     "KG312": "duplicate key in a YAML mapping",

@@ -28,7 +28,7 @@ from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.reader import go_safe_text
+from karpenter_gpu.k8s.yaml_writer import go_safe_text
 from karpenter_gpu.output import ENVIRONMENT, FILE_EXTENSION, HELM_DIR, Staging, replacing, write_file
 
 if TYPE_CHECKING:

@@ -74,7 +74,7 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_partitioned, mig_table
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 from karpenter_gpu.upstream import GPU_OPERATOR_CHART, GPU_OPERATOR_VERSION

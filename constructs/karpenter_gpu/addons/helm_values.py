@@ -16,7 +16,7 @@ from typing import Any, Iterator, cast
 
 import cdk8s
 import jsii
-from karpenter_gpu.k8s.reader import dump
+from karpenter_gpu.k8s.yaml_writer import dump
 from constructs import Construct, IValidation
 
 from karpenter_gpu._construct_tree import construct_path, node_of, path_of

@@ -346,7 +346,7 @@ def load_catalog(path: str | Path) -> Catalog:
     duplicate: tuple[str, str] | None = None  # (key, where)
     try:
         if yaml_suffix:  # the manifest reader's loader: LibYAML, bounded aliases and nesting
-            from karpenter_gpu.k8s.reader import load_documents
+            from karpenter_gpu.k8s.yaml_loader import load_documents
 
             document = None
             for _, doc, dups in load_documents(text, str(file)):

@@ -47,7 +47,7 @@ from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, descends
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
-from karpenter_gpu.k8s.reader import Loader
+from karpenter_gpu.k8s.yaml_loader import Loader
 from karpenter_gpu.k8s.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
 from karpenter_gpu.upstream import KARPENTER_TAG
 

@@ -1,6 +1,6 @@
 """Validate manifests: CRD schema + CEL conformance, then the project's pitfall rules.
 
-Input is read by :mod:`karpenter_gpu.k8s.reader` (folders, files, stdin): a folder whose sub-folders
+Input is read by :mod:`karpenter_gpu.k8s.input_layout` (folders, files, stdin): a folder whose sub-folders
 hold manifests is one environment per sub-folder (the layout of dist/); files directly in it form one
 more. Cross-object rules (e.g. an unweighted pool next to weighted ones) look at one environment at a
 time. The reader's findings (KG310-KG313: malformed documents, duplicate keys, the same object twice)
@@ -18,7 +18,7 @@ from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.reader import Manifest, Problem, Source, read_path
+from karpenter_gpu.k8s.input_layout import Manifest, Problem, Source, read_path
 
 
 @dataclass(frozen=True)

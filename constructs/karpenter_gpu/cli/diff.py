@@ -33,7 +33,7 @@ from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.cli.main import AWS_HELP, PROG, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
-from karpenter_gpu.k8s.reader import ROOT
+from karpenter_gpu.k8s.input_layout import ROOT
 from karpenter_gpu.render.escape import plain
 
 

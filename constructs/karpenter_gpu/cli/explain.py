@@ -18,7 +18,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, cluster_nodes
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, is_kind
-from karpenter_gpu.k8s.reader import read_path
+from karpenter_gpu.k8s.input_layout import read_path
 from karpenter_gpu.k8s.windows import load_zone
 
 

@@ -1,7 +1,8 @@
 """``karpenter-gpu diff BASE HEAD``: review a manifest change by what Karpenter will do to running GPU nodes.
 
 Each side is a dist/ folder, a file, stdin or a git revision whose committed dist/ is read without a
-checkout, all through :mod:`karpenter_gpu.k8s.reader`. One module per concern:
+checkout, all through :mod:`karpenter_gpu.k8s.input_layout` and :mod:`karpenter_gpu.k8s.git_revision`. One module per
+concern:
 
 - :mod:`.read`: the sides (:func:`side_of`, :func:`load_side`, :class:`InputProblems`).
 - :mod:`.admission`: what the API server makes of each side (the CRD defaults, read from the CRDs).

@@ -1,10 +1,11 @@
-"""The two sides of a review: each read by :mod:`karpenter_gpu.k8s.reader`, as ``validate`` and ``explain`` read
-input, and turned into environment → objects.
+"""The two sides of a review: each read by :mod:`karpenter_gpu.k8s.input_layout` (folders, files, stdin) or
+:mod:`karpenter_gpu.k8s.git_revision` (git revisions), as ``validate`` and ``explain`` read input, and turned into
+environment → objects.
 
 A side is never empty because it could not be read: a folder, file or stdin without any object is KG907, and
 git revisions are read at one dist path for both (:func:`read_sides`). That path is ``--dist PATH``
 (relative to the current folder), else the nearest folder named ``dist`` at or above the current folder
-that either revision has (:func:`~karpenter_gpu.k8s.reader.dist_candidates`). Only a revision that has
+that either revision has (:func:`~karpenter_gpu.k8s.git_revision.dist_candidates`). Only a revision that has
 nothing at that path while the other side has it reads as a side without objects: the change that first
 adds dist/ (everything new) or removes it (everything removed); stderr says so. Neither revision having
 anything at any looked-for path is KG602 (the path is wrong), and a folder there without any object is KG907.
@@ -15,9 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.reader import (
-    Problem, Source, dist_candidates, git_has, git_root, metadata, read, read_git, read_path,
-)
+from karpenter_gpu.k8s.git_revision import dist_candidates, git_has, git_root, read, read_git
+from karpenter_gpu.k8s.input_layout import Problem, Source, metadata, read_path
 
 Key = tuple[str, str, str]  # (apiVersion, kind, name)
 Side = dict[str, dict[Key, dict]]
@@ -35,7 +35,7 @@ def side_of(source: Source) -> Side:
     """Environment key → {(apiVersion, kind, name): manifest}; Helm values become ``("helm", "Values", file)``.
 
     Namespaced objects are named ``"<namespace>/<name>"``. The root environment (files directly in the
-    folder) is keyed :data:`~karpenter_gpu.k8s.reader.ROOT` whatever the folder is called, so two flat
+    folder) is keyed :data:`~karpenter_gpu.k8s.input_layout.ROOT` whatever the folder is called, so two flat
     folders compare as one environment.
     """
     if source.problems:
@@ -59,7 +59,7 @@ def side_of(source: Source) -> Side:
 def load_side(spec: str, repo: Path | None = None, *, dist: str | None = None) -> Side:
     """A folder, a file, ``-`` (stdin) or a git revision of ``repo`` whose ``dist`` folder is read (no checkout).
 
-    Read by :func:`karpenter_gpu.k8s.reader.read`, exactly as ``validate`` and ``explain`` read input; a side
+    Read by :func:`karpenter_gpu.k8s.git_revision.read`, exactly as ``validate`` and ``explain`` read input; a side
     without any object is an error (KG907, or KG602 for a revision without the folder).
     """
     return side_of(read(spec, repo, dist=dist))
