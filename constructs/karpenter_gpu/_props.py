@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from types import UnionType
-from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, ClassVar, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 
 from karpenter_gpu.errors import KarpenterGpuError, echo
+from karpenter_gpu.k8s.names import check_dns1123
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -196,3 +197,7 @@ def build(model: type[P], path: str | None = None, instance: P | Mapping[str, An
         return model(**values)
     except KarpenterGpuError as err:
         raise err.at(path=path) from None
+
+
+#: A props field holding a Karpenter object name (a DNS-1123 label, :func:`~karpenter_gpu.k8s.names.check_dns1123`).
+DnsLabel = Annotated[str, AfterValidator(check_dns1123)]

@@ -17,8 +17,7 @@ from pydantic import BeforeValidator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from karpenter_gpu._props import Props, build
-from karpenter_gpu.k8s.names import DnsLabel
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, remember_parent, sorted_by_name

@@ -74,9 +74,8 @@ from typing_extensions import TypedDict, Unpack
 from karpenter_gpu import _api_object
 from karpenter_gpu.pools._gpu_pool import GpuPool
 from karpenter_gpu.pools.hybrid_gpu_nodes import HYBRID_GROUP_LABEL, LOCATION_LABEL, HybridGpuNodeGroup, hybrid_groups_of
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.k8s.accelerators import NVIDIA
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE, NVIDIA_GPU, Label

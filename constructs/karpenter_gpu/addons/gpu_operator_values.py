@@ -60,9 +60,8 @@ from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu.pools.hybrid_gpu_nodes import (DEPLOY_DEVICE_PLUGIN, DEPLOY_DRIVER, DEPLOY_TOOLKIT,
                                                   HybridGpuNodeGroup, hybrid_groups_of)
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps

@@ -31,9 +31,9 @@ from pydantic import PrivateAttr, StrictBool, field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel, check_dns1123
+from karpenter_gpu.k8s.names import check_dns1123
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import register_object, remember_identity, require_chart, ScopedConstruct
 from karpenter_gpu.errors import KarpenterGpuError

@@ -9,9 +9,6 @@ also matches before a final newline, so every check here is a ``fullmatch`` over
 from __future__ import annotations
 
 import re
-from typing import Annotated
-
-from pydantic import AfterValidator
 
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -67,16 +64,11 @@ def check_dns1123(name: str, prop: str = "name") -> str:
     return name
 
 
-#: A props field holding a Karpenter object name.
-DnsLabel = Annotated[str, AfterValidator(check_dns1123)]
-
-
 __all__ = [
     "DNS1123_LABEL",
     "DNS1123_SUBDOMAIN",
     "QUALIFIED_NAME",
     "QUALIFIED_NAME_PART",
-    "DnsLabel",
     "check_dns1123",
     "is_dns1123_label",
     "is_dns1123_subdomain",

@@ -18,9 +18,8 @@ from pydantic import PrivateAttr, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from karpenter_gpu import _api_object
-from karpenter_gpu._props import Props, build, check_known
+from karpenter_gpu._props import Props, build, check_known, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import cluster_of, ref_of, require_chart, ScopedConstruct
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay

@@ -18,9 +18,8 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.cluster import parent_of, ScopedConstruct
 from karpenter_gpu.overlays._node_overlay import MAX_WEIGHT, OverlayProps, _check_unique, _Overlay, distinct_matching
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label

@@ -15,9 +15,8 @@ from typing_extensions import TypedDict
 
 from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu import _api_object
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool

@@ -40,9 +40,8 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu import _api_object
 from karpenter_gpu.cluster import ScopedConstruct
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.auto_mode import (IOPS, RESTRICTED_TAGS, THROUGHPUT, check_node_class_spec, check_size,

@@ -11,9 +11,8 @@ from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.cluster import ScopedConstruct
 from karpenter_gpu import _api_object
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature, keyword_signature
 from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm

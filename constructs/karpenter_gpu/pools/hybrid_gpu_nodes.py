@@ -37,9 +37,8 @@ from constructs import Construct
 from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.cluster import ScopedConstruct, members_of, register_object, require_chart, sorted_by_name
 from karpenter_gpu.errors import KarpenterGpuError

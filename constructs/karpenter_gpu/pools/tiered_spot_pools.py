@@ -14,9 +14,8 @@ from pydantic import model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.cluster import ScopedConstruct
-from karpenter_gpu._props import Props, build
+from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
-from karpenter_gpu.k8s.names import DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
 from karpenter_gpu.errors import KarpenterGpuError
