@@ -28,7 +28,7 @@ from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.k8s.yaml_writer import go_safe_text
+from karpenter_gpu.k8s.yaml_writer import go_safe_text, written_as_meant
 from karpenter_gpu.output import ENVIRONMENT, FILE_EXTENSION, HELM_DIR, Staging, replacing, write_file
 
 if TYPE_CHECKING:
@@ -225,11 +225,19 @@ def _file_name(manifest: dict) -> str:
 
 def _requote(app: Any, env_dir: Path) -> None:
     """Rewrite each file cdk8s's Node.js YAML library wrote with a string go-yaml v2 reads as another type
-    (``0o10``, ``0X1F``, ``0B11`` unquoted: :func:`~karpenter_gpu.k8s.reader.go_safe_text`), so that kubectl and
-    Helm read every string back as written; the other files keep cdk8s's bytes."""
+    (``0o10``, ``0X1F``, ``0B11`` unquoted: :func:`~karpenter_gpu.k8s.yaml_writer.go_safe_text`), so that kubectl
+    and Helm read every string back as written; the other files keep cdk8s's bytes. The files are read back first
+    (:func:`~karpenter_gpu.k8s.yaml_writer.written_as_meant`): only when one is suspect are the charts' objects
+    fetched over jsii, so the usual synth makes no extra round trip."""
+    suspects = {path.name for path in env_dir.glob(f"*{FILE_EXTENSION}")
+                if not written_as_meant(path.read_text(encoding="utf-8"), path.name)}
+    if not suspects:
+        return
     for chart in app.charts:
         for manifest in chart.to_json():
             path = env_dir / _file_name(manifest)
+            if path.name not in suspects:
+                continue
             text = path.read_text(encoding="utf-8")
             safe = go_safe_text(text, manifest, path.name)
             if safe != text:

@@ -14,7 +14,7 @@ from yaml.nodes import ScalarNode
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.plain_scalars import GO_TAGS, STR_TAG, go_reads_as_string, resolve_plain
-from karpenter_gpu.k8s.yaml_loader import load_documents
+from karpenter_gpu.k8s.yaml_loader import Loader as _Loader, load_documents
 
 Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
@@ -69,6 +69,19 @@ def go_safe_text(text: str, data: Any, file: str) -> str:
     if len(read) == 1 and _same_strings(read[0], data):
         return text
     return dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1 << 30)
+
+
+def written_as_meant(text: str, file: str) -> bool:
+    """Whether every string a YAML 1.1 writer (cdk8s's Node.js library) meant in ``text`` -- PyYAML's YAML 1.1
+    reading of it stands for what the writer meant -- reads back as that string under go-yaml v2
+    (:func:`load_documents`). True for almost every file: only then is the data behind ``text`` worth fetching
+    to re-quote it (:func:`go_safe_text`)."""
+    try:
+        meant = [doc for doc in yaml.load_all(text, Loader=_Loader) if doc is not None]
+        read = [doc for _, doc, _ in load_documents(text, file)]
+    except (yaml.YAMLError, KarpenterGpuError):
+        return False
+    return len(meant) == len(read) and all(map(_same_strings, read, meant))
 
 
 def _same_strings(read: Any, data: Any) -> bool:
