@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents, load_aws_facts
@@ -119,7 +121,8 @@ def test_a_type_not_offered_in_the_pods_zone_is_no_option():
 def test_a_pool_whose_zones_offer_none_of_its_types_cannot_launch():
     aws = facts(offerings(g5_xlarge=["us-east-1a"], g6_xlarge=["us-east-1a"]))
     [report] = simulate_pools(manifests("on-demand", zones=("us-east-1c",)), aws=aws)
-    assert not report.launchable and "no instance type the pool admits has an available offering" in report.problems[0]
+    assert not report.launchable
+    assert "no instance type the pool admits has an available offering" in report.problems[0].text
 
 
 def test_a_selected_reservation_gives_a_reserved_offering_at_on_demand_over_ten_million():
@@ -147,8 +150,8 @@ def test_a_type_without_a_price_has_no_on_demand_or_spot_offering():
     for aws in (None, facts(spot(("g5.xlarge", "us-east-1a", "0.5")))):
         [report] = simulate_pools(docs, aws=aws)
         assert not report.launchable and report.candidates == ()
-        assert "no price for p5e.48xlarge" in report.problems[0]
-        assert any(n.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in report.notes)
+        assert "no price for p5e.48xlarge" in report.problems[0].text
+        assert any(n.text.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in report.notes)
         assert choice(docs, aws, "gpus=8") is None
 
 
@@ -178,13 +181,13 @@ def test_a_worst_case_with_an_unpriced_candidate_is_unknown_or_at_least():
     types), never a confident $0."""
     [alone] = simulate_pools(manifests("reserved", types=("p5e.48xlarge",), terms=[{"id": "cr-0c"}]))
     assert alone.worst_case_hourly is None and not alone.worst_case_exact and not alone.unbounded
-    assert "worst case unknown: no candidate has a price (p5e.48xlarge)" in alone.notes
+    assert "worst case unknown: no candidate has a price (p5e.48xlarge)" in [n.text for n in alone.notes]
     docs = manifests("reserved", types=("p5e.48xlarge", "p5.48xlarge"), terms=[{"id": "cr-0c"}])
     docs[0]["spec"]["limits"] = {"nvidia.com/gpu": "16"}
     [mixed] = simulate_pools(docs)
     assert mixed.worst_case_hourly == 2 * next(c.price for c in mixed.candidates if c.name == "p5.48xlarge")
     assert not mixed.worst_case_exact
-    assert any("(at least: p5e.48xlarge can launch too and have no price)" in n for n in mixed.notes)
+    assert any("(at least: p5e.48xlarge can launch too and have no price)" in n.text for n in mixed.notes)
 
 
 def test_a_selected_reservation_with_no_instance_left_gives_no_reserved_offering():

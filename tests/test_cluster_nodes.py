@@ -12,7 +12,9 @@ from decimal import Decimal
 import pytest
 import yaml
 
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes, pool_usage
@@ -137,7 +139,7 @@ def test_a_gpu_limit_used_by_an_existing_node_excludes_every_type():
     """updateRemainingResources + filterByRemainingResources: 1 GPU left of 1 minus the existing g5.xlarge's."""
     report = _report(claim("a"), limits={"nvidia.com/gpu": "1"})
     assert not report.launchable
-    assert "'all available instance types exceed limits for nodepool'" in report.problems[0]
+    assert "'all available instance types exceed limits for nodepool'" in report.problems[0].text
     assert report.remaining == {"nvidia.com/gpu": Decimal(0)}
     assert _report(limits={"nvidia.com/gpu": "1"}).launchable  # without the node it launches
 
@@ -145,7 +147,7 @@ def test_a_gpu_limit_used_by_an_existing_node_excludes_every_type():
 def test_a_nodes_limit_reached_by_existing_nodes_is_exhausted():
     """Scheduler.addToNewNodeClaim: 'node limits have been exhausted for nodepool' when nothing is left."""
     report = _report(claim("a"), limits={"nodes": "1"})
-    assert "'node limits have been exhausted for nodepool'" in report.problems[0]
+    assert "'node limits have been exhausted for nodepool'" in report.problems[0].text
     assert report.worst_case_hourly == 0
     [fit] = pod_fit(GPU_POD, [pool("gpu", XL, ON_DEMAND, limits={"nodes": "1"})], nodes=cluster_nodes([claim("a")]))
     assert fit.instance is None and "exhausted" in (fit.reason or "")
@@ -154,7 +156,7 @@ def test_a_nodes_limit_reached_by_existing_nodes_is_exhausted():
 def test_a_nodes_limit_below_what_exists_excludes_every_type():
     """filterByRemainingResources: a type's capacity has no nodes (0), which exceeds a negative remainder."""
     report = _report(claim("a"), claim("b"), limits={"nodes": "1"})
-    assert "'all available instance types exceed limits for nodepool'" in report.problems[0]
+    assert "'all available instance types exceed limits for nodepool'" in report.problems[0].text
 
 
 def test_a_nodes_remainder_below_one_still_launches_one_node():
@@ -171,7 +173,7 @@ def test_the_ceiling_is_what_can_still_launch():
     report = _report(claim("a"), claim("b"), limits={"nvidia.com/gpu": "4"}, reqs=reqs)
     assert report.worst_case_hourly == Decimal("2.424") and report.worst_case_nodes == (("g5.2xlarge", 2),)
     assert report.existing_nodes == ("a", "b")
-    assert any("2 existing node(s) count against the limits (2 x g5.xlarge)" in n for n in report.notes)
+    assert any("2 existing node(s) count against the limits (2 x g5.xlarge)" in n.text for n in report.notes)
 
 
 def test_a_resource_missing_from_the_capacity_counts_nothing():

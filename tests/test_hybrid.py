@@ -7,7 +7,7 @@ import json
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_text
 from karpenter_gpu.analysis.hybrid import hybrid_fit, hybrid_fits, node_shape
-from karpenter_gpu.analysis.simulator import PodShape
+from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.k8s.views import HybridGroupView, hybrid_groups
 
 LABELS = {"eks.amazonaws.com/compute-type": "hybrid", "karpenter-gpu.io/hybrid-group": "dc1-a100",

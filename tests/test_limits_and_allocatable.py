@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, region_warnings, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import region_warnings, simulate_pools
 from tests.test_simulator import GPU_TAINT, one, overlay, pool, req
 
 MI = 2**20
@@ -42,7 +44,7 @@ def test_types_bigger_than_a_limit_are_excluded_and_said_so():
     assert report.candidate_names == ("g5.xlarge",)
     assert report.excluded == (("g5.48xlarge", "cpu 100"),)  # 192 vCPU > 100
     assert report.worst_case_hourly == Decimal("25.150")  # 25 x g5.xlarge (100 vCPU) x 1.006
-    assert any("never launched" in n and "g5.48xlarge (cpu 100)" in n for n in report.notes)
+    assert any("never launched" in n.text and "g5.48xlarge (cpu 100)" in n.text for n in report.notes)
 
 
 def test_memory_limit_counts_capacity_after_the_vm_overhead():
@@ -59,7 +61,7 @@ def test_pods_and_nodes_limits():
 def test_a_type_without_the_limited_resource_leaves_spend_unbounded():
     report = one(pool("g6f", req("family", "In", "g6f"), limits={"nvidia.com/gpu": "8"}))
     assert report.unbounded and report.worst_case_hourly is None
-    assert any("unbounded" in n and "none of the limited resources" in n for n in report.notes)
+    assert any("unbounded" in n.text and "none of the limited resources" in n.text for n in report.notes)
 
 
 def test_limit_unit_says_when_gpus_are_shares():
@@ -97,7 +99,7 @@ def test_daemonsets_take_their_requests_from_what_a_pod_gets():
     agent = daemon_set("agent", "1", tolerations=[{"operator": "Exists"}])
     fits = pod_fit(shape, [p, agent])
     assert first_choice(fits).instance == "g5.2xlarge"  # 3.92 - 1 < 3
-    assert any("DaemonSets counted" in n and "agent" in n for n in simulate_pools([p, agent])[0].notes)
+    assert any("DaemonSets counted" in n.text and "agent" in n.text for n in simulate_pools([p, agent])[0].notes)
     intolerant = daemon_set("intolerant", "1")
     assert first_choice(pod_fit(shape, [p, intolerant])).instance == "g5.xlarge"
     elsewhere = daemon_set("elsewhere", "1", tolerations=[{"operator": "Exists"}],
@@ -134,7 +136,7 @@ def test_prices_say_what_they_are():
     assert report.price_basis == "us-east-1 on-demand list price"
     offering = report.candidates[0].offerings[0]
     assert offering.on_demand_stand_in and offering.basis == "on-demand list price standing in for spot"
-    assert any("spot offerings are shown at the us-east-1 on-demand list price" in n for n in report.notes)
+    assert any("spot offerings are shown at the us-east-1 on-demand list price" in n.text for n in report.notes)
     od = one(pool("o", XL, req("karpenter.sh/capacity-type", "In", "on-demand"))).candidates[0].offerings[0]
     assert not od.on_demand_stand_in and od.basis == "on-demand list price"
 
@@ -142,12 +144,13 @@ def test_prices_say_what_they_are():
 def test_region_warning_for_zones_of_another_region():
     seoul = pool("seoul", XL, req("topology.kubernetes.io/zone", "In", "ap-northeast-2a"))
     virginia = pool("virginia", XL, req("topology.kubernetes.io/zone", "In", "us-east-1a", "us-east-1-bos-1a"))
-    assert region_warnings([seoul, virginia]) == [
+    assert [w.text for w in region_warnings([seoul, virginia])] == [
         "NodePool seoul: zones in ap-northeast-2, but the prices are us-east-1 on-demand list prices: costs there "
         "differ"]
     tokyo = pool("tokyo", XL, req("topology.kubernetes.io/zone", "In", "ap-northeast-1a"))
-    assert region_warnings([tokyo, seoul, virginia, pool("seoul-2", XL, req("topology.kubernetes.io/zone", "In",
-                                                                          "ap-northeast-2b"))]) == [
+    warnings = region_warnings([tokyo, seoul, virginia, pool("seoul-2", XL, req("topology.kubernetes.io/zone", "In",
+                                                                                "ap-northeast-2b"))])
+    assert [w.text for w in warnings] == [
         "NodePool tokyo: zones in ap-northeast-1, but the prices are us-east-1 on-demand list prices: costs there "
         "differ",
         "NodePools seoul, seoul-2: zones in ap-northeast-2, but the prices are us-east-1 on-demand list prices: costs "
@@ -158,4 +161,4 @@ def test_bottlerocket_without_kubelet_settings_keeps_the_catalog_allocatable():
     rocket = node_class(amiSelectorTerms=[{"alias": "bottlerocket@latest"}], kubelet={"podsPerCore": 2})
     report = one(pool("k", XL), rocket)  # Bottlerocket ignores podsPerCore (PodsPerCoreEnabled false)
     assert report.candidates[0].capacity["pods"] == 58 and report.candidates[0].capacity["memory"] == 14162 * MI
-    assert not any("kubelet settings" in n for n in report.notes)
+    assert not any("kubelet settings" in n.text for n in report.notes)

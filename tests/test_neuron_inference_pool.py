@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import GpuInferencePool, GpuNodeClass, KarpenterGpuError, NeuronInferencePool
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.check.rules import check_rules
 from tests.conftest import manifests, only
@@ -73,7 +75,7 @@ def test_gpu_pool_accepts_arm64_and_refuses_unknown_arch(chart, node_class):
                      architectures=("amd64", "arm64"))
     [report] = simulate_pools(manifests(chart))
     assert set(report.candidate_names) == {"g5g.xlarge", "g5g.2xlarge", "g5g.4xlarge", "g5g.8xlarge", "g5g.16xlarge", "g5g.metal"}
-    assert report.arm64_gpu_types and any("arm64 GPU type" in n for n in report.notes)
+    assert report.arm64_gpu_types and any("arm64 GPU type" in n.text for n in report.notes)
     with pytest.raises(KarpenterGpuError) as err:
         GpuInferencePool(chart, "H", node_class=node_class, name="h", gpu_limit=4, architectures=("x86_64",))
     assert err.value.code == "KG264"

@@ -7,7 +7,9 @@ from decimal import Decimal
 import pytest
 
 from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, NeuronTrainingPool
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.check.conformance import check
 from karpenter_gpu.check.rules import check_rules
 from tests.conftest import manifests, only
@@ -44,7 +46,7 @@ def test_candidates_and_worst_case(chart, node_class):
     # 64 devices: 4 x trn1n.32xlarge (16 each, 24.78/h) = 99.12/h beats 64 x trn1.2xlarge = 86.00/h.
     assert (report.worst_case_instance, report.worst_case_hourly) == ("trn1n.32xlarge", Decimal("99.120000"))
     assert report.worst_case_exact
-    assert any(n.startswith("trn2.48xlarge: no on-demand price in the catalog") for n in report.notes)
+    assert any(n.text.startswith("trn2.48xlarge: no on-demand price in the catalog") for n in report.notes)
     fit = first_choice(pod_fit(PodShape.parse("neuron=16,cpu=100,tolerate=aws.amazon.com/neuron"), docs))
     assert fit is not None and fit.instance == "trn1.32xlarge"
 

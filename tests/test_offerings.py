@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, pod_fit, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.k8s.offerings import OverlayResolution, instance_requirements, pool_offerings
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView
@@ -58,7 +60,7 @@ def test_equal_weight_conflict_drops_the_alphabetically_earlier_overlay_everywhe
     assert set(prices(reports["p"]).values()) == {Decimal("0.1")}
     assert all(c.overlays == () for c in reports["q"].candidates)  # alpha is dropped for pool q too
     assert "alpha" in reports["q"].dropped_overlays and "zeta prices g5.xlarge" in reports["q"].dropped_overlays["alpha"]
-    assert any(n.startswith("NodeOverlay alpha is not applied anywhere") for n in reports["q"].notes)
+    assert any(n.text.startswith("NodeOverlay alpha is not applied anywhere") for n in reports["q"].notes)
 
 
 def test_equal_weight_without_shared_offerings_do_not_conflict():
@@ -136,7 +138,7 @@ def test_overlay_on_a_label_the_catalog_does_not_model_is_assumed_to_match():
     report = simulate_pools([G5X, overlay("region", req("topology.kubernetes.io/region", "In", "us-east-1"),
                                           price="0.7")])[0]
     assert set(prices(report).values()) == {Decimal("0.7")}
-    assert any("topology.kubernetes.io/region are not modelled" in n for n in report.notes)
+    assert any("topology.kubernetes.io/region are not modelled" in n.text for n in report.notes)
 
 
 def test_pools_an_overlay_tells_apart_do_not_share_candidates():

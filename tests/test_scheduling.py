@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from karpenter_gpu.analysis.simulator import pod_fit, PodShape, simulate_pools
+from karpenter_gpu.analysis.pod_fit import pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS

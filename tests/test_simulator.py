@@ -1,4 +1,4 @@
-"""Pool simulation and pod fit against the packaged catalog.
+"""Pool simulation against the packaged catalog (where a pod lands: tests/test_pod_fit.py).
 
 Every expected name, count and price below was read by hand from
 the upstream gpu-instance-types.tsv (the catalog's source), not computed with the code under test.
@@ -15,9 +15,10 @@ import pytest
 
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.analysis.simulator import (
-    Candidate, Fit, PodShape, PoolReport, admits, first_choice, pod_fit, requirement_admits, simulate_pools,
-)
+from karpenter_gpu.analysis.candidates import Candidate
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from tests.conftest import ROOT
 
 AWS = "karpenter.k8s.aws/instance-"
@@ -104,7 +105,7 @@ def test_too_narrow_leaves_exactly_one_type():
     assert report.capacity_types == ("spot",)
     assert report.zones == ("us-east-1a",)
     assert report.launchable
-    assert any("zone availability" in n for n in report.notes)
+    assert any("zone availability" in n.text for n in report.notes)
     assert report.gpu_names == ("a10g",)
     assert report.price_range == (Decimal("1.006"), Decimal("1.006"))
 
@@ -122,7 +123,7 @@ def test_by_property_keeps_a_wide_set():
     assert report.candidates[0].instance.name == "g5g.xlarge"
     assert report.candidates[-1].instance.name == "p6-b300.48xlarge"
     assert all(c.price is not None for c in report.candidates)
-    assert any(n.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in report.notes)
+    assert any(n.text.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in report.notes)
 
 
 @pytest.mark.parametrize("operator, value, t4_included, count", [
@@ -150,29 +151,6 @@ def test_gpu_memory_low_end_includes_fractional_l4():
 
 
 # --- operators ---------------------------------------------------------------------------------
-
-
-def test_requirement_admits_all_eight_operators():
-    labels = {"a": "5", "b": "x"}
-    assert requirement_admits(labels, {"key": "b", "operator": "In", "values": ["x", "y"]})
-    assert not requirement_admits(labels, {"key": "c", "operator": "In", "values": ["x"]})
-    assert requirement_admits(labels, {"key": "c", "operator": "NotIn", "values": ["x"]})  # absent label
-    assert not requirement_admits(labels, {"key": "b", "operator": "NotIn", "values": ["x"]})
-    assert requirement_admits(labels, {"key": "a", "operator": "Exists"})
-    assert not requirement_admits(labels, {"key": "c", "operator": "Exists"})
-    assert requirement_admits(labels, {"key": "c", "operator": "DoesNotExist"})
-    assert not requirement_admits(labels, {"key": "a", "operator": "DoesNotExist"})
-    assert requirement_admits(labels, {"key": "a", "operator": "Gt", "values": ["4"]})
-    assert not requirement_admits(labels, {"key": "a", "operator": "Gt", "values": ["5"]})
-    assert requirement_admits(labels, {"key": "a", "operator": "Gte", "values": ["5"]})
-    assert requirement_admits(labels, {"key": "a", "operator": "Lt", "values": ["6"]})
-    assert not requirement_admits(labels, {"key": "a", "operator": "Lt", "values": ["5"]})
-    assert requirement_admits(labels, {"key": "a", "operator": "Lte", "values": ["5"]})
-    assert not requirement_admits(labels, {"key": "c", "operator": "Gt", "values": ["0"]})  # absent never compares
-    assert not requirement_admits(labels, {"key": "b", "operator": "Gt", "values": ["0"]})  # not an integer
-    with pytest.raises(KarpenterGpuError) as info:
-        requirement_admits(labels, {"key": "a", "operator": "in", "values": ["5"]})
-    assert info.value.code == "KG711"
 
 
 def test_not_in_matches_absent_label():
@@ -206,25 +184,15 @@ def test_several_requirements_on_one_key_intersect():
     assert one(pool("p", req("family", "In", "g5"), req("family", "In", "g6"))).launchable is False
 
 
-def test_admits_and_template_labels():
-    g5 = default_catalog().by_name["g5.xlarge"]
-    assert admits(g5, [req("gpu-name", "In", "a10g"), req("karpenter.sh/capacity-type", "In", "spot")], {})
-    assert not admits(g5, [], {AWS + "family": "g6"})  # template label on an instance key restricts
-    assert admits(g5, [req("team", "In", "ml")], {"team": "ml"})  # custom keys do not
-    report = one(pool("p", labels={AWS + "family": "g6e", "team": "ml", "karpenter.sh/capacity-type": "spot"}))
-    assert len(report.candidates) == 8 and {c.instance.family for c in report.candidates} == {"g6e"}
-    assert report.capacity_types == ("spot",)
-
-
 def test_capacity_types_are_offering_requirements():
     everything = one(pool("p", req("family", "In", "g5")))
     assert everything.capacity_types == ("reserved", "spot", "on-demand")
-    assert any("no karpenter.sh/capacity-type requirement" in n for n in everything.notes)
-    assert any("capacityReservationSelectorTerms" in n for n in everything.notes)
+    assert any("no karpenter.sh/capacity-type requirement" in n.text for n in everything.notes)
+    assert any("capacityReservationSelectorTerms" in n.text for n in everything.notes)
     reserved_first = one(pool("p", req("karpenter.sh/capacity-type", "In", "on-demand", "reserved")))
     assert reserved_first.capacity_types == ("reserved", "on-demand")
     unknown = one(pool("p", req("karpenter.sh/capacity-type", "In", "preemptible")))
-    assert unknown.launchable is False and "capacity-type" in unknown.problems[0]
+    assert unknown.launchable is False and "capacity-type" in unknown.problems[0].text
     no_zone = one(pool("p", req("topology.kubernetes.io/zone", "In", "us-east-1a"),
                        req("topology.kubernetes.io/zone", "In", "us-east-1b")))
     assert no_zone.launchable is False and no_zone.zones == ()
@@ -233,7 +201,7 @@ def test_capacity_types_are_offering_requirements():
 def test_min_values():
     unmet = one(pool("p", req("gpu-name", "In", "a10g"), req("family", "Exists", min_values=2)))
     assert len(unmet.candidates) == 8 and unmet.launchable is False
-    assert any("minValues 2" in p for p in unmet.problems)
+    assert any("minValues 2" in p.text for p in unmet.problems)
     met = one(pool("p", req("gpu-name", "In", "a10g"), req("node.kubernetes.io/instance-type", "Exists",
                                                            min_values=8)))
     assert met.launchable is True
@@ -247,13 +215,13 @@ def test_min_values():
 def test_no_candidate_is_not_launchable():
     report = one(pool("p", req("gpu-name", "In", "a10g"), req("kubernetes.io/arch", "In", "arm64")))
     assert report.candidates == () and not report.launchable
-    assert "no instance type met the scheduling requirements" in report.problems[0]
+    assert "no instance type met the scheduling requirements" in report.problems[0].text
 
 
 def test_unmodelled_requirement_is_noted():
     report = one(pool("p", req("family", "In", "g5"), req("encryption-in-transit-supported", "In", "true")))
     assert len(report.candidates) == 8
-    assert any("not modelled" in n for n in report.notes)
+    assert any("not modelled" in n.text for n in report.notes)
 
 
 # --- g6f and NodeOverlays ----------------------------------------------------------------------
@@ -266,7 +234,7 @@ def test_g6f_without_overlay_reports_zero_gpus():
     report = one(G6F)
     assert names(report) == sorted(["g6f.large", "g6f.xlarge", "g6f.2xlarge", "g6f.4xlarge"])
     assert all(c.gpus == 0 and "nvidia.com/gpu" not in c.capacity for c in report.candidates)
-    assert any(n.startswith("4 candidates report 0 GPUs and cannot run nvidia.com/gpu pods without a NodeOverlay")
+    assert any(n.text.startswith("4 candidates report 0 GPUs and cannot run nvidia.com/gpu pods without a NodeOverlay")
                for n in report.notes)
     assert report.worst_case_hourly is None  # nothing with GPUs to count against the limit
     fit = pod_fit(PodShape(gpus=1), [G6F])[0]
@@ -277,7 +245,7 @@ def test_g6f_with_capacity_overlay_has_one_gpu():
     report = one(G6F, G6F_OVERLAY)
     assert all(c.gpus == 1 and c.capacity["nvidia.com/gpu"] == 1 for c in report.candidates)
     assert all(c.overlays == ("g6f-gpu",) for c in report.candidates)
-    assert not any("report 0 GPUs" in n for n in report.notes)
+    assert not any("report 0 GPUs" in n.text for n in report.notes)
     # limit 4 GPUs / 1 per node = 4 nodes x dearest g6f.4xlarge 0.95 = 3.80
     assert report.worst_case_hourly == Decimal("3.80")
     fit = first_choice(pod_fit(PodShape(gpus=1), [G6F, G6F_OVERLAY]))
@@ -330,7 +298,7 @@ def test_worst_case_for_a_50_gpu_limit():
     assert report.gpu_limit == 50
     assert report.worst_case_hourly == Decimal("204.8")
     assert report.worst_case_instance == "g5.16xlarge"
-    assert "limits are eventually consistent and can overrun during fast scale-out" in report.notes
+    assert "limits are eventually consistent and can overrun during fast scale-out" in [n.text for n in report.notes]
     wide = one(pool("wide", *BY_PROPERTY["spec"]["template"]["spec"]["requirements"], limits={"nvidia.com/gpu": 50}))
     # The dearest node per GPU count: 8 GPUs p6-b300.48xlarge 142.416 (17.80/GPU), 4 g7e.24xlarge 16.57216,
     # 2 g7e.12xlarge 8.28608, 1 g6e.16xlarge 7.57719. A seventh p6-b300 would need 56 > 50 GPUs, which
@@ -338,144 +306,21 @@ def test_worst_case_for_a_50_gpu_limit():
     # (15.15438 > one g7e.12xlarge 8.28608): 869.65038.
     assert wide.worst_case_hourly == Decimal("869.65038") and wide.worst_case_instance == "p6-b300.48xlarge"
     assert wide.worst_case_nodes == (("g6e.16xlarge", 2), ("p6-b300.48xlarge", 6))
-    assert any(n.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in wide.notes)
+    assert any(n.text.startswith("p5e.48xlarge: no on-demand price in the catalog") for n in wide.notes)
 
 
 def test_unlimited_and_static_pools():
     unlimited = one(pool("u", req("family", "In", "g5")))
     assert unlimited.gpu_limit is None and unlimited.worst_case_hourly is None
-    assert any("unbounded" in n for n in unlimited.notes)
+    assert any("unbounded" in n.text for n in unlimited.notes)
     static = one(pool("s", req("node.kubernetes.io/instance-type", "In", "p5.48xlarge"), replicas=2,
                       limits={"nodes": 3}))
     assert (static.kind, static.weight, static.replicas) == ("static", None, 2)
     assert static.worst_case_hourly == Decimal("110.08")  # 2 x 55.04
-    assert any("limits.nodes 3" in n for n in static.notes)
+    assert any("limits.nodes 3" in n.text for n in static.notes)
     fit = pod_fit(PodShape(gpus=1), [pool("s", req("node.kubernetes.io/instance-type", "In", "p5.48xlarge"),
                                           replicas=2)])[0]
     assert fit.instance is None and fit.kind == "static" and "static pool" in fit.reason
-
-
-# --- pod fit -----------------------------------------------------------------------------------
-
-
-def test_three_gpu_pod_picks_cheapest_four_gpu_type():
-    # 2 GPUs: g5g.16xlarge 2.744; 4 GPUs: g4dn.12xlarge 3.912, g6.12xlarge 4.6016; 8 GPUs: g5.48xlarge 16.288
-    p = pool("mixed", req("node.kubernetes.io/instance-type", "In", "g5g.16xlarge", "g4dn.12xlarge", "g6.12xlarge",
-                          "g5.48xlarge"))
-    assert one(p).candidates[0].instance.name == "g5g.16xlarge"  # cheapest overall, but only 2 GPUs
-    fit = first_choice(pod_fit(PodShape(gpus=3), [p]))
-    assert (fit.instance, fit.price) == ("g4dn.12xlarge", Decimal("3.912"))
-    nine = pod_fit(PodShape(gpus=9), [p])[0]
-    assert nine.instance is None and "short of nvidia.com/gpu (at most 8)" in nine.reason
-
-
-def test_weight_order_across_tiers():
-    single = pool("single-gpu", req("gpu-count", "Lte", "1"), req("gpu-name", "In", "a10g", "l4"), weight=100)
-    multi = pool("multi-gpu", req("gpu-count", "Gt", "0"), req("gpu-name", "In", "a10g", "l4"), weight=50)
-    fallback = pool("fallback", req("gpu-count", "Gt", "0"))
-    manifests = [fallback, multi, single]
-    assert [r.name for r in simulate_pools(manifests)] == ["single-gpu", "multi-gpu", "fallback"]
-    fits = pod_fit(PodShape(gpus=1), manifests)
-    assert [f.pool for f in fits] == ["single-gpu", "multi-gpu", "fallback"]
-    assert first_choice(fits) == Fit("single-gpu", "g6.xlarge", Decimal("0.8048"), None, "dynamic", 100)
-    fits4 = pod_fit(PodShape(gpus=4), manifests)
-    assert fits4[0].instance is None and "short of nvidia.com/gpu (at most 1)" in fits4[0].reason
-    # 4 GPUs among a10g/l4: g6.12xlarge 4.6016 < g5.12xlarge 5.672 < g6.24xlarge 6.6752
-    assert first_choice(fits4) == Fit("multi-gpu", "g6.12xlarge", Decimal("4.6016"), None, "dynamic", 50)
-
-
-def test_taint_must_be_tolerated():
-    taint = {"key": "example.com/team", "value": "true", "effect": "NoSchedule"}
-    p = pool("gpu", req("family", "In", "g5"), taints=[taint],
-             startup_taints=[{"key": "example.com/init", "effect": "NoSchedule"}])
-    fit = pod_fit(PodShape(gpus=1), [p])[0]
-    assert fit.instance is None and fit.reason == "taint example.com/team=true:NoSchedule is not tolerated"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team"), [p])[0].instance == "g5.xlarge"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team=true:NoSchedule"), [p])[0].instance == "g5.xlarge"
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team=false"), [p])[0].instance is None
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=example.com/team:NoExecute"), [p])[0].instance is None
-    assert pod_fit(PodShape.parse("gpus=1,tolerate=*"), [p])[0].instance == "g5.xlarge"
-    soft = pool("soft", req("family", "In", "g5"), taints=[{"key": "x", "effect": "PreferNoSchedule"}])
-    assert pod_fit(PodShape(gpus=1), [soft])[0].instance == "g5.xlarge"
-
-
-def test_an_untolerated_prefer_no_schedule_taint_sends_the_pod_to_a_pool_it_tolerates_first():
-    # Karpenter v1.14.1 Scheduler.Solve -> Preferences.Relax (scheduling/preferences.go): the pod is tried as it is,
-    # and toleratePreferNoScheduleTaints adds an Exists/PreferNoSchedule toleration only after nothing fits
-    soft = pool("soft", req("family", "In", "g5"), weight=100, taints=[{"key": "x", "effect": "PreferNoSchedule"}])
-    plain = pool("plain", req("family", "In", "g6"), weight=1)
-    fits = pod_fit(PodShape(gpus=1), [soft, plain])
-    assert first_choice(fits).pool == "plain"
-    assert fits[0].instance is None and "PreferNoSchedule is not tolerated" in fits[0].reason
-    assert first_choice(pod_fit(PodShape.parse("gpus=1,tolerate=x"), [soft, plain])).pool == "soft"
-    # no pool fits strictly: relaxed, the soft pool takes it
-    assert first_choice(pod_fit(PodShape(gpus=8), [soft, pool("small", req("family", "In", "g6"),
-                                                              req("gpu-count", "Lt", "2"))])).pool == "soft"
-
-
-def test_eks_adds_the_extended_resource_toleration():
-    """EKS runs the ExtendedResourceToleration admission plugin (kubernetes plugin/pkg/admission/
-    extendedresourcetoleration ``Admit``): a pod requesting nvidia.com/gpu or aws.amazon.com/neuron tolerates
-    ``<resource>:NoSchedule`` (operator Exists) before Karpenter sees it."""
-    gpu = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT])
-    assert pod_fit(PodShape(gpus=1), [gpu])[0].instance == "g5.xlarge"
-    # a pod without a GPU request gets no such toleration
-    none = pod_fit(PodShape(gpus=0), [gpu])[0]
-    assert none.instance is None and none.reason == "taint nvidia.com/gpu=true:NoSchedule is not tolerated"
-    # NoExecute is not what the plugin adds
-    hard = pool("gpu", req("family", "In", "g5"), taints=[{**GPU_TAINT, "effect": "NoExecute"}])
-    assert pod_fit(PodShape(gpus=1), [hard])[0].instance is None
-    neuron = pool("neuron", req("family", "In", "inf2"), taints=[{"key": "aws.amazon.com/neuron", "effect": "NoSchedule"}])
-    assert pod_fit(PodShape.parse("neuron=1"), [neuron])[0].instance == "inf2.xlarge"
-
-
-def test_selectors_and_affinity():
-    inference = pool("gpu-inference", req("family", "In", "g5", "g6"), labels={"team": "ml"})
-    shape = PodShape.parse("gpus=1,cpu=4,memory=16Gi,select=karpenter.sh/nodepool=gpu-inference")
-    # cpu 4 > 3.92 allocatable on xlarge: the 2xlarge sizes (7.91 cpu); g6.2xlarge 0.9776 < g5.2xlarge 1.212
-    assert first_choice(pod_fit(shape, [inference])).instance == "g6.2xlarge"
-    other = pod_fit(PodShape.parse("select=karpenter.sh/nodepool=training"), [inference])[0]
-    assert other.instance is None and "does not match pool gpu-inference" in other.reason
-    assert pod_fit(PodShape.parse("select=team=ml"), [inference])[0].instance == "g6.xlarge"
-    undefined = pod_fit(PodShape.parse("select=project=x"), [inference])[0]
-    assert undefined.instance is None and "not defined by the pool" in undefined.reason
-    a10g = pod_fit(PodShape.parse(f"affinity={AWS}gpu-name:In:a10g"), [inference])[0]
-    assert a10g.instance == "g5.xlarge"
-    none = pod_fit(PodShape.parse(f"affinity={AWS}gpu-name:In:h100"), [inference])[0]
-    assert none.instance is None and "admits none" in none.reason
-    spot_pool = pool("spot", req("family", "In", "g5"), req("karpenter.sh/capacity-type", "In", "spot"))
-    od = pod_fit(PodShape.parse("select=karpenter.sh/capacity-type=on-demand"), [spot_pool])[0]
-    assert od.instance is None and "capacity types" in od.reason
-    assert pod_fit(PodShape.parse("select=topology.kubernetes.io/zone=us-east-1a"), [spot_pool])[0].instance
-    zoned = pool("zoned", req("family", "In", "g5"), req("topology.kubernetes.io/zone", "In", "us-east-1b"))
-    assert pod_fit(PodShape.parse("select=topology.kubernetes.io/zone=us-east-1a"), [zoned])[0].instance is None
-
-
-def test_limit_smaller_than_one_node():
-    p = pool("big", req("family", "In", "g5"), req("size", "In", "12xlarge", "48xlarge"),
-             limits={"nvidia.com/gpu": "2"})
-    fit = pod_fit(PodShape(gpus=1), [p])[0]
-    assert fit.instance is None and fit.reason == ("pool cannot launch: every candidate exceeds the pool's limits "
-                                                   "with one node: 'all available instance types exceed limits for "
-                                                   "nodepool'")
-    roomier = pool("big", req("family", "In", "g5"), req("size", "In", "12xlarge", "48xlarge"),
-                   limits={"nvidia.com/gpu": "4"})
-    assert pod_fit(PodShape(gpus=1), [roomier])[0].instance == "g5.12xlarge"  # 48xlarge's 8 GPUs exceed 4
-
-
-def test_pod_shape_parse():
-    shape = PodShape.parse("gpus=2,cpu=500m,memory=16Gi,tolerate=nvidia.com/gpu,select=a=b,select=c=d,"
-                           f"affinity={AWS}gpu-count:Gt:1")
-    assert shape.gpus == 2 and shape.cpu == Decimal("0.5") and shape.memory == 16 * 2**30
-    assert shape.tolerations == ({"operator": "Exists", "key": "nvidia.com/gpu"},)
-    assert dict(shape.node_selector) == {"a": "b", "c": "d"}
-    assert shape.required_affinity == ({"key": AWS + "gpu-count", "operator": "Gt", "values": ["1"]},)
-    default = PodShape()
-    assert (default.gpus, default.cpu, default.memory) == (1, Decimal(1), 2**30)
-    for bad in ("gpus=-1", "cpu=lots", "colour=red", "select=nokey", "affinity=x:Sorta:1", "tolerate=a:Never", "gpus"):
-        with pytest.raises(KarpenterGpuError) as info:
-            PodShape.parse(bad)
-        assert info.value.code == "KG710"
 
 
 def test_bad_manifests_raise_kg711():
@@ -520,14 +365,7 @@ def test_static_pool_without_surge_says_drifted_nodes_stay():
     # staticdrift.go StaticDrift.ComputeCommands reserves the replacement under limits.nodes first
     report = one(pool("s", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), replicas=2,
                       limits={"nodes": "2"}))
-    assert any("never replaced" in n for n in report.notes)
-
-
-def test_fit_reports_answers_like_pod_fit_from_one_simulation():
-    from karpenter_gpu.analysis.simulator import fit_reports
-    manifests = [pool("a", req("family", "In", "g5"), weight=5), pool("b", req("family", "In", "g6"), weight=5)]
-    shape = PodShape(gpus=1)
-    assert fit_reports(shape, simulate_pools(manifests)) == pod_fit(shape, manifests)
+    assert any("never replaced" in n.text for n in report.notes)
 
 
 def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
@@ -542,18 +380,6 @@ def test_simulate_pools_with_the_callers_views_matches_reading_them() -> None:
         read = simulate_pools(docs)
         assert [repr(r.notes) + r.name + repr(r.candidates) for r in given] == \
                [repr(r.notes) + r.name + repr(r.candidates) for r in read]
-
-
-def test_pod_shape_names_a_mig_resource():
-    shape = PodShape.parse("mig-1g.10gb=2,tolerate=nvidia.com/gpu")
-    assert (shape.gpu_resource, shape.gpus) == ("nvidia.com/mig-1g.10gb", 2)
-    assert PodShape.parse("nvidia.com/mig-2g.20gb=1").gpu_resource == "nvidia.com/mig-2g.20gb"
-    assert PodShape.parse("gpus=1,resource=nvidia.com/mig-1g.10gb").gpu_resource == "nvidia.com/mig-1g.10gb"
-    assert PodShape.parse("mig-1g.10gb=1").describe().startswith("nvidia.com/mig-1g.10gb=1")
-    for bad in ("mig-1g.10gb=0", "mig-1g.10gb=x", "gpus=2,mig-1g.10gb=1", "mig-1g.10gb=1,nvidia.com/mig-2g.20gb=1"):
-        with pytest.raises(KarpenterGpuError) as err:
-            PodShape.parse(bad)
-        assert err.value.code == "KG710"
 
 
 # --- EKS Auto Mode: the same candidates whichever label spelling -------------------------------------
@@ -578,7 +404,7 @@ def test_auto_mode_keys_select_the_same_candidates():
     a, b = one(karpenter), one(eks)
     assert names(a) == names(b) and names(b) and all(n.startswith(("g6.", "gr6.")) for n in names(b))
     assert b.worst_case_hourly == a.worst_case_hourly and b.worst_case_hourly is not None
-    assert any("EKS Auto Mode pool" in n for n in b.notes)
+    assert any("EKS Auto Mode pool" in n.text for n in b.notes)
 
 
 def test_auto_mode_pool_gets_no_node_overlay():
@@ -590,42 +416,3 @@ def test_auto_mode_pool_gets_no_node_overlay():
     reports = {r.name: r for r in simulate_pools([karpenter, eks, gpu])}
     assert all(c.capacity.get("nvidia.com/gpu") == 1 for c in reports["karpenter"].candidates)
     assert all(not c.capacity.get("nvidia.com/gpu") and not c.overlays for c in reports["auto"].candidates)
-
-
-def test_auto_mode_pod_fit_uses_auto_mode_labels():
-    taint = [GPU_TAINT]
-    karpenter = pool("karpenter", req("gpu-name", "In", "l4", "l40s"), req("gpu-count", "Gt", "0"), taints=taint,
-                     limits={"nvidia.com/gpu": "8"}, weight=50)
-    eks = auto(pool("auto", req("gpu-name", "In", "l4", "l40s"), req("gpu-count", "Gt", "0"), taints=taint,
-                    limits={"nvidia.com/gpu": "8"}, weight=10))
-    tolerate = ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},)
-    # The guide's accelerated workload: nodeSelector compute-type auto and eks.amazonaws.com/instance-gpu-name.
-    shape = PodShape(gpus=1, tolerations=tolerate, node_selector={"eks.amazonaws.com/compute-type": "auto",
-                                                                  "eks.amazonaws.com/instance-gpu-name": "l40s"})
-    fits = {f.pool: f for f in pod_fit(shape, [karpenter, eks])}
-    assert fits["auto"].instance is not None and fits["auto"].instance.startswith("g6e.")
-    assert fits["karpenter"].instance is None and "does not have known values" in (fits["karpenter"].reason or "")
-    # A karpenter.k8s.aws selector is not an Auto Mode label: it does not match Auto Mode nodes.
-    shape = PodShape(gpus=1, tolerations=tolerate, node_selector={"karpenter.k8s.aws/instance-gpu-name": "l40s"})
-    fits = {f.pool: f for f in pod_fit(shape, [karpenter, eks])}
-    assert fits["karpenter"].instance is not None and fits["auto"].instance is None
-
-
-def test_pod_shape_neuron_keys_request_neuron_resources():
-    shape = PodShape.parse("neuron=2,cpu=4")
-    assert (shape.gpus, shape.gpu_resource) == (2, "aws.amazon.com/neuron")
-    cores = PodShape.parse("neuroncore=8")
-    assert (cores.gpus, cores.gpu_resource) == (8, "aws.amazon.com/neuroncore")
-    assert cores.describe().startswith("aws.amazon.com/neuroncore=8")
-
-
-def test_a_pod_whose_zone_requirements_exclude_each_other_fits_no_offering():
-    # aws BaseResolver.ResolveOfferings: every offering is In one zone; the pod's zone In [a] and In [b] intersect to
-    # DoesNotExist, which no offering meets (Karpenter: "no instance type met the scheduling requirements")
-    p = pool("gpu", req("family", "In", "g5"))
-    shape = PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"},
-                     required_affinity=({"key": "topology.kubernetes.io/zone", "operator": "In",
-                                         "values": ["us-east-1d"]},))
-    fit = pod_fit(shape, [p])[0]
-    assert fit.instance is None and "admits none" in fit.reason
-    assert pod_fit(PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"}), [p])[0].instance

@@ -15,7 +15,7 @@ and 1,000 GPU pools (10 pools per environment, one cdk8s App per environment as 
             interpreter start-up and imports included, the package's bytecode compiled first, as an
             installed wheel has it): what a user and CI wait for;
 - simulate  karpenter_gpu.analysis.simulator.simulate_pools on the manifests, default catalog;
-- pod_fit   one karpenter_gpu.analysis.simulator.pod_fit query on the manifests;
+- pod_fit   one karpenter_gpu.analysis.pod_fit.pod_fit query on the manifests;
 - cdk8s-cli `cdk8s synth` end to end for the bundled stacks (CLI + Node + Python start-up);
 - make-test what `make test` runs: `karpenter-gpu validate dist`, then the whole suite with
             pytest-xdist (property test at its default 2,000 examples included), once.
@@ -77,7 +77,9 @@ from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay  # noqa: E40
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool  # noqa: E402
 from karpenter_gpu.analysis import ceiling, simulator  # noqa: E402
 from karpenter_gpu.k8s import offerings  # noqa: E402
-from karpenter_gpu.analysis.simulator import PodShape, pod_fit, simulate_pools  # noqa: E402
+from karpenter_gpu.analysis.pod_fit import pod_fit  # noqa: E402
+from karpenter_gpu.analysis.pod_shape import PodShape  # noqa: E402
+from karpenter_gpu.analysis.simulator import simulate_pools  # noqa: E402
 from karpenter_gpu.check import _cel  # noqa: E402
 from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 

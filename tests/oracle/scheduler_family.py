@@ -80,7 +80,9 @@ from importlib import resources
 from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
-from karpenter_gpu.analysis.simulator import PodShape, first_choice, fit_reports, simulate_pools
+from karpenter_gpu.analysis.pod_fit import first_choice, fit_reports
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
 from karpenter_gpu.k8s.kubelet import KubeletSettings

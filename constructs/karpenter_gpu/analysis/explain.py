@@ -22,9 +22,10 @@ from urllib.parse import quote
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
-from karpenter_gpu.analysis.simulator import (
-    PodShape, PoolReport, amount_text, first_choice, pod_fit, price_basis, region_warnings, simulate_pools,
-)
+from karpenter_gpu.analysis.notes import amount_text
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import PoolReport, price_basis, region_warnings, simulate_pools
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools
 from karpenter_gpu.k8s.windows import window_notes, window_zone
@@ -100,7 +101,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
     reports: list[PoolReport] = simulate_pools(manifests, catalog, pools=pools, nodes=nodes or (), aws=aws)
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
-                           "notes": [*_facts_notes(basis, aws), *region_warnings(manifests, catalog, pools=pools)],
+                           "notes": [*_facts_notes(basis, aws),
+                                     *(n.text for n in region_warnings(manifests, catalog, pools=pools))],
                            "pools": []}
     for r in reports:
         view = r.view
@@ -117,7 +119,7 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             "worst_case_exact": r.worst_case_exact, "worst_case_nodes": [list(n) for n in r.worst_case_nodes],
             "bounded_by": list(r.bounded_by), "unbounded": r.unbounded, "limit_unit": r.limit_unit,
             "excluded": [{"instance": n, "limit": why} for n, why in r.excluded],
-            "launchable": r.launchable, "notes": list(r.notes), "feature_gates": _gates(view, r),
+            "launchable": r.launchable, "notes": [n.text for n in r.notes], "feature_gates": _gates(view, r),
             "windows": _windows(view),
         })
         if nodes is not None:

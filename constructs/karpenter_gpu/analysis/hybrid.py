@@ -20,7 +20,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Mapping, NamedTuple, Sequence
 
-from karpenter_gpu.analysis.simulator import Fit, PodShape
+from karpenter_gpu.analysis.pod_fit import Fit
+from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 from karpenter_gpu.k8s.units import Quantity

@@ -9,7 +9,7 @@ from pathlib import Path
 from karpenter_gpu.analysis import timeline
 from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
-from karpenter_gpu.analysis.simulator import PodShape
+from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals

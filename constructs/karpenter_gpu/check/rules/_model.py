@@ -11,7 +11,8 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Mapping, NamedTuple, Sequence
 
-from karpenter_gpu.analysis.simulator import PodShape, PoolReport, simulate_pools
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.check.findings import Finding, Severity, acknowledged_codes
 from karpenter_gpu.check.rules._registry import REGISTRY
 from karpenter_gpu.errors import KarpenterGpuError

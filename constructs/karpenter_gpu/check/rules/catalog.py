@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karpenter_gpu.analysis.simulator import fit_reports
+from karpenter_gpu.analysis.pod_fit import fit_reports
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment
 from karpenter_gpu.check.rules._registry import rule
@@ -54,7 +54,7 @@ def kg419_launches_nothing(env: Environment) -> None:
         report = env.report(pool)
         if report is None or not pool.is_gpu or (report.candidates and report.launchable):
             continue
-        why = "; ".join(report.problems) or "no instance type of the catalog matches every requirement"
+        why = "; ".join(p.text for p in report.problems) or "no instance type of the catalog matches every requirement"
         pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
                                      "type met the scheduling requirements or had a required offering'; fix: "
                                      "describe instances by properties (GPU count, memory) instead of listing them")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from karpenter_gpu.analysis.notes import Unbounded
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
@@ -55,7 +56,7 @@ def kg401_gpu_limit(env: Environment) -> None:
             continue
         why = ("nothing caps how many" if not as_dict(pool.spec.get("limits")) else
                "its limits do not stop Karpenter launching")
-        note = next((n.split(": ", 1)[1] for n in (report.notes if report else ()) if "unbounded" in n), "")
+        note = next((n.why for n in (report.notes if report else ()) if isinstance(n, Unbounded)), "")
         pool.add("KG401", "spec.limits",
                  f"{kind} pool without spec.limits['{resource}']: {why} {kind} nodes it launches"
                  f"{f' ({note})' if note else ''}, so a pending-pod storm (a bad HPA, a job retry loop) buys "

@@ -1,0 +1,97 @@
+"""What the pools of one simulation share (:class:`Context`): the manifests' node classes, which give a pool its
+kubelet settings (allocatable) and the capacity reservations it can launch on, the DaemonSets that take a share of
+every node, the AWS facts and what the prices are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Sequence
+
+from karpenter_gpu.analysis import notes as note
+from karpenter_gpu.analysis.catalog import InstanceType
+from karpenter_gpu.analysis.notes import Note
+from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
+from karpenter_gpu.k8s.daemonsets import DaemonSetView
+from karpenter_gpu.k8s.kubelet import KubeletSettings
+from karpenter_gpu.k8s.labels import NODE_CLASS_KIND
+from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
+
+__all__ = ["Context", "class_view", "daemon_overhead", "node_class", "pool_reservations"]
+
+
+@dataclass
+class Context:
+    """What the pools share: their node classes (name -> manifest kind and view) and the DaemonSets."""
+
+    classes: dict[tuple[str, str], NodeClassView]
+    daemons: list[DaemonSetView]
+    price_basis: str
+    facts: AwsFacts | None = None
+
+
+def class_view(pool: NodePoolView, context: Context) -> NodeClassView | None:
+    ref = pool.node_class_ref
+    name, kind = ref.get("name"), ref.get("kind")
+    return context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
+
+
+def pool_reservations(pool: NodePoolView, context: Context) -> bool | None:
+    """Whether the pool's node class selects capacity reservations (None: the node class is not known)."""
+    view = class_view(pool, context)
+    return None if view is None else bool(view.spec.get("capacityReservationSelectorTerms"))
+
+
+def node_class(pool: NodePoolView, context: Context, notes: list[Note], memo: dict
+               ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
+    """The pool's kubelet settings, whether its node class has capacityReservationSelectorTerms (None: unknown)
+    and, when the AWS facts list the capacity reservations, the ones its terms select (None: not known).
+    What a node class gives (and the notes it adds) is worked out once per simulation: ``memo`` keeps it by the
+    view, which ``context`` holds."""
+    ref = pool.node_class_ref
+    name, kind = ref.get("name"), ref.get("kind")
+    view = class_view(pool, context)
+    if view is None:
+        if isinstance(name, str) and not pool.auto_mode:
+            notes.append(note.NodeClassMissing(str(kind), name))
+        return KubeletSettings(), None, None
+    key = ("class", id(view))  # the view is found by kind and name: one kind per view
+    if key not in memo:
+        own: list[Note] = []
+        memo[key] = (_class_settings(view, str(kind), context, own), tuple(own))
+    settings_of, noted = memo[key]
+    notes.extend(noted)
+    return settings_of
+
+
+def _class_settings(view: NodeClassView, kind: str, context: Context, notes: list[Note]
+                    ) -> tuple[KubeletSettings, bool | None, tuple[Reservation, ...] | None]:
+    """:func:`node_class` of a node class among the manifests."""
+    terms = view.spec.get("capacityReservationSelectorTerms")
+    reservations = bool(terms)
+    selected = None
+    if reservations and context.facts is not None and context.facts.knows_reservations:
+        selected = context.facts.selected_reservations(terms)
+        notes.append(note.ReservationsSelected(kind, view.name, tuple(context.facts.sources["reservations"]),
+                                            tuple(selected)))
+    if kind != NODE_CLASS_KIND[1]:
+        return KubeletSettings(), reservations, selected
+    settings = KubeletSettings.of(view.spec, view.ami_family, f"EC2NodeClass {view.name}")
+    if not settings.is_default:
+        notes.append(note.KubeletAllocatable(view.name, settings.ami_family, settings.max_pods, settings.pods_per_core,
+                                          bool(settings.kube_reserved), bool(settings.system_reserved),
+                                          bool(settings.eviction_hard)))
+    return settings, reservations, selected
+
+
+def daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[DaemonSetView]
+                    ) -> tuple[dict[str, Decimal], tuple[str, ...]]:
+    total: dict[str, Decimal] = {}
+    names = []
+    for daemon in daemons:
+        if daemon.tolerates(pool.taints) and daemon.runs_on(pool.template_requirements, pool.well_known_labels,
+                                                             it.requirements):
+            names.append(daemon.name)
+            for k, v in daemon.requests.items():
+                total[k] = total.get(k, Decimal(0)) + v
+    return total, tuple(names)

@@ -1,0 +1,183 @@
+"""Where a pending pod lands: per NodePool, in the order the scheduler tries them, the cheapest instance type and
+offering it fits (:class:`Fit`), or why it does not fit there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Iterable, Sequence
+
+from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter, remaining_limits, within_limits
+from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
+from karpenter_gpu.analysis.notes import bytes_text
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import PoolReport, _paused_cyclic_gc, simulate_pools
+from karpenter_gpu.k8s.aws_facts import AwsFacts
+from karpenter_gpu.k8s.cluster_nodes import ClusterNode
+from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS, Label
+from karpenter_gpu.k8s.offerings import OfferingPrice
+from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
+
+__all__ = ["Fit", "first_choice", "fit_reports", "pod_fit"]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Where a pod would land in one pool: the cheapest fitting instance, or why it does not fit."""
+
+    pool: str
+    instance: str | None
+    price: Decimal | None
+    reason: str | None
+    kind: str = "dynamic"
+    weight: int | None = None
+    #: The offering it would launch on: the cheapest compatible one, the provider's capacity-type preference
+    #: (reserved > spot > on-demand) breaking ties; None when it does not fit.
+    offering: str | None = field(default=None, compare=False)
+    #: The NodeClaim's instance-type options (``NodeClaim.InstanceTypeOptions`` after ``CanAdd`` ->
+    #: ``filterInstanceTypesByRequirements``: the candidates the pod is compatible with, fits in and the remaining
+    #: limits allow), by name; empty when it does not fit.
+    options: tuple[str, ...] = field(default=(), compare=False)
+
+
+def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
+    """Why the pod's requirements are not ``Compatible`` (``AllowUndefinedWellKnownLabels``) with the
+    NodeClaim template's, key by key (Compatible checks keys independently)."""
+    template = report.view.template_requirements if report.view is not None else Requirements()
+    well_known = report.view.well_known_labels if report.view is not None else WELL_KNOWN_LABELS
+    for key, req in pod_reqs.items():
+        why = template.compatible(Requirements([req]), well_known)
+        if why is None:
+            continue
+        if key == Label.NODEPOOL:
+            return f"node selector/affinity {req} does not match pool {report.name}"
+        if key == Label.CAPACITY_TYPE:
+            return (f"node selector/affinity {req} conflicts with the pool's capacity types "
+                    f"{list(report.capacity_types)}")
+        if "does not have known values" in why:
+            return (f"label {key} is not defined by the pool's requirements or template labels "
+                    f"(Karpenter: 'label does not have known values')")
+        return f"node selector/affinity {req} conflicts with the pool's {key} requirement ({template.get(key)})"
+    return None
+
+
+def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowed: OfferingFilter,
+             types_ok: dict[str, bool], relaxed: bool = True) -> Fit:
+    def fit(instance: str | None = None, price: Decimal | None = None, reason: str | None = None,
+            offering: str | None = None, options: tuple[str, ...] = ()) -> Fit:
+        return Fit(report.name, instance, price, reason, report.kind, report.weight, offering, options)
+
+    if not report.launchable:
+        return fit(reason="pool cannot launch: " + report.problems[0].text)
+    for taint in untolerated(report.taints, shape.admitted_tolerations(), relax_preferences=relaxed):
+        if taint.get("effect") == "PreferNoSchedule":
+            return fit(reason=f"taint {taint_text(taint)} is not tolerated: Karpenter places the pod in a pool whose "
+                              "taints it tolerates first and tolerates PreferNoSchedule only when none fits "
+                              "(Preferences.Relax)")
+        return fit(reason=f"taint {taint_text(taint)} is not tolerated")
+    reason = _pod_conflict(report, pod_reqs)
+    if reason:
+        return fit(reason=reason)
+    def type_ok(c: Candidate) -> bool:  # compatible(it, requirements) for the pod, once per type per query
+        if c.instance.name not in types_ok:
+            types_ok[c.instance.name] = c.instance.requirements.conflicting_key(pod_reqs) is None
+        return types_ok[c.instance.name]
+
+    candidates = [c for c in report.candidates
+                  if type_ok(c) and (not c.offerings or any(allowed(o.offering) for o in c.offerings))]
+    if not candidates:
+        return fit(reason=f"node selector/affinity {pod_reqs} admits none of the pool's "
+                          f"{len(report.candidates)} candidate(s)")
+    fitting = [c for c in candidates
+               if c.free("cpu") >= shape.cpu and c.free("memory") >= shape.memory and c.free("pods") >= 1
+               and (shape.gpus == 0 or c.free(shape.gpu_resource) >= shape.gpus)]
+    if not fitting:
+        needs = [("cpu", shape.cpu), ("memory", shape.memory)]
+        if shape.gpus:
+            needs.append((shape.gpu_resource, Decimal(shape.gpus)))
+        short = []
+        for resource, wanted in needs:
+            most = max((c.free(resource) for c in candidates), default=Decimal(0))
+            if most < wanted:
+                shown = bytes_text(most) if resource == "memory" else f"{most.normalize():f}"
+                short.append(f"{resource} (at most {shown})")
+        detail = ("short of " + ", ".join(short)) if short else "no single candidate has all of it"
+        daemons = " after the DaemonSets' requests" if any(c.daemon_overhead for c in candidates) else ""
+        return fit(reason=f"no candidate has enough allocatable{daemons} for {shape.describe()}: {detail} "
+                          f"among {len(candidates)} candidate(s)")
+    limits = remaining_limits(report.name, report.limits, report.used)
+    within = [c for c in fitting if within_limits(c, limits) is None]
+    if not within:
+        broken = sorted({why for c in fitting if (why := within_limits(c, limits)) is not None})
+        return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
+                          f"of the {len(fitting)} candidate(s) that fit")
+    unmet = _min_values_short(report, within)
+    if unmet:
+        return fit(reason=f"{unmet} once the pod's requirements and requests narrow the {len(within)} type(s) it "
+                          "fits (SatisfiesMinValues after filterInstanceTypesByRequirements); Karpenter tries the "
+                          "next pool")
+    def priced(c: Candidate) -> tuple[Decimal | None, OfferingPrice | None]:
+        if not c.offerings:
+            return c.price, None
+        offering = c._cheapest(allowed)
+        return (offering.price if offering is not None else None), offering
+
+    options = [(priced(c), c) for c in within]
+    (price, chosen), best = min(options, key=lambda o: (o[0][0] is None, o[0][0] or Decimal(0), o[1].instance.name))
+    if report.kind == "static":
+        return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
+                          "only where they have room; Karpenter never launches nodes for pending pods")
+    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
+               options=tuple(sorted(c.instance.name for c in within)))
+
+
+def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
+    """The first minValues of the template the pod's remaining types cannot meet (instance-type keys)."""
+    template = report.view.template_requirements if report.view is not None else Requirements()
+    for key, req in template.items():
+        if req.min_values and key in INSTANCE_LABEL_KEYS:
+            distinct = {c.instance.node_labels[key] for c in types if key in c.instance.node_labels}
+            if len(distinct) < req.min_values:
+                return (f"minValues {req.min_values} on {key} is not met: only {len(distinct)} distinct value(s) "
+                        f"({', '.join(sorted(distinct)) or 'none'})")
+    return None
+
+
+def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
+            nodes: Sequence[ClusterNode] = (), aws: AwsFacts | None = None) -> list[Fit]:
+    """A :class:`Fit` per NodePool, in weight order: the cheapest fitting instance or the reason.
+
+    A pool does not fit when it cannot launch, a NoSchedule/NoExecute taint (not startup taints) is
+    not tolerated, the node selector / required affinity conflicts with its requirements and labels
+    (``karpenter.sh/nodepool`` is the pool's name), no candidate has enough allocatable cpu, memory
+    and GPUs (after overlays), or what is left of a limit (after the cluster's ``nodes``, as
+    :func:`simulate_pools`) is smaller than one node of every candidate that fits.
+    """
+    with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
+        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes, aws=aws))
+
+
+def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
+    """:func:`pod_fit` on reports already simulated (one simulation for many pods).
+
+    PreferNoSchedule taints first count as untolerated: Karpenter's scheduler tries the pod as it is and, only when
+    no NodeClaim template fits, relaxes it, the last relaxation adding an Exists/PreferNoSchedule toleration
+    (``Scheduler.Solve`` -> ``Preferences.Relax`` -> ``toleratePreferNoScheduleTaints``,
+    ``pkg/controllers/provisioning/scheduling/preferences.go``; ``ToleratePreferNoSchedule`` is set when a
+    NodePool has such a taint). So a pool whose PreferNoSchedule taint the pod does not tolerate gets it only when
+    no other pool fits."""
+    reports = list(reports)
+    pod_reqs = shape.requirements()
+    allowed, types_ok = OfferingFilter(pod_reqs), dict[str, bool]()
+    with _paused_cyclic_gc():
+        fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok, relaxed=False) for report in reports]
+        if any(f.instance is not None for f in fits) or not any(
+                t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints if isinstance(t, Mapping)):
+            return fits
+        return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
+
+
+def first_choice(fits: Iterable[Fit]) -> Fit | None:
+    """The first fit with an instance: the highest-weight pool that fits, at its cheapest offering."""
+    return next((f for f in fits if f.instance is not None), None)
