@@ -430,3 +430,22 @@ def test_every_pool_kind_row_has_its_typed_fields():
     tuple_fields = {name for name, f in PlatformConfig.model_fields.items()
                     if typing.get_origin(f.annotation) is tuple} - not_pools
     assert tuple_fields == fields
+
+
+def test_the_same_pool_name_twice_is_one_coded_error_not_an_internal_one():
+    """Two pools of one environment with one name (of one kind or two) would be two constructs with one id and two
+    NodePools with one metadata.name: KG171 at the config, and at construction for a config copied without
+    validation (model_copy), never jsii's RuntimeError (KG919)."""
+    import cdk8s
+
+    from karpenter_gpu.gpu_platform import GpuPlatform, PlatformConfig
+    from stacks import dev
+    fields = {k: getattr(dev.CONFIG, k) for k in type(dev.CONFIG).model_fields}
+    twice = (dev.CONFIG.inference[0], dev.CONFIG.inference[0].model_copy(update={"gpu_limit": 8}))
+    with pytest.raises(KarpenterGpuError) as err:
+        PlatformConfig(**{**fields, "inference": twice})
+    assert err.value.code == "KG171" and "gpu-inference" in str(err.value)
+    unchecked = dev.CONFIG.model_copy(update={"inference": twice})
+    with pytest.raises(KarpenterGpuError) as err:
+        GpuPlatform(cdk8s.App(), props=unchecked)
+    assert err.value.code == "KG171"

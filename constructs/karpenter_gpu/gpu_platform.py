@@ -172,6 +172,14 @@ class PlatformConfig(Props):
                                     allowed=f"names distinct from each other and from {INFERENCE_CLASS}, "
                                             f"{TRAINING_CLASS}, {RESERVED_CLASS}", fix="rename the node class")
         groups = self.group_names()
+        named = groups + [g.name for g in self.hybrid]
+        twice = sorted({n for n in named if named.count(n) > 1})
+        if twice:
+            raise KarpenterGpuError("KG171", prop="name", value=twice,
+                                    allowed="one pool, ladder, static pool or hybrid group per name in an environment, "
+                                            "whatever its kind (the name is its NodePool's metadata.name and its "
+                                            "construct id)",
+                                    fix="rename one of them (e.g. prefix it with the team)")
         for pool, cls in self.pool_node_classes.items():
             if pool not in groups:
                 raise KarpenterGpuError("KG100", prop=f"pool_node_classes[{pool}]", value=pool,
@@ -422,6 +430,13 @@ class GpuPlatform(cdk8s.Chart):
             except KarpenterGpuError as err:
                 where = _where(self.config.environment, POOL_KINDS[field], entry.name)
                 raise err.at(path=f"{where} ({err.path})" if err.path else where) from None
+            except RuntimeError as err:  # jsii: a second construct of the same id (a config built without validation)
+                if "There is already a Construct with name" not in str(err):
+                    raise
+                raise KarpenterGpuError("KG171", prop=field, value=entry.name,
+                                        allowed="one pool, ladder, static pool or hybrid group per name in an "
+                                                "environment", fix="rename one of them (e.g. prefix it with the team)",
+                                        path=_where(self.config.environment, POOL_KINDS[field], entry.name)) from None
         return tuple(made)
 
     # -- node classes by role (None when no pool uses them) ------------------------------------
