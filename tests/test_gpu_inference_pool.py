@@ -110,6 +110,7 @@ def test_output_matches_crd_schema(chart, node_class, crds):
     ({"min_gpu_memory": 16000}, "KG103"),
     ({"disruption_windows": ({"start": "09:00", "end": "19:00"},)}, "KG150"),
     ({"disruption_windows": ({"start": "09:00", "end": "19:00", "time_zone": "Asia/Sejong"},)}, "KG151"),
+    ({"zones": ("us-east-1",)}, "KG110"),  # a region, not a zone: the requirement would match no node
 ])
 def test_fails_when_props_are_bad(chart, node_class, change, code):
     with pytest.raises(KarpenterGpuError) as exc:
@@ -212,3 +213,18 @@ def test_every_gpu_name_of_the_catalog_is_accepted(chart, node_class):
     names = tuple(sorted({t.gpu_name for t in default_catalog() if t.gpu_name}))
     pool = GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=4, gpu_names=names)
     assert pool.props.gpu_names == names
+
+
+@pytest.mark.parametrize(("zones", "said"), [
+    (("us-east-1",), "is a region, its zones are us-east-1a"),
+    (("us-east-1a", "us-east-1a"), "distinct zone names"),
+    (("zone-a",), "availability zone names such as"),
+    (("us-east-1a\n",), "availability zone names such as"),
+])
+def test_zones_must_be_availability_zone_names(chart, zones, said):
+    """A region given for a zone renders a requirement no node matches: refused, saying which zones it has."""
+    from karpenter_gpu.k8s.names import check_zones
+    with pytest.raises(KarpenterGpuError) as err:
+        check_zones(zones)
+    assert err.value.code == "KG110" and said in str(err.value)
+    assert check_zones(("us-east-1a", "us-west-2-lax-1a")) == ("us-east-1a", "us-west-2-lax-1a")

@@ -54,6 +54,30 @@ def is_label_value(value: object) -> bool:
     return isinstance(value, str) and len(value) <= LABEL_VALUE_MAX and _VALUE.fullmatch(value) is not None
 
 
+#: An AWS availability zone name (``topology.kubernetes.io/zone``): the region (``us-east-1``), for a Local Zone its
+#: group (``-lax-1``), then the zone's letter (``us-east-1a``, ``us-west-2-lax-1a``). Group 1 is the region.
+AWS_ZONE = re.compile(r"([a-z]{2}(?:-[a-z]+)+-[0-9]+)(?:-[a-z]+-[0-9]+)?[a-z]\Z", re.ASCII)
+#: An AWS region name (``us-east-1``): what a zone name is not.
+AWS_REGION = re.compile(r"[a-z]{2}(?:-[a-z]+)+-[0-9]+\Z", re.ASCII)
+
+
+def check_zones(zones: tuple[str, ...], prop: str = "zones") -> tuple[str, ...]:
+    """Distinct AWS availability zone names (:data:`AWS_ZONE`), else KG110 -- a region (``us-east-1``) given for
+    a zone is named as such: the ``topology.kubernetes.io/zone In`` requirement would match no node."""
+    for zone in zones:
+        if not isinstance(zone, str) or not AWS_ZONE.match(zone):
+            region = isinstance(zone, str) and AWS_REGION.match(zone)
+            raise KarpenterGpuError(
+                "KG110", prop=prop, value=zone,
+                allowed=(f"availability zone names: {zone!r} is a region, its zones are {zone}a, {zone}b, ..."
+                         if region else "availability zone names such as 'us-east-1a' (topology.kubernetes.io/zone)"),
+                fix=f"e.g. {prop}=('{zone}a', '{zone}b')" if region else f"e.g. {prop}=('us-east-1a', 'us-east-1b')")
+    if len(set(zones)) != len(zones):
+        raise KarpenterGpuError("KG110", prop=prop, value=list(zones), allowed="distinct zone names",
+                                fix="list each zone once")
+    return zones
+
+
 def check_dns1123(name: str, prop: str = "name") -> str:
     """Karpenter object names must be DNS-1123 labels (pods select them by karpenter.sh/nodepool)."""
     if not is_dns1123_label(name):

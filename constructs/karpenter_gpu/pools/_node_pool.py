@@ -26,6 +26,7 @@ from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
 from karpenter_gpu.k8s.auto_mode import AUTO_MODE_MAX_EXPIRY, beyond_auto_mode_lifetime, wrong_flavour_key
 from karpenter_gpu.k8s.labels import auto_mode_key
+from karpenter_gpu.k8s.names import check_zones
 from karpenter_gpu.k8s.accelerators import NVIDIA, Accelerator
 from karpenter_gpu.k8s.requirements import LABEL_VALUE, CapacityType, Label, Requirement, check_label_key, check_label_value
 from karpenter_gpu.k8s.taint import Taint
@@ -123,6 +124,11 @@ class NodePoolProps(Props):
                                     fix="e.g. gpu_names=('a10g', 'l4')")
         return check_catalog_names("gpu_names", v, {t.gpu_name for t in default_catalog() if t.gpu_name},
                                    "instance-gpu-name", "'a10g' for the A10G of g5, 'l40s' for g6e")
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_zones(v)
 
     @field_validator("architectures")
     @classmethod

@@ -10,7 +10,7 @@ import itertools
 from typing import Mapping
 
 from constructs import Construct
-from pydantic import model_validator
+from pydantic import field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.cluster import ScopedConstruct
@@ -21,6 +21,7 @@ from karpenter_gpu.pools.disruption_window import Budget, DisruptionWindow
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.pools._node_pool import auto_mode_defaults, check_node_class
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool, GpuInferencePoolProps
+from karpenter_gpu.k8s.names import check_zones
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Duration, GpuMemory
@@ -78,6 +79,11 @@ class TieredSpotPoolsProps(Props):
     expire_after: Duration = _INFERENCE["expire_after"].default
     budgets: tuple[Budget, ...] = _INFERENCE["budgets"].default
     disruption_windows: tuple[DisruptionWindow, ...] = ()
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_zones(v)
 
     @model_validator(mode="after")
     def _ladder(self) -> "TieredSpotPoolsProps":
