@@ -31,3 +31,19 @@ def test_zones_come_from_tzdata_and_a_typo_is_kg151():
     with pytest.raises(KarpenterGpuError) as err:
         load_zone("Asia/Seul")
     assert err.value.code == "KG151" and "Asia/Seoul" in err.value.fix
+
+
+@pytest.mark.parametrize(("name", "fix"), [
+    ("KST", "use time_zone='Asia/Seoul'"),
+    ("jst", "use time_zone='Asia/Tokyo'"),
+    ("IST", "one of 'Asia/Kolkata', 'Europe/Dublin', 'Asia/Jerusalem'"),
+])
+def test_an_abbreviation_points_at_its_zone_not_at_a_lookalike(name: str, fix: str):
+    """'KST' used to suggest 'MST' (the closest spelling): an abbreviation names the zone it stands for."""
+    from karpenter_gpu.errors import KarpenterGpuError
+    from karpenter_gpu.k8s.windows import ABBREVIATIONS, load_zone
+    with pytest.raises(KarpenterGpuError) as err:
+        load_zone(name)
+    assert err.value.code == "KG151" and fix in err.value.fix
+    for zones in ABBREVIATIONS.values():
+        assert all(load_zone(zone) for zone in zones)

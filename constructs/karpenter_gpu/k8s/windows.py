@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
 
-__all__ = ["LEGACY_ZONES", "WINDOWS_ANNOTATION", "load_zone", "span_text", "window_annotation", "window_notes", "window_zone"]
+__all__ = ["ABBREVIATIONS", "LEGACY_ZONES", "WINDOWS_ANNOTATION", "load_zone", "span_text", "window_annotation", "window_notes", "window_zone"]
 
 #: NodePool annotation carrying the local-time meaning of each compiled budget (does not drift nodes).
 WINDOWS_ANNOTATION = "karpenter-gpu.io/disruption-windows"
@@ -68,6 +68,18 @@ LEGACY_ZONES: dict[str, str] = {
 }
 
 
+#: Abbreviations people write for a zone that are no tzdata name at all (``KST``): the IANA zones they stand for
+#: (several where one abbreviation means more than one place).
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "KST": ("Asia/Seoul",), "JST": ("Asia/Tokyo",), "SGT": ("Asia/Singapore",), "HKT": ("Asia/Hong_Kong",),
+    "IST": ("Asia/Kolkata", "Europe/Dublin", "Asia/Jerusalem"), "CST": ("America/Chicago", "Asia/Shanghai"),
+    "PST": ("America/Los_Angeles",), "PDT": ("America/Los_Angeles",), "EDT": ("America/New_York",),
+    "CDT": ("America/Chicago",), "MDT": ("America/Denver",), "BST": ("Europe/London",),
+    "CEST": ("Europe/Paris",), "AEST": ("Australia/Sydney",), "AEDT": ("Australia/Sydney",),
+    "NZST": ("Pacific/Auckland",), "BRT": ("America/Sao_Paulo",), "WIB": ("Asia/Jakarta",),
+}
+
+
 @cache
 def load_zone(name: str) -> zoneinfo.ZoneInfo:
     """A zone from the pinned tzdata package (never the machine's database), or KG151 (KG156 for a legacy name)."""
@@ -79,12 +91,18 @@ def load_zone(name: str) -> zoneinfo.ZoneInfo:
             fix=f"use time_zone={LEGACY_ZONES[name]!r} (or 'Etc/GMT+5'-style names if a fixed offset is meant)",
         )
     if name not in _zone_names():
+        meant = ABBREVIATIONS.get(name.upper()) if isinstance(name, str) else None
         close = difflib.get_close_matches(name, sorted(_zone_names()), n=1)
+        if meant:
+            fix = (f"{name!r} is an abbreviation, not a zone: use time_zone={meant[0]!r}" if len(meant) == 1 else
+                   f"{name!r} is an abbreviation of several zones: use one of {', '.join(map(repr, meant))}")
+        else:
+            fix = f"did you mean {close[0]!r}?" if close else "check the spelling (names are case-sensitive)"
         raise KarpenterGpuError(
             "KG151", prop="time_zone", value=name,
             allowed="an IANA time zone name from the tzdata package, e.g. 'Asia/Seoul', "
                     "'America/New_York', 'UTC'",
-            fix=f"did you mean {close[0]!r}?" if close else "check the spelling (names are case-sensitive)",
+            fix=fix,
         )
     with importlib.resources.files("tzdata").joinpath("zoneinfo", *name.split("/")).open("rb") as f:
         return zoneinfo.ZoneInfo.from_file(f, key=name)
