@@ -228,3 +228,15 @@ def test_zones_must_be_availability_zone_names(chart, zones, said):
         check_zones(zones)
     assert err.value.code == "KG110" and said in str(err.value)
     assert check_zones(("us-east-1a", "us-west-2-lax-1a")) == ("us-east-1a", "us-west-2-lax-1a")
+
+
+def test_instance_types_is_answered_with_how_to_pin_types(chart, node_class):
+    """There is no instance_types prop; the closest spelling, instance_sizes, means something else: the error says how
+    to pin types (a requirement on node.kubernetes.io/instance-type), and that fix works."""
+    with pytest.raises(KarpenterGpuError) as exc:
+        GpuInferencePool(chart, "Pool", node_class=node_class, name="gpu-inference", gpu_limit=4,
+                         instance_types=("g5.xlarge",))
+    assert exc.value.code == "KG100" and "Requirement.in_(Label.INSTANCE_TYPE" in str(exc.value)
+    assert "instance_sizes" not in str(exc.value)
+    GpuInferencePool(chart, "Pinned", node_class=node_class, name="gpu-pinned", gpu_limit=4,
+                     requirements=(Requirement.in_(Label.INSTANCE_TYPE, ("g5.xlarge", "g5.2xlarge")),))

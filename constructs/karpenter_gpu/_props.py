@@ -136,9 +136,21 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+#: Props people reach for that no construct has, and how to say what they mean (for a model with a ``requirements``
+#: prop): the closest spelling (``instance_types`` -> ``instance_sizes``) would mean something else.
+_MEANT: dict[str, str] = {
+    "instance_types": "to pin instance types, add requirements=(Requirement.in_(Label.INSTANCE_TYPE, "
+                      "('g5.xlarge', 'g5.2xlarge')),)",
+    "instance_families": "to pin instance families, add requirements=(Requirement.in_(Label.INSTANCE_FAMILY, "
+                         "('g5', 'g6')),)",
+}
+
+
 def _closest(name: str, model: type[BaseModel] | None) -> str:
     if model is None:
         return ""
+    if name in _MEANT and "requirements" in model.model_fields:
+        return f"; {_MEANT[name]}"
     match = difflib.get_close_matches(name, list(model.model_fields), n=1, cutoff=0.6)
     return f"; did you mean {match[0]!r}?" if match else ""
 
