@@ -296,3 +296,19 @@ def test_check_of_bad_input_is_exit_2_and_no_scratch_folder_is_left(committed, t
     assert capsys.readouterr().err.startswith("error: [KG")
     assert check(out) == 0
     assert os.listdir(tmp_path / "tmp") == []  # the fresh synths' scratch folders are removed
+
+
+def test_an_app_of_two_clusters_writes_one_folder_per_cluster(tmp_path, monkeypatch, capsys):
+    """The clusters guide's App (prod and staging, the same object names in both) through `karpenter-gpu synth`:
+    each cluster gets its own folder, as a PlatformConfig would, instead of KG171 for their shared file names."""
+    from tests.doc_examples import example_after
+    code = example_after("docs/guides/clusters.md", "# Clusters, teams and construction order")
+    (tmp_path / "two_clusters.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["synth", "--app", "two_clusters:app", "--out", str(tmp_path / "out")]) == 0, capsys.readouterr().err
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == [".karpenter-gpu-output", "prod", "staging"]
+    for env in ("prod", "staging"):
+        names = sorted(p.name for p in (out / env).iterdir())
+        assert "NodePool.search-serve.k8s.yaml" in names and "helm" in names
+        assert (out / env / "helm" / "karpenter.values.yaml").read_text().count(f"ml-{env}") >= 1

@@ -330,14 +330,30 @@ def test_two_clusters_writing_one_file_per_resource_into_one_folder_collide(tmp_
     assert len(list((tmp_path / "ok").rglob("EC2NodeClass.gpu.k8s.yaml"))) == 2
 
 
-def test_synth_pipeline_refuses_two_clusters_of_one_app_writing_the_same_file(tmp_path):
+def test_synth_pipeline_writes_each_cluster_of_one_app_to_its_own_folder(tmp_path):
+    """Two clusters of one App may share object names (one EC2NodeClass "gpu" each): karpenter_gpu.synth writes
+    each to a folder named after the cluster, as it writes each PlatformConfig to its environment's."""
     from karpenter_gpu import synth
 
     app = cdk8s.App(outdir="both")
     for env in ("prod", "staging"):
         chart = cdk8s.Chart(Cluster(app, env), "platform")
         GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
+    synth([app], tmp_path / "dist")
+    for env in ("prod", "staging"):
+        assert env in (tmp_path / "dist" / env / "EC2NodeClass.gpu.k8s.yaml").read_text()
+    assert not (tmp_path / "dist" / "both").exists()
+
+
+def test_synth_pipeline_refuses_a_cluster_folder_another_item_writes(tmp_path):
+    from karpenter_gpu import synth
+    from stacks import prod
+
+    app = cdk8s.App(outdir="both")
+    for env in ("prod", "staging"):
+        chart = cdk8s.Chart(Cluster(app, env), "platform")
+        GpuNodeClass(chart, "Class", name="gpu", ami=AMI, role="R", cluster_name=env)
     with pytest.raises(KarpenterGpuError) as exc:
-        synth([app], tmp_path / "dist")
-    assert exc.value.code == "KG171" and exc.value.value == "EC2NodeClass.gpu.k8s.yaml"
+        synth([prod.CONFIG, app], tmp_path / "dist")
+    assert exc.value.code == "KG802" and exc.value.value == "prod"
     assert not (tmp_path / "dist").exists()

@@ -328,16 +328,19 @@ def _check_files_across_clusters(root: Node, found: list[Node]) -> None:
                         "(outdir) per cluster", path=obj.node.path)
 
 
-def finalize(scope: Node) -> None:
+def finalize(scope: Node, *, one_folder: bool = True) -> None:
     """Run the synth-time pass on every cluster of the App of ``scope``; raise the first coded error.
 
     cdk8s runs it too (as a validation of each cluster) on every ``app.synth()`` / ``Testing.synth``.
+    ``one_folder=False``: the clusters are written to folders of their own (``karpenter_gpu.synth`` of an App with
+    several), so their file names need not differ.
     """
     tree_changed()
     found = clusters(scope)
     for cluster in found:
         finalize_cluster(cluster)
-    _check_files_across_clusters(root_of(scope), found)
+    if one_folder:
+        _check_files_across_clusters(root_of(scope), found)
 
 
 @jsii.implements(IValidation)

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from karpenter_gpu._construct_tree import node_of
 from karpenter_gpu._fs import os_error, printable
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
@@ -127,6 +128,7 @@ def _render(items: list[Any], staging: Path) -> None:
     import cdk8s
 
     from karpenter_gpu.addons.helm_values import helm_values_in, writing_values
+    from karpenter_gpu.cluster import ref_of
     from karpenter_gpu.gpu_platform import GpuPlatform, PlatformConfig
 
     seen: dict[str, str] = {}
@@ -151,9 +153,12 @@ def _render(items: list[Any], staging: Path) -> None:
 
     # Build everything before writing anything: a bad prop in the last item writes nothing.
     built: list[tuple[Path, Any, bool]] = []
+    apps: dict[str, list[tuple[Path, list, list]]] = {}  # a user App's environments: folder, charts, values
     for index, item in enumerate(items):
         if isinstance(item, cdk8s.App):
-            built.append((claim(Path(item.outdir).name, f"item {index} (an App)"), item, False))
+            apps[ref_of(item)] = [(claim(name, f"item {index} (an App)"), charts, values)
+                                  for name, charts, values in _environments_of(item)]
+            built.append((staging, item, False))
             continue
         if isinstance(item, Mapping):
             item = PlatformConfig(**item)
@@ -167,20 +172,51 @@ def _render(items: list[Any], staging: Path) -> None:
         built.append((env_dir, app, True))
     from karpenter_gpu.cluster import finalize
 
-    for _, app, _ in built:
-        finalize(app)  # objects derived from the final tree, per-cluster uniqueness: a coded error, nothing written
+    for _, app, own in built:
+        # one folder per cluster of a user App with several: their files may share names (checked per folder)
+        finalize(app, one_folder=own or len(apps[ref_of(app)]) < 2)  # objects derived from the final tree, per-cluster uniqueness: a coded error, nothing written
     for env_dir, app, own in built:
-        with writing_values():  # written below: the App's own synth needs no notice (KG809)
-            if own:
+        if own:
+            with writing_values():  # written below: the App's own synth needs no notice (KG809)
                 _node_synth(app)  # validates the constructs, then writes <Kind>.<name>.k8s.yaml per object
                 _requote(app, env_dir)
-            else:
-                _write_app(app, env_dir)
-        values = helm_values_in(app)
-        if values:
-            (env_dir / HELM_DIR).mkdir(exist_ok=True)
-        for helm in values:
-            write_file(env_dir / HELM_DIR / helm.file_name, helm.to_yaml())
+            _write_values(env_dir, helm_values_in(app))
+            continue
+        with writing_values():
+            app.synth_yaml()  # runs the constructs' validations and resolves dependencies, like App.synth
+        for folder, charts, values in apps[ref_of(app)]:
+            _write_app(charts, folder)
+            _write_values(folder, values)
+
+
+def _environments_of(app: Any) -> list[tuple[str, list, list]]:
+    """The environments a user App writes: (folder name, charts, Helm values). One, named after the App's outdir,
+    unless the App holds two or more clusters (:class:`~karpenter_gpu.cluster.Cluster`, GpuPlatform): then one per
+    cluster, named after its id (each cluster's objects may share names with another's), and the App's folder
+    only for charts outside every cluster."""
+    from karpenter_gpu.addons.helm_values import helm_values_in
+    from karpenter_gpu.cluster import cluster_of, clusters, ref_of
+
+    charts, values = list(app.charts), helm_values_in(app)
+    found = clusters(app)[1:]
+    if len(found) < 2:
+        return [(Path(app.outdir).name, charts, values)]
+
+    def of(cluster: Any) -> tuple[list, list]:
+        return ([c for c in charts if ref_of(cluster_of(c)) == ref_of(cluster)],
+                [v for v in values if ref_of(cluster_of(v)) == ref_of(cluster)])
+
+    outside = of(app)
+    return ([(Path(app.outdir).name, *outside)] if outside[0] or outside[1] else []) + [
+        (node_of(cluster).id, *of(cluster)) for cluster in found]
+
+
+def _write_values(env_dir: Path, values: list) -> None:
+    """Each Helm values file into ``<env>/helm/``."""
+    if values:
+        (env_dir / HELM_DIR).mkdir(exist_ok=True)
+    for helm in values:
+        write_file(env_dir / HELM_DIR / helm.file_name, helm.to_yaml())
 
 
 #: How Node.js reports a failed file-system call: ``Error: ENOSPC: no space left on device, open '/x/y'``
@@ -200,13 +236,13 @@ def _node_synth(app: Any) -> None:
         raise OSError(number, found.group(2), found.group(3) or app.outdir) from ex
 
 
-def _write_app(app: Any, env_dir: Path) -> None:
-    """A user's App, in the layout and bytes ``App.synth`` writes with FILE_PER_RESOURCE (cdk8s lib/app.js)."""
+def _write_app(charts: list, env_dir: Path) -> None:
+    """Charts of a user's App, in the layout and bytes ``App.synth`` writes with FILE_PER_RESOURCE (cdk8s
+    lib/app.js)."""
     import cdk8s
 
-    app.synth_yaml()  # runs the constructs' validations and resolves dependencies, like App.synth
     env_dir.mkdir()
-    for chart in app.charts:
+    for chart in charts:
         for manifest in chart.to_json():
             path = env_dir / _file_name(manifest)
             if path.exists():  # two clusters of one App sharing an object name: one file would silently win
