@@ -115,6 +115,8 @@ type schedReservation struct {
 	Zone         string `json:"availabilityZone"`
 	Type         string `json:"reservationType"`
 	Count        int    `json:"count"`
+	// Interruptible: an interruptible ODCR (EC2NodeClass status capacityReservations[].interruptible).
+	Interruptible bool `json:"interruptible"`
 }
 
 type schedExisting struct {
@@ -135,6 +137,9 @@ type schedCase struct {
 	DaemonSets      []*appsv1.DaemonSet         `json:"daemonsets"`
 	Existing        []schedExisting             `json:"existing_nodes"`
 	Pod             *corev1.Pod                 `json:"pod"`
+	// NetworkInterfaces and ConnectionTracking are the EC2NodeClass's (IsCompatibleWithNodeClass, efas, max pods).
+	NetworkInterfaces  []*awsv1.NetworkInterface `json:"network_interfaces"`
+	ConnectionTracking *awsv1.ConnectionTracking `json:"connection_tracking"`
 }
 
 type schedOffer struct {
@@ -160,6 +165,12 @@ type schedAnswer struct {
 	// Launch: after the provider's launch filters, the capacity type getCapacityType asks for and the cheapest
 	// offering of it (on-demand fleets are lowest-price; for spot, EC2's price-capacity-optimized may pick another).
 	Launch *schedOffer `json:"launch,omitempty"`
+	// LaunchTypes and LaunchZones: the types (and their zones) whose offerings of that capacity type CreateFleet
+	// is given after the launch filters; LaunchCheapestTypes / LaunchCheapestZones: those at the launch's price.
+	LaunchTypes         []string `json:"launch_types,omitempty"`
+	LaunchZones         []string `json:"launch_zones,omitempty"`
+	LaunchCheapestTypes []string `json:"launch_cheapest_types,omitempty"`
+	LaunchCheapestZones []string `json:"launch_cheapest_zones,omitempty"`
 	// Allocatable of each option (capacity minus the provider's overhead), as Karpenter schedules against it.
 	Allocatable map[string]map[string]string `json:"allocatable,omitempty"`
 }
@@ -287,6 +298,8 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 			Kubelet:          c.Kubelet,
 		},
 	}
+	nc.Spec.NetworkInterfaces = c.NetworkInterfaces
+	nc.Spec.ConnectionTracking = c.ConnectionTracking
 	for i, z := range c.Zones {
 		nc.Status.Subnets = append(nc.Status.Subnets, awsv1.Subnet{ID: fmt.Sprintf("subnet-%d", i), Zone: z.Name, ZoneID: z.ID})
 	}
@@ -298,6 +311,7 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 			InstanceType:          r.InstanceType,
 			OwnerID:               "012345678901",
 			ReservationType:       awsv1.CapacityReservationType(lo.CoalesceOrEmpty(r.Type, string(awsv1.CapacityReservationTypeDefault))),
+			Interruptible:         r.Interruptible,
 			State:                 awsv1.CapacityReservationStateActive,
 		})
 	}
@@ -435,7 +449,10 @@ func schedCapacityType(reqs scheduling.Requirements, its []*cloudprovider.Instan
 	return karpv1.CapacityTypeOnDemand
 }
 
-func schedLaunch(ctx context.Context, nc *provscheduling.NodeClaim) *schedOffer {
+// schedLaunch is DefaultProvider.Create up to CreateFleet: filterInstanceTypes (the exported filters in its order; a
+// filter that leaves nothing ends the launch), getCapacityType, and the remaining types' offerings of that capacity
+// type (getOverrides: available and compatible with the NodeClaim); the answer's Launch* fields are filled in.
+func schedLaunch(ctx context.Context, nc *provscheduling.NodeClaim, ans *schedAnswer) *schedOffer {
 	claim := nc.ToNodeClaim()
 	reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(claim.Spec.Requirements...)
 	its := []*cloudprovider.InstanceType(nc.InstanceTypeOptions)
@@ -456,7 +473,16 @@ func schedLaunch(ctx context.Context, nc *provscheduling.NodeClaim) *schedOffer 
 	capacityType := schedCapacityType(reqs, its)
 	r := scheduling.NewRequirements(reqs.Values()...)
 	r[karpv1.CapacityTypeLabelKey] = scheduling.NewRequirement(karpv1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, capacityType)
-	best, _, _ := schedCheapest(its, r)
+	best, names, zones := schedCheapest(its, r)
+	ans.LaunchCheapestTypes, ans.LaunchCheapestZones = names, zones
+	launchTypes, launchZones := sets.New[string](), sets.New[string]()
+	for _, it := range its {
+		for _, of := range it.Offerings.Available().Compatible(r) {
+			launchTypes.Insert(it.Name)
+			launchZones.Insert(of.Zone())
+		}
+	}
+	ans.LaunchTypes, ans.LaunchZones = sets.List(launchTypes), sets.List(launchZones)
 	return best
 }
 
@@ -560,7 +586,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	ans.InstanceTypes = lo.Map(nc.InstanceTypeOptions, func(it *cloudprovider.InstanceType, _ int) string { return it.Name })
 	sort.Strings(ans.InstanceTypes)
 	ans.Cheapest, ans.CheapestTypes, ans.CheapestZones = schedCheapest(nc.InstanceTypeOptions, nc.Requirements)
-	ans.Launch = schedLaunch(ctx, nc)
+	ans.Launch = schedLaunch(ctx, nc, &ans)
 	ans.Allocatable = map[string]map[string]string{}
 	for _, it := range nc.InstanceTypeOptions {
 		alloc := it.Allocatable()

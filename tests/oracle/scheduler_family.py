@@ -28,7 +28,9 @@ Case (JSON)::
     spot_price_factor: {zone: factor}       # spot price = on-demand price x factor (1.0: spot costs on-demand)
     kubelet: EC2NodeClass spec.kubelet (maxPods, podsPerCore, kubeReserved, systemReserved, evictionHard,
              evictionSoft) | null
-    capacity_reservations: [{id, instanceType, availabilityZone, reservationType, count (available)}]
+    capacity_reservations: [{id, instanceType, availabilityZone, reservationType, interruptible, count (available)}]
+    network_interfaces: EC2NodeClass spec.networkInterfaces [{networkCardIndex, deviceIndex, interfaceType}] | null
+    connection_tracking: EC2NodeClass spec.connectionTracking | null
     nodepools: [karpenter.sh/v1 NodePool manifests]             # weights, requirements (minValues), taints, limits
     daemonsets: [apps/v1 DaemonSet manifests]                   # requests, tolerations, nodeSelector
     existing_nodes: [{nodepool, instance_type, zone, capacity_type}]
@@ -39,7 +41,9 @@ Go answer: ``nodepool`` (null: unschedulable, with ``reason`` class and ``error`
 new NodeClaim's options, sorted), ``cheapest`` ({instance_type, zone, capacity_type, price}: the cheapest available
 offering compatible with the NodeClaim), ``cheapest_types`` (every option at that price), ``cheapest_zones`` (the
 zones of every offering at that price), ``launch`` (the capacity
-type the provider asks EC2 for and the cheapest offering of it) and ``allocatable`` per option.
+type the provider asks EC2 for and the cheapest offering of it), ``launch_types`` / ``launch_zones`` (the types and
+zones of that capacity type's offerings CreateFleet is given after the provider's launch filters),
+``launch_cheapest_types`` / ``launch_cheapest_zones`` (those at the launch's price) and ``allocatable`` per option.
 
 Python answer: the core's ``simulate_pools`` + ``fit_reports`` + ``first_choice`` on the case's NodePools, their
 EC2NodeClass (:func:`node_class`: AL2023, the case's kubelet settings, capacityReservationSelectorTerms naming the
@@ -62,9 +66,9 @@ instance type, ``GetOverlayPrice``), but reserved offerings from a selected rese
 cannot know is whether a running provider's Pricing API (``UpdateOnDemandPricing``) lists a price the static table
 lacks; it follows the static table and says so.
 
-Compared: the pool, the options, the cheapest type and price, the launch's capacity type
-and the zone of the cheapest offering (any zone of Karpenter's offerings at the cheapest price, ``cheapest_zones``:
-on-demand costs the same in every zone). Left out of the comparison: the spot launch's choice among spot offerings
+Compared: the pool, the options, what launches (after the provider's launch filters and ``getCapacityType``: the
+capacity type, the type set and zones given to CreateFleet, the cheapest type and price among them, and its zone:
+any zone of an offering at that price, ``launch_cheapest_zones``: on-demand costs the same in every zone). Left out of the comparison: the spot launch's choice among spot offerings
 (EC2's price-capacity-optimized) and the order among equally priced types (``OrderByPrice`` uses ``sort.Slice``; any
 type at the cheapest price agrees).
 """
@@ -80,11 +84,13 @@ from importlib import resources
 from typing import Any, Iterator
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
+from karpenter_gpu.analysis.node_classes import class_capacity
 from karpenter_gpu.analysis.pod_fit import first_choice, fit_reports
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
+from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
 from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
@@ -404,7 +410,50 @@ def generate_case(rng: random.Random) -> dict:
         "daemonsets": daemonsets,
         "existing_nodes": existing,
         "pod": _pod(rng, entries, pools, zone_names),
+        **_node_class_inputs(random.Random(rng.random()), entries, pools, reservations, zone_names),
     }
+
+
+def _network_interfaces(rng: random.Random) -> list[dict]:
+    """An admitted spec.networkInterfaces: the primary interface (card 0, device 0), unique (card, device) pairs,
+    at most one efa-only interface per card (the CRD's CEL rules); sometimes empty (admitted too)."""
+    if rng.random() < 0.1:
+        return []
+    out = [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}]
+    for _ in range(rng.choice((0, 1, 1, 2, 3))):
+        card, device = rng.choice((0, 0, 0, 0, 0, 1, 1, 3, 31, 32)), rng.choice((0, 1, 1, 1, 2, 3, 15))
+        kind = rng.choice(("efa-only", "interface", "interface"))
+        if any((n["networkCardIndex"], n["deviceIndex"]) == (card, device) for n in out) or (
+                kind == "efa-only" and any(n["networkCardIndex"] == card and n["interfaceType"] == "efa-only"
+                                           for n in out)):
+            continue
+        out.append({"networkCardIndex": card, "deviceIndex": device, "interfaceType": kind})
+    return out
+
+
+def _node_class_inputs(rng: random.Random, entries: list[dict], pools: list[dict], reservations: list[dict],
+                       zone_names: list[str]) -> dict:
+    """What decides which types launch, drawn from a generator of its own (the draws before it stay as they were):
+    the EC2NodeClass's networkInterfaces and connectionTracking, interruptible ODCRs (and capacity blocks, never
+    interruptible), and NodePool requirements on the capacity-reservation labels."""
+    if not reservations and rng.random() < 0.2:
+        reservations.append({"id": f"cr-{7:017x}", "instanceType": rng.choice(entries)["name"],
+                             "availabilityZone": rng.choice(zone_names),
+                             "reservationType": rng.choice(("default", "capacity-block")), "count": rng.choice((1, 2))})
+    for r in reservations:
+        r["interruptible"] = r["reservationType"] == "default" and rng.random() < 0.3
+    for pool in pools:
+        if rng.random() < 0.1:
+            reqs = pool["spec"]["template"]["spec"]["requirements"]
+            if rng.random() < 0.7:
+                reqs.append({"key": _AWS + "capacity-reservation-type", "operator": rng.choice(("In", "NotIn")),
+                             "values": rng.sample(["default", "capacity-block"], rng.randint(1, 2))})
+            else:
+                reqs.append({"key": _AWS + "capacity-reservation-interruptible", "operator": "In",
+                             "values": [rng.choice(("true", "false"))]})
+    return {"network_interfaces": _network_interfaces(rng) if rng.random() < 0.25 else None,
+            "connection_tracking": {"tcpEstablishedTimeout": rng.choice((60, 350, 432000))}
+            if rng.random() < 0.2 else None}
 
 
 def oracle_case(rng: random.Random) -> dict:
@@ -453,6 +502,10 @@ def node_class(case: dict) -> dict:
         spec["kubelet"] = case["kubelet"]
     if case.get("capacity_reservations"):
         spec["capacityReservationSelectorTerms"] = [{"id": r["id"]} for r in case["capacity_reservations"]]
+    if case.get("network_interfaces") is not None:
+        spec["networkInterfaces"] = case["network_interfaces"]
+    if case.get("connection_tracking") is not None:
+        spec["connectionTracking"] = case["connection_tracking"]
     return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
             "spec": spec}
 
@@ -472,6 +525,7 @@ def aws_documents(case: dict) -> list[tuple[str, dict]]:
     reservations = [{"CapacityReservationId": r["id"], "InstanceType": r["instanceType"],
                      "AvailabilityZone": r["availabilityZone"], "AvailableInstanceCount": r["count"],
                      "State": "active", "ReservationType": r.get("reservationType") or "default", "Tags": [],
+                     "Interruptible": bool(r.get("interruptible")),
                      "OwnerId": "012345678901", "InstanceMatchCriteria": "targeted"}
                     for r in case.get("capacity_reservations", [])]
     return [("spot.json", {"SpotPriceHistory": spot}), ("offerings.json", {"InstanceTypeOfferings": offerings}),
@@ -492,10 +546,11 @@ def node_claims(case: dict) -> list[dict]:
     nc = node_class(case)
     view = NodeClassView.of(nc)
     settings = KubeletSettings.of(view.spec, view.ami_family, "EC2NodeClass default")
+    compat = NodeClassCompatibility.of(view.name, view.spec, view.ami_family)
     types = _case_catalog(case).by_name
     out = []
     for i, e in enumerate(case.get("existing_nodes") or []):
-        capacity = types[e["instance_type"]].capacity_for(settings)
+        capacity = class_capacity(types[e["instance_type"]], settings, compat)
         out.append({
             "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
             "metadata": {"name": f"existing-{i}", "labels": {
@@ -527,6 +582,8 @@ def python_answer(case: dict) -> dict:
         "capacity_type": capacity_type or None,
         "zone": None if zone in ("", "other zones") else zone,
         "instance_types": list(choice.options),
+        "launch_types": None if choice.launch is None else list(choice.launch.types),
+        "launch_zones": None if choice.launch is None else [z for z in choice.launch.zones if z is not None],
     }
 
 
@@ -537,6 +594,15 @@ def python_answer(case: dict) -> dict:
 def smaller(case: dict) -> Iterator[dict]:
     """Cases one step smaller than ``case`` (an item, requirement, value, limit, taint, toleration or request
     dropped, a type offered everywhere, spot at on-demand), each still a case both sides read."""
+    for key in ("network_interfaces", "connection_tracking"):
+        if case.get(key) is not None:
+            c = copy.deepcopy(case)
+            c[key] = None
+            yield c
+    for i in range(1, len(case.get("network_interfaces") or [])):  # the primary interface stays (CEL)
+        c = copy.deepcopy(case)
+        del c["network_interfaces"][i]
+        yield c
     for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
         items = case.get(key) or []
         for i in range(len(items)):
@@ -626,17 +692,20 @@ def differences(go: dict, py: dict) -> list[str]:
         return ["nodepool"]
     if set(go.get("instance_types") or []) != set(py.get("instance_types") or []):
         out.append("options")
-    cheapest = go.get("cheapest") or {}
-    if py.get("instance_type") not in (go.get("cheapest_types") or []):
-        out.append("cheapest-type")
-    py_price = py.get("price")
-    if py_price is None or not cheapest or abs(float(py_price) - cheapest["price"]) > 1e-9:
-        out.append("price")
     launch = go.get("launch") or {}
+    if py.get("instance_type") not in (go.get("launch_cheapest_types") or []):
+        out.append("launch-type")
+    py_price = py.get("price")
+    if py_price is None or not launch or abs(float(py_price) - launch["price"]) > 1e-9:
+        out.append("price")
     if launch.get("capacity_type") != py.get("capacity_type"):
         out.append("capacity-type")
-    zones = go.get("cheapest_zones") or []
-    if zones and py.get("zone") not in zones:  # any zone of an offering at the cheapest price (ties aside)
+    if set(go.get("launch_types") or []) != set(py.get("launch_types") or []):
+        out.append("launch-types")
+    if set(go.get("launch_zones") or []) != set(py.get("launch_zones") or []):
+        out.append("launch-zones")
+    zones = go.get("launch_cheapest_zones") or []
+    if zones and py.get("zone") not in zones:  # any zone of an offering at the launch's price (ties aside)
         out.append("zone")
     return out
 
@@ -656,7 +725,8 @@ def explain(go: dict, py: dict) -> str:
     classes = differences(go, py)
     if not classes:
         return "agree"
-    brief_go = {k: go.get(k) for k in ("nodepool", "reason", "cheapest", "cheapest_types", "launch", "instance_types")
+    brief_go = {k: go.get(k) for k in ("nodepool", "reason", "launch", "launch_cheapest_types", "launch_types",
+                                       "launch_zones", "instance_types")
                 if go.get(k) is not None}
     if go.get("error"):
         brief_go["error"] = go["error"][:200]
@@ -669,6 +739,10 @@ def features(case: dict) -> list[str]:
     out = []
     if case.get("capacity_reservations"):
         out.append("reservations")
+    if case.get("network_interfaces") is not None:
+        out.append("network-interfaces")
+    if case.get("connection_tracking") is not None:
+        out.append("connection-tracking")
     if any(f != 1.0 for f in case.get("spot_price_factor", {}).values()):
         out.append("spot-prices")
     zones = {z["name"] for z in case.get("zones", [])}

@@ -56,6 +56,9 @@ class Candidate:
     daemon_overhead: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
     #: The DaemonSets counted in ``daemon_overhead``.
     daemons: tuple[str, ...] = ()
+    #: The capacity-reservation requirements the type carries in this pool's node class
+    #: (:func:`~karpenter_gpu.k8s.offerings.reservation_requirements`); empty when the reservations are not known.
+    reservation_requirements: Requirements = field(default_factory=Requirements, hash=False, compare=False)
 
     def free(self, resource: str) -> Decimal:
         """What a pod can be given of ``resource``: allocatable less the DaemonSets' requests."""
@@ -95,7 +98,7 @@ class Candidate:
 
 class OfferingFilter:
     """Whether an offering is compatible with a pod's requirements (``Offerings.Compatible`` with
-    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone) for one query.
+    ``AllowUndefinedWellKnownLabels``), remembered per (capacity type, zone, reservation) for one query.
 
     The offering standing for the zones no manifest names (``NotIn`` the named ones) is not compatible with a pod
     whose zone requirements intersect to DoesNotExist: every real offering is ``In`` one zone (aws
@@ -106,10 +109,10 @@ class OfferingFilter:
         self.requirements = requirements
         zone = requirements.get(Label.ZONE) if Label.ZONE in requirements else None
         self._no_zone = zone is not None and not zone.complement and not zone.values
-        self._seen: dict[tuple[str, str | None], bool] = {}
+        self._seen: dict[tuple[str, str | None, str | None], bool] = {}
 
     def __call__(self, offering: Offering) -> bool:
-        key = (offering.capacity_type, offering.zone)
+        key = (offering.capacity_type, offering.zone, offering.reservation)
         if key not in self._seen:
             self._seen[key] = not (offering.zone is None and self._no_zone) and \
                 self.requirements.compatible(offering.requirements, WELL_KNOWN_LABELS) is None

@@ -4,20 +4,22 @@ every node, the AWS facts and what the prices are."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from karpenter_gpu.analysis import notes as note
 from karpenter_gpu.analysis.catalog import InstanceType
 from karpenter_gpu.analysis.notes import Note
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
+from karpenter_gpu.k8s.compatibility import EFA, NodeClassCompatibility, network_limits
 from karpenter_gpu.k8s.daemonsets import DaemonSetView
-from karpenter_gpu.k8s.kubelet import KubeletSettings
+from karpenter_gpu.k8s.kubelet import KubeletSettings, allocatable as kubelet_allocatable, capacity as kubelet_capacity
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
-__all__ = ["Context", "class_view", "daemon_overhead", "node_class", "pool_reservations"]
+__all__ = ["Context", "class_allocatable", "class_capacity", "class_compatibility", "class_refusal", "class_view",
+           "daemon_overhead", "node_class", "pool_reservations"]
 
 
 @dataclass
@@ -95,3 +97,48 @@ def daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[Daem
             for k, v in daemon.requests.items():
                 total[k] = total.get(k, Decimal(0)) + v
     return total, tuple(names)
+
+
+def class_compatibility(pool: NodePoolView, context: Context) -> NodeClassCompatibility | None:
+    """What of the pool's EC2NodeClass decides which types it admits (None: no EC2NodeClass among the manifests)."""
+    view = class_view(pool, context)
+    if view is None or str(pool.node_class_ref.get("kind")) != NODE_CLASS_KIND[1]:
+        return None
+    return NodeClassCompatibility.of(view.name, view.spec, view.ami_family)
+
+
+def _efa_max(it: InstanceType) -> int:
+    return int(it.allocatable.get(EFA, Decimal(0)))
+
+
+def class_refusal(it: InstanceType, compat: NodeClassCompatibility | None) -> str | None:
+    """Why the node class refuses ``it`` (``IsCompatibleWithNodeClass``); "unknown" when it cannot be told."""
+    return None if compat is None else compat.refusal(it.name, it.labels, _efa_max(it))
+
+
+def _with_interfaces(it: InstanceType, settings: KubeletSettings, compat: NodeClassCompatibility | None,
+                     base: Mapping[str, Decimal], of_facts) -> Mapping[str, Decimal]:
+    if compat is None or compat.interfaces is None:
+        return base
+    out = dict(base)
+    out.pop(EFA, None)
+    if compat.efa_only:
+        out[EFA] = Decimal(compat.efa_only)  # efas: the efa-only interfaces, whatever the type supports
+    limits, facts = network_limits(it.name), it.node_facts
+    if compat.efa_only_card0 and limits is not None and facts is not None:
+        out.update(of_facts(replace(facts, eni_pods=limits.eni_pods(compat.efa_only_card0)), settings))
+    return out
+
+
+def class_allocatable(it: InstanceType, settings: KubeletSettings, compat: NodeClassCompatibility | None
+                      ) -> Mapping[str, Decimal]:
+    """Allocatable of ``it`` under the node class: kubelet settings, then ``spec.networkInterfaces`` (``efas``: the
+    efa-only interfaces; ``ENILimitedPods`` without the efa-only ones on card 0)."""
+    base = it.allocatable_for(settings)
+    return _with_interfaces(it, settings, compat, base, kubelet_allocatable)
+
+
+def class_capacity(it: InstanceType, settings: KubeletSettings, compat: NodeClassCompatibility | None
+                   ) -> dict[str, Decimal]:
+    """Capacity of ``it`` under the node class (what limits count), as :func:`class_allocatable`."""
+    return dict(_with_interfaces(it, settings, compat, it.capacity_for(settings), kubelet_capacity))

@@ -47,6 +47,7 @@ class NoteKind(StrEnum):
     NODES_EXHAUSTED = "nodes-exhausted"
     ALL_EXCEED_LIMITS = "all-exceed-limits"
     NO_AVAILABLE_OFFERING = "no-available-offering"
+    NODE_CLASS_REFUSES_ALL = "node-class-refuses-all"
     NO_INSTANCE_TYPE = "no-instance-type"
     MIN_VALUES_UNMET = "min-values-unmet"
     # Offerings, node class, requirements.
@@ -58,6 +59,8 @@ class NoteKind(StrEnum):
     KUBELET_ALLOCATABLE = "kubelet-allocatable"
     NO_RESERVATION_TERMS = "no-reservation-terms"
     UNMODELLED_REQUIREMENT = "unmodelled-requirement"
+    NODE_CLASS_INCOMPATIBLE = "node-class-incompatible"
+    NOT_MODELLED = "not-modelled"
     MIN_VALUES_UNCHECKED = "min-values-unchecked"
     AUTO_MODE = "auto-mode"
     # Candidates.
@@ -290,6 +293,48 @@ class UnmodelledRequirement(Note, kind=NoteKind.UNMODELLED_REQUIREMENT):
     @property
     def text(self) -> str:
         return f"requirement {self.requirement} is not modelled by the catalog and was not applied"
+
+
+@dataclass(frozen=True)
+class NodeClassIncompatible(Note, kind=NoteKind.NODE_CLASS_INCOMPATIBLE):
+    """Types the pool admits that its EC2NodeClass refuses (``IsCompatibleWithNodeClass``): every offering of
+    theirs is unavailable, so Karpenter never launches them."""
+
+    node_class: str
+    refused: tuple[tuple[str, str], ...]  # (type, why)
+
+    @property
+    def text(self) -> str:
+        whys: dict[str, list[str]] = {}
+        for name, why in self.refused:
+            whys.setdefault(why, []).append(name)
+        return (f"EC2NodeClass {self.node_class} is not compatible with " + "; ".join(
+            f"{_names(tuple(names))} ({why})" for why, names in whys.items())
+                + ": their offerings are unavailable (IsCompatibleWithNodeClass)")
+
+
+@dataclass(frozen=True)
+class NodeClassRefusesAll(Note, kind=NoteKind.NODE_CLASS_REFUSES_ALL):
+    node_class: str
+    count: int
+
+    @property
+    def text(self) -> str:
+        return (f"EC2NodeClass {self.node_class} is compatible with none of the {self.count} instance type(s) the "
+                "pool admits: Karpenter launches nothing")
+
+
+@dataclass(frozen=True)
+class NotModelled(Note, kind=NoteKind.NOT_MODELLED):
+    """An input that changes which instance types launch and that the core does not model: no first choice or
+    worst case is stated without it."""
+
+    path: str
+    what: str
+
+    @property
+    def text(self) -> str:
+        return f"not modelled: {self.path} ({self.what}): no first choice or worst case is stated for this pool"
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter, remaining_limits, within_limits
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
+from karpenter_gpu.analysis.launch import Launch, launch
 from karpenter_gpu.analysis.notes import bytes_text
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import PoolReport, _paused_cyclic_gc, simulate_pools
@@ -32,13 +33,18 @@ class Fit:
     reason: str | None
     kind: str = "dynamic"
     weight: int | None = None
-    #: The offering it would launch on: the cheapest compatible one, the provider's capacity-type preference
-    #: (reserved > spot > on-demand) breaking ties; None when it does not fit.
+    #: The offering it would launch on: the cheapest offering of the capacity type the provider asks EC2 for, among
+    #: the types its launch filters leave (:mod:`~karpenter_gpu.analysis.launch`); None when it does not fit.
     offering: str | None = field(default=None, compare=False)
     #: The NodeClaim's instance-type options (``NodeClaim.InstanceTypeOptions`` after ``CanAdd`` ->
     #: ``filterInstanceTypesByRequirements``: the candidates the pod is compatible with, fits in and the remaining
     #: limits allow), by name; empty when it does not fit.
     options: tuple[str, ...] = field(default=(), compare=False)
+    #: Inputs the core does not model that decide the pool's answer (``not modelled: ...``): the pool's answer is
+    #: unknown, neither a fit nor a misfit.
+    unmodelled: tuple[str, ...] = field(default=(), compare=False)
+    #: What launches: the capacity type asked for, the types and zones offered to EC2 after the launch filters.
+    launch: Launch | None = field(default=None, compare=False)
 
 
 def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
@@ -82,7 +88,8 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     def type_ok(c: Candidate) -> bool:  # compatible(it, requirements) for the pod, once per type per query
         if c.instance.name not in types_ok:
             types_ok[c.instance.name] = c.instance.requirements.conflicting_key(pod_reqs) is None
-        return types_ok[c.instance.name]
+        return types_ok[c.instance.name] and (
+            not c.reservation_requirements or c.reservation_requirements.conflicting_key(pod_reqs) is None)
 
     candidates = [c for c in report.candidates
                   if type_ok(c) and (not c.offerings or any(allowed(o.offering) for o in c.offerings))]
@@ -128,8 +135,34 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     if report.kind == "static":
         return fit(reason=f"static pool (replicas {report.replicas}): the pod fits its nodes ({best.instance.name}) "
                           "only where they have room; Karpenter never launches nodes for pending pods")
-    return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
-               options=tuple(sorted(c.instance.name for c in within)))
+    names = tuple(sorted(c.instance.name for c in within))
+    if report.unmodelled:  # the node class decides which types launch with an input the core does not model
+        return Fit(report.name, None, None, f"not modelled: {', '.join(report.unmodelled)} (which instance types "
+                   "the node class admits)", report.kind, report.weight, options=names, unmodelled=report.unmodelled)
+    if not any(c.offerings for c in within):
+        return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
+                   options=names)
+    launched = launch([c for c in within if c.offerings], allowed, _capacity_types(report, pod_reqs),
+                      _has_min_values(report))
+    if launched is None:
+        return fit(reason="no offering of the options is left after the provider's launch filters")
+    out = fit(launched.instance, launched.price, offering=launched.offering.offering.label, options=names)
+    return Fit(out.pool, out.instance, out.price, out.reason, out.kind, out.weight, out.offering, out.options,
+               launch=launched)
+
+
+def _capacity_types(report: PoolReport, pod_reqs: Requirements) -> list[str]:
+    """The NodeClaim's capacity types: the pool's, narrowed by the pod's requirement."""
+    if Label.CAPACITY_TYPE not in pod_reqs:
+        return list(report.capacity_types)
+    req = pod_reqs.get(Label.CAPACITY_TYPE)
+    return [ct for ct in report.capacity_types if req.has(ct)]
+
+
+def _has_min_values(report: PoolReport) -> bool:
+    """``Requirements.HasMinValues`` of the NodeClaim: a template requirement with minValues."""
+    template = report.view.template_requirements if report.view is not None else Requirements()
+    return any(req.min_values for req in template.values())
 
 
 def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
@@ -179,5 +212,12 @@ def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
 
 
 def first_choice(fits: Iterable[Fit]) -> Fit | None:
-    """The first fit with an instance: the highest-weight pool that fits, at its cheapest offering."""
-    return next((f for f in fits if f.instance is not None), None)
+    """The first fit with an instance: the highest-weight pool that fits, with what launches there (the provider's
+    launch filters and capacity-type choice, :attr:`Fit.launch`). None also when a pool tried before it has an input
+    the core does not model (:attr:`Fit.unmodelled`): whether the pod lands there is not known."""
+    for f in fits:
+        if f.unmodelled:
+            return None
+        if f.instance is not None:
+            return f
+    return None

@@ -43,7 +43,10 @@ from karpenter_gpu.analysis.candidates import (
     Candidate, Derived, derived_of, limit_amount, price_key, quantity, remaining_limits,
 )
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
-from karpenter_gpu.analysis.node_classes import Context, daemon_overhead, node_class, pool_reservations
+from karpenter_gpu.analysis.node_classes import (
+    Context, class_allocatable, class_capacity, class_compatibility, class_refusal, daemon_overhead, node_class,
+    pool_reservations,
+)
 from karpenter_gpu.analysis.notes import Note, NoteKind
 from karpenter_gpu.analysis.worst_case import Cost, dynamic_cost, static_cost
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
@@ -54,7 +57,10 @@ from karpenter_gpu.k8s.memo import memo_for
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, OFFERING_LABELS, Label, is_kind,
 )
-from karpenter_gpu.k8s.offerings import OverlayResolution, pool_offerings, type_offerings
+from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
+from karpenter_gpu.k8s.offerings import (
+    RESERVATION_LABELS, OverlayResolution, pool_offerings, reservation_requirements, type_offerings,
+)
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView, node_pools, ordered_pools, overlays as overlay_views
 
@@ -116,6 +122,9 @@ class PoolReport:
     #: for deletion), by name, and what they use (``NodePoolResourcesFor``: their capacity summed, ``nodes`` each 1).
     existing_nodes: tuple[str, ...] = ()
     used: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
+    #: Inputs that change which types launch and that the core does not model ("spec.placementGroupSelector"):
+    #: no first choice and no worst case is stated for the pool (:class:`~karpenter_gpu.analysis.notes.NotModelled`).
+    unmodelled: tuple[str, ...] = ()
 
     @property
     def remaining(self) -> dict[str, Decimal]:
@@ -235,7 +244,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
                                closed=resolution.closed)
     if not offerings and not problems:
         problems.append(note.NoOffering())
-    candidates, unoffered = _candidates(pool, catalog, resolution, memo, context, offerings, settings, selected)
+    compat = class_compatibility(pool, context)
+    candidates, unoffered, refused = _candidates(pool, catalog, resolution, memo, context, offerings, settings,
+                                                 selected, compat)
+    unmodelled = _compat_notes(compat, refused, notes)
     unpriced_gone, unoffered = _unoffered_notes(catalog, unoffered, context.facts, notes)
     derived = derived_of(candidates, memo)
     notes.extend(_price_notes(derived, context))
@@ -249,7 +261,11 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if exhausted and pool.replicas is None:
         problems.insert(0, exhausted)
     if not candidates and not excluded:
-        problems.insert(0, _no_candidate(catalog, unoffered, unpriced_gone))
+        known_refused = [name for name, why in refused if why != "unknown"]
+        if known_refused and compat is not None and not unoffered and not unpriced_gone:
+            problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused)))
+        else:
+            problems.insert(0, _no_candidate(catalog, unoffered, unpriced_gone))
     _min_values(pool, zones, candidates, notes, problems)
     notes.extend(offering_notes)
     notes.extend(_candidate_notes(pool, derived, resolution))
@@ -259,7 +275,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if gpu_resource is not None:
         gpu_limit = int(limit_amount(pool, gpu_resource))  # type: ignore[arg-type]
     limit_unit = derived.limit_unit(gpu_resource)
-    if kind == "static":
+    if unmodelled:
+        cost = Cost()
+    elif kind == "static":
         cost = static_cost(pool, candidates, notes)
     elif exhausted:
         cost = Cost(worst=Decimal(0))
@@ -278,7 +296,30 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         worst_case_exact=(fill is None or fill.exact) and not derived.unpriced, bounded_by=cost.bounded_by,
         unbounded=cost.unbounded, limit_unit=limit_unit, price_basis=context.price_basis,
         existing_nodes=tuple(sorted(n.name for n in existing if not n.marked_for_deletion)), used=used,
+        unmodelled=unmodelled,
     )
+
+def _compat_notes(compat: NodeClassCompatibility | None, refused: Sequence[tuple[str, str]], notes: list[Note]
+                  ) -> tuple[str, ...]:
+    """Notes on the types the node class refuses and on what of it is not modelled; the unmodelled paths."""
+    if compat is None:
+        return ()
+    known = tuple((name, why) for name, why in refused if why != "unknown")
+    if known:
+        notes.append(note.NodeClassIncompatible(compat.name, known))
+    unknown = [name for name, why in refused if why == "unknown"]
+    paths = list(compat.unmodelled)
+    whats = {"spec.cpuOptions.nestedVirtualization": "needs each type's nested-virtualization support, which the "
+                                                     "catalog does not have",
+             "spec.placementGroupSelector": "needs the placement group's strategy, an AWS fact the core is not given"}
+    for path in paths:
+        notes.append(note.NotModelled(path, f"which types EC2NodeClass {compat.name} admits {whats[path]}"))
+    if unknown:
+        paths.append("spec.networkInterfaces")
+        notes.append(note.NotModelled("spec.networkInterfaces", f"network cards of {', '.join(unknown)} are not in "
+                                      "the provider's VPC limits table packaged with the core"))
+    return tuple(paths)
+
 
 
 def _reservation_notes(pool: NodePoolView, reservations: bool | None, selected: tuple[Reservation, ...] | None,
@@ -298,26 +339,33 @@ def _reservation_notes(pool: NodePoolView, reservations: bool | None, selected: 
 def _unmodelled_requirements(pool: NodePoolView) -> list[Note]:
     """The template's requirements on labels the catalog does not model (not applied)."""
     return [note.UnmodelledRequirement(req) for key, req in (pool.requirements or {}).items()
-            if key not in INSTANCE_LABEL_KEYS and key not in OFFERING_LABELS
+            if key not in INSTANCE_LABEL_KEYS and key not in OFFERING_LABELS and key not in RESERVATION_LABELS
             and (key in _UNMODELLED or key.startswith(_UNMODELLED_PREFIXES))]
 
 
 def _candidates(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolution, memo: dict, context: Context,
-                offerings: Any, settings: KubeletSettings, selected: tuple[Reservation, ...] | None
-                ) -> tuple[list[Candidate], list[str]]:
-    """The pool's candidates sorted by price, and the admitted types that have no available offering.
+                offerings: Any, settings: KubeletSettings, selected: tuple[Reservation, ...] | None,
+                compat: NodeClassCompatibility | None = None
+                ) -> tuple[list[Candidate], list[str], list[tuple[str, str]]]:
+    """The pool's candidates sorted by price, the admitted types that have no available offering, and the ones the
+    node class refuses with why ("unknown": the network check cannot be made; such a type is left out too).
 
     Candidates depend on the pool only through its admitted types and offerings, unless an overlay looks at the
     pool's name or template labels: then they are shared between such pools (immutable, one query)."""
     admitted = _admitted(catalog, pool.template_requirements, memo)
-    shared = (("candidates", id(admitted), offerings, settings, selected) if resolution.independent_of(pool)
+    shared = (("candidates", id(admitted), offerings, settings, selected, compat) if resolution.independent_of(pool)
               and not context.daemons else None)
     candidates: list[Candidate] | None = memo.get(shared) if shared else None
     if candidates is not None:
-        return candidates, memo.get(("unoffered",) + shared[1:], []) if shared else []
-    candidates, unoffered = [], []
+        return (candidates, memo.get(("unoffered",) + shared[1:], []) if shared else [],
+                memo.get(("refused",) + shared[1:], []) if shared else [])
+    candidates, unoffered, refused = [], [], []
     for it in admitted:
-        candidate = _candidate(pool, it, resolution, context, offerings, settings, selected)
+        why = class_refusal(it, compat)
+        if why is not None:
+            refused.append((it.name, why))  # every offering unavailable: never an option
+            continue
+        candidate = _candidate(pool, it, resolution, context, offerings, settings, selected, compat)
         if candidate is None:
             unoffered.append(it.name)  # no available offering: never an option (Offerings.Available)
         else:
@@ -326,15 +374,19 @@ def _candidates(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolut
     if shared:
         memo[shared] = candidates
         memo[("unoffered",) + shared[1:]] = unoffered
-    return candidates, unoffered
+        memo[("refused",) + shared[1:]] = refused
+    return candidates, unoffered, refused
 
 
 def _candidate(pool: NodePoolView, it: InstanceType, resolution: OverlayResolution, context: Context,
-               offerings: Any, settings: KubeletSettings, selected: tuple[Reservation, ...] | None
-               ) -> Candidate | None:
+               offerings: Any, settings: KubeletSettings, selected: tuple[Reservation, ...] | None,
+               compat: NodeClassCompatibility | None = None) -> Candidate | None:
     """One admitted type as a candidate of the pool, after NodeOverlays; None: it has no available offering."""
     facts = context.facts
-    own = it.allocatable_for(settings)
+    reserved_reqs = reservation_requirements(it.name, selected) if selected is not None else Requirements()
+    if reserved_reqs and pool.template_requirements.conflicting_key(reserved_reqs) is not None:
+        return None  # computeRequirements: the type's reservation labels conflict with the template
+    own = class_allocatable(it, settings, compat)
     if facts is not None or selected is not None or it.price is None:
         overlay_price = resolution.type_price(it.name) if it.price is None and not pool.auto_mode else None
         built = type_offerings(it.name, it.price, offerings, facts, selected, pool.template_requirements, _now(),
@@ -348,11 +400,11 @@ def _candidate(pool: NodePoolView, it: InstanceType, resolution: OverlayResoluti
     capacity = overlaid.capacity if overlaid.capacity is own else {
         k: (v if isinstance(v, Decimal) else quantity(v, f"NodeOverlay capacity {k}"))
         for k, v in overlaid.capacity.items()}
-    limit_capacity = {**capacity, **{k: v for k, v in it.capacity_for(settings).items()
+    limit_capacity = {**capacity, **{k: v for k, v in class_capacity(it, settings, compat).items()
                                      if k in ("cpu", "memory", "pods")}}
     overhead, daemons = daemon_overhead(pool, it, context.daemons)
     return Candidate(it, overlaid.cheapest if offerings else it.price, capacity, overlaid.overlays, overlaid.prices,
-                     limit_capacity, overhead, daemons)
+                     limit_capacity, overhead, daemons, reserved_reqs)
 
 
 def _unoffered_notes(catalog: Catalog, unoffered: list[str], facts: AwsFacts | None, notes: list[Note]

@@ -36,6 +36,7 @@ from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
 
 __all__ = [
     "OVERLAY_REFUSED_RESOURCES",
+    "RESERVATION_LABELS",
     "Offering",
     "OfferingPrice",
     "Overlaid",
@@ -45,6 +46,7 @@ __all__ = [
     "overlay_refusal",
     "overlay_refusal_at",
     "pool_offerings",
+    "reservation_requirements",
     "type_offerings",
     "zone_universe",
 ]
@@ -84,6 +86,11 @@ class Offering:
     zone: str | None
     requirements: Requirements = field(compare=False, hash=False, repr=False)
     reservation: str | None = None
+    #: A reserved offering built from AWS facts: its reservation's type (``default``, ``capacity-block``), whether it
+    #: is interruptible, and the instances it has left (``ReservationCapacity``).
+    reservation_type: str | None = field(default=None, compare=False)
+    interruptible: bool = field(default=False, compare=False)
+    reservation_capacity: int = field(default=0, compare=False)
 
     @property
     def label(self) -> str:
@@ -104,19 +111,30 @@ def zone_universe(pools: Sequence[NodePoolView], overlays: Sequence[OverlayView]
     return tuple(sorted(zones))
 
 
+#: The labels of a reserved offering (``ReservedCapacityResolver.ResolveOfferings``); on-demand and spot offerings
+#: carry them as DoesNotExist (``BaseResolver.ResolveOfferings``), so a requirement such as
+#: ``capacity-reservation-type In [capacity-block]`` admits reserved offerings of that type only.
+RESERVATION_ID = "karpenter.k8s.aws/capacity-reservation-id"
+RESERVATION_TYPE = Label.CAPACITY_RESERVATION_TYPE
+RESERVATION_INTERRUPTIBLE = "karpenter.k8s.aws/capacity-reservation-interruptible"
+RESERVATION_LABELS: frozenset[str] = frozenset({RESERVATION_ID, RESERVATION_TYPE, RESERVATION_INTERRUPTIBLE})
+
+
 def _offering(capacity_type: str, zone: str | None, named: tuple[str, ...]) -> Offering:
     zone_req = Requirement.new(Label.ZONE, "In", (zone,)) if zone is not None else \
         Requirement.new(Label.ZONE, "NotIn", named)
-    return Offering(capacity_type, zone, Requirements([Requirement.new(Label.CAPACITY_TYPE, "In", (capacity_type,)),
-                                                       zone_req]))
+    reqs = [Requirement.new(Label.CAPACITY_TYPE, "In", (capacity_type,)), zone_req]
+    if capacity_type != "reserved":  # a reserved one without facts: which reservation is not known
+        reqs.extend(Requirement.new(k, "DoesNotExist") for k in sorted(RESERVATION_LABELS))
+    return Offering(capacity_type, zone, Requirements(reqs))
 
 
 def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict | None = None, *,
                    reserved: bool = True, closed: bool = False) -> tuple[Offering, ...]:
     """The offerings the pool's template admits, in capacity-type preference order then zone.
 
-    Only the template's capacity-type and zone requirements decide it; ``memo`` (one per query) shares
-    the answer between pools that have the same ones. ``reserved`` False: the node class selects no capacity
+    Only the template's capacity-type, zone and capacity-reservation label requirements decide it; ``memo`` (one per
+    query) shares the answer between pools that have the same ones. ``reserved`` False: the node class selects no capacity
     reservation, and the AWS provider creates reserved offerings only from the reservations it selects
     (``pkg/providers/instancetype/offering/reserved_capacity_resolver.go`` ``ResolveOfferings``: one reserved
     offering per ``nodeClass.CapacityReservations()`` entry of the type, resolved from
@@ -125,7 +143,8 @@ def pool_offerings(pool: NodePoolView, named_zones: tuple[str, ...], memo: dict 
     reqs = pool.template_requirements
     if memo is not None:
         key = ("offerings", named_zones, reqs.get(Label.CAPACITY_TYPE) if Label.CAPACITY_TYPE in reqs else None,
-               reqs.get(Label.ZONE) if Label.ZONE in reqs else None, reserved, closed)
+               reqs.get(Label.ZONE) if Label.ZONE in reqs else None, reserved, closed,
+               tuple(reqs.get(k) for k in sorted(RESERVATION_LABELS) if k in reqs))
         if key not in memo:
             memo[key] = pool_offerings(pool, named_zones, reserved=reserved, closed=closed)
         return memo[key]
@@ -195,12 +214,29 @@ def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[
                     (facts is not None and not facts.offered_in(it_name, r.zone)):
                 continue
             offering = Offering("reserved", r.zone, Requirements([
-                Requirement.new(Label.CAPACITY_TYPE, "In", ("reserved",)), Requirement.new(Label.ZONE, "In", (r.zone,))]),
-                r.id)
+                Requirement.new(Label.CAPACITY_TYPE, "In", ("reserved",)), Requirement.new(Label.ZONE, "In", (r.zone,)),
+                Requirement.new(RESERVATION_ID, "In", (r.id,)),
+                Requirement.new(RESERVATION_TYPE, "In", (r.reservation_type,)),
+                Requirement.new(RESERVATION_INTERRUPTIBLE, "In", ("true" if r.interruptible else "false",))]),
+                r.id, r.reservation_type, r.interruptible, r.available)
             if template.compatible(offering.requirements, WELL_KNOWN_LABELS) is None:
                 out.append((offering, price, f"reserved ({r.reservation_type} reservation {r.id}, {r.available} "
                                              "left): on-demand price / 10,000,000"))
     return tuple(out)
+
+
+def reservation_requirements(it_name: str, reservations: Sequence[Reservation]) -> Requirements:
+    """The capacity-reservation requirements an instance type carries (aws ``types.go`` ``computeRequirements``):
+    ``In`` the ids, types and interruptible flags of the node class's reservations of the type (``nodeClass.
+    CapacityReservations()``, whatever they have left), else DoesNotExist. A template or pod that excludes them
+    (``capacity-reservation-type NotIn [default]`` on a type with an ODCR) refuses the type with all its offerings."""
+    own = [r for r in reservations if r.instance_type == it_name]
+    if not own:
+        return Requirements(Requirement.new(k, "DoesNotExist") for k in sorted(RESERVATION_LABELS))
+    return Requirements([
+        Requirement.new(RESERVATION_ID, "In", tuple(r.id for r in own)),
+        Requirement.new(RESERVATION_TYPE, "In", tuple(r.reservation_type for r in own)),
+        Requirement.new(RESERVATION_INTERRUPTIBLE, "In", tuple("true" if r.interruptible else "false" for r in own))])
 
 
 @dataclass(frozen=True)

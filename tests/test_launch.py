@@ -1,0 +1,166 @@
+"""What launches (analysis/launch.py, node-class compatibility in the simulator): the provider's launch filters,
+the capacity-reservation type of reserved offerings and IsCompatibleWithNodeClass, each against the answer the
+cheapest offering alone would give."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from karpenter_gpu.analysis.catalog import default_catalog
+from karpenter_gpu.analysis.explain import explain_environment
+from karpenter_gpu.analysis.notes import NoteKind
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.simulator import simulate_pools
+from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
+from karpenter_gpu.k8s.compatibility import network_limits
+
+EFA = "vpc.amazonaws.com/efa"
+
+
+def node_class(**spec) -> dict:
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+            "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "r", **spec}}
+
+
+def pool(requirements: list[dict], name: str = "gpu") -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                "requirements": requirements}}}}
+
+
+def families(*names: str) -> dict:
+    return {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": list(names)}
+
+
+def types(*names: str) -> dict:
+    return {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": list(names)}
+
+
+def on_demand() -> dict:
+    return {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}
+
+
+EFA_ONLY = [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+            {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"}]
+
+
+def test_efa_only_node_class_offers_only_efa_types():
+    manifests = [node_class(networkInterfaces=EFA_ONLY), pool([families("g6", "p5"), on_demand()])]
+    env = explain_environment("dev", manifests, default_catalog())
+    candidates = env["pools"][0]["candidates"]
+    catalog = default_catalog().by_name
+    assert candidates and all(catalog[n].allocatable.get(EFA, 0) >= 1 for n in candidates)
+    assert "g6.xlarge" not in candidates and "g6.8xlarge" in candidates
+    assert any("is not compatible with" in n and "g6.xlarge" in n for n in env["pools"][0]["notes"])
+    plain = explain_environment("dev", [node_class(), pool([families("g6", "p5"), on_demand()])], default_catalog())
+    assert "g6.xlarge" in plain["pools"][0]["candidates"]
+
+
+def test_efa_only_interfaces_set_the_efa_capacity_and_take_an_eni_from_max_pods():
+    manifests = [node_class(networkInterfaces=EFA_ONLY), pool([types("p5.48xlarge"), on_demand()])]
+    candidate = simulate_pools(manifests)[0].candidates[0]
+    assert candidate.capacity[EFA] == 1  # efas: the efa-only interfaces, not the 32 the type supports
+    limits = network_limits("p5.48xlarge")
+    assert limits is not None and candidate.capacity["pods"] == limits.eni_pods(1) < limits.eni_pods(0)
+
+
+def test_connection_tracking_needs_nitro():
+    manifests = [node_class(connectionTracking={"tcpEstablishedTimeout": 300}), pool([families("p3", "g5"), on_demand()])]
+    names = simulate_pools(manifests)[0].candidate_names
+    assert names and not any(n.startswith("p3.") for n in names)
+    assert all(default_catalog().by_name[n].labels["karpenter.k8s.aws/instance-hypervisor"] == "nitro" for n in names)
+
+
+def test_a_network_card_the_type_lacks_refuses_it():
+    interfaces = [{"networkCardIndex": 1, "deviceIndex": 0, "interfaceType": "efa-only"}]
+    names = simulate_pools([node_class(networkInterfaces=interfaces), pool([families("g6", "p5"), on_demand()])]
+                           )[0].candidate_names
+    assert names == ("p5.48xlarge",)  # the only one with a second network card
+
+
+def test_placement_group_is_not_modelled_and_no_first_choice_or_ceiling_is_stated():
+    manifests = [node_class(placementGroupSelector={"name": "pg"}), pool([families("g6"), on_demand()])]
+    report = simulate_pools(manifests)[0]
+    assert report.unmodelled == ("spec.placementGroupSelector",) and report.worst_case_hourly is None
+    assert any(n.kind is NoteKind.NOT_MODELLED for n in report.notes)
+    fits = pod_fit(PodShape.parse("gpu=1"), manifests)
+    assert fits[0].instance is None and fits[0].unmodelled and first_choice(fits) is None
+
+
+def test_cpu_only_pod_on_a_gpu_pool_launches_the_plain_type():
+    manifests = [node_class(), pool([types("g6.xlarge", "g6f.4xlarge"), on_demand()])]
+    fit = first_choice(pod_fit(PodShape.parse("gpu=0,cpu=2,memory=4Gi"), manifests))
+    assert fit is not None and fit.launch is not None
+    # g6.xlarge ($0.80) is the cheapest option, but it has nvidia.com/gpu: ExoticInstanceTypeFilter drops it
+    assert set(fit.options) == {"g6.xlarge", "g6f.4xlarge"}
+    assert (fit.instance, fit.price) == ("g6f.4xlarge", Decimal("0.950000"))
+    assert fit.launch.types == ("g6f.4xlarge",)
+    assert ("exotic-instance-filter", ("g6.xlarge",)) in fit.launch.dropped
+
+
+def test_min_values_keeps_the_exotic_types():
+    minimum = {**types("g6.xlarge", "g6f.4xlarge"), "minValues": 2}
+    fit = first_choice(pod_fit(PodShape.parse("gpu=0,cpu=2,memory=4Gi"), [node_class(), pool([minimum, on_demand()])]))
+    assert fit is not None and fit.instance == "g6.xlarge"
+
+
+def _reservation_facts():
+    stamp = "2025-11-03T00:00:00+00:00"
+    reservations = [
+        {"CapacityReservationId": "cr-0000000000000000a", "InstanceType": "g6.xlarge", "AvailabilityZone": "us-east-1a",
+         "AvailableInstanceCount": 2, "State": "active", "ReservationType": "default", "Tags": [],
+         "OwnerId": "012345678901", "InstanceMatchCriteria": "targeted"},
+        {"CapacityReservationId": "cr-0000000000000000b", "InstanceType": "g6.2xlarge",
+         "AvailabilityZone": "us-east-1b", "AvailableInstanceCount": 1, "State": "active",
+         "ReservationType": "capacity-block", "Tags": [], "OwnerId": "012345678901",
+         "InstanceMatchCriteria": "targeted"}]
+    offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z}
+                 for t in ("g6.xlarge", "g6.2xlarge") for z in ("us-east-1a", "us-east-1b")]
+    spot = [{"AvailabilityZone": z, "InstanceType": t, "ProductDescription": "Linux/UNIX", "SpotPrice": "0.5",
+             "Timestamp": stamp} for t in ("g6.xlarge", "g6.2xlarge") for z in ("us-east-1a", "us-east-1b")]
+    return aws_facts_from_documents([("spot.json", {"SpotPriceHistory": spot}),
+                                     ("offerings.json", {"InstanceTypeOfferings": offerings}),
+                                     ("reservations.json", {"CapacityReservations": reservations})])
+
+
+def _reserved_manifests(extra: list[dict]) -> list[dict]:
+    terms = [{"id": "cr-0000000000000000a"}, {"id": "cr-0000000000000000b"}]
+    return [node_class(capacityReservationSelectorTerms=terms),
+            pool([families("g6"), {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                   "values": ["reserved", "on-demand"]}, *extra])]
+
+
+def test_capacity_block_only_pool_does_not_launch_on_an_odcr():
+    block = {"key": "karpenter.k8s.aws/capacity-reservation-type", "operator": "In", "values": ["capacity-block"]}
+    fit = first_choice(pod_fit(PodShape.parse("gpu=1"), _reserved_manifests([block]), aws=_reservation_facts()))
+    assert fit is not None and fit.launch is not None
+    assert (fit.instance, fit.launch.capacity_type) == ("g6.2xlarge", "reserved")
+    assert fit.offering == "reserved/us-east-1b (cr-0000000000000000b)"
+    report = simulate_pools(_reserved_manifests([block]), aws=_reservation_facts())[0]
+    assert not any(n.kind is NoteKind.UNMODELLED_REQUIREMENT for n in report.notes)
+
+
+def test_reserved_launch_prefers_the_odcr_partition_at_its_price():
+    fit = first_choice(pod_fit(PodShape.parse("gpu=1"), _reserved_manifests([]), aws=_reservation_facts()))
+    assert fit is not None and fit.launch is not None
+    # both reservations are compatible: the default (ODCR) partition has the cheaper offering
+    assert (fit.instance, fit.launch.capacity_type, fit.launch.types) == ("g6.xlarge", "reserved", ("g6.xlarge",))
+
+
+def test_spot_dearer_than_on_demand_is_not_asked_for():
+    spot_pool = pool([types("g6.xlarge", "g6.2xlarge"),
+                      {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}])
+    dear = aws_facts_from_documents([
+        ("spot.json", {"SpotPriceHistory": [
+            {"AvailabilityZone": "us-east-1a", "InstanceType": t, "ProductDescription": "Linux/UNIX",
+             "SpotPrice": price, "Timestamp": "2025-11-03T00:00:00+00:00"}
+            for t, price in (("g6.xlarge", "0.85"), ("g6.2xlarge", "0.9"))]}),
+        ("offerings.json", {"InstanceTypeOfferings": [
+            {"InstanceType": t, "LocationType": "availability-zone", "Location": "us-east-1a"}
+            for t in ("g6.xlarge", "g6.2xlarge")]})])
+    fit = first_choice(pod_fit(PodShape.parse("gpu=1"), [node_class(), spot_pool], aws=dear))
+    # every spot price ($0.85, $0.90) is above g6.xlarge on-demand ($0.80): SpotOfferingFilter drops them all
+    assert fit is not None and fit.launch is not None
+    assert (fit.launch.capacity_type, fit.instance) == ("on-demand", "g6.xlarge")
