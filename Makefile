@@ -35,7 +35,7 @@ test soak: export PYTHONDONTWRITEBYTECODE :=
 # `validate dist` runs beside pytest (on the core pytest's controller leaves idle while it starts), its output
 # printed after pytest's; either failing fails the target.
 test: deps  ## validate dist/ and the test suite (fails on stale dist/ or snapshots) on every core
-	@validated=$$(mktemp); trap 'rm -f "$$validated"' EXIT; \
+	@export KARPENTER_GPU_PREWARM=1 KARPENTER_GPU_TUNE_GC=1; validated=$$(mktemp); trap 'rm -f "$$validated"' EXIT; \
 	echo "$(BIN)/karpenter-gpu validate dist  (beside pytest; its output follows pytest's)"; \
 	$(BIN)/karpenter-gpu validate dist > "$$validated" 2>&1 & validating=$$!; \
 	echo "$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder"; \

@@ -70,28 +70,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """What collection imported (the package, cdk8s's bindings, hypothesis, every test module) lives until the
-    process ends: frozen out of the cyclic collector's passes, which would otherwise re-scan it at every full
-    pass, and the passes spaced as the CLI spaces its own (``karpenter_gpu.cli.main.GC_THRESHOLD``): together
-    about 3 s of CPU per `make test`. Cycles the tests create are still collected."""
-    from karpenter_gpu.cli.main import GC_THRESHOLD
+    """With ``KARPENTER_GPU_TUNE_GC=1`` (``make test`` sets it): what collection imported (the package, cdk8s's
+    bindings, hypothesis, every test module) lives until the process ends, so it is frozen out of the cyclic
+    collector's passes, which would otherwise re-scan it at every full pass, and the passes are spaced as the CLI
+    spaces its own (``karpenter_gpu.perf.tune_collector``): together about 3 s of CPU per `make test`. Cycles the
+    tests create are still collected. Without it, the collector runs as Python sets it."""
+    from karpenter_gpu import perf
 
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLD)
+    if perf.tuning_collector():
+        gc.collect()
+        gc.freeze()
+        perf.tune_collector()
 
 
 _ROOT_ENTRIES: set[str] = set()
+#: Opt-in to tests/prewarm.py in the controller of a ``-n`` run (``make test`` sets it).
+PREWARM_ENV = "KARPENTER_GPU_PREWARM"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Notes the repository's top level (see pytest_sessionfinish). In the controller of a ``-n`` run, works out
-    once what each worker would otherwise work out for itself (tests/prewarm.py): the checkout's bytecode on every
-    core, before xdist starts the workers (its own pytest_sessionstart is trylast); then hypothesis's constants and
-    category table, beside the starting workers."""
+    once what each worker would otherwise work out for itself (tests/prewarm.py), when ``KARPENTER_GPU_PREWARM=1``
+    asks (``make test`` sets it): the checkout's bytecode on every core, before xdist starts the workers (its own
+    pytest_sessionstart is trylast); then hypothesis's constants and category table, beside the starting
+    workers."""
     _ROOT_ENTRIES.update(p.name for p in ROOT.iterdir())
     config = session.config
-    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("dsession"):
+    if (os.environ.get(PREWARM_ENV, "").strip() == "1" and not hasattr(config, "workerinput")
+            and config.pluginmanager.hasplugin("dsession")):
         from tests import prewarm
 
         prewarm.prepare(config.rootpath, config, len(os.sched_getaffinity(0)))

@@ -22,7 +22,8 @@ P = "karpenter_gpu"
 
 #: Layers, lowest first: module prefixes (the longest matching prefix decides).
 LAYERS: list[tuple[str, ...]] = [
-    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}.output", f"{P}._startup", f"{P}._version", f"{P}.upstream"),
+    (f"{P}.errors", f"{P}.crds", f"{P}.render", f"{P}._fs", f"{P}.output", f"{P}._startup", f"{P}._version", f"{P}.upstream",
+     f"{P}.perf"),
     (f"{P}.k8s",),
     (f"{P}.check",),
     (f"{P}.analysis",),

@@ -4,16 +4,29 @@ from __future__ import annotations
 
 import dataclasses
 from decimal import Decimal as D
+from typing import Iterator
+
+import pytest
 
 from karpenter_gpu.analysis import ceiling
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.check import _defaults, conformance
 from karpenter_gpu.check.conformance import validate_manifest
+from karpenter_gpu import perf
 from karpenter_gpu.k8s import offerings
 from tests.test_simulator import overlay, pool, req
 
 
+@pytest.fixture
+def caching_on() -> Iterator[None]:
+    """Caching on for a test that looks into the caches (the suite also runs with ``KARPENTER_GPU_CACHE=off``:
+    tests/test_perf.py); back as it was after it."""
+    with perf.caching_set(True):
+        yield
+
+
+@pytest.mark.usefixtures("caching_on")
 def test_the_remembered_ceiling_is_the_computed_one():
     items = ((f"t{i}", D(3 + i) / 4, (D(i + 1), D(2))) for i in range(4))
     items_t, limits = tuple(items), (D(9), D(7))
@@ -62,6 +75,7 @@ def test_admitted_types_are_remembered_per_catalog():
     assert len(simulate_pools(manifests)[0].candidates) == len(full[0].candidates) > 1  # the default's answer again
 
 
+@pytest.mark.usefixtures("caching_on")
 def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_catalog():
     """Environments repeat overlays: the second resolution over the catalog reuses what the first found for the same
     requirements (offering keys aside, which the match ignores), and other requirements get their own answer."""
@@ -72,7 +86,7 @@ def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_c
 
     offerings._SEEN.clear()
     g5 = priced(req("family", "In", "g5"))
-    seen = offerings._SEEN[id(default_catalog().requirements_by_type)][1]
+    seen = offerings._SEEN.for_owner(default_catalog().requirements_by_type)
     assert frozenset(r for r in seen if isinstance(r, frozenset) and r) and g5 and all(n.startswith("g5.") for n in g5)
     remembered = len(seen)
     assert priced(req("family", "In", "g5"), req("karpenter.sh/capacity-type", "In", "on-demand")) == g5
@@ -86,6 +100,7 @@ def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_c
     assert [c.instance.name for c in only.candidates] == ["g5.xlarge"] and only.candidates[0].overlays
 
 
+@pytest.mark.usefixtures("caching_on")
 def test_a_scalar_clean_under_one_schema_node_is_checked_again_under_another(crds):
     good = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
             "spec": {"weight": 50, "template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws",
@@ -130,6 +145,7 @@ def _counting(monkeypatch, module, name: str) -> list[int]:
     return calls
 
 
+@pytest.mark.usefixtures("caching_on")
 def test_a_clean_subtree_is_walked_once_per_schema_node(crds, monkeypatch):
     """The second pool with the same template walks none of it again (schema walk, CEL walk, defaults), and
     reports the same (nothing)."""
@@ -222,6 +238,7 @@ def test_apply_defaults_returns_a_copy_the_memo_does_not_share(crds):
     assert "disruption" not in manifest["spec"]  # the input itself is left alone
 
 
+@pytest.mark.usefixtures("caching_on")  # the subtrees under spec found clean before: their own nodes bind nothing
 def test_self_is_converted_once_for_all_rules_of_a_node(crds, monkeypatch):
     from karpenter_gpu.check import _cel
 
@@ -238,10 +255,9 @@ def test_self_is_converted_once_for_all_rules_of_a_node(crds, monkeypatch):
     assert 0 < binds[0] < spec_rules  # one conversion per node with rules, not one per rule
 
 
+@pytest.mark.usefixtures("caching_on")
 def test_the_memos_stay_within_their_character_budget():
-    from karpenter_gpu.check._memo import Bounded
-
-    memo = Bounded(entries=100, chars=1600)
+    memo = perf.BoundedCache(entries=100, chars=1600)
     memo.put("big", 1, 101)  # more than a sixteenth of the budget: never kept
     assert memo.get("big") is None
     for i in range(16):
@@ -249,7 +265,7 @@ def test_the_memos_stay_within_their_character_budget():
     assert memo.get(0) == 0 and memo.get(15) == 15
     memo.put("next", 16, 100)  # over the budget: emptied first, then kept
     assert memo.get(0) is None and memo.get("next") == 16
-    few = Bounded(entries=2, chars=1600)
+    few = perf.BoundedCache(entries=2, chars=1600)
     for i in range(3):
         few.put(i, i, 1)
     assert few.get(0) is None and few.get(2) == 2

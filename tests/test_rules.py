@@ -1090,18 +1090,20 @@ def test_mig_devices_are_looked_up_only_for_a_pod_asking_for_one(monkeypatch):
 
 
 def test_a_requirement_key_is_judged_once_for_every_pool(monkeypatch):
+    from karpenter_gpu import perf
     from karpenter_gpu.check.rules import requirements
 
-    requirements._key_problem.cache_clear()
-    seen: list[str] = []
-    real = requirements.check_label_key
+    with perf.caching_set(True):  # the verdicts cached by key (the suite also runs with caching off)
+        requirements._key_problem.cache_clear()
+        seen: list[str] = []
+        real = requirements.check_label_key
 
-    def counted(key, prop="requirements"):
-        seen.append(key)
-        return real(key, prop)
+        def counted(key, prop="requirements"):
+            seen.append(key)
+            return real(key, prop)
 
-    monkeypatch.setattr(requirements, "check_label_key", counted)
-    pools = [(f"{i}.yaml", gpu_pool(f"gpu-{i}", weight=10 + i)) for i in range(5)]
-    check_rules(pools)
-    assert seen and len(seen) == len(set(seen))
-    requirements._key_problem.cache_clear()
+        monkeypatch.setattr(requirements, "check_label_key", counted)
+        pools = [(f"{i}.yaml", gpu_pool(f"gpu-{i}", weight=10 + i)) for i in range(5)]
+        check_rules(pools)
+        assert seen and len(seen) == len(set(seen))
+        requirements._key_problem.cache_clear()

@@ -314,7 +314,10 @@ def test_a_text_too_short_to_exceed_the_event_bound_is_parsed_once(tmp_path, mon
 
 
 def test_plain_scalars_are_resolved_once_for_all_files(tmp_path, monkeypatch):
-    monkeypatch.setattr(yaml_loader, "_RESOLVED", {})
+    from karpenter_gpu import perf
+
+    monkeypatch.setattr(yaml_loader, "_RESOLVED", perf.OwnerCache(entries=yaml_loader._MAX_RESOLVED + 1))
+    monkeypatch.setattr(perf._SWITCH, "on", True)  # caching on for this test (the suite also runs with it off)
     calls: list[str] = []
     real = yaml_loader.resolve_plain
 

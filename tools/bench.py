@@ -479,10 +479,11 @@ def cdk8s_cli(reps: int) -> dict:
 
 
 def _forget() -> None:
-    """Empty what the simulator remembers across calls (the limit ceilings, the admitted types per catalog)."""
+    """Empty what the simulator caches across calls (the limit ceilings, the admitted types per catalog, the overlay
+    matches per requirements mapping): ``cache_clear`` of :mod:`karpenter_gpu.perf`'s caches."""
     ceiling._dearest_fill_memo.cache_clear()
-    simulator._ADMITTED.clear()
-    offerings._SEEN.clear()
+    simulator._ADMITTED.cache_clear()
+    offerings._SEEN.cache_clear()
 
 
 #: GPU limits of the ceiling figures; CPU and memory limits scale with them (12 vCPU, 100 GiB per GPU).
@@ -516,11 +517,12 @@ def test_suite(timeout: float) -> dict:
     py = str(ROOT / ".venv" / "bin" / "python")
     cmds = [[py, "-m", "karpenter_gpu.cli.main", "validate", "dist"], [py, "-m", "pytest", "-q", "-n", "auto",
                                                                         "--dist", "loadfile", "--no-loadscope-reorder"]]
+    env = dict(os.environ, KARPENTER_GPU_PREWARM="1", KARPENTER_GPU_TUNE_GC="1")  # what `make test` sets
     t0 = time.perf_counter()
     last, code = "", 0
     for cmd in cmds:
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             return {"n": 0, "median": None, "note": f"not measured: timed out after {timeout:.0f} s"}
         last, code = (proc.stdout.strip().splitlines() or [""])[-1], proc.returncode

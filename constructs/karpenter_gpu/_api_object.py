@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable
 
 import cdk8s
 from constructs import Construct
 
 from karpenter_gpu import cluster as _cluster
+from karpenter_gpu.perf import once
 
 
-@functools.cache
+@once
 def gvk_of(binding: Any) -> tuple[str, str]:
     """(apiVersion, kind) of a generated binding, read from Node.js once per process (a jsii call each)."""
     return binding.GVK.api_version, binding.GVK.kind

@@ -1,6 +1,7 @@
 """What never changes about a construct, read over jsii once: its ``constructs.Node``, its path, and the path a child
 will have. Every read over jsii is a pipe round trip to the Node.js process behind cdk8s, so these are kept on the
-Python object (:func:`kept`) at the first read."""
+Python object (:func:`read_once`) at the first read. Not a cache (the caches are :mod:`karpenter_gpu.perf`'s, under
+its switch): immutable state of the construct tree, read once, whatever the switch."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, Callable, cast
 _UNSET = object()
 
 
-def kept(obj: Any, attr: str, read: Callable[[], Any]) -> Any:
+def read_once(obj: Any, attr: str, read: Callable[[], Any]) -> Any:
     """``read()``, kept on ``obj`` as ``attr`` at the first call: for what never changes about a construct, whose
     every read over jsii is a pipe round trip. (A proxy jsii makes for a JS-created construct is new on every read
     of it, so such a construct's value is read once per proxy.)"""
@@ -24,14 +25,14 @@ def kept(obj: Any, attr: str, read: Callable[[], Any]) -> Any:
 
 
 def node_of(construct: Any) -> Any:
-    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object (:func:`kept`)."""
-    return kept(construct, "_kg_node", lambda: construct.node)
+    """``construct.node`` (its ``constructs.Node``), read over jsii once per Python object (:func:`read_once`)."""
+    return read_once(construct, "_kg_node", lambda: construct.node)
 
 
 def construct_path(scope: Any) -> str:
-    """``scope.node.path``, read over jsii once per construct (:func:`kept`: a path never changes once the
+    """``scope.node.path``, read over jsii once per construct (:func:`read_once`: a path never changes once the
     construct exists)."""
-    return str(kept(scope, "_kg_path", lambda: node_of(scope).path))
+    return str(read_once(scope, "_kg_path", lambda: node_of(scope).path))
 
 
 class ConstructPath:

@@ -25,7 +25,7 @@ import cdk8s
 import jsii
 from constructs import Construct, IValidation
 
-from karpenter_gpu._construct_tree import kept, node_of
+from karpenter_gpu._construct_tree import node_of, read_once
 from karpenter_gpu.errors import KarpenterGpuError
 
 #: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).
@@ -107,7 +107,7 @@ def is_boundary(construct: Any) -> bool:
 
 def parent_of(construct: Node) -> Node | None:
     """``construct.node.scope``, read through jsii once per construct (:func:`remember_parent` may have set it)."""
-    return kept(construct, "_kg_parent", lambda: node_of(construct).scope)
+    return read_once(construct, "_kg_parent", lambda: node_of(construct).scope)
 
 
 def root_of(construct: Node) -> Node:
@@ -124,7 +124,7 @@ def in_chart(construct: Node) -> bool:
         parent = parent_of(construct)
         return isinstance(construct, cdk8s.Chart) or (parent is not None and in_chart(parent))
 
-    return bool(kept(construct, "_kg_in_chart", read))
+    return bool(read_once(construct, "_kg_in_chart", read))
 
 
 def cluster_of(construct: Node) -> Node:
@@ -140,7 +140,7 @@ def cluster_of(construct: Node) -> Node:
         above = cluster_of(parent)
         return above if is_boundary(above) or not is_boundary(construct) else construct
 
-    return kept(construct, "_kg_cluster", read)
+    return read_once(construct, "_kg_cluster", read)
 
 
 def _state(cluster: Node) -> dict:
@@ -159,11 +159,11 @@ def members(cluster: Node) -> list[Node]:
 
     Read from the tree once until it changes (:func:`tree_changed`).
     """
-    return list(_remembered(ref_of(cluster), lambda: _read_members(cluster)))
+    return list(_read_until_tree_changes(ref_of(cluster), lambda: _read_members(cluster)))
 
 
-def _remembered(key: str, read: Callable[[], list[Node]]) -> list[Node]:
-    """``read()``, kept under ``key`` until the tree changes (:func:`tree_changed`)."""
+def _read_until_tree_changes(key: str, read: Callable[[], list[Node]]) -> list[Node]:
+    """``read()``, read once and held under ``key`` until the tree changes (:func:`tree_changed`)."""
     known = _MEMBERS.get(key)
     if known is None:
         known = _MEMBERS[key] = read()
@@ -280,7 +280,7 @@ def clusters(scope: Node) -> list[Node]:
 
 def _whole_tree(root: Node) -> list[Node]:
     """Every construct of the App ``root``, boundaries included, in tree order (cached as :func:`members` is)."""
-    return _remembered("tree:" + ref_of(root), node_of(root).find_all)
+    return _read_until_tree_changes("tree:" + ref_of(root), node_of(root).find_all)
 
 
 def finalize_cluster(cluster: Node) -> None:
@@ -303,7 +303,7 @@ def finalize_cluster(cluster: Node) -> None:
 
 def _output_type(root: Node) -> Any:
     """The App's ``yaml_output_type`` (None for a root that is no App), read over jsii once per App object."""
-    return kept(root, "_kg_output_type", lambda: getattr(root, "yaml_output_type", None))
+    return read_once(root, "_kg_output_type", lambda: getattr(root, "yaml_output_type", None))
 
 
 def _check_files_across_clusters(root: Node, found: list[Node]) -> None:

@@ -9,6 +9,7 @@ tree, so the order in which constructs were created does not matter.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 from contextvars import ContextVar
 from types import FrameType
@@ -115,7 +116,7 @@ class _UnwrittenValuesNotice:
 
 def _in_app_synth() -> bool:
     """Whether an ``App.synth()`` / ``App.synth_yaml()`` call of Python code is on the stack."""
-    frame: FrameType | None = sys._getframe(1)
+    frame: FrameType | None = inspect.currentframe()  # this function's own: named neither synth nor synth_yaml
     while frame is not None:
         if frame.f_code.co_name in ("synth", "synth_yaml") and isinstance(frame.f_locals.get("self"), cdk8s.App):
             return True

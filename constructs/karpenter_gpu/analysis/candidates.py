@@ -13,11 +13,11 @@ from karpenter_gpu.analysis.catalog import InstanceType
 from karpenter_gpu.analysis.notes import amount_text
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import AMD_GPU, NEURON, NEURON_CORE, NVIDIA_GPU, WELL_KNOWN_LABELS, Label
-from karpenter_gpu.k8s.memo import remember
 from karpenter_gpu.k8s.offerings import Offering, OfferingPrice
 from karpenter_gpu.k8s.scheduling import Requirements, atoi
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import NodePoolView
+from karpenter_gpu.perf import Store
 
 __all__ = [
     "UNMODELLED_LIMITS",
@@ -135,7 +135,7 @@ def quantity(value: Any, where: str) -> Decimal:
     except KarpenterGpuError:
         raise KarpenterGpuError("KG711", prop=where, value=value, allowed="a Kubernetes quantity such as '8', '200Gi'",
                                 fix="write the quantity as Kubernetes does") from None
-    return remember(_AMOUNTS, key, amount) if key is not None else amount
+    return _AMOUNTS.put(key, amount) if key is not None else amount
 
 
 def limit_amount(pool: NodePoolView, resource: str) -> Decimal | None:
@@ -145,8 +145,8 @@ def limit_amount(pool: NodePoolView, resource: str) -> Decimal | None:
     return quantity(pool.limits[resource], f"NodePool {pool.name}.spec.limits.{resource}")
 
 
-#: (type, text or int) -> its amount, for :func:`quantity` (:func:`~karpenter_gpu.k8s.memo.remember`).
-_AMOUNTS: dict[tuple[type, Any], Decimal] = {}
+#: (type, text or int) -> its amount, for :func:`quantity`.
+_AMOUNTS = Store()
 
 
 #: Limits the catalog cannot turn into a node's capacity (ephemeral storage depends on block devices, pod ENIs on a

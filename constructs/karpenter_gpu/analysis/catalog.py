@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import cache, cached_property
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
@@ -35,6 +35,7 @@ from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
+from karpenter_gpu.perf import cached
 
 __all__ = [
     "DEFAULT_CATALOG_RESOURCE",
@@ -370,7 +371,7 @@ def load_catalog(path: str | Path) -> Catalog:
     return catalog_from_document(document, str(file))
 
 
-@cache
+@cached()
 def default_catalog() -> Catalog:
     """The packaged catalog (86 GPU/accelerator types, us-east-1 on-demand prices), loaded once."""
     text = resources.files("karpenter_gpu").joinpath(DEFAULT_CATALOG_RESOURCE).read_text(encoding="utf-8")

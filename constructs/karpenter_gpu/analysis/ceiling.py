@@ -34,8 +34,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache, reduce
+from functools import reduce
 from typing import Sequence
+
+from karpenter_gpu.perf import cached
 
 __all__ = ["Fill", "dearest_fill"]
 
@@ -320,4 +322,4 @@ def _branch_and_bound(prices: list[int], sizes: list[tuple[int, ...]], caps: lis
     return best_total, out, max(best_total, math.ceil(root * (1 + 1e-9)))
 
 
-_dearest_fill_memo = lru_cache(maxsize=4096)(dearest_fill)
+_dearest_fill_memo = cached(maxsize=4096)(dearest_fill)

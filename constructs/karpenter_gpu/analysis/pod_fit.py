@@ -13,12 +13,13 @@ from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
 from karpenter_gpu.analysis.launch import Launch, launch
 from karpenter_gpu.analysis.notes import bytes_text
 from karpenter_gpu.analysis.pod_shape import PodShape
-from karpenter_gpu.analysis.simulator import PoolReport, _paused_cyclic_gc, simulate_pools
+from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS, Label
 from karpenter_gpu.k8s.offerings import OfferingPrice
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
+from karpenter_gpu.perf import paused_collector
 
 __all__ = ["Fit", "first_choice", "fit_reports", "pod_fit"]
 
@@ -187,7 +188,7 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     and GPUs (after overlays), or what is left of a limit (after the cluster's ``nodes``, as
     :func:`simulate_pools`) is smaller than one node of every candidate that fits.
     """
-    with _paused_cyclic_gc():  # one pause for both steps: no collector pass over the reports in between
+    with paused_collector():  # one pause for both steps: no collector pass over the reports in between
         return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes, aws=aws))
 
 
@@ -203,7 +204,7 @@ def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
     reports = list(reports)
     pod_reqs = shape.requirements()
     allowed, types_ok = OfferingFilter(pod_reqs), dict[str, bool]()
-    with _paused_cyclic_gc():
+    with paused_collector():
         fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok, relaxed=False) for report in reports]
         if any(f.instance is not None for f in fits) or not any(
                 t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints if isinstance(t, Mapping)):

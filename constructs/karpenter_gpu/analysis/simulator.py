@@ -28,14 +28,12 @@ their limits are :mod:`~karpenter_gpu.analysis.candidates`, where a pod lands :m
 
 from __future__ import annotations
 
-import gc
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from decimal import Decimal
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 from karpenter_gpu.analysis import notes as note
 from karpenter_gpu.analysis.admits import unreadable
@@ -53,7 +51,7 @@ from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.daemonsets import daemon_sets
 from karpenter_gpu.k8s.kubelet import KubeletSettings
-from karpenter_gpu.k8s.memo import memo_for
+from karpenter_gpu.perf import OwnerCache, paused_collector
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, OFFERING_LABELS, Label, is_kind,
 )
@@ -194,15 +192,15 @@ def _admitted(catalog: Catalog, reqs: Requirements, memo: dict) -> list[Instance
     catalog (the answer depends on the catalog's types and those requirements only)."""
     key = ("types", frozenset(r for k, r in reqs.items() if k in _TYPE_KEYS))
     if key not in memo:
-        shared = memo_for(_ADMITTED, catalog)
+        shared = _ADMITTED.for_owner(catalog)
         if key not in shared:
             shared[key] = tuple(it for it in catalog.types if it.requirements.conflicting_key(reqs) is None)
         memo[key] = list(shared[key])
     return memo[key]
 
 
-#: The memo of :func:`_admitted` across calls, per catalog (:func:`~karpenter_gpu.k8s.memo.memo_for`).
-_ADMITTED: dict[int, tuple[Catalog, dict]] = {}
+#: What :func:`_admitted` found, across calls, per catalog.
+_ADMITTED = OwnerCache()
 
 
 _TYPE_KEYS = INSTANCE_LABEL_KEYS | {Label.INSTANCE_HYPERVISOR}
@@ -566,29 +564,12 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
     for node in nodes:
         if node.nodepool is not None:
             by_pool.setdefault(node.nodepool, []).append(node)
-    with _paused_cyclic_gc():
+    with paused_collector():
         context = _context(manifests, catalog, aws)
         pools, resolution = _resolution(manifests, catalog, pools, context)
         memo: dict = {}
         return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))
                 for p in ordered_pools(pools)]
-
-
-@contextmanager
-def _paused_cyclic_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one simulation.
-
-    A simulation allocates many small objects that all stay alive until it returns and form no reference
-    cycles; the collector's passes over them found nothing and grew with the environment (about 20% of
-    the time at 1,000 pools, enough to make the run super-linear). Reference counting still frees
-    everything; any cycle is collected by the next pass after the collector resumes."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # ---------------------------------------------------------------------------------------------

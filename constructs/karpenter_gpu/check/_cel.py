@@ -52,9 +52,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, value_repr
+from karpenter_gpu.check._schema_walk import CONTAINERS
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.perf import OwnerCache, Store, SubtreeCache, cached, once, value_repr
 
 Schema = dict[str, Any]
 
@@ -107,12 +108,12 @@ def backend(name: str | None = None) -> Backend:
                                 ) from ex
 
 
-@functools.cache
+@once
 def _backend(name: str) -> Backend:
     return _make(name)
 
 
-@functools.cache
+@once
 def _auto() -> str:
     try:
         _backend("cel-expr-python")
@@ -148,7 +149,7 @@ def compile_rule(text: str, backend_name: str | None = None) -> Compiled:
     return _compile(text, backend(backend_name))
 
 
-@functools.cache
+@cached()
 def _compile(text: str, runtime: Backend) -> Compiled:
     program, error, transition = runtime.compile(text)
     return Compiled(program, error, transition, runtime)
@@ -170,10 +171,9 @@ def _run_bound(compiled: Compiled, bound: Any) -> tuple[Any, str | None]:
 
 # Rule outcomes by (backend, rule, repr of `self`): rules are pure, and GPU pools repeat the same
 # requirements, taints and budgets, so most evaluations are repeats (celpy costs ~3 ms per run). The repr tells
-# apart every value the YAML loader builds (see ``_memo``); the same object written in another key order only
+# apart every value the YAML loader builds (see :class:`~karpenter_gpu.perf.SubtreeCache`); the same object written in another key order only
 # misses.
-_OUTCOMES: dict[tuple[str, str, str], tuple[Any, str | None]] = {}
-_MAX_OUTCOMES = 100_000
+_OUTCOMES = Store(entries=100_000)
 
 
 class _Self:
@@ -187,7 +187,7 @@ class _Self:
 
     @functools.cached_property
     def key(self) -> str:
-        """The value's repr (:func:`~karpenter_gpu.check._memo.value_repr`), the outcome memo's key (made only when
+        """The value's repr (:func:`~karpenter_gpu.perf.value_repr`), the outcome memo's key (made only when
         a rule runs: not for a node whose rules are all transition rules)."""
         return value_repr(self.value)
 
@@ -205,17 +205,17 @@ class _Self:
 
 def _outcome(compiled: Compiled, text: str, self_: _Self) -> tuple[Any, str | None]:
     key = (compiled.backend.name, text, self_.key)
-    if key not in _OUTCOMES:
-        if len(_OUTCOMES) >= _MAX_OUTCOMES:
-            _OUTCOMES.clear()
+    known: tuple[Any, str | None] | None = _OUTCOMES.get(key)
+    if known is None:
         try:
             self_.cel()
         except (ValueError, OverflowError) as ex:  # e.g. an integer outside int64: CEL has no value for it
             why = (str(ex).strip().splitlines() or [type(ex).__name__])[0][:200]
-            _OUTCOMES[key] = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
+            known = (None, f"value has no CEL equivalent ({why}): integers must fit int64")
         else:
-            _OUTCOMES[key] = _run_bound(compiled, self_.bound(compiled.backend))
-    return _OUTCOMES[key]
+            known = _run_bound(compiled, self_.bound(compiled.backend))
+        _OUTCOMES.put(key, known)
+    return known
 
 
 def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
@@ -233,13 +233,13 @@ def validate(value: Any, schema: Schema, path: str, problems: _Problems, skipped
         before, noted = len(problems), len(skipped)
         _validate_here(value, schema, path, problems, skipped, runtime, key[2])
         if len(problems) == before:
-            _CLEAN_TREES.remember(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
+            _CLEAN_TREES.put_clean(key, schema, tuple(note[len(path):] for note in skipped[noted:]))
         return
     _validate_here(value, schema, path, problems, skipped, runtime)
 
 
 #: Non-empty objects and arrays whose rules all passed under a schema node, by backend (below the root).
-_CLEAN_TREES = CleanSubtrees()
+_CLEAN_TREES = SubtreeCache()
 
 
 def _validate_here(value: Any, schema: Schema, path: str, problems: _Problems, skipped: list[str],
@@ -267,18 +267,17 @@ def _validate_here(value: Any, schema: Schema, path: str, problems: _Problems, s
 
 # Whether a schema node or anything under it has rules, by node: most of an object (metadata, labels,
 # tags, ...) has none, and the walk skips it. Holds the node too, so an id is never reused meanwhile.
-_RULES_BELOW: dict[int, tuple[Schema, bool]] = {}
+_RULES_BELOW = OwnerCache(owners=1 << 16)
 
 
 def _rules_below(schema: Schema) -> bool:
-    entry = _RULES_BELOW.get(id(schema))
-    if entry is not None and entry[0] is schema:
-        return entry[1]
+    known: bool | None = _RULES_BELOW.get(schema)
+    if known is not None:
+        return known
     children = [*schema.get("properties", {}).values(), schema.get("additionalProperties"), schema.get("items")]
     found = bool(schema.get("x-kubernetes-validations")) or any(
         _rules_below(child) for child in children if isinstance(child, dict))
-    _RULES_BELOW[id(schema)] = (schema, found)
-    return found
+    return bool(_RULES_BELOW.put(schema, found))
 
 
 def _apply(rule: dict[str, Any], self_: _Self, path: str, problems: _Problems, skipped: list[str],

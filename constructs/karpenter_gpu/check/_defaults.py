@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from karpenter_gpu.check._memo import CONTAINERS, Bounded, descends, is_shared, share, value_repr
-
-Schema = dict[str, Any]
+from karpenter_gpu.check._schema_walk import CONTAINERS, Schema, descends
+from karpenter_gpu.perf import BoundedCache, OwnerCache, is_shared, share, value_repr
 
 
 #: Defaulted subtrees by (id(schema node), repr of the value as written) -> (the node, the result): the result is
 #: the memo's own copy, shared by every object with that subtree (read-only), so the checks find it again.
-_DEFAULTED = Bounded(entries=1 << 14)
+_DEFAULTED = BoundedCache(entries=1 << 14)
 
 
 def _defaulted(value: Any, schema: Schema) -> Any:
@@ -83,18 +82,16 @@ def defaulted_tree(value: Any, schema: Schema) -> Any:
 
 
 #: The properties with a default, by schema node (held, so that its id is not reused).
-_DEFAULTS: dict[int, tuple[Schema, tuple[tuple[str, Schema], ...]]] = {}
+_DEFAULTS = OwnerCache(owners=1 << 14)
 
 
 def _with_default(schema: Schema) -> tuple[tuple[str, Schema], ...]:
-    entry = _DEFAULTS.get(id(schema))
-    if entry is None or entry[0] is not schema:
+    found: tuple[tuple[str, Schema], ...] | None = _DEFAULTS.get(schema)
+    if found is None:
         props: dict[str, Schema] = schema.get("properties", {})
-        found = tuple((key, prop) for key, prop in props.items() if prop.get("default") is not None)
-        if len(_DEFAULTS) >= 1 << 14:
-            _DEFAULTS.clear()
-        _DEFAULTS[id(schema)] = entry = (schema, found)
-    return entry[1]
+        found = _DEFAULTS.put(schema, tuple((key, prop) for key, prop in props.items()
+                                            if prop.get("default") is not None))
+    return found
 
 
 def deep_copy(value: Any, keep: Callable[[Any], bool] | None = None) -> Any:

@@ -31,7 +31,6 @@ CEL timestamps/durations. messageExpression is evaluated (falling back to `messa
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import json
 import re
 from pathlib import Path
@@ -43,12 +42,13 @@ from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check import _schema_cache
 from karpenter_gpu.check._defaults import deep_copy, defaulted_tree
-from karpenter_gpu.check._memo import CONTAINERS, CleanSubtrees, descends
+from karpenter_gpu.check._schema_walk import CONTAINERS, descends
 from karpenter_gpu.check._problems import _Problems, _join
 from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
 from karpenter_gpu.k8s.yaml_loader import Loader
 from karpenter_gpu.k8s.names import is_dns1123_label, is_dns1123_subdomain, is_label_value, is_qualified_name
+from karpenter_gpu.perf import OwnerCache, Store, SubtreeCache, cached
 from karpenter_gpu.upstream import KARPENTER_TAG
 
 Schema = dict[str, Any]
@@ -100,7 +100,7 @@ def load_crds(directory: str | Path) -> Crds:
     return _load_crds(root, stamp)
 
 
-@functools.lru_cache(maxsize=8)
+@cached(maxsize=8)
 def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
     names = [name for name, _, _ in stamp]
     cached = _schema_cache.read(root, names)  # the JSON beside them, while it was made from these very files
@@ -231,23 +231,21 @@ def _run(manifest: Any, crds: Crds, *, cel: bool) -> tuple[_Problems, list[str]]
 
 
 #: The root schema each CRD's objects are checked against, by CRD entry (held, so that its id is not reused).
-_ROOTS: dict[int, tuple[dict[str, Any], Schema]] = {}
+_ROOTS = OwnerCache(owners=256)
 
 
 def _root_schema(crd: dict[str, Any]) -> Schema:
     """The CRD's schema with root ``metadata`` as the server validates it: as ObjectMeta (``_check_metadata``),
     its CRD schema being only ``type: object``. One per CRD, so that memo entries under it recur."""
-    entry = _ROOTS.get(id(crd))
-    if entry is None or entry[0] is not crd:
+    schema: Schema | None = _ROOTS.get(crd)
+    if schema is None:
         schema = dict(crd["schema"])
         schema["properties"] = {
             **schema.get("properties", {}),
             "metadata": {"x-kubernetes-preserve-unknown-fields": True},
         }
-        if len(_ROOTS) >= 256:
-            _ROOTS.clear()
-        _ROOTS[id(crd)] = entry = (crd, schema)
-    return entry[1]
+        _ROOTS.put(crd, schema)
+    return schema
 
 
 def _identity(manifest: Any) -> tuple[str, str]:
@@ -374,12 +372,12 @@ def _check_metadata(meta: Any, scope: str, problems: _Problems) -> None:
 
 #: Scalars found clean under a schema node: (id(node), type, value) -> the node (held, so that its id is not
 #: reused). A scalar's verdict depends on the node and the value only; most recur across objects.
-_CLEAN_SCALARS: dict[tuple[int, type, Any], Schema] = {}
+_CLEAN_SCALARS = Store(entries=1 << 16)
 _SCALARS = frozenset({str, int, float, bool})
 
 
 #: Non-empty objects and arrays found clean under a schema node (below the root, which never recurs).
-_CLEAN_TREES = CleanSubtrees()
+_CLEAN_TREES = SubtreeCache()
 
 
 def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
@@ -394,7 +392,7 @@ def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> Non
         before = len(problems)
         _validate_node(value, schema, path, problems)
         if len(problems) == before:
-            _CLEAN_TREES.remember(tree, schema)
+            _CLEAN_TREES.put_clean(tree, schema)
         return
     key = (id(schema), kind, value)
     if key in _CLEAN_SCALARS:
@@ -402,9 +400,7 @@ def _validate(value: Any, schema: Schema, path: str, problems: _Problems) -> Non
     before = len(problems)
     _validate_node(value, schema, path, problems)
     if len(problems) == before:
-        if len(_CLEAN_SCALARS) >= 1 << 16:
-            _CLEAN_SCALARS.clear()
-        _CLEAN_SCALARS[key] = schema
+        _CLEAN_SCALARS.put(key, schema)
 
 
 def _validate_node(value: Any, schema: Schema, path: str, problems: _Problems) -> None:
@@ -523,7 +519,7 @@ def _check_list_type(value: list[Any], schema: Schema, here: str, problems: _Pro
         seen.add(key)
 
 
-@functools.cache
+@cached()
 def _regex(pattern: str) -> re.Pattern[str]:
     # Kubernetes uses Go RE2. Python differs in two ways that matter here: `$` also matches before
     # a trailing "\n" (so rewrite unescaped `$` outside classes to `\Z`; RE2's `\z` likewise), and

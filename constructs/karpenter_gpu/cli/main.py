@@ -106,45 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     return ERROR
 
 
-#: ``gc.set_threshold`` for the command's own process: a run holds one tree of manifests and the objects read from it
-#: until it exits and makes few reference cycles, so the collector's default (a pass every 700 allocations, a full
-#: one every 100 of those) mostly re-scans live data (about a tenth of a 1,000-pool validate). mypy sets its
-#: process the same way.
-GC_THRESHOLD = (100_000, 20, 20)
-
-
 def command() -> int:
     """The ``karpenter-gpu`` script and ``python -m karpenter_gpu``: :func:`main` in a process of its own, with the
-    collector tuned for it (:data:`GC_THRESHOLD`), ended by :func:`fast_exit`. Library callers use :func:`main`,
-    which leaves their process's collector alone and returns."""
-    import gc
+    collector tuned for it when ``KARPENTER_GPU_TUNE_GC=1`` asks (:func:`~karpenter_gpu.perf.tune_collector`).
+    Library callers use :func:`main`, which leaves their process's collector alone."""
+    from karpenter_gpu.perf import tune_collector
 
-    gc.set_threshold(*GC_THRESHOLD)
-    code = main()
-    fast_exit(code)
-    return code
-
-
-def fast_exit(code: int) -> None:
-    """End the process now, without freeing what it holds, when nothing waits for its exit (mypy ends its own
-    process so too): tearing down the objects of a 1,000-pool validate takes about 0.07 s, a twentieth of the run.
-
-    Only when no exit handler is registered (``atexit``: jsii's, which stops the Node.js process of a synth, the
-    logging module's, a ``weakref.finalize``), no profiler or tracer (``python -m cProfile``, a debugger, coverage)
-    waits to report, and both output streams flush; else it returns and the interpreter exits as usual, with the
-    same code.
-    """
-    import atexit
-
-    count = getattr(atexit, "_ncallbacks", None)  # CPython's; elsewhere the usual exit
-    if count is None or count() != 0 or sys.getprofile() is not None or sys.gettrace() is not None:
-        return
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe or stream: the usual exit reports it as it would have
-        return
-    os._exit(code)
+    tune_collector()
+    return main()
 
 
 if __name__ == "__main__":

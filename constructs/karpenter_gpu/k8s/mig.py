@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from typing import Any, Literal, Mapping
 
 from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, Label
+from karpenter_gpu.perf import cached
 
 __all__ = [
     "BALANCED",
@@ -199,7 +199,7 @@ class MigTable:
         return tuple(g for g in self.gpus if g.config(config))
 
 
-@cache
+@cached()
 def mig_table() -> MigTable:
     """The packaged table (``data/mig-profiles.json``), loaded once."""
     text = resources.files("karpenter_gpu").joinpath(RESOURCE).read_text(encoding="utf-8")

@@ -30,9 +30,9 @@ from typing import Any, Iterable, Sequence
 
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.labels import CAPACITY_TYPES, Label, OFFERING_LABELS, WELL_KNOWN_LABELS, with_auto_mode_aliases
-from karpenter_gpu.k8s.memo import memo_for
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView, ordered_overlays
+from karpenter_gpu.perf import OwnerCache
 
 __all__ = [
     "OVERLAY_REFUSED_RESOURCES",
@@ -401,7 +401,7 @@ class OverlayResolution:
         self.closed = closed and bool(zones)
         self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
         self.instance_types = instance_types
-        seen = memo_for(_SEEN, instance_types)
+        seen = _SEEN.for_owner(instance_types)
         modelled = seen.get("modelled")
         if modelled is None:
             modelled = seen["modelled"] = frozenset(k for reqs in instance_types.values() for k in reqs)
@@ -610,11 +610,11 @@ class OverlayResolution:
         return Overlaid(out, merged, tuple(self.order[i].name for i in sorted(used)))
 
 
-#: What the overlay resolutions over an instance-types mapping found, per mapping (:func:`memo_for`): the keys its
+#: What the overlay resolutions over an instance-types mapping found, per mapping (an :class:`~karpenter_gpu.perf.OwnerCache`): the keys its
 #: types define, and per overlay requirement set the types it may match. Environments often repeat overlays (one
 #: per pool family, copied across teams and stages), and the catalog's mapping is one per process
 #: (``Catalog.requirements_by_type``).
-_SEEN: dict[int, tuple[Mapping[str, Requirements], dict]] = {}
+_SEEN = OwnerCache()
 
 
 def _capacity(overlay: OverlayView) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.int64 import MAX as _INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as _INT64_MIN
 from karpenter_gpu.k8s.int64 import int64_of
-from karpenter_gpu.k8s.memo import remember
 from karpenter_gpu.k8s.labels import NORMALIZED_LABELS, WELL_KNOWN_LABELS
+from karpenter_gpu.perf import Store
 
 __all__ = [
     "COMPARISONS",
@@ -147,7 +147,7 @@ class Requirement:
         if op in ("Exists", "DoesNotExist"):
             values = []
         read = cls.new(key, op, values, min_values)
-        return remember(_READ, memo, read) if memo is not None else read
+        return _READ.put(memo, read) if memo is not None else read
 
     # ------------------------------------------------------------------ queries
 
@@ -288,8 +288,8 @@ def _memo_key(raw: Any) -> tuple | None:
 
 
 #: What :meth:`Requirement.from_dict` read (immutable requirements, shared), by :func:`_memo_key`: pools repeat
-#: their requirements. Only dicts it accepted (:func:`~karpenter_gpu.k8s.memo.remember`).
-_READ: dict[tuple, Requirement] = {}
+#: their requirements. Only dicts it accepted (a :class:`~karpenter_gpu.perf.Store`).
+_READ = Store()
 
 
 class Requirements(Mapping[str, Requirement]):

@@ -13,10 +13,10 @@ import difflib
 import importlib.resources
 import re
 import zoneinfo
-from functools import cache, lru_cache
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.perf import cached
 
 __all__ = ["ABBREVIATIONS", "LEGACY_ZONES", "WINDOWS_ANNOTATION", "load_zone", "span_text", "window_annotation", "window_notes", "window_zone"]
 
@@ -48,7 +48,7 @@ def window_zone(note: str) -> str | None:
     return m.group(1) if m else None
 
 
-@lru_cache(maxsize=1)
+@cached(maxsize=1)
 def _zone_names() -> frozenset[str]:
     # tzdata ships the list of its keys; membership in it rules out paths such as '../x'.
     text = importlib.resources.files("tzdata").joinpath("zones").read_text(encoding="utf-8")
@@ -80,7 +80,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-@cache
+@cached()
 def load_zone(name: str) -> zoneinfo.ZoneInfo:
     """A zone from the pinned tzdata package (never the machine's database), or KG151 (KG156 for a legacy name)."""
     if name in LEGACY_ZONES:

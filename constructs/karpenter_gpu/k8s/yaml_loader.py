@@ -30,6 +30,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.plain_scalars import GO_FIRST, STR_TAG, go_loader, resolve_plain
+from karpenter_gpu.perf import OwnerCache
 
 #: A file larger than this is refused unread. The API server takes request bodies up to 3 MiB and etcd
 #: objects up to 1.5 MiB; 16 MiB leaves room for many objects in one file (a ``kubectl get -o yaml``
@@ -277,8 +278,8 @@ _DECIMAL_INT = re.compile(r"-?[1-9][0-9]{0,17}|0")  # what Go's ParseInt reads a
 
 
 #: Plain scalar texts the resolver looked at, and their immutable data, by loader class (kept between files).
-_RESOLVED: dict[type, dict[str, Any]] = {}
 _MAX_RESOLVED = 1 << 14
+_RESOLVED = OwnerCache(entries=_MAX_RESOLVED + 1)
 _MAX_RESOLVED_TEXT = 256
 
 
@@ -395,10 +396,7 @@ def _document(data: Any, duplicates: list[tuple[str, int, int]], file: str, dist
 def _resolved_texts(loader_class: type) -> dict[str, Any]:
     """Plain scalar text -> its data, for the texts the resolver had to look at: a plain scalar's type depends on
     its text alone, and files of one folder repeat the same keys and values (emptied past :data:`_MAX_RESOLVED`)."""
-    resolved = _RESOLVED.setdefault(loader_class, {})
-    if len(resolved) > _MAX_RESOLVED:
-        resolved.clear()
-    return resolved
+    return _RESOLVED.for_owner(loader_class)
 
 
 def _resolve_and_keep(value: str, resolved: dict[str, Any]) -> Any:

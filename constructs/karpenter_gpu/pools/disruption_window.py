@@ -21,7 +21,6 @@ import enum
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta, UTC
-from functools import cache
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BeforeValidator, PrivateAttr, ValidationInfo, field_validator, model_validator
@@ -32,6 +31,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.cron import DESCRIPTORS, field_error
 from karpenter_gpu.k8s.units import Duration
 from karpenter_gpu.k8s.windows import load_zone, span_text
+from karpenter_gpu.perf import cached
 
 __all__ = [
     "MAX_BUDGETS",
@@ -218,7 +218,7 @@ class Budget(Props):
 # --- time zones --------------------------------------------------------------------------
 
 
-@cache
+@cached()
 def _zone_offsets(name: str) -> tuple[int, ...]:
     """Sorted distinct UTC offsets (minutes) of a tzdata zone during REFERENCE_YEARS."""
     zone = load_zone(name)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Iterable
 
 from karpenter_gpu.check.findings import Severity
@@ -14,6 +13,7 @@ from karpenter_gpu.k8s.labels import OVERLAY_KIND, Label
 from karpenter_gpu.k8s.requirements import check_label_key, check_overlay_key
 from karpenter_gpu.k8s.scheduling import COMPARISONS, Requirement, Requirements, atoi
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB
+from karpenter_gpu.perf import cached
 from karpenter_gpu.upstream import KARPENTER_TAG
 
 _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
@@ -169,7 +169,7 @@ def kg409_operator_values(env: Environment) -> None:
                         "or remove the requirement")
 
 
-@functools.lru_cache(maxsize=4096)
+@cached(maxsize=4096)
 def _key_problem(key: str, *, overlay: bool, prop: str) -> KarpenterGpuError | None:
     """Why the CRD refuses ``key``, None when it accepts it (a verdict on the text alone: the same keys recur in
     every pool, so each is judged once)."""
