@@ -164,3 +164,11 @@ def test_spot_dearer_than_on_demand_is_not_asked_for():
     # every spot price ($0.85, $0.90) is above g6.xlarge on-demand ($0.80): SpotOfferingFilter drops them all
     assert fit is not None and fit.launch is not None
     assert (fit.launch.capacity_type, fit.instance) == ("on-demand", "g6.xlarge")
+
+
+def test_explain_states_what_launches():
+    manifests = [node_class(), pool([types("g6.xlarge", "g6f.4xlarge"), on_demand()])]
+    pod = explain_environment("dev", manifests, default_catalog(), PodShape.parse("gpu=0,cpu=2,memory=4Gi"))["pod"]
+    assert pod["first_choice"] == {"pool": "gpu", "instance": "g6f.4xlarge"}
+    assert pod["launch"] == {"capacity_type": "on-demand", "instance_types": ["g6f.4xlarge"], "zones": ["other zones"],
+                             "dropped": {"exotic-instance-filter": ["g6.xlarge"]}}

@@ -149,6 +149,11 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
                                                   "price": None if f.price is None else str(f.price),
                                                   "reason": f.reason} for f in fits],
                       "first_choice": None if choice is None else {"pool": choice.pool, "instance": choice.instance}}
+        if choice is not None and choice.launch is not None:  # what the provider asks EC2 for (analysis.launch)
+            launched = choice.launch
+            out["pod"]["launch"] = {"capacity_type": launched.capacity_type, "instance_types": list(launched.types),
+                                    "zones": [z if z is not None else "other zones" for z in launched.zones],
+                                    "dropped": {name: list(types) for name, types in launched.dropped}}
     return out
 
 
