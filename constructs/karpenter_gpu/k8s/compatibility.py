@@ -32,9 +32,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from typing import Any
+
+from karpenter_gpu.perf import cached
 
 __all__ = ["EFA", "NetworkLimits", "NodeClassCompatibility", "network_limits"]
 
@@ -59,7 +60,7 @@ class NetworkLimits:
         return 0 if usable == 0 else usable * (self.ipv4_per_interface - 1) + 2
 
 
-@cache
+@cached()
 def _table() -> Mapping[str, NetworkLimits]:
     raw = json.loads(resources.files("karpenter_gpu").joinpath(RESOURCE).read_text(encoding="utf-8"))
     return {name: NetworkLimits(tuple((int(i), int(m)) for i, m in row["cards"]), int(row["default_card"]),
