@@ -136,7 +136,9 @@ def test_mig_pod_lands_on_the_mig_pool(capsys, chart, tmp_path, pod):
     MigPartitionedPool(chart, "Mig", node_class=nc, name="gpu-mig", gpu_limit=16, mig_config="all-1g.10gb")
     for i, m in enumerate(manifests(chart)):
         (tmp_path / f"{i}.yaml").write_text(dump(m))
-    assert main(["explain", str(tmp_path), "--format", "json", "--pod", pod]) == 0
+    gates = tmp_path.parent / f"{tmp_path.name}.values.yaml"  # the MIG overlays need the nodeOverlay gate
+    gates.write_text("settings:\n  featureGates:\n    nodeOverlay: true\n")
+    assert main(["explain", str(tmp_path), "--format", "json", "--pod", pod, "--karpenter-values", str(gates)]) == 0
     fits = json.loads(capsys.readouterr().out)["environments"][0]["pod"]
     # the cheapest type whose overlay gives 1g.10gb: p5.4xlarge (1 x H100 = 7 devices)
     assert fits["first_choice"] == {"pool": "gpu-mig", "instance": "p5.4xlarge"}

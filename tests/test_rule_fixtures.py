@@ -1,6 +1,8 @@
 """Every rule of the registry against its fixtures: ``tests/fixtures/rules/<CODE>/bad.yaml`` gives exactly the
 findings listed in ``bad.expected`` (every finding, of any code, as ``Kind/name path: severity CODE``) and
-``good.yaml`` none of that code. ``<side>.values.yaml``, when present, is the environment's GPU Operator values."""
+``good.yaml`` none of that code. ``<side>.values.yaml``, when present, is the environment's GPU Operator values. The
+fixtures are written for a controller with every feature gate their objects need on (NodeOverlays, static pools):
+they run under :data:`ON` (the chart's defaults turn nodeOverlay and staticCapacity off)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,13 @@ import yaml
 
 from karpenter_gpu.check.findings import Finding
 from karpenter_gpu.check.rules import GPU_OPERATOR_VALUES, RULES, check_rules
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.yaml_loader import Loader
+from karpenter_gpu.upstream import FeatureGate
 from tests.conftest import load
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+ON = ControllerSettings(gates=frozenset(FeatureGate))
 
 
 def findings_of(code: str, side: str) -> list[Finding]:
@@ -22,7 +27,7 @@ def findings_of(code: str, side: str) -> list[Finding]:
     docs = [d for d in yaml.load_all((folder / f"{side}.yaml").read_text(), Loader=Loader) if d is not None]
     values_file = folder / f"{side}.values.yaml"
     values = {GPU_OPERATOR_VALUES: load(values_file.read_text())} if values_file.exists() else None
-    return check_rules([(f"{side}.yaml", d) for d in docs], environment=code, values=values)
+    return check_rules([(f"{side}.yaml", d) for d in docs], environment=code, values=values, settings=ON)
 
 
 def expected_lines(findings: list[Finding]) -> list[str]:

@@ -11,6 +11,8 @@ import pytest
 from karpenter_gpu.errors import CODES
 from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
 from karpenter_gpu.check.rules import RULES, check_rules, known_code
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.upstream import FeatureGate
 
 GPU_COUNT = "karpenter.k8s.aws/instance-gpu-count"
 GPU_NAME = "karpenter.k8s.aws/instance-gpu-name"
@@ -87,9 +89,14 @@ def overlay(requirements: list[dict] | None = None) -> dict:
                      "capacity": {"nvidia.com/gpu": "1"}, "weight": 10}}
 
 
+#: The feature gates the manifests of these tests rely on (NodeOverlays, static pools), on: the chart's defaults turn
+#: nodeOverlay and staticCapacity off (tests/test_controller_settings.py).
+ON = ControllerSettings(gates=frozenset(FeatureGate))
+
+
 def run(*manifests: dict, environment: str | None = None) -> list[Finding]:
     return check_rules([(f"{m['kind']}.{m['metadata']['name']}.yaml", m) for m in manifests],
-                       environment=environment)
+                       environment=environment, settings=ON)
 
 
 def only(findings: list[Finding], code: str) -> Finding:
@@ -1001,13 +1008,13 @@ def _mig_codes(findings: list[Finding]) -> list[tuple[str, str, str]]:
 
 def test_mig_environment_is_clean(chart):
     objects, values = _mig_env(chart)
-    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == []
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values, settings=ON)) == []
 
 
 def test_kg445_mig_resource_no_pool_advertises(chart):
     objects, values = _mig_env(chart)
     pod = _pod("big-slice", "gpu-mig", {"nvidia.com/mig-3g.40gb": "1"})
-    found = _mig_codes(check_rules([("x", m) for m in [*objects, pod]], values=values))
+    found = _mig_codes(check_rules([("x", m) for m in [*objects, pod]], values=values, settings=ON))
     # KG421: not on the pool it targets; KG445: nowhere in this environment
     assert found == [("KG421", "Pod", "big-slice"), ("KG445", "Pod", "big-slice")]
 
@@ -1015,14 +1022,14 @@ def test_kg445_mig_resource_no_pool_advertises(chart):
 def test_kg446_single_strategy_values_against_mixed_pools_and_pods(chart):
     objects, values = _mig_env(chart)
     values["gpu-operator.values.yaml"]["mig"]["strategy"] = "single"
-    found = _mig_codes(check_rules([("x", m) for m in objects], values=values))
+    found = _mig_codes(check_rules([("x", m) for m in objects], values=values, settings=ON))
     assert ("KG446", "NodePool", "gpu-mig") in found and ("KG446", "Deployment", "gpu-mig-smoke") in found
 
 
 def test_kg446_mig_manager_off(chart):
     objects, values = _mig_env(chart)
     values["gpu-operator.values.yaml"]["migManager"] = {"enabled": False}
-    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG446", "NodePool", "gpu-mig")]
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values, settings=ON)) == [("KG446", "NodePool", "gpu-mig")]
 
 
 def test_kg447_time_slicing_on_a_mig_pool(chart):
@@ -1031,13 +1038,13 @@ def test_kg447_time_slicing_on_a_mig_pool(chart):
     objects, values = _mig_env(chart)
     values["gpu-operator.values.yaml"]["devicePlugin"]["config"] = {
         "create": True, "name": "ts", "default": "any", "data": {"any": time_slicing_config(4)}}
-    assert _mig_codes(check_rules([("x", m) for m in objects], values=values)) == [("KG447", "NodePool", "gpu-mig")]
+    assert _mig_codes(check_rules([("x", m) for m in objects], values=values, settings=ON)) == [("KG447", "NodePool", "gpu-mig")]
 
 
 def test_kg448_whole_gpus_on_a_mixed_mig_pool_even_without_values(chart):
     objects, _ = _mig_env(chart)
     pod = _pod("whole", "gpu-mig", {"nvidia.com/gpu": "1"})
-    assert _mig_codes(check_rules([("x", m) for m in [*objects, pod]])) == [("KG448", "Pod", "whole")]
+    assert _mig_codes(check_rules([("x", m) for m in [*objects, pod]], settings=ON)) == [("KG448", "Pod", "whole")]
 
 
 def test_kg449_instance_type_without_the_config(chart):
@@ -1048,7 +1055,7 @@ def test_kg449_instance_type_without_the_config(chart):
             req["values"].append("p5en.48xlarge")  # H200: 1g.18gb, no 1g.10gb
         if req["key"] == "karpenter.k8s.aws/instance-gpu-name":
             req["values"].append("h200")
-    found = [f for f in check_rules([("x", m) for m in objects], values=values) if f.code == "KG449"]
+    found = [f for f in check_rules([("x", m) for m in objects], values=values, settings=ON) if f.code == "KG449"]
     assert [(f.name, f.path) for f in found] == [("gpu-mig", "spec.template.metadata.labels[nvidia.com/mig.config]")]
     assert "p5en.48xlarge" in found[0].message
 
@@ -1063,9 +1070,9 @@ def test_kg446_mixed_values_against_a_single_strategy_pool(chart):
     values = GpuOperatorValues(chart, "GpuOperator").render_values()
     objects = [("x", m) for m in manifests(chart)]
     assert values["mig"] == {"strategy": "single"}
-    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == []
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values}, settings=ON)) == []
     values["mig"]["strategy"] = "mixed"
-    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values})) == [
+    assert _mig_codes(check_rules(objects, values={"gpu-operator.values.yaml": values}, settings=ON)) == [
         ("KG446", "NodePool", "gpu-mig")]
 
 

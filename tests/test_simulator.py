@@ -13,6 +13,8 @@ from decimal import Decimal
 
 import pytest
 
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.upstream import FeatureGate
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.analysis.candidates import Candidate
@@ -62,8 +64,13 @@ def overlay(name: str, *reqs: dict, weight: int | None = None, **fields) -> dict
     return {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": name}, "spec": spec}
 
 
+#: The feature gates these tests' manifests rely on (NodeOverlays, static pools), on: the chart's defaults turn
+#: nodeOverlay and staticCapacity off (tests/test_controller_settings.py).
+ON = ControllerSettings(gates=frozenset(FeatureGate))
+
+
 def one(*manifests: dict) -> PoolReport:
-    reports = simulate_pools(list(manifests))
+    reports = simulate_pools(list(manifests), settings=ON)
     assert len(reports) == 1
     return reports[0]
 
@@ -248,7 +255,7 @@ def test_g6f_with_capacity_overlay_has_one_gpu():
     assert not any("report 0 GPUs" in n.text for n in report.notes)
     # limit 4 GPUs / 1 per node = 4 nodes x dearest g6f.4xlarge 0.95 = 3.80
     assert report.worst_case_hourly == Decimal("3.80")
-    fit = first_choice(pod_fit(PodShape(gpus=1), [G6F, G6F_OVERLAY]))
+    fit = first_choice(pod_fit(PodShape(gpus=1), [G6F, G6F_OVERLAY], settings=ON))
     assert (fit.pool, fit.instance, fit.price) == ("g6f", "g6f.large", Decimal("0.202"))
     # the overlay is matched against instance labels: a g5 pool is untouched
     g5 = one(pool("g5", req("family", "In", "g5")), G6F_OVERLAY)
@@ -265,7 +272,7 @@ def test_price_adjustment_reorders_candidates():
     shape = PodShape(gpus=1)
     assert first_choice(pod_fit(shape, [p])).instance == "g6.xlarge"
     assert first_choice(pod_fit(shape, [p, overlay("g6-dearer", req("family", "In", "g6"),
-                                                   priceAdjustment="+30%")])).instance == "g5.xlarge"
+                                                   priceAdjustment="+30%")], settings=ON)).instance == "g5.xlarge"
 
 
 def test_overlay_weight_and_matching_keys():
@@ -328,7 +335,7 @@ def test_bad_manifests_raise_kg711():
         simulate_pools([pool("p", {"key": AWS + "gpu-count", "operator": "Gt", "values": ["zero"]})])
     assert info.value.code == "KG711" and "NodePool p" in info.value.prop
     with pytest.raises(KarpenterGpuError):
-        simulate_pools([pool("p"), overlay("o", priceAdjustment="30%")])
+        simulate_pools([pool("p"), overlay("o", priceAdjustment="30%")], settings=ON)
 
 
 def test_only_karpenter_v1_nodepools_are_simulated():
@@ -353,7 +360,7 @@ def test_100_pools_simulate_fast():
              for i in range(100)]
     overlays = [G6F_OVERLAY, overlay("discourage-p3", req("family", "In", "p3"), weight=5, priceAdjustment="+50%")]
     start = time.perf_counter()
-    reports = simulate_pools(pools + overlays)
+    reports = simulate_pools(pools + overlays, settings=ON)
     fits = pod_fit(PodShape.parse("gpus=1,tolerate=nvidia.com/gpu"), pools + overlays)
     elapsed = time.perf_counter() - start
     print(f"\n100 pools simulated and fitted in {elapsed:.3f} s")
@@ -413,6 +420,6 @@ def test_auto_mode_pool_gets_no_node_overlay():
     karpenter = pool("karpenter", g6f)
     eks = auto(pool("auto", g6f))
     gpu = overlay("g6f-gpu", req("family", "In", "g6f"), weight=10, capacity={"nvidia.com/gpu": "1"})
-    reports = {r.name: r for r in simulate_pools([karpenter, eks, gpu])}
+    reports = {r.name: r for r in simulate_pools([karpenter, eks, gpu], settings=ON)}
     assert all(c.capacity.get("nvidia.com/gpu") == 1 for c in reports["karpenter"].candidates)
     assert all(not c.capacity.get("nvidia.com/gpu") and not c.overlays for c in reports["auto"].candidates)

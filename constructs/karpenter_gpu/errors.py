@@ -168,6 +168,14 @@ CODES: dict[str, str] = {
     "KG736": "AWS facts price Go's strconv.ParseFloat reads as non-finite or float64 cannot hold (Inf, NaN, 1e999999, "
              "1e-999999)",
     "KG737": "AWS facts JSON object with the same key twice",
+    # Karpenter controller settings (karpenter_gpu.k8s.controller_settings): helm/karpenter.values.yaml or
+    # --karpenter-values, read as the chart renders them and the binary parses them.
+    "KG740": "Karpenter values: settings not a map, an unknown setting, or a duration or boolean the controller cannot "
+             "read (it silently uses its default)",
+    "KG741": "Karpenter values: a feature gate that is not true/false, or not one of the chart's gates",
+    "KG742": "Karpenter values: minValuesPolicy or preferencePolicy the controller refuses",
+    "KG743": "Karpenter values: vmMemoryOverheadPercent that is not a number from 0 to below 1",
+    "KG744": "Karpenter values: reservedENIs that is not a whole number >= 0 as the chart renders it",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",

@@ -30,6 +30,7 @@ from typing import Any
 from karpenter_gpu._fs import DuplicateKey, loads_json, read_input
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import go_float
+from karpenter_gpu.k8s.compatibility import network_limits
 from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity
 from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
@@ -127,7 +128,9 @@ class InstanceType:
         pods = self.allocatable.get("pods")
         if pods is None or pods != pods.to_integral_value():
             return None
-        return NodeFacts(vcpus, memory, self.labels.get("kubernetes.io/arch") == "arm64", int(pods))
+        limits = network_limits(self.name)
+        return NodeFacts(vcpus, memory, self.labels.get("kubernetes.io/arch") == "arm64", int(pods),
+                         limits.ipv4_per_interface if limits is not None else None)
 
     def capacity_for(self, settings: KubeletSettings) -> dict[str, Decimal]:
         """Capacity (what ``spec.limits`` count) under ``settings``: cpu, memory, pods from

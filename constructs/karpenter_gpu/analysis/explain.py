@@ -27,6 +27,7 @@ from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, region_warnings, simulate_pools
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools
 from karpenter_gpu.k8s.windows import window_notes, window_zone
 from karpenter_gpu.render import escape
@@ -92,16 +93,22 @@ def _facts_notes(basis: str, aws: AwsFacts | None) -> list[str]:
 
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
                         zone: str | None = None, nodes: list[ClusterNode] | None = None,
-                        aws: AwsFacts | None = None) -> dict[str, Any]:
-    """Everything the report shows for one environment, as plain data (the JSON format). ``nodes``: the cluster's
+                        aws: AwsFacts | None = None, settings: ControllerSettings | None = None) -> dict[str, Any]:
+    """Everything the report shows for one environment, as plain data (the JSON format). ``settings``: the
+    controller's (:func:`~karpenter_gpu.k8s.controller_settings.environment_settings`; None: the chart's defaults),
+    named in the report's first note. ``nodes``: the cluster's
     nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
     has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units). ``aws``: the account's
     facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow."""
     pools = node_pools(manifests)  # read once: the simulator, the region check and the report share the views
-    reports: list[PoolReport] = simulate_pools(manifests, catalog, pools=pools, nodes=nodes or (), aws=aws)
+    settings = settings if settings is not None else ControllerSettings()
+    reports: list[PoolReport] = simulate_pools(manifests, catalog, pools=pools, nodes=nodes or (), aws=aws,
+                                               settings=settings)
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
-                           "notes": [*_facts_notes(basis, aws),
+                           "settings": settings.describe(),
+                           "notes": [settings.describe(), *settings.notes, *settings.unmodelled(),
+                                     *_facts_notes(basis, aws),
                                      *(n.text for n in region_warnings(manifests, catalog, pools=pools))],
                            "pools": []}
     for r in reports:
@@ -143,7 +150,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
         })
     if pod is not None:
         # Existing (hybrid) nodes first: the scheduler binds a pod to a node that fits before Karpenter provisions.
-        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog, nodes=nodes or (), aws=aws)
+        fits = hybrid_fits(pod, manifests) + pod_fit(pod, manifests, catalog, nodes=nodes or (), aws=aws,
+                                                     settings=settings)
         choice = first_choice(fits)
         out["pod"] = {"shape": pod.describe(), "fits": [{"pool": f.pool, "instance": f.instance, "offering": f.offering,
                                                   "price": None if f.price is None else str(f.price),

@@ -4,7 +4,7 @@ every node, the AWS facts and what the prices are."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Mapping, Sequence
 
@@ -13,6 +13,7 @@ from karpenter_gpu.analysis.catalog import InstanceType
 from karpenter_gpu.analysis.notes import Note
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
 from karpenter_gpu.k8s.compatibility import EFA, NodeClassCompatibility, network_limits
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.daemonsets import DaemonSetView
 from karpenter_gpu.k8s.kubelet import KubeletSettings, allocatable as kubelet_allocatable, capacity as kubelet_capacity
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND
@@ -30,6 +31,10 @@ class Context:
     daemons: list[DaemonSetView]
     price_basis: str
     facts: AwsFacts | None = None
+    #: The controller's settings (``helm/karpenter.values.yaml``; the chart's defaults when None is given).
+    settings: ControllerSettings = field(default_factory=ControllerSettings)
+    #: NodeOverlays among the manifests that are not applied (``featureGates.nodeOverlay`` off), by name.
+    ignored_overlays: tuple[str, ...] = ()
 
 
 def class_view(pool: NodePoolView, context: Context) -> NodeClassView | None:
@@ -56,14 +61,24 @@ def node_class(pool: NodePoolView, context: Context, notes: list[Note], memo: di
     if view is None:
         if isinstance(name, str) and not pool.auto_mode:
             notes.append(note.NodeClassMissing(str(kind), name))
-        return KubeletSettings(), None, None
+        return _controlled(KubeletSettings(), pool, context), None, None
     key = ("class", id(view))  # the view is found by kind and name: one kind per view
     if key not in memo:
         own: list[Note] = []
         memo[key] = (_class_settings(view, str(kind), context, own), tuple(own))
-    settings_of, noted = memo[key]
+    (kubelet, reservations, selected), noted = memo[key]
     notes.extend(noted)
-    return settings_of
+    return _controlled(kubelet, pool, context), reservations, selected
+
+
+def _controlled(kubelet: KubeletSettings, pool: NodePoolView, context: Context) -> KubeletSettings:
+    """``kubelet`` with the controller's ``vmMemoryOverheadPercent`` and ``reservedENIs`` (aws ``NewInstanceType``
+    reads them from the operator options); an EKS Auto Mode pool keeps the defaults: AWS runs that controller."""
+    settings = context.settings
+    if settings.default_capacity or pool.auto_mode:
+        return kubelet
+    return replace(kubelet, vm_memory_overhead_percent=settings.vm_memory_overhead_percent,
+                   reserved_enis=settings.reserved_enis)
 
 
 def _class_settings(view: NodeClassView, kind: str, context: Context, notes: list[Note]

@@ -50,6 +50,7 @@ class NoteKind(StrEnum):
     NODE_CLASS_REFUSES_ALL = "node-class-refuses-all"
     NO_INSTANCE_TYPE = "no-instance-type"
     MIN_VALUES_UNMET = "min-values-unmet"
+    STATIC_CAPACITY_OFF = "static-capacity-off"
     # Offerings, node class, requirements.
     ANY_CAPACITY_TYPE = "any-capacity-type"
     RESERVED_NEEDS_SELECTION = "reserved-needs-selection"
@@ -75,6 +76,10 @@ class NoteKind(StrEnum):
     OVERLAYS_APPLIED = "overlays-applied"
     OVERLAY_REQUIREMENTS_UNMODELLED = "overlay-requirements-unmodelled"
     OVERLAY_DROPPED = "overlay-dropped"
+    # Controller settings (helm/karpenter.values.yaml).
+    OVERLAYS_IGNORED = "overlays-ignored"
+    RESERVED_CAPACITY_OFF = "reserved-capacity-off"
+    MIN_VALUES_RELAXED = "min-values-relaxed"
     # Limits and the worst case.
     EXISTING_NODES = "existing-nodes"
     LIMIT_EXCLUDED = "limit-excluded"
@@ -617,3 +622,62 @@ class OtherRegion(Note, kind=NoteKind.OTHER_REGION):
     def text(self) -> str:
         return (f"NodePool{'s' if len(self.pools) > 1 else ''} {_names(self.pools)}: zones in {_names(self.regions)}, "
                 f"but the prices are {self.catalog_region} on-demand list prices: costs there differ")
+
+
+@dataclass(frozen=True)
+class StaticCapacityOff(Note, kind=NoteKind.STATIC_CAPACITY_OFF):
+    """A static pool while ``featureGates.staticCapacity`` is off: the static controllers are not registered
+    (sigs.k8s.io/karpenter ``pkg/controllers/controllers.go`` ``NewControllers``), so nothing launches its nodes."""
+
+    replicas: int
+    source: str
+
+    @property
+    def text(self) -> str:
+        return (f"static pool (replicas {self.replicas}) with featureGates.staticCapacity off ({self.source}): no "
+                "static controller runs, so Karpenter launches none of its nodes")
+
+
+@dataclass(frozen=True)
+class OverlaysIgnored(Note, kind=NoteKind.OVERLAYS_IGNORED):
+    """NodeOverlays while ``featureGates.nodeOverlay`` is off: the NodeOverlay controller is not registered
+    (``controllers.go`` ``NewControllers``) and the overlay cloud provider returns the types unchanged
+    (``pkg/cloudprovider/overlay/cloudprovider.go`` ``GetInstanceTypes``)."""
+
+    overlays: tuple[str, ...]
+    source: str
+
+    @property
+    def text(self) -> str:
+        return (f"NodeOverlay{'s' if len(self.overlays) > 1 else ''} {_names(self.overlays)} ignored: "
+                f"featureGates.nodeOverlay is off ({self.source}); prices and capacity are as without them")
+
+
+@dataclass(frozen=True)
+class ReservedCapacityOff(Note, kind=NoteKind.RESERVED_CAPACITY_OFF):
+    """A pool admitting reserved capacity while ``featureGates.reservedCapacity`` is off: the provider builds no
+    reserved offering (``offering/reserved_capacity_resolver.go`` ``ResolveOfferings``) and the scheduler reserves
+    none (``scheduling/nodeclaim.go`` ``offeringsToReserve``)."""
+
+    source: str
+
+    @property
+    def text(self) -> str:
+        return (f"featureGates.reservedCapacity is off ({self.source}): no reserved offering exists, the pool "
+                "launches on its other capacity types only")
+
+
+@dataclass(frozen=True)
+class MinValuesRelaxed(Note, kind=NoteKind.MIN_VALUES_RELAXED):
+    """``minValuesPolicy: BestEffort``: the scheduler keeps the types and lowers the NodeClaim's minValues to what
+    they meet (``filterInstanceTypesByRequirements`` with ``relaxMinValues``; ``NodeClaim.CanAdd``)."""
+
+    wanted: int
+    key: str
+    values: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return (f"minValues {self.wanted} on {self.key}: only {len(self.values)} distinct value(s) among the "
+                f"candidates ({_names(self.values) or 'none'}); minValuesPolicy BestEffort relaxes it to "
+                f"{len(self.values)} and Karpenter launches")

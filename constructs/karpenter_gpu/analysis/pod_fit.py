@@ -16,6 +16,7 @@ from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS, Label
 from karpenter_gpu.k8s.offerings import OfferingPrice
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
@@ -120,8 +121,8 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
         broken = sorted({why for c in fitting if (why := within_limits(c, limits)) is not None})
         return fit(reason=f"limit already smaller than one node: limits {', '.join(broken)} is below every one "
                           f"of the {len(fitting)} candidate(s) that fit")
-    unmet = _min_values_short(report, within)
-    if unmet:
+    unmet = None if report.settings.best_effort else _min_values_short(report, within)
+    if unmet:  # BestEffort: the scheduler keeps the types and relaxes the minValues (filterInstanceTypesByRequirements)
         return fit(reason=f"{unmet} once the pod's requirements and requests narrow the {len(within)} type(s) it "
                           "fits (SatisfiesMinValues after filterInstanceTypesByRequirements); Karpenter tries the "
                           "next pool")
@@ -179,7 +180,8 @@ def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | N
 
 
 def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
-            nodes: Sequence[ClusterNode] = (), aws: AwsFacts | None = None) -> list[Fit]:
+            nodes: Sequence[ClusterNode] = (), aws: AwsFacts | None = None,
+            settings: ControllerSettings | None = None) -> list[Fit]:
     """A :class:`Fit` per NodePool, in weight order: the cheapest fitting instance or the reason.
 
     A pool does not fit when it cannot launch, a NoSchedule/NoExecute taint (not startup taints) is
@@ -189,7 +191,7 @@ def pod_fit(shape: PodShape, manifests: Sequence[Mapping[str, Any]], catalog: Ca
     :func:`simulate_pools`) is smaller than one node of every candidate that fits.
     """
     with paused_collector():  # one pause for both steps: no collector pass over the reports in between
-        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes, aws=aws))
+        return fit_reports(shape, simulate_pools(manifests, catalog, nodes=nodes, aws=aws, settings=settings))
 
 
 def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:

@@ -56,6 +56,7 @@ from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, OFFERING_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.offerings import (
     RESERVATION_LABELS, OverlayResolution, pool_offerings, reservation_requirements, type_offerings,
 )
@@ -120,6 +121,8 @@ class PoolReport:
     #: for deletion), by name, and what they use (``NodePoolResourcesFor``: their capacity summed, ``nodes`` each 1).
     existing_nodes: tuple[str, ...] = ()
     used: Mapping[str, Decimal] = field(default_factory=dict, hash=False)
+    #: The controller settings the pool was simulated under (``simulate_pools(settings=...)``).
+    settings: ControllerSettings = field(default_factory=ControllerSettings, hash=False, compare=False, repr=False)
     #: Inputs that change which types launch and that the core does not model ("spec.placementGroupSelector"):
     #: no first choice and no worst case is stated for the pool (:class:`~karpenter_gpu.analysis.notes.NotModelled`).
     unmodelled: tuple[str, ...] = ()
@@ -206,12 +209,15 @@ _ADMITTED = OwnerCache()
 _TYPE_KEYS = INSTANCE_LABEL_KEYS | {Label.INSTANCE_HYPERVISOR}
 
 
-def _context(manifests: Sequence[Any], catalog: Catalog, facts: AwsFacts | None = None) -> Context:
+def _context(manifests: Sequence[Any], catalog: Catalog, facts: AwsFacts | None = None,
+             settings: ControllerSettings | None = None) -> Context:
     classes = {(NODE_CLASS_KIND[1] if is_kind(m, NODE_CLASS_KIND) else AUTO_MODE_NODE_CLASS_KIND[1],
                 view.name): view
                for m in manifests if is_kind(m, NODE_CLASS_KIND) or is_kind(m, AUTO_MODE_NODE_CLASS_KIND)
                for view in (NodeClassView.of(m),)}
-    return Context(classes, daemon_sets(manifests), price_basis(catalog, facts), facts)
+    settings = settings if settings is not None else ControllerSettings()
+    ignored = () if settings.node_overlay else tuple(sorted({view.name for view in overlay_views(manifests)}))
+    return Context(classes, daemon_sets(manifests), price_basis(catalog, facts), facts, settings, ignored)
 
 
 def price_basis(catalog: Catalog, facts: AwsFacts | None = None) -> str:
@@ -237,8 +243,11 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     zones, offering_notes, problems = _offering_notes(pool, context.facts)
     settings, reservations, selected = node_class(pool, context, notes, memo)
     offering_notes = _reservation_notes(pool, reservations, selected, offering_notes, notes)
+    reserved = _reserved_gate(pool, context, offering_notes)
+    if not reserved and selected is not None:
+        selected = ()
     notes.extend(_unmodelled_requirements(pool))
-    offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False,
+    offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False and reserved,
                                closed=resolution.closed)
     if not offerings and not problems:
         problems.append(note.NoOffering())
@@ -264,16 +273,23 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused)))
         else:
             problems.insert(0, _no_candidate(catalog, unoffered, unpriced_gone))
-    _min_values(pool, zones, candidates, notes, problems)
+    _min_values(pool, zones, candidates, notes, problems, context.settings.best_effort)
     notes.extend(offering_notes)
     notes.extend(_candidate_notes(pool, derived, resolution))
+    if context.ignored_overlays and not pool.auto_mode:
+        notes.append(note.OverlaysIgnored(context.ignored_overlays, context.settings.source))
     kind = "static" if pool.replicas is not None else "dynamic"
+    static_off = kind == "static" and not pool.auto_mode and not context.settings.static_capacity
+    if static_off:
+        problems.insert(0, note.StaticCapacityOff(int(pool.replicas or 0), context.settings.source))
     gpu_resource = next((r for r in ACCELERATOR_RESOURCES if r in pool.limits), None)
     gpu_limit = None
     if gpu_resource is not None:
         gpu_limit = int(limit_amount(pool, gpu_resource))  # type: ignore[arg-type]
     limit_unit = derived.limit_unit(gpu_resource)
-    if unmodelled:
+    if static_off:
+        cost = Cost(worst=Decimal(0))  # no static controller: nothing launches, nothing costs
+    elif unmodelled:
         cost = Cost()
     elif kind == "static":
         cost = static_cost(pool, candidates, notes)
@@ -294,8 +310,19 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         worst_case_exact=(fill is None or fill.exact) and not derived.unpriced, bounded_by=cost.bounded_by,
         unbounded=cost.unbounded, limit_unit=limit_unit, price_basis=context.price_basis,
         existing_nodes=tuple(sorted(n.name for n in existing if not n.marked_for_deletion)), used=used,
-        unmodelled=unmodelled,
+        unmodelled=unmodelled, settings=context.settings,
     )
+
+
+def _reserved_gate(pool: NodePoolView, context: Context, offering_notes: list[Note]) -> bool:
+    """Whether reserved offerings exist: ``featureGates.reservedCapacity`` (``ReservedCapacityResolver
+    .ResolveOfferings`` returns the offerings unchanged when it is off). EKS Auto Mode pools: AWS's controller."""
+    if context.settings.reserved_capacity or pool.auto_mode:
+        return True
+    if "reserved" in pool.capacity_types:
+        offering_notes.append(note.ReservedCapacityOff(context.settings.source))
+    return False
+
 
 def _compat_notes(compat: NodeClassCompatibility | None, refused: Sequence[tuple[str, str]], notes: list[Note]
                   ) -> tuple[str, ...]:
@@ -317,7 +344,6 @@ def _compat_notes(compat: NodeClassCompatibility | None, refused: Sequence[tuple
         notes.append(note.NotModelled("spec.networkInterfaces", f"network cards of {', '.join(unknown)} are not in "
                                       "the provider's VPC limits table packaged with the core"))
     return tuple(paths)
-
 
 
 def _reservation_notes(pool: NodePoolView, reservations: bool | None, selected: tuple[Reservation, ...] | None,
@@ -458,8 +484,11 @@ def _no_candidate(catalog: Catalog, unoffered: list[str], unpriced_gone: list[st
 
 
 def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[Candidate], notes: list[Note],
-                problems: list[Note]) -> None:
-    """The template's minValues against the candidates (``Add`` keeps the largest of duplicate keys)."""
+                problems: list[Note], best_effort: bool = False) -> None:
+    """The template's minValues against the candidates (``Add`` keeps the largest of duplicate keys). Unmet, the
+    pool launches nothing under ``minValuesPolicy: Strict``; under ``BestEffort`` the scheduler keeps the types and
+    lowers the minValues to what they meet (``scheduler.go`` ``NewScheduler`` and ``nodeclaim.go``
+    ``filterInstanceTypesByRequirements`` with ``relaxMinValues``), a note."""
     for key, req in pool.template_requirements.items():
         wanted = req.min_values
         if not wanted:
@@ -475,7 +504,9 @@ def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence
             distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
         else:
             continue
-        if len(distinct) < wanted:
+        if len(distinct) < wanted and best_effort:
+            notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
+        elif len(distinct) < wanted:
             problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
 
 
@@ -530,7 +561,11 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[Node
     for pool in pools:
         if pool.problem is not None:
             raise unreadable(pool.problem)
-    views = overlay_views(manifests)
+    # featureGates.nodeOverlay off: the NodeOverlay controller is not registered (sigs.k8s.io/karpenter
+    # pkg/controllers/controllers.go NewControllers) and the overlay cloud provider returns the types as they are
+    # (pkg/cloudprovider/overlay/cloudprovider.go GetInstanceTypes), nor does the provider read overlay prices
+    # (aws offering.DefaultProvider.GetOverlayPrice): no overlay applies.
+    views = overlay_views(manifests) if context is None or context.settings.node_overlay else []
     for overlay in views:
         if overlay.problem is not None:
             raise unreadable(overlay.problem)
@@ -545,7 +580,7 @@ def _resolution(manifests: Sequence[Any], catalog: Catalog, pools: Sequence[Node
 
 def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
                    pools: Sequence[NodePoolView] | None = None, nodes: Sequence[ClusterNode] = (),
-                   aws: AwsFacts | None = None) -> list[PoolReport]:
+                   aws: AwsFacts | None = None, settings: ControllerSettings | None = None) -> list[PoolReport]:
     """A :class:`PoolReport` for every ``karpenter.sh/v1`` NodePool, in the order the scheduler tries them
     (``OrderByWeight``: highest weight first, equal weights by name descending).
 
@@ -557,7 +592,10 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
     (``Scheduler.updateRemainingResources``), for the limit filter, ``limits.nodes`` and the worst case.
     ``aws``: the account's facts (zones offered, spot prices, capacity reservations;
     :func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`); None: the catalog's on-demand list prices stand in for
-    every offering and every type is assumed offered in every zone.
+    every offering and every type is assumed offered in every zone. ``settings``: the controller's settings
+    (:func:`~karpenter_gpu.k8s.controller_settings.read_settings` of ``helm/karpenter.values.yaml``; None: the
+    chart's defaults): feature gates (nodeOverlay, reservedCapacity, staticCapacity), ``minValuesPolicy``,
+    ``vmMemoryOverheadPercent`` and ``reservedENIs``.
     """
     catalog = catalog if catalog is not None else default_catalog()
     by_pool: dict[str, list[ClusterNode]] = {}
@@ -565,7 +603,7 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
         if node.nodepool is not None:
             by_pool.setdefault(node.nodepool, []).append(node)
     with paused_collector():
-        context = _context(manifests, catalog, aws)
+        context = _context(manifests, catalog, aws, settings)
         pools, resolution = _resolution(manifests, catalog, pools, context)
         memo: dict = {}
         return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))

@@ -17,8 +17,10 @@ from karpenter_gpu.check.conformance import assess
 from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
-from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.errors import KarpenterGpuError, echo
+from karpenter_gpu.k8s.controller_settings import ControllerSettings, environment_settings
 from karpenter_gpu.k8s.input_layout import Manifest, Problem, Source, read_path
+from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Report:
     findings: tuple[Finding, ...]
     objects: int
     files: int
+    #: Per environment, the Karpenter controller settings the rules' simulation used (one line each).
+    settings: tuple[str, ...] = ()
 
     def counts(self) -> Counter:
         return Counter(f.severity for f in self.findings)
@@ -50,26 +54,39 @@ def _finding(problem: Problem) -> Finding:
                    problem.message)
 
 
-def validate_dir(root: str | Path, crd_dir: str | Path, *, each_file: bool = False) -> Report:
+def validate_dir(root: str | Path, crd_dir: str | Path, *, each_file: bool = False,
+                 karpenter_values: ControllerSettings | None = None) -> Report:
     """Every manifest under ``root`` (a folder, a file, or ``-`` for stdin); file names are relative to it.
-    ``each_file``: every file of the folder is its own environment (independent examples)."""
-    return validate_source(read_path(root, each_file=each_file), crds_from(crd_dir))
+    ``each_file``: every file of the folder is its own environment (independent examples). ``karpenter_values``:
+    the settings of environments without ``helm/karpenter.values.yaml`` (else the chart's defaults)."""
+    return validate_source(read_path(root, each_file=each_file), crds_from(crd_dir), karpenter_values)
 
 
 def _file(m: Manifest) -> str:
     return f"{m.file} {m.where}" if m.where else m.file
 
 
-def validate_source(source: Source, crds: dict) -> Report:
+def validate_source(source: Source, crds: dict, karpenter_values: ControllerSettings | None = None) -> Report:
     """The reader's findings, then per environment the CRD findings of every object and the rules.
 
     The rules (like the API server's CEL rules) look only at objects without blocking schema errors
     (wrong types, missing required fields, values outside an enum): those are refused outright, and
-    their KG300 findings already say why.
+    their KG300 findings already say why. Each environment's rules run under its Karpenter settings
+    (``helm/karpenter.values.yaml``, else ``karpenter_values``, else the chart's defaults); a values file the
+    controller would refuse, or misread, is an error finding (KG740-KG744) and the chart's defaults stand in.
     """
     findings: list[Finding] = [_finding(p) for p in source.problems]
     objects = 0
+    lines: list[str] = []
     for env in source.environments:
+        path = env.value_paths.get(KARPENTER_VALUES_FILE, KARPENTER_VALUES_FILE)
+        try:
+            settings = environment_settings(env.values, path, karpenter_values)
+        except KarpenterGpuError as err:
+            findings.append(Finding(path, "", "", err.prop, err.code, Severity.ERROR,
+                                    f"{err.prop}={echo(err.value)} is not allowed: {err.allowed}. Fix: {err.fix}"))
+            settings = ControllerSettings(source=f"chart defaults ({path} not read)")
+        lines.append(f"{env.name}: {settings.describe()}")
         documents = []
         for m in env.manifests:
             found, blocking = assess(m.manifest, crds, _file(m))
@@ -78,11 +95,11 @@ def validate_source(source: Source, crds: dict) -> Report:
                 documents.append((_file(m), m.manifest))
         objects += len(env.manifests)
         try:
-            findings.extend(check_rules(documents, environment=env.name, values=env.values))
+            findings.extend(check_rules(documents, environment=env.name, values=env.values, settings=settings))
         except KarpenterGpuError as err:  # an object the rules' simulator cannot interpret: say so, keep the rest
             findings.append(Finding(err.path or "", "", env.name, err.prop, err.code, Severity.ERROR,
                                     f"rules not run for environment {env.name}: {err}"))
-    return Report(tuple(sorted(findings)), objects, source.files)
+    return Report(tuple(sorted(findings)), objects, source.files, tuple(lines))
 
 
 def schema_refusals(source: Source, crds: dict) -> list[Finding]:

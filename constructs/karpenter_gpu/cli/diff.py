@@ -30,7 +30,7 @@ from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.crds import crds_from
-from karpenter_gpu.cli.main import AWS_HELP, PROG, stop_on
+from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, PROG, karpenter_values, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.input_layout import ROOT
@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     groups, percent = parse_fail_on(args.fail_on or [])
     catalog = load_catalog(args.catalog) if args.catalog else None
     aws = load_aws_facts(args.aws) if args.aws else None
+    fallback = karpenter_values(args.karpenter_values)
     repo = Path(args.repo) if args.repo else None
     base_source, head_source, notes = read_sides(args.base, args.head, repo, dist=args.dist)
     for note in notes:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         base, head = _label_root(base, head, root.name)
     admitted = admit(base, head, crds)  # both sides through the API server's checks, once
     changes = classify(base, head, catalog, admitted=admitted)
-    cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws)
+    cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws, karpenter_values=fallback)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     print(render(changes, cost), end="")
     hit = hits(changes, groups, cost, percent)
@@ -125,6 +126,7 @@ def register(commands: argparse._SubParsersAction) -> None:
                                          "ceiling rises by more than PERCENT, or a pool without GPU limit appears)")
     parser.add_argument("--catalog", help="instance catalog file for prices (default: the embedded catalog)")
     parser.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
+    parser.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
     parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
                                        "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")

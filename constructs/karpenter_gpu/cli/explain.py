@@ -13,7 +13,7 @@ from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
-from karpenter_gpu.cli.main import AWS_HELP, stop_on
+from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, karpenter_values, settings_of, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, cluster_nodes
@@ -40,8 +40,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise KarpenterGpuError("KG908", prop="--env", value=", ".join(unknown), allowed=f"one of {names}",
                                 fix="pick an environment the input holds (a sub-folder name)")
-    loaded = [(env.name, [m.manifest for m in env.manifests]) for env in source.environments
-              if not args.env or env.name in args.env]
+    fallback = karpenter_values(args.karpenter_values)
+    selected = [env for env in source.environments if not args.env or env.name in args.env]
+    loaded = [(env.name, [m.manifest for m in env.manifests]) for env in selected]
+    settings = [settings_of(env, fallback) for env in selected]
     nodes: list[ClusterNode] | None = None
     if args.nodes:
         if len(loaded) > 1:
@@ -52,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(read, int):
             return read
         nodes = read
-    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws) for name, docs in loaded]
+    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws, env_settings)
+            for (name, docs), env_settings in zip(loaded, settings)]
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
                           "environments": envs}, indent=1, sort_keys=True))
@@ -107,4 +110,5 @@ def register(commands: argparse._SubParsersAction) -> None:
                      help="the cluster's NodeClaims and/or Nodes (`kubectl get nodeclaims -o yaml`, `kubectl get nodes "
                           "-o yaml`; a file or folder, repeatable): limits are what they leave (one environment)")
     cmd.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
+    cmd.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
     cmd.set_defaults(run=run)

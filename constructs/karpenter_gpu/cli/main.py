@@ -10,11 +10,15 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from karpenter_gpu._version import __version__
 from karpenter_gpu.check.crd_source import CrdSourceError
 from karpenter_gpu.errors import KarpenterGpuError, one_line
+
+if TYPE_CHECKING:
+    from karpenter_gpu.k8s.controller_settings import ControllerSettings
+    from karpenter_gpu.k8s.input_layout import Environment
 
 PROG = "karpenter-gpu"
 
@@ -24,7 +28,29 @@ AWS_HELP = ("AWS CLI JSON output (--output json) of ec2 describe-spot-price-hist
             "the zones each type is offered in and the reservations the node classes select (default: on-demand list "
             "prices standing in, every type in every zone)")
 
+#: ``--karpenter-values`` of validate, explain and diff.
+KARPENTER_VALUES_HELP = ("the Karpenter chart's values file the controller runs with, for an environment without "
+                         "helm/karpenter.values.yaml (default: the chart's defaults): feature gates, minValuesPolicy, "
+                         "vmMemoryOverheadPercent, reservedENIs")
+
 OK, FINDINGS, ERROR = 0, 1, 2
+
+
+def karpenter_values(spec: str | None) -> "ControllerSettings | None":
+    """The settings of ``--karpenter-values FILE`` (None when not given); a bad file or value is a coded error."""
+    if spec is None:
+        return None
+    from karpenter_gpu.k8s.controller_settings import read_settings
+    from karpenter_gpu.k8s.input_layout import read_values_file
+    return read_settings(read_values_file(spec), str(spec))
+
+
+def settings_of(env: "Environment", fallback: "ControllerSettings | None") -> "ControllerSettings":
+    """An environment's controller settings: its helm/karpenter.values.yaml, else ``fallback``, else the chart's."""
+    from karpenter_gpu.k8s.controller_settings import environment_settings
+    from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
+    return environment_settings(env.values, env.value_paths.get(KARPENTER_VALUES_FILE, KARPENTER_VALUES_FILE),
+                                fallback)
 
 
 class Parser(argparse.ArgumentParser):

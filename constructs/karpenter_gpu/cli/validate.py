@@ -7,11 +7,13 @@ import argparse
 from karpenter_gpu.check.crd_source import resolve_crd_dir
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.validate import validate_dir
+from karpenter_gpu.cli.main import KARPENTER_VALUES_HELP, karpenter_values
 from karpenter_gpu.upstream import KARPENTER_TAG
 
 
 def run(args: argparse.Namespace) -> int:
-    report = validate_dir(args.dist, resolve_crd_dir(args.crds), each_file=args.each_file)
+    report = validate_dir(args.dist, resolve_crd_dir(args.crds), each_file=args.each_file,
+                          karpenter_values=karpenter_values(args.karpenter_values))
     if args.format != "text":
         from karpenter_gpu.cli import validate_output
 
@@ -20,6 +22,7 @@ def run(args: argparse.Namespace) -> int:
         return 1 if report.failed(args.strict) else 0
     lines = [f.line() for f in report.findings if f.severity != Severity.INFO or args.verbose]
     failed = report.failed(args.strict)
+    lines.extend(f"settings: {line}" for line in report.settings)
     lines.append(("FAILED: " if failed else "ok: ") + report.summary())
     print("\n".join(lines))
     return 1 if failed else 0
@@ -36,6 +39,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--each-file", action="store_true", help="every file of the folder is its own environment "
                                                               "(a folder of independent examples), not one per "
                                                               "sub-folder")
+    cmd.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
     cmd.add_argument("-v", "--verbose", action="store_true", help="also print info findings")
     cmd.add_argument("--format", choices=("text", "json", "sarif"), default="text",
                      help="text (default), json, or sarif (SARIF 2.1.0, for code scanning: file-level locations)")

@@ -83,6 +83,7 @@ class Environment:
     name: str  # display name: the folder's own name for ROOT
     manifests: list[Manifest] = field(default_factory=list)
     values: dict[str, dict] = field(default_factory=dict)  # Helm values by file name
+    value_paths: dict[str, str] = field(default_factory=dict)  # the file each of them was read from (relative)
     files: int = 0
 
 
@@ -225,6 +226,7 @@ def build_source(label: str, root_name: str, files: Iterable[tuple[str, bytes]],
         manifests, values = _read_file(rel, data, problems)
         if values is not None:
             env.values[rel.rpartition("/")[2]] = values
+            env.value_paths[rel.rpartition("/")[2]] = rel
         env.manifests.extend(manifests)
     if not allow_empty and not problems and not any(e.manifests or e.values for e in envs.values()):
         raise KarpenterGpuError("KG907", prop="input", value=label,
@@ -315,6 +317,24 @@ def _walk(root: Path) -> list[tuple[str, str]]:
             elif not is_dir and entry.name.endswith(SUFFIXES):
                 found.append((prefix + entry.name, entry.path))
     return sorted(found)
+
+
+def read_values_file(spec: str | Path) -> dict:
+    """One Helm values file named on the command line (``--karpenter-values FILE``): read bounded, every document
+    merged (a mapping each); a file that is not one, or holds a duplicate key, is refused (KG310, KG312 as the
+    reader reports them in a folder)."""
+    path = Path(spec)
+    if not path.exists():
+        raise KarpenterGpuError("KG900", prop="values file", value=str(spec), allowed="an existing file",
+                                fix="check the path")
+    problems: list[Problem] = []
+    name = path.name if is_values_file(path.name) else f"{path.name}.values.yaml"
+    _, values = _read_file(name, _read_bytes(path, str(spec), named=True), problems)
+    if problems:
+        first = problems[0]
+        raise KarpenterGpuError(first.code, prop="values file", value=str(spec), allowed="Helm values (a mapping)",
+                                fix=one_line(first.message))
+    return values or {}
 
 
 def read_stdin(label: str = "<stdin>", *, allow_empty: bool = False) -> Source:

@@ -13,9 +13,14 @@ reserve memory for the ENI-limited count whatever maxPods says).
 
 The inputs an instance type needs are its vCPUs, memory MiB, architecture and ENI-limited max pods; the catalog has
 the first three as labels and the last as its default allocatable ``pods`` (see
-:meth:`karpenter_gpu.analysis.catalog.InstanceType.node_facts`). Not modelled: ``reservedENIs`` (a controller
-setting, default 0), EFA-only ``networkInterfaces`` (they use an ENI), ephemeral storage, and the
-capacity Karpenter caches from nodes it has seen (it replaces the VM-overhead estimate).
+:meth:`karpenter_gpu.analysis.catalog.InstanceType.node_facts`). Two controller settings
+(:mod:`~karpenter_gpu.k8s.controller_settings`) enter here, carried by :class:`KubeletSettings`:
+``vmMemoryOverheadPercent`` (``memory()``: ``options.FromContext(ctx).VMMemoryOverheadPercent``) and
+``reservedENIs`` (``pods()`` -> ``ENILimitedPods(ctx, info, options.FromContext(ctx).ReservedENIs, ...)``: the usable
+ENIs less the reserved ones, ``* (IPv4 per ENI - 1) + 2``, 0 when none is left; the kube-reserved memory of the
+ENI-limited families counts ``ENILimitedPods`` with 0 reserved). Not modelled: EFA-only ``networkInterfaces``
+here (:mod:`~karpenter_gpu.k8s.compatibility`), ephemeral storage, and the capacity Karpenter caches from nodes it
+has seen (it replaces the VM-overhead estimate).
 """
 
 from __future__ import annotations
@@ -48,6 +53,19 @@ class NodeFacts:
     memory_mib: int
     arm64: bool
     eni_pods: int
+    #: IPv4 addresses per ENI (the provider's VPC limits table; None: not known).
+    ipv4_per_eni: int | None = None
+
+    def eni_limited_pods(self, reserved_enis: int) -> int | None:
+        """``ENILimitedPods`` with ``reserved_enis`` more ENIs left out: the usable ENIs are read back from
+        :attr:`eni_pods` (``usable * (IPv4 per ENI - 1) + 2``); None when that needs the unknown IPv4 count."""
+        if not reserved_enis:
+            return self.eni_pods
+        if self.ipv4_per_eni is None or self.ipv4_per_eni < 2:
+            return None
+        usable = (self.eni_pods - 2) // (self.ipv4_per_eni - 1) if self.eni_pods else 0
+        left = max(usable - reserved_enis, 0)
+        return 0 if left == 0 else left * (self.ipv4_per_eni - 1) + 2
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,9 @@ class KubeletSettings:
     kube_reserved: Mapping[str, str] = field(default_factory=dict, hash=False)
     system_reserved: Mapping[str, str] = field(default_factory=dict, hash=False)
     eviction_hard: Mapping[str, str] = field(default_factory=dict, hash=False)
+    #: Controller settings (``--vm-memory-overhead-percent``, ``--reserved-enis``), the same for every node class.
+    vm_memory_overhead_percent: float = VM_MEMORY_OVERHEAD_PERCENT
+    reserved_enis: int = 0
 
     @classmethod
     def of(cls, spec: Mapping[str, Any], ami_family: str, where: str) -> "KubeletSettings":
@@ -100,7 +121,8 @@ class KubeletSettings:
         the family applies) and no reserved or eviction settings (Bottlerocket then reserves the same memory)."""
         _, per_core_enabled, eni_density = self.flags
         return (eni_density and self.max_pods is None and not (self.pods_per_core and per_core_enabled)
-                and not self.kube_reserved and not self.system_reserved and not self.eviction_hard)
+                and not self.kube_reserved and not self.system_reserved and not self.eviction_hard
+                and self.vm_memory_overhead_percent == VM_MEMORY_OVERHEAD_PERCENT and not self.reserved_enis)
 
 
 def _bad(prop: str, value: Any, allowed: str) -> KarpenterGpuError:
@@ -130,7 +152,13 @@ def _pods(facts: NodeFacts, settings: KubeletSettings) -> int:
     if settings.max_pods is not None:
         count = settings.max_pods
     elif eni_density:
-        count = facts.eni_pods
+        limited = facts.eni_limited_pods(settings.reserved_enis)
+        if limited is None:
+            raise KarpenterGpuError("KG744", prop="settings.reservedENIs", value=settings.reserved_enis,
+                                    allowed="0 for an instance type outside the provider's VPC limits table",
+                                    fix="the ENIs and IPv4 addresses of the type are not known: set reservedENIs 0 "
+                                        "or use a catalog of the provider's types")
+        count = limited
     else:
         count = 110
     if settings.pods_per_core and per_core_enabled:
@@ -138,15 +166,15 @@ def _pods(facts: NodeFacts, settings: KubeletSettings) -> int:
     return count
 
 
-def _memory(facts: NodeFacts) -> int:
+def _memory(facts: NodeFacts, settings: KubeletSettings) -> int:
     """``memory()`` in bytes: less 64 MiB on arm64, less the VM overhead (float arithmetic as upstream)."""
     mib = facts.memory_mib - (64 if facts.arm64 else 0)
-    return (mib - math.ceil(float(mib * _MI) * VM_MEMORY_OVERHEAD_PERCENT / 1024 / 1024)) * _MI
+    return (mib - math.ceil(float(mib * _MI) * settings.vm_memory_overhead_percent / 1024 / 1024)) * _MI
 
 
 def capacity(facts: NodeFacts, settings: KubeletSettings) -> dict[str, Decimal]:
     """``computeCapacity`` for cpu, memory (bytes) and pods: what ``spec.limits`` count."""
-    return {"cpu": Decimal(facts.vcpus), "memory": Decimal(_memory(facts)), "pods": Decimal(_pods(facts, settings))}
+    return {"cpu": Decimal(facts.vcpus), "memory": Decimal(_memory(facts, settings)), "pods": Decimal(_pods(facts, settings))}
 
 
 def _kube_reserved_cpu_milli(vcpus: int) -> int:
@@ -169,7 +197,7 @@ def overhead(facts: NodeFacts, settings: KubeletSettings) -> dict[str, Decimal]:
     eviction = {"memory": Decimal(100 * _MI)}
     signal = settings.eviction_hard.get("memory.available")
     if signal is not None:
-        eviction["memory"] = (Decimal(math.ceil(float(_memory(facts)) / 100 * _percent(signal, "memory.available")))
+        eviction["memory"] = (Decimal(math.ceil(float(_memory(facts, settings)) / 100 * _percent(signal, "memory.available")))
                               if signal.endswith("%") else _parse(signal, "memory.available"))
     total: dict[str, Decimal] = {}
     for part in (kube, system, eviction):

@@ -30,6 +30,7 @@ from karpenter_gpu.analysis.diff.reasons import (
     _budget, _canon, _device, _few, _leaves, _list_diff, _map_diff, _norm, _requirements_text, _same, _short, _taint,
     _term,
 )
+from karpenter_gpu.analysis.diff.cost import side_settings
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.check.conformance import Crds
 from karpenter_gpu.errors import KarpenterGpuError
@@ -112,7 +113,8 @@ class _Simulations:
         if self._reports is None:
             manifests = [m for (api, _, _), m in sorted(self.base_env.items()) if api != "helm"]
             try:
-                self._reports = {r.name: r for r in simulate_pools(manifests, self.catalog)}
+                settings = side_settings("", self.base_env)  # the side's helm/karpenter.values.yaml, or the chart's
+                self._reports = {r.name: r for r in simulate_pools(manifests, self.catalog, settings=settings)}
             except KarpenterGpuError as error:
                 self._reports, self.error = {}, error
         return self._reports

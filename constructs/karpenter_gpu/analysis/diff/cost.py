@@ -12,8 +12,10 @@ from karpenter_gpu.analysis.diff.admission import Admitted, admit
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
+from karpenter_gpu.k8s.controller_settings import ControllerSettings, environment_settings
 from karpenter_gpu.check.conformance import Crds
 from karpenter_gpu.k8s.scheduling import Requirements
+from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
 
 EVENTUALLY_CONSISTENT = ("limits are eventually consistent: Karpenter counts launched capacity after the fact, so a "
                          "pool can overrun its limit during fast scale-out (ceilings are what the limit allows, not a "
@@ -86,6 +88,8 @@ class CostReport:
     environments: tuple[EnvironmentCost, ...]
     #: The AWS facts the offerings were built with (``--aws``); None: the catalog stands in for them.
     aws: AwsFacts | None = None
+    #: Per environment, the Karpenter controller settings each side ran under (one line each).
+    settings: tuple[str, ...] = ()
 
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
@@ -125,14 +129,26 @@ def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _reports(env: dict[Key, dict], catalog: Catalog, aws: AwsFacts | None) -> dict[str, PoolReport]:
+def side_settings(environment: str, env: dict[Key, dict], fallback: ControllerSettings | None = None
+                  ) -> ControllerSettings:
+    """One side's controller settings: its ``helm/karpenter.values.yaml``, else ``fallback``
+    (``--karpenter-values``), else the chart's defaults (:func:`~karpenter_gpu.k8s.controller_settings
+    .environment_settings`)."""
+    values = {name: v for (api, _, name), v in env.items() if api == "helm"}
+    return environment_settings(values, f"{environment}/helm/{KARPENTER_VALUES_FILE}", fallback)
+
+
+def _reports(env: dict[Key, dict], catalog: Catalog, aws: AwsFacts | None,
+             settings: ControllerSettings | None = None) -> dict[str, PoolReport]:
     manifests = [m for (api, _, _), m in sorted(env.items()) if api != "helm"]
-    return {r.name: r for r in simulate_pools(manifests, catalog, aws=aws)}
+    return {r.name: r for r in simulate_pools(manifests, catalog, aws=aws, settings=settings)}
 
 
 def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dict[Key, dict],
-                      catalog: Catalog, aws: AwsFacts | None = None) -> EnvironmentCost:
-    old, new = _reports(base_env, catalog, aws), _reports(head_env, catalog, aws)
+                      catalog: Catalog, aws: AwsFacts | None = None,
+                      settings: tuple[ControllerSettings, ControllerSettings] | None = None) -> EnvironmentCost:
+    settings_before, settings_after = settings if settings is not None else (None, None)
+    old, new = _reports(base_env, catalog, aws, settings_before), _reports(head_env, catalog, aws, settings_after)
     pools = []
     for name in sorted(set(old) | set(new)):
         a, b = old.get(name), new.get(name)
@@ -154,26 +170,34 @@ def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dic
 
 
 def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,
-                 admitted: Admitted | None = None, aws: AwsFacts | None = None) -> CostReport:
+                 admitted: Admitted | None = None, aws: AwsFacts | None = None,
+                 karpenter_values: ControllerSettings | None = None) -> CostReport:
     """What the change does to each environment's GPU capacity and worst-case spend.
 
     Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
     scheduling core matches requirements, the overlay resolution re-prices offerings), so NodeOverlay, limit,
     requirement and capacity-type changes show up as the simulator sees them. Environments without a
     cost change are left out. ``aws``: the account's facts (spot prices, zones offered, capacity reservations),
-    the same for both sides.
+    the same for both sides. Each side runs under its own controller settings (:func:`side_settings`;
+    ``karpenter_values`` for a side without a values file), named in the report's ``settings``.
     """
     embedded = catalog is None
     catalog = catalog if catalog is not None else default_catalog()
     # what the cluster runs: a refused object changes nothing (``admitted``: already checked by the caller)
     admitted = admitted if admitted is not None else admit(base, head, crds)
     base, head = admitted.base, admitted.head
-    envs = []
+    envs, lines = [], []
     for environment in sorted(set(base) | set(head)):
-        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog, aws)
+        sides = (side_settings(environment, base.get(environment, {}), karpenter_values),
+                 side_settings(environment, head.get(environment, {}), karpenter_values))
+        lines.append(f"{environment}: {sides[1].describe()}" if sides[0] == sides[1] and
+                     sides[0].source == sides[1].source else
+                     f"{environment}: before {sides[0].describe()}; after {sides[1].describe()}")
+        cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog, aws,
+                                 sides)
         if cost.pools or cost.before != cost.after:
             envs.append(cost)
-    return CostReport(catalog, embedded, tuple(envs), aws)
+    return CostReport(catalog, embedded, tuple(envs), aws, tuple(lines))
 
 
 
@@ -189,6 +213,7 @@ def cost_json(report: CostReport) -> dict:
                       "basis": price_basis(report.catalog, report.aws),
                       "aws": {} if report.aws is None else {k: list(v) for k, v in sorted(report.aws.sources.items())}},
         "note": EVENTUALLY_CONSISTENT,
+        "settings": list(report.settings),
         "environments": [{
             "environment": e.environment, "ceilingBefore": money(e.before), "ceilingAfter": money(e.after),
             "increasePercent": None if e.increase_percent is None else f"{e.increase_percent:.1f}",

@@ -72,6 +72,7 @@ def _choices(p: PoolCost, esc: Escape) -> str:
 
 def cost_text(report: CostReport) -> str:
     lines = [f"Cost (prices: {plain(report.price_list(), None)}; {EVENTUALLY_CONSISTENT}):"]
+    lines.extend(f"  settings: {plain(line, None)}" for line in report.settings)
     if not report.environments:
         lines.append("  no change to any pool's instance types, first choice or worst-case ceiling")
     for e in report.environments:
@@ -98,6 +99,7 @@ def _cost_markdown_lines(report: CostReport) -> list[str]:
         lines.append("| (none) | — | — | no cost change |")
     lines += ["", f"Prices: {markdown(report.price_list(), None)}. "
                   f"{EVENTUALLY_CONSISTENT[0].upper()}{EVENTUALLY_CONSISTENT[1:]}."]
+    lines += [f"Settings: {markdown(line, None)}." for line in report.settings]
     pools = [(e.environment, p) for e in report.environments for p in e.pools]
     if pools:
         lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",

@@ -27,6 +27,7 @@ from karpenter_gpu.check.findings import Finding
 from karpenter_gpu.check.rules._model import GPU_OPERATOR_VALUES, Environment
 from karpenter_gpu.check.rules._registry import REGISTRY, SECTIONS, Rule, RuleDeclarationError, rule
 from karpenter_gpu.errors import CODES
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 
 __all__ = ["FAMILIES", "GPU_OPERATOR_VALUES", "REGISTRY", "RULES", "SECTIONS", "Rule", "RuleDeclarationError",
            "check_rules", "known_code", "rule"]
@@ -47,16 +48,19 @@ def known_code(code: str) -> str | None:
 
 
 def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | None = None,
-                values: Mapping[str, Any] | None = None) -> list[Finding]:
+                values: Mapping[str, Any] | None = None,
+                settings: ControllerSettings | None = None) -> list[Finding]:
     """Run every rule on one environment's manifests, given as ``(file, manifest)`` pairs.
 
     Only NodePools (karpenter.sh/v1), EC2NodeClasses (karpenter.k8s.aws/v1), NodeOverlays (karpenter.sh/v1alpha1),
     Auto Mode NodeClasses, hybrid node group ConfigMaps and workloads (Pod, Deployment, StatefulSet, ReplicaSet,
     DaemonSet, Job, CronJob) are looked at; anything else is ignored. ``environment`` "prod" makes KG411 an error.
     ``values`` are the environment's Helm values by file name (``gpu-operator.values.yaml`` is read by the MIG
-    rules). The rules run in code order; findings come back in manifest order.
+    rules). ``settings``: the Karpenter controller's (:mod:`~karpenter_gpu.k8s.controller_settings`; None: the
+    chart's defaults), which the simulation the rules consult runs under. The rules run in code order; findings
+    come back in manifest order.
     """
-    env = Environment(manifests, environment, values)
+    env = Environment(manifests, environment, values, settings)
     for declared in RULES.values():
         declared.check(env)
     return [finding for obj in env.objects for finding in obj.reported()]

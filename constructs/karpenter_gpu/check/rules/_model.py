@@ -17,6 +17,7 @@ from karpenter_gpu.check.findings import Finding, Severity, acknowledged_codes
 from karpenter_gpu.check.rules._registry import REGISTRY
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.accelerators import NEURON_ACCELERATOR, NEURON_NAMES
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.labels import (
     ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, HYBRID_GROUP_LABEL, NEURON, NODE_CLASS_KIND,
     NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, Label, canonical_key, kind_of,
@@ -245,8 +246,10 @@ class Environment:
     """One environment's objects, as the rules see them, and what the simulator says of its pools."""
 
     def __init__(self, manifests: Sequence[tuple[str, dict]], name: str | None,
-                 values: Mapping[str, Any] | None) -> None:
+                 values: Mapping[str, Any] | None, settings: ControllerSettings | None = None) -> None:
         self.name = name
+        #: The controller's settings the simulation runs under (None: the chart's defaults).
+        self.settings = settings
         self.values = as_dict(as_dict(values).get(GPU_OPERATOR_VALUES)) if values else {}
         self.objects: list[RuleObject] = []
         for file, manifest in manifests:
@@ -300,7 +303,7 @@ class Environment:
         """The simulator's report of every pool, keyed by the pool object (two pools of one name in one
         environment — the same object twice, KG313 — each keep their own); None when it cannot read them."""
         try:
-            reports = simulate_pools(self.manifests, pools=[p.view for p in self.pools])
+            reports = simulate_pools(self.manifests, pools=[p.view for p in self.pools], settings=self.settings)
         except KarpenterGpuError:
             return None  # objects the simulator cannot read; the schema and other rules say why
         by_view = {id(r.view): r for r in reports}
