@@ -199,15 +199,9 @@ class _Collector:
         return [Change(environment, kind, name, c, tuple(r)) for c, r in self.reasons.items() if r]
 
 
-def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_env: dict[Key, dict],
-               out: _Collector, sims: _Simulations | None = None) -> None:
-    so, sn = old.get("spec") or {}, new.get("spec") or {}
-    to, tn = so.get("template") or {}, sn.get("template") or {}
-    mo, mn = to.get("metadata") or {}, tn.get("metadata") or {}
-    po, pn = to.get("spec") or {}, tn.get("spec") or {}
-    drift = f"every node of NodePool {name} is replaced"
-
-    # Transition rules: the API server refuses the whole update.
+def _transitions(name: str, so: dict, sn: dict, ro: dict, rn: dict, out: _Collector) -> bool:
+    """The NodePool CRD's transition rules (static <-> dynamic; nodeClassRef group and kind immutable), each refusal
+    added to ``out``, and a static pool's scaling; True when the API server refuses the whole update."""
     if ("replicas" in so) != ("replicas" in sn):
         direction = "dynamic → static" if "replicas" in sn else "static → dynamic"
         verb = f"added ({sn['replicas']})" if "replicas" in sn else f"removed (was {so['replicas']})"
@@ -222,14 +216,24 @@ def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_
         except (TypeError, ValueError):
             effect = "changes the node count"
         out.add(Category.BEHAVIOURAL, f"spec.replicas {so['replicas']} → {sn['replicas']}: scale; the static pool {effect}")
-    ro, rn = po.get("nodeClassRef") or {}, pn.get("nodeClassRef") or {}
     for field in ("group", "kind"):
         if ro.get(field) != rn.get(field):
             out.add(Category.REFUSED,
                     f"spec.template.spec.nodeClassRef.{field} changed: {_short(ro.get(field))} → "
                     f"{_short(rn.get(field))}: nodeClassRef.{field} is immutable, the update is refused")
-    if out.reasons.get(Category.REFUSED):
+    return bool(out.reasons.get(Category.REFUSED))
+
+
+def _node_pool(name: str, old: dict, new: dict, base_env: dict[Key, dict], head_env: dict[Key, dict],
+               out: _Collector, sims: _Simulations | None = None) -> None:
+    so, sn = old.get("spec") or {}, new.get("spec") or {}
+    to, tn = so.get("template") or {}, sn.get("template") or {}
+    mo, mn = to.get("metadata") or {}, tn.get("metadata") or {}
+    po, pn = to.get("spec") or {}, tn.get("spec") or {}
+    drift = f"every node of NodePool {name} is replaced"
+    if _transitions(name, so, sn, po.get("nodeClassRef") or {}, pn.get("nodeClassRef") or {}, out):
         return  # the whole update is refused: the cluster keeps the stored NodePool, so nothing else of it changes
+    ro, rn = po.get("nodeClassRef") or {}, pn.get("nodeClassRef") or {}
 
     # spec.template: hashed, every node drifts.
     if ro.get("name") != rn.get("name"):
