@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	"sigs.k8s.io/karpenter/pkg/controllers/nodeoverlay"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
+	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 )
 
 func init() {
@@ -48,6 +49,8 @@ type overlayInput struct {
 	Reservations  []schedReservation      `json:"capacity_reservations"`
 	NodePools     []*karpv1.NodePool      `json:"nodepools"`
 	Overlays      []*v1alpha1.NodeOverlay `json:"overlays"`
+	// Settings: the controller's settings (settings.go); null: the chart's defaults with the nodeOverlay gate on.
+	Settings *schedSettings `json:"settings"`
 }
 
 type overlayOffer struct {
@@ -88,7 +91,14 @@ func overlayCase(raw json.RawMessage) (any, error) {
 	if len(c.InstanceTypes) == 0 {
 		return nil, fmt.Errorf("a case needs at least one instance type")
 	}
-	ctx := schedBaseCtx
+	if c.Settings == nil {
+		c.Settings = &schedSettings{FeatureGates: map[string]bool{"nodeOverlay": true}}
+	}
+	ctx := settingsCtx(c.Settings)
+	// With the NodeOverlay gate off the NodeOverlay controller is not registered (sigs.k8s.io/karpenter
+	// pkg/controllers/controllers.go NewControllers) and the overlay cloud provider returns the types unchanged
+	// (pkg/cloudprovider/overlay/cloudprovider.go GetInstanceTypes): no overlay gets a condition, none applies.
+	gateOn := coreoptions.FromContext(ctx).FeatureGates.NodeOverlay
 	sc := &schedCase{Region: c.Region, Zones: c.Zones, InstanceTypes: c.InstanceTypes, Reservations: c.Reservations,
 		SpotPriceFactor: map[string]float64{}}
 	for _, z := range c.Zones {
@@ -121,8 +131,10 @@ func overlayCase(raw json.RawMessage) (any, error) {
 	clk := clock.RealClock{}
 	store := nodeoverlay.NewInstanceTypeStore()
 	controller := nodeoverlay.NewController(clk, kube, provider, store, state.NewCluster(clk, kube, provider))
-	if _, err := controller.Reconcile(ctx, reconcile.Request{}); err != nil {
-		return nil, fmt.Errorf("reconcile: %w", err)
+	if gateOn {
+		if _, err := controller.Reconcile(ctx, reconcile.Request{}); err != nil {
+			return nil, fmt.Errorf("reconcile: %w", err)
+		}
 	}
 
 	ans := overlayAnswer{Overlays: map[string]overlayStatus{}, NodePools: map[string]map[string]overlayType{}}
@@ -143,7 +155,10 @@ func overlayCase(raw json.RawMessage) (any, error) {
 		ans.Overlays[stored.Items[i].Name] = st
 	}
 	for _, np := range c.NodePools {
-		applied, err := store.ApplyAll(np.Name, its)
+		applied, err := its, error(nil)
+		if gateOn {
+			applied, err = store.ApplyAll(np.Name, its)
+		}
 		if err != nil {
 			if ans.Errors == nil {
 				ans.Errors = map[string]string{}

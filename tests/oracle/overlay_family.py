@@ -63,6 +63,8 @@ from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.offerings import OverlayResolution
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import node_pools, overlays as overlay_views
+from karpenter_gpu.analysis.simulator import _context as simulator_context
+from tests.oracle.scheduler_family import case_settings, controller_settings
 from tests.oracle.scheduler_family import _NO_VPC_LIMITS, _ZONES, _case_catalog, _catalog_entries, _instance_spec
 
 FAMILY = "overlay"
@@ -196,7 +198,21 @@ def oracle_case(rng: random.Random) -> dict:
         "capacity_reservations": [],
         "nodepools": [_nodepool(rng, p, named) for p in pools],
         "overlays": overlays,
+        "settings": _settings(random.Random(rng.random())),
     }
+
+
+#: A case without settings (the regressions recorded before them): the chart's defaults with the nodeOverlay gate on.
+_GATE_ON = {"feature_gates": {"nodeOverlay": True}, "min_values_policy": "Strict", "vm_memory_overhead_percent": 0.075,
+            "reserved_enis": 0}
+
+
+def _settings(rng: random.Random) -> dict:
+    """The controller's settings (the scheduler family's draw), the nodeOverlay gate on in four cases of five: off,
+    Karpenter runs no NodeOverlay controller and applies none (``settings.go``)."""
+    drawn = controller_settings(rng)
+    drawn["feature_gates"]["nodeOverlay"] = rng.random() < 0.8
+    return drawn
 
 
 def _named_zones(case: dict) -> set[str]:
@@ -219,11 +235,17 @@ def core_answer(case: dict) -> dict:
     pool and type each offering's price after ``OverlayResolution.apply`` (``overlaid``: an overlay set it)."""
     catalog = _case_catalog(case)
     pools = node_pools(case["nodepools"])
-    views = overlay_views(case["overlays"])
+    # the controller settings as the core reads them from the values file, and which overlays it then ignores
+    settings = case_settings({**case, "settings": case.get("settings") or _GATE_ON})  # as overlay.go: none, gate on
+    ignored = set(simulator_context(case["overlays"], catalog, None, settings).ignored_overlays)
+    every = overlay_views(case["overlays"])
+    views = [v for v in every if v.name not in ignored]
     # The case's EC2NodeClass selects no capacity reservation: no pool has reserved offerings.
     resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
                                    reservations=dict.fromkeys((p.name for p in pools), False))
-    statuses: dict[str, dict] = {}
+    # no controller reconciles them: ValidationSucceeded stays Unknown, as the object's conditions start
+    statuses: dict[str, dict] = {v.name: {"ready": False, "reason": "AwaitingReconciliation"} for v in every
+                                 if v.name in ignored}
     for view in views:
         if view.name in resolution.refused:
             statuses[view.name] = {"ready": False, "reason": "RuntimeValidation"}
