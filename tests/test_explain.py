@@ -311,3 +311,25 @@ def test_every_column_has_its_header_and_cell_in_one_entry():
         (row,) = analysis._rows(env, str)
         assert len(row) == len(analysis._header(env)) == len(set(analysis._header(env)))
     assert analysis._rows(with_nodes, str)[0][-3:] == ["1", "-", "-"]
+
+
+def test_pod_asks_for_any_resource(capsys):
+    """``res=`` gives the pod any resource: EFA narrows prod's training pools to EFA types, ephemeral storage beyond
+    every root volume fits nowhere, a pod ENI request is named not modelled instead of answered."""
+    base = "gpus=4,cpu=16,memory=64Gi,tolerate=nvidia.com/gpu"
+    efa = json.loads(run(capsys, "--format", "json", "--env", "prod", "--pod", base + ",res=vpc.amazonaws.com/efa:1"))
+    pod = efa["environments"][0]["pod"]
+    assert pod["first_choice"]["instance"] == "p5.48xlarge" and "vpc.amazonaws.com/efa=1" in pod["shape"]
+    huge = json.loads(run(capsys, "--format", "json", "--env", "prod", "--pod", base + ",res=ephemeral-storage:100Ti"))
+    pod = huge["environments"][0]["pod"]
+    assert pod["first_choice"] is None
+    assert any("short of ephemeral-storage" in (f["reason"] or "") for f in pod["fits"])
+    text = run(capsys, "--env", "prod", "--pod", base + ",res=vpc.amazonaws.com/pod-eni:1")
+    assert "not known (not modelled: vpc.amazonaws.com/pod-eni)" in text
+
+
+@pytest.mark.parametrize("bad", ["res=vpc.amazonaws.com/efa", "res=example.com/foo:0.5", "res=x:1,foo"])
+def test_bad_res_is_a_coded_error(capsys, bad):
+    assert main(["explain", str(ROOT / "dist"), "--pod", bad]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("karpenter-gpu: error: [KG710] ")

@@ -106,5 +106,6 @@ def test_the_cases_hold_every_input():
     cases = [fam.oracle_case(rng) for _ in range(100)]
     assert {f for c in cases for f in fam.features(c)} == {"spot-prices", "zone-availability", "reservations",
                                                            "unpriced-types", "network-interfaces",
-                                                           "connection-tracking"}
+                                                           "connection-tracking", "node-class-storage",
+                                                           "pod-resources", "not-modelled"}
     assert any(c["existing_nodes"] for c in cases)

@@ -154,3 +154,58 @@ def test_a_pod_whose_zone_requirements_exclude_each_other_fits_no_offering():
     fit = pod_fit(shape, [p])[0]
     assert fit.instance is None and "admits none" in fit.reason
     assert pod_fit(PodShape(gpus=1, node_selector={"topology.kubernetes.io/zone": "us-east-1b"}), [p])[0].instance
+
+
+def test_every_requested_resource_must_fit():
+    """``resources.Fits`` on the type's allocatable for every resource the pod asks for: EFA only where the type has
+    it, ephemeral storage within the root volume (AL2023's 20Gi by default: 17Gi allocatable after kube-reserved and
+    the 10% nodefs eviction threshold), a resource no type has (an unknown extended resource, huge pages) nowhere
+    unless the pod asks for none of it."""
+    g5 = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT])
+    efa = pod_fit(PodShape.parse("gpus=1,res=vpc.amazonaws.com/efa:1"), [g5])[0]
+    assert efa.instance == "g5.8xlarge"  # the smallest g5 with an EFA
+    small = pool("gpu", {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g5.xlarge", "g5.2xlarge"]},
+                 taints=[GPU_TAINT])
+    none = pod_fit(PodShape.parse("gpus=1,res=vpc.amazonaws.com/efa:1"), [small])[0]
+    assert none.instance is None and "short of vpc.amazonaws.com/efa (at most 0)" in none.reason
+    assert pod_fit(PodShape.parse("gpus=1,res=ephemeral-storage:17Gi"), [g5])[0].instance == "g5.xlarge"
+    beyond = pod_fit(PodShape.parse("gpus=1,res=ephemeral-storage:18Gi"), [g5])[0]
+    assert beyond.instance is None and "short of ephemeral-storage (at most 17Gi)" in beyond.reason
+    for resource in ("example.com/foo:1", "hugepages-2Mi:2Mi"):
+        assert pod_fit(PodShape.parse(f"gpus=1,res={resource}"), [g5])[0].instance is None
+    assert pod_fit(PodShape.parse("gpus=1,res=example.com/foo:0"), [g5])[0].instance == "g5.xlarge"
+
+
+def node_class(**spec) -> dict:
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+            "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "r", **spec}}
+
+
+def test_ephemeral_storage_comes_from_the_node_class():
+    """aws ``ephemeralStorage``: the rootVolume mapping's size, else the family's device (/dev/xvda on AL2023),
+    RAID0 the NVMe total (``<GB>G``); less kube-reserved, system-reserved and the nodefs eviction threshold."""
+    g5 = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT])
+    big = PodShape.parse("gpus=1,res=ephemeral-storage:80Gi")
+    root = node_class(blockDeviceMappings=[{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "20Gi"}},
+                                           {"deviceName": "/dev/sdf", "rootVolume": True, "ebs": {"volumeSize": "100Gi"}}])
+    assert pod_fit(big, [g5, root])[0].instance == "g5.xlarge"  # 100Gi - 1Gi - 10Gi = 89Gi
+    other = node_class(blockDeviceMappings=[{"deviceName": "/dev/xvdb", "ebs": {"volumeSize": "200Gi"}}])
+    assert pod_fit(big, [g5, other])[0].instance is None  # not the ephemeral device: the default 20Gi
+    raid = node_class(instanceStorePolicy="RAID0")
+    assert pod_fit(PodShape.parse("gpus=1,res=ephemeral-storage:200G"), [g5, raid])[0].instance == "g5.xlarge"  # 250G
+    reserved = node_class(kubelet={"kubeReserved": {"ephemeral-storage": "3Gi"},
+                                   "evictionHard": {"nodefs.available": "1Gi"}})
+    assert pod_fit(PodShape.parse("gpus=1,res=ephemeral-storage:16Gi"), [g5, reserved])[0].instance == "g5.xlarge"
+    assert pod_fit(PodShape.parse("gpus=1,res=ephemeral-storage:17Gi"), [g5, reserved])[0].instance is None
+    tiny = node_class(blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "1Gi"}}])
+    below = pod_fit(PodShape(gpus=1), [g5, tiny])[0]  # 1Gi - 1Gi - 0.1Gi < 0: Fits refuses every type
+    assert below.instance is None and "allocatable ephemeral-storage is below 0" in below.reason
+
+
+def test_a_resource_whose_capacity_is_not_modelled_gives_no_answer():
+    g5 = pool("gpu", req("family", "In", "g5"), taints=[GPU_TAINT], weight=10)
+    other = pool("other", req("family", "In", "g6"), taints=[GPU_TAINT])
+    fits = pod_fit(PodShape.parse("gpus=1,res=vpc.amazonaws.com/pod-eni:1"), [g5, other])
+    assert [f.unmodelled for f in fits] == [("vpc.amazonaws.com/pod-eni",)] * 2
+    assert fits[0].reason.startswith("not modelled: vpc.amazonaws.com/pod-eni")
+    assert first_choice(fits) is None

@@ -42,6 +42,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/clock"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -137,11 +138,12 @@ type schedCase struct {
 	DaemonSets      []*appsv1.DaemonSet         `json:"daemonsets"`
 	Existing        []schedExisting             `json:"existing_nodes"`
 	Pod             *corev1.Pod                 `json:"pod"`
-	// Settings: the controller's settings (settings.go); null: the chart's defaults.
-	Settings *schedSettings `json:"settings"`
 	// NetworkInterfaces and ConnectionTracking are the EC2NodeClass's (IsCompatibleWithNodeClass, efas, max pods).
 	NetworkInterfaces  []*awsv1.NetworkInterface `json:"network_interfaces"`
 	ConnectionTracking *awsv1.ConnectionTracking `json:"connection_tracking"`
+	// BlockDeviceMappings and InstanceStorePolicy are the EC2NodeClass's (ephemeral-storage capacity).
+	BlockDeviceMappings []*awsv1.BlockDeviceMapping `json:"block_device_mappings"`
+	InstanceStorePolicy *awsv1.InstanceStorePolicy  `json:"instance_store_policy"`
 }
 
 type schedOffer struct {
@@ -296,8 +298,10 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 	nc := &awsv1.EC2NodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", UID: types.UID("nodeclass-default")},
 		Spec: awsv1.EC2NodeClassSpec{
-			AMISelectorTerms: []awsv1.AMISelectorTerm{{Alias: "al2023@latest"}},
-			Kubelet:          c.Kubelet,
+			AMISelectorTerms:    []awsv1.AMISelectorTerm{{Alias: "al2023@latest"}},
+			Kubelet:             c.Kubelet,
+			BlockDeviceMappings: c.BlockDeviceMappings,
+			InstanceStorePolicy: c.InstanceStorePolicy,
 		},
 	}
 	nc.Spec.NetworkInterfaces = c.NetworkInterfaces
@@ -305,9 +309,7 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 	for i, z := range c.Zones {
 		nc.Status.Subnets = append(nc.Status.Subnets, awsv1.Subnet{ID: fmt.Sprintf("subnet-%d", i), Zone: z.Name, ZoneID: z.ID})
 	}
-	// With the ReservedCapacity gate off the node class controller skips its CapacityReservation reconciler (aws
-	// pkg/controllers/nodeclass/controller.go Reconcile), so the status lists no reservation.
-	for _, r := range lo.Ternary(settingsReservedCapacity(c.Settings), c.Reservations, nil) {
+	for _, r := range c.Reservations {
 		nc.Status.CapacityReservations = append(nc.Status.CapacityReservations, awsv1.CapacityReservation{
 			AvailabilityZone:      r.Zone,
 			ID:                    r.ID,
@@ -490,6 +492,46 @@ func schedLaunch(ctx context.Context, nc *provscheduling.NodeClaim, ans *schedAn
 	return best
 }
 
+// schedDefaultRequests is the API server's defaulting of a pod's requests (kubernetes pkg/apis/core/v1/defaults.go
+// SetDefaults_Pod, v1.35): a container's (and an init container's) limit becomes its request when it gives none; with
+// pod-level limits (defaultPodRequests, PodLevelResources), a supported resource (cpu, memory, hugepages-*) the pod
+// does not request gets the containers' effective request, else the pod-level limit. The scheduler reads the stored,
+// defaulted pod; the case's pod is the manifest as written.
+func schedDefaultRequests(pod *corev1.Pod) {
+	for _, list := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range list {
+			r := &list[i].Resources
+			for name, q := range r.Limits {
+				if r.Requests == nil {
+					r.Requests = corev1.ResourceList{}
+				}
+				if _, ok := r.Requests[name]; !ok {
+					r.Requests[name] = q.DeepCopy()
+				}
+			}
+		}
+	}
+	level := pod.Spec.Resources
+	if level == nil || len(level.Limits) == 0 {
+		return
+	}
+	reqs := lo.Assign(corev1.ResourceList{}, level.Requests)
+	aggregate := resourcehelper.AggregateContainerRequests(&corev1.Pod{Spec: pod.Spec}, resourcehelper.PodResourcesOptions{})
+	for name, q := range aggregate {
+		if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			reqs[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range level.Limits {
+		if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			reqs[name] = q.DeepCopy()
+		}
+	}
+	if len(reqs) > 0 {
+		level.Requests = reqs
+	}
+}
+
 func scheduleCase(raw json.RawMessage) (any, error) {
 	var c schedCase
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -498,7 +540,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	if c.Pod == nil || len(c.NodePools) == 0 {
 		return nil, fmt.Errorf("a case needs a pod and at least one nodepool")
 	}
-	ctx := settingsCtx(c.Settings)
+	ctx := schedBaseCtx
 	nodeClass := schedNodeClass(&c)
 	its, err := schedInstanceTypes(ctx, &c, nodeClass)
 	if err != nil {
@@ -517,6 +559,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	}
 
 	pod := c.Pod.DeepCopy()
+	schedDefaultRequests(pod)
 	pod.Namespace = lo.CoalesceOrEmpty(pod.Namespace, "default")
 	pod.Name = lo.CoalesceOrEmpty(pod.Name, "pod")
 	pod.UID = types.UID("pod-" + pod.Name)

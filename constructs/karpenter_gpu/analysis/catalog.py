@@ -33,6 +33,7 @@ from karpenter_gpu.k8s import go_float
 from karpenter_gpu.k8s.compatibility import network_limits
 from karpenter_gpu.k8s.kubelet import KubeletSettings, NodeFacts, allocatable as kubelet_allocatable, capacity
 from karpenter_gpu.k8s.labels import AUTO_MODE_ALIASES, GPU_RESOURCES
+from karpenter_gpu.k8s.node_resources import EPHEMERAL_STORAGE
 from karpenter_gpu.k8s.offerings import instance_requirements, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.units import Quantity
@@ -132,22 +133,50 @@ class InstanceType:
         return NodeFacts(vcpus, memory, self.labels.get("kubernetes.io/arch") == "arm64", int(pods),
                          limits.ipv4_per_interface if limits is not None else None)
 
+    @property
+    def nvme_gb(self) -> int | None:
+        """Local NVMe in GB (the ``instance-local-nvme`` label: ``InstanceStorageInfo.TotalSizeInGB``), or None."""
+        value = self.labels.get(_AWS + "instance-local-nvme")
+        return int(value) if value is not None and value.isdigit() else None
+
+    def _node_resources(self, settings: KubeletSettings) -> tuple[dict[str, Decimal], dict[str, Decimal]]:
+        """(capacity, allocatable) of ephemeral storage under the node class
+        (:class:`~karpenter_gpu.k8s.node_resources.NodeResourceSettings`), remembered per settings."""
+        got = self._resources_memo.get(settings)
+        if got is None:
+            node = settings.resources
+            storage = node.ephemeral_storage(self.nvme_gb)
+            cap = {EPHEMERAL_STORAGE: storage}
+            alloc = {EPHEMERAL_STORAGE: node.ephemeral_allocatable(storage, settings.kube_reserved,
+                                                                  settings.system_reserved, settings.eviction_hard)}
+            got = (cap, alloc)
+            if len(self._resources_memo) < 64:  # a handful of node classes per run
+                self._resources_memo[settings] = got
+        return got
+
+    @cached_property
+    def _resources_memo(self) -> dict[KubeletSettings, tuple[dict[str, Decimal], dict[str, Decimal]]]:
+        return {}
+
     def capacity_for(self, settings: KubeletSettings) -> dict[str, Decimal]:
         """Capacity (what ``spec.limits`` count) under ``settings``: cpu, memory, pods from
-        :func:`~karpenter_gpu.k8s.kubelet.capacity`, extended resources as in the catalog."""
+        :func:`~karpenter_gpu.k8s.kubelet.capacity`, ephemeral storage from the node class
+        (:mod:`~karpenter_gpu.k8s.node_resources`), extended resources as in the catalog."""
         facts = self.node_facts
         own = dict(self.allocatable)
         if facts is not None:
             own.update(capacity(facts, settings))
+        own.update(self._node_resources(settings)[0])
         return own
 
     def allocatable_for(self, settings: KubeletSettings) -> Mapping[str, Decimal]:
-        """Allocatable under a node class's kubelet settings (:func:`~karpenter_gpu.k8s.kubelet.allocatable`);
-        the catalog's own allocatable when the settings are the defaults or the type lacks the inputs."""
+        """Allocatable under a node class's kubelet settings (:func:`~karpenter_gpu.k8s.kubelet.allocatable`;
+        the catalog's own cpu, memory and pods when the settings are the defaults or the type lacks the inputs),
+        with ephemeral storage from the node class."""
         facts = self.node_facts
         if settings.is_default or facts is None:
-            return self.allocatable
-        return {**self.allocatable, **kubelet_allocatable(facts, settings)}
+            return {**self.allocatable, **self._node_resources(settings)[1]}
+        return {**self.allocatable, **kubelet_allocatable(facts, settings), **self._node_resources(settings)[1]}
 
     @property
     def gpu_name(self) -> str | None:

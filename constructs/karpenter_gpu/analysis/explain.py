@@ -23,7 +23,7 @@ from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.notes import amount_text
-from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
+from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit, unmodelled
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, region_warnings, simulate_pools
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
@@ -157,6 +157,9 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
                                                   "price": None if f.price is None else str(f.price),
                                                   "reason": f.reason} for f in fits],
                       "first_choice": None if choice is None else {"pool": choice.pool, "instance": choice.instance}}
+        unknown = unmodelled(fits)
+        if unknown:  # no first choice is stated without them
+            out["pod"]["not_modelled"] = list(unknown)
         if choice is not None and choice.launch is not None:  # what the provider asks EC2 for (analysis.launch)
             launched = choice.launch
             out["pod"]["launch"] = {"capacity_type": launched.capacity_type, "instance_types": list(launched.types),
@@ -291,8 +294,10 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
     pod = env.get("pod")
     if pod:
         choice = pod["first_choice"]
-        lines.append(f"{bullet}pod {esc(pod['shape'])}: " + (f"lands on {esc(choice['pool'])} as "
-                                                             f"{esc(choice['instance'])}" if choice else "fits no pool"))
+        unknown = pod.get("not_modelled")
+        outcome = (f"lands on {esc(choice['pool'])} as {esc(choice['instance'])}" if choice else
+                   f"not known (not modelled: {esc(', '.join(unknown))})" if unknown else "fits no pool")
+        lines.append(f"{bullet}pod {esc(pod['shape'])}: " + outcome)
         lines.extend(f"{bullet}  {esc(f['pool'])}: " + (f"{esc(f['instance'])} ({esc(f['offering'])})" if f["instance"]
                                                         else note_text(f["reason"]))
                      for f in pod["fits"])

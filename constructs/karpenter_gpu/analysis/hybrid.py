@@ -11,8 +11,9 @@ kube-scheduler binds a pending pod to an existing node it fits before Karpenter 
 - its nodeSelector and required node affinity are satisfied by the nodes' labels
   (:meth:`~karpenter_gpu.k8s.scheduling.Requirements.admits_labels`: an absent label satisfies only NotIn and
   DoesNotExist), and
-- one node has the GPUs (``nvidia.com/gpu``; hybrid nodes advertise no MIG or other device resources here),
-  and the cpu and memory when the group describes them.
+- one node has the GPUs (``nvidia.com/gpu``; hybrid nodes advertise no MIG or other device resources here, so
+  another extended resource does not fit), and the cpu and memory when the group describes them; ephemeral
+  storage or huge pages the pod asks for are not described: the answer says "not modelled".
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from karpenter_gpu.analysis.pod_fit import Fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.admission import is_extended_resource
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import HybridGroupView, hybrid_groups
 
-__all__ = ["HYBRID_KIND", "HybridFit", "hybrid_fit", "hybrid_fits", "node_shape"]
+__all__ = ["HYBRID_KIND", "HybridFit", "hybrid_fit", "hybrid_fits", "node_shape", "undescribed"]
 
 #: ``Fit.kind`` and the explain row kind of a hybrid node group.
 HYBRID_KIND = "hybrid"
@@ -73,9 +75,18 @@ def hybrid_fit(shape: PodShape, group: HybridGroupView, requirements: Requiremen
         have = _amount(described)
         if have is not None and wanted > have:
             short.append(f"{resource} (a node has {described})")
+    short += [f"{resource} (the nodes advertise only {group.gpu_resource})"
+              for resource, wanted in sorted(shape.resources.items())
+              if wanted > 0 and resource != group.gpu_resource and is_extended_resource(resource)]
     if short:
         return HybridFit(None, f"{shape.describe()} does not fit one node: short of {', '.join(short)}")
     return HybridFit(None, None)
+
+
+def undescribed(shape: PodShape) -> tuple[str, ...]:
+    """The resources the pod asks for that a group's description does not give (ephemeral storage, huge pages):
+    where the pod otherwise fits, whether it fits them is not modelled."""
+    return tuple(r for r, wanted in sorted(shape.resources.items()) if wanted > 0 and not is_extended_resource(r))
 
 
 def hybrid_fits(shape: PodShape, manifests: Sequence[Mapping[str, Any]]) -> list[Fit]:
@@ -86,6 +97,11 @@ def hybrid_fits(shape: PodShape, manifests: Sequence[Mapping[str, Any]]) -> list
     for group in hybrid_groups(manifests):
         placement, resources = hybrid_fit(shape, group, requirements)
         reason = placement or resources
+        unknown = () if reason else undescribed(shape)
+        if unknown:
+            out.append(Fit(group.name, None, None, f"not modelled: {', '.join(unknown)} (the group's description "
+                                                   "does not give the nodes' amount)", HYBRID_KIND, unmodelled=unknown))
+            continue
         out.append(Fit(group.name, None if reason else node_shape(group), None,
                        reason, HYBRID_KIND, None, None if reason else f"on-premises/{group.location}"))
     return out

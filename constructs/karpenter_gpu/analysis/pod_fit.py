@@ -11,18 +11,18 @@ from typing import Any, Iterable, Sequence
 from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter, remaining_limits, within_limits
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
 from karpenter_gpu.analysis.launch import Launch, launch
-from karpenter_gpu.analysis.notes import bytes_text
-from karpenter_gpu.analysis.pod_shape import PodShape
+from karpenter_gpu.analysis.pod_shape import PodShape, resource_text
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
-from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS, Label
+from karpenter_gpu.k8s.labels import AMD_GPU, NEURON, NEURON_CORE, NVIDIA_GPU, WELL_KNOWN_LABELS, Label
+from karpenter_gpu.k8s.node_resources import UNMODELLED_NODE_RESOURCES
 from karpenter_gpu.k8s.offerings import OfferingPrice
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 from karpenter_gpu.perf import paused_collector
 
-__all__ = ["Fit", "first_choice", "fit_reports", "pod_fit"]
+__all__ = ["Fit", "first_choice", "fit_reports", "pod_fit", "unmodelled"]
 
 
 @dataclass(frozen=True)
@@ -98,20 +98,25 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     if not candidates:
         return fit(reason=f"node selector/affinity {pod_reqs} admits none of the pool's "
                           f"{len(report.candidates)} candidate(s)")
-    fitting = [c for c in candidates
-               if c.free("cpu") >= shape.cpu and c.free("memory") >= shape.memory and c.free("pods") >= 1
-               and (shape.gpus == 0 or c.free(shape.gpu_resource) >= shape.gpus)]
+    requests = shape.requests()
+    requests["pods"] = requests.get("pods", Decimal(0)) + 1  # RequestsForPods counts the pod itself
+    unknown = _unmodelled(requests, candidates)
+    if unknown:
+        return Fit(report.name, None, None, "not modelled: " + "; ".join(f"{r} ({why})" for r, why in unknown.items()),
+                   report.kind, report.weight, unmodelled=tuple(unknown))
+    fitting = [c for c in candidates if _fits(c, requests)]
     if not fitting:
-        needs = [("cpu", shape.cpu), ("memory", shape.memory)]
-        if shape.gpus:
-            needs.append((shape.gpu_resource, Decimal(shape.gpus)))
         short = []
-        for resource, wanted in needs:
+        negative = sorted({r for c in candidates for r, v in c.capacity.items() if v < 0})
+        for resource in sorted(requests, key=lambda r: (_ORDER.get(r, len(_ORDER)), r)):
+            wanted = requests[resource]
             most = max((c.free(resource) for c in candidates), default=Decimal(0))
             if most < wanted:
-                shown = bytes_text(most) if resource == "memory" else f"{most.normalize():f}"
-                short.append(f"{resource} (at most {shown})")
+                short.append(f"{resource} (at most {resource_text(resource, most)})")
         detail = ("short of " + ", ".join(short)) if short else "no single candidate has all of it"
+        if negative and not short:
+            detail = (f"allocatable {', '.join(negative)} is below 0 (the node class's reservations exceed the "
+                      "node's capacity), and Karpenter fits nothing on such a type (resources.Fits)")
         daemons = " after the DaemonSets' requests" if any(c.daemon_overhead for c in candidates) else ""
         return fit(reason=f"no candidate has enough allocatable{daemons} for {shape.describe()}: {detail} "
                           f"among {len(candidates)} candidate(s)")
@@ -165,6 +170,28 @@ def _has_min_values(report: PoolReport) -> bool:
     """``Requirements.HasMinValues`` of the NodeClaim: a template requirement with minValues."""
     template = report.view.template_requirements if report.view is not None else Requirements()
     return any(req.min_values for req in template.values())
+
+
+#: The order in which a misfit's short resources are named (others follow by name).
+_ORDER = {"cpu": 0, "memory": 1, NVIDIA_GPU: 2, AMD_GPU: 2, NEURON: 2, NEURON_CORE: 2}
+
+
+def _fits(c: Candidate, requests: Mapping[str, Decimal]) -> bool:
+    """``resources.Fits(pod requests + daemon overhead, allocatable)``: no allocatable amount below 0, and every
+    resource of the pod or the DaemonSets within what the type allocates (a resource it does not have counts 0)."""
+    if any(v < 0 for v in c.capacity.values()):
+        return False
+    if any(c.free(r) < wanted for r, wanted in requests.items()):
+        return False
+    return all(c.capacity.get(r, Decimal(0)) >= v for r, v in c.daemon_overhead.items() if r not in requests)
+
+
+def _unmodelled(requests: Mapping[str, Decimal], candidates: Sequence[Candidate]) -> dict[str, str]:
+    """The resources the pod (or the DaemonSets beside it) asks for whose node capacity the core does not know
+    (:data:`~karpenter_gpu.k8s.node_resources.UNMODELLED_NODE_RESOURCES`)."""
+    asked = {r for r, v in requests.items() if v > 0} | {r for c in candidates for r, v in c.daemon_overhead.items()
+                                                          if v > 0}
+    return {r: why for r, why in UNMODELLED_NODE_RESOURCES.items() if r in asked}
 
 
 def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
@@ -224,3 +251,8 @@ def first_choice(fits: Iterable[Fit]) -> Fit | None:
         if f.instance is not None:
             return f
     return None
+
+
+def unmodelled(fits: Iterable[Fit]) -> tuple[str, ...]:
+    """What some fit could not judge (see :attr:`Fit.unmodelled`), sorted."""
+    return tuple(sorted({r for f in fits for r in f.unmodelled}))

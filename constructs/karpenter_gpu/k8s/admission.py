@@ -4,7 +4,10 @@
   Karpenter's ``resources.Ceiling`` reads them): the containers' requests summed with the restartable
   (sidecar) init containers', or the largest init container plus the sidecars started before it, whichever is
   larger, plus ``spec.overhead``. A container's limit stands in for a request it does not give (the API server's
-  defaulting copies limits into missing requests).
+  defaulting copies limits into missing requests). Pod-level requests (``spec.resources``, PodLevelResources:
+  ``IsPodLevelRequestsSet``) replace the containers' sum for cpu, memory and ``hugepages-*``; a pod-level limit
+  stands in for a pod-level request the containers do not give either (``defaultPodRequests``, kubernetes
+  ``pkg/apis/core/v1/defaults.go``).
 - :func:`admitted_tolerations`: EKS enables the ``ExtendedResourceToleration`` admission plugin (kubernetes
   ``plugin/pkg/admission/extendedresourcetoleration/admission.go`` ``Admit``): for every extended resource a
   container or init container requests, the pod gets ``{key: <resource>, operator: Exists, effect: NoSchedule}``.
@@ -99,7 +102,31 @@ def pod_requests(spec: Mapping[str, Any], where: str = "pod") -> dict[str, Decim
     _add(total, sidecars)
     for k, v in peak.items():
         total[k] = max(total.get(k, Decimal(0)), v)
+    _pod_level(spec, total, where)
     overhead = spec.get("overhead")
     if isinstance(overhead, Mapping):
         _add(total, _container_requests({"resources": {"requests": overhead}}, f"{where}.overhead"))
     return total
+
+
+def _pod_level_resource(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: cpu, memory and huge pages."""
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def _pod_level(spec: Mapping[str, Any], total: dict[str, Decimal], where: str) -> None:
+    """Pod-level requests over the containers' (``PodRequests`` when ``IsPodLevelRequestsSet``), after the API
+    server's ``defaultPodRequests``: a pod-level limit stands in for a request neither the pod nor a container
+    gives."""
+    level = spec.get("resources")
+    if not isinstance(level, Mapping):
+        return
+    requests = _container_requests({"resources": {"requests": level.get("requests")}}, f"{where}.resources")
+    limits = _container_requests({"resources": {"requests": level.get("limits")}}, f"{where}.resources")
+    if any(_pod_level_resource(k) for k in limits):  # defaulting runs only when pod-level limits are given
+        for k, v in limits.items():
+            if _pod_level_resource(k) and k not in requests and k not in total:
+                requests[k] = v
+    for k, v in requests.items():
+        if _pod_level_resource(k):
+            total[k] = v

@@ -19,8 +19,8 @@ the first three as labels and the last as its default allocatable ``pods`` (see
 ``reservedENIs`` (``pods()`` -> ``ENILimitedPods(ctx, info, options.FromContext(ctx).ReservedENIs, ...)``: the usable
 ENIs less the reserved ones, ``* (IPv4 per ENI - 1) + 2``, 0 when none is left; the kube-reserved memory of the
 ENI-limited families counts ``ENILimitedPods`` with 0 reserved). Not modelled: EFA-only ``networkInterfaces``
-here (:mod:`~karpenter_gpu.k8s.compatibility`), ephemeral storage, and the capacity Karpenter caches from nodes it
-has seen (it replaces the VM-overhead estimate).
+here (:mod:`~karpenter_gpu.k8s.compatibility`) and the capacity Karpenter caches from nodes it has seen (it
+replaces the VM-overhead estimate). Ephemeral storage: :mod:`~karpenter_gpu.k8s.node_resources`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from collections.abc import Mapping  # isinstance checks: the abc directly, not 
 from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.node_resources import NodeResourceSettings
 from karpenter_gpu.k8s.units import Quantity
 
 __all__ = ["VM_MEMORY_OVERHEAD_PERCENT", "KubeletSettings", "NodeFacts", "allocatable", "capacity", "overhead"]
@@ -81,6 +82,8 @@ class KubeletSettings:
     #: Controller settings (``--vm-memory-overhead-percent``, ``--reserved-enis``), the same for every node class.
     vm_memory_overhead_percent: float = VM_MEMORY_OVERHEAD_PERCENT
     reserved_enis: int = 0
+    #: What gives the node's ephemeral storage (block devices, instance store) (:mod:`~karpenter_gpu.k8s.node_resources`).
+    resources: NodeResourceSettings = field(default_factory=NodeResourceSettings)
 
     @classmethod
     def of(cls, spec: Mapping[str, Any], ami_family: str, where: str) -> "KubeletSettings":
@@ -109,7 +112,7 @@ class KubeletSettings:
             return out
 
         return cls(ami_family, count("maxPods"), count("podsPerCore"), table("kubeReserved"), table("systemReserved"),
-                   table("evictionHard"))
+                   table("evictionHard"), resources=NodeResourceSettings.of(spec, ami_family, where))
 
     @property
     def flags(self) -> tuple[bool, bool, bool]:

@@ -19,11 +19,9 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.accelerators import NEURON_ACCELERATOR, NEURON_NAMES
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.labels import (
-    ACCELERATOR_RESOURCES, AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, HYBRID_GROUP_LABEL, NEURON, NODE_CLASS_KIND,
+    AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, HYBRID_GROUP_LABEL, NEURON, NODE_CLASS_KIND,
     NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, Label, canonical_key, kind_of,
 )
-from karpenter_gpu.k8s.mig import MIG_RESOURCE_PREFIX
-from karpenter_gpu.k8s.scheduling import pod_requirements
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import HybridGroupView, NodePoolView, hybrid_groups
 
@@ -228,18 +226,10 @@ class Workload(RuleObject):
         return target if isinstance(target, str) else None
 
     def shape(self) -> PodShape:
-        """The pod's requests as the simulator's pod shape: its accelerator resource (a MIG device, a GPU or Neuron)
-        and count."""
-        totals = self.totals()
-        mig = sorted(r for r in totals if r.startswith(MIG_RESOURCE_PREFIX) and totals[r])
-        resource = next(iter(mig), None) or next((r for r in ACCELERATOR_RESOURCES if totals.get(r)), NVIDIA_GPU)
-        selector = as_dict(self.pod.get("nodeSelector"))
-        return PodShape(gpus=int(totals.get(resource, 0)), gpu_resource=resource, cpu=totals.get("cpu", Decimal(0)),
-                        memory=totals.get("memory", Decimal(0)),
-                        tolerations=tuple(as_dict(t) for t in as_list(self.pod.get("tolerations"))),
-                        node_selector=selector,
-                        required_affinity=tuple(r for req in pod_requirements(self.pod).values()
-                                                for r in req.to_dicts() if req.key not in selector))
+        """The pod as the simulator sees it (:meth:`PodShape.of_pod`, the one pod model explain's ``--pod`` also
+        builds): every resource it requests, its accelerator resource (a MIG device, a GPU or Neuron) and count.
+        KG711 for a quantity that cannot be read."""
+        return PodShape.of_pod(self.pod, f"{self.kind} {self.name}.{self.pod_path}")
 
 
 class Environment:

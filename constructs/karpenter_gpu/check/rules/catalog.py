@@ -6,6 +6,7 @@ from karpenter_gpu.analysis.pod_fit import fit_reports
 from karpenter_gpu.check.findings import Severity
 from karpenter_gpu.check.rules._model import Environment
 from karpenter_gpu.check.rules._registry import rule
+from karpenter_gpu.errors import KarpenterGpuError
 
 #: KG418 threshold: with fewer candidates a spot or zone shortage leaves pods Pending
 #: ("no instance type met the scheduling requirements or had a required offering").
@@ -62,16 +63,22 @@ def kg419_launches_nothing(env: Environment) -> None:
 
 @rule("KG421", Severity.ERROR, "workload pod shape fits no instance type of the pool it targets")
 def kg421_pod_fits_nothing(env: Environment) -> None:
-    """What it checks: a workload whose nodeSelector names a dynamic NodePool, where the pod's requests (GPUs,
-    cpu, memory, after DaemonSet overhead and kubelet reservations) fit no instance type that pool can launch.
-    Quiet where KG417 already says the pod cannot land there.
+    """What it checks: a workload whose nodeSelector names a dynamic NodePool, where the pod's requests fit no
+    instance type that pool can launch. The requests are every resource the pod asks for, as Karpenter sums them
+    (containers, init containers and sidecars, the pod overhead, limits standing in for missing requests): GPUs,
+    cpu, memory, ``vpc.amazonaws.com/efa`` (only types with EFA), ``ephemeral-storage`` (the node class's root
+    volume, AL2023's 20Gi by default, or the NVMe total with ``instanceStorePolicy: RAID0``, less kube-reserved,
+    system-reserved and the eviction threshold), huge pages and any extended resource (none on a type that does not
+    advertise it), after DaemonSet overhead and kubelet reservations. Quiet where KG417 already says the pod cannot
+    land there, and for a resource whose capacity is not modelled (``vpc.amazonaws.com/pod-eni``).
 
     Why it matters: Karpenter launches nothing for the pod and it stays Pending.
 
     Fix: ask for fewer resources or admit bigger instance types.
 
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/nodeclaim.go``
-    (``filterInstanceTypesByRequirements``: ``resources.Fits``).
+    (``filterInstanceTypesByRequirements``: ``resources.Fits``), ``pkg/utils/resources`` (``RequestsForPods``);
+    aws/karpenter-provider-aws v1.14.1 ``pkg/providers/instancetype/types.go`` (``computeCapacity``).
     """
     if not env.simulated:
         return
@@ -80,7 +87,11 @@ def kg421_pod_fits_nothing(env: Environment) -> None:
         report = env.report_named(target) if target is not None else None
         if report is None or workload.has("KG417") or report.kind == "static":
             continue  # no pool, no selector, or it cannot land there at all (KG417 says why)
-        fit = next(iter(fit_reports(workload.shape(), [report])), None)
-        if fit is not None and fit.instance is None:
+        try:
+            shape = workload.shape()
+        except KarpenterGpuError:
+            continue  # a request that cannot be read: the schema says so
+        fit = next(iter(fit_reports(shape, [report])), None)
+        if fit is not None and fit.instance is None and not fit.unmodelled:
             workload.add("KG421", workload.pod_path, f"the pod cannot run on NodePool {target}: {fit.reason}; "
                                                      "fix: ask for fewer resources or admit bigger instance types")
