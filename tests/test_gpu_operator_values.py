@@ -8,8 +8,9 @@ import yaml
 from karpenter_gpu import (Duration, GpuCapacityOverlay, GpuInferencePool, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, Taint, TaintEffect)
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
+from karpenter_gpu.addons.gpu_operator_chart import check_chart_validations
 from karpenter_gpu.addons.gpu_operator_values import (CHART, FILE_NAME, OPTIONAL_OPERANDS, VERSION, GpuOperatorValues,
-                                               GpuOperatorValuesProps, check_chart_validations, time_slicing_config)
+                                               GpuOperatorValuesProps, time_slicing_config)
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring
 from karpenter_gpu.addons.helm_values import helm_values_in
 from karpenter_gpu.cluster import Cluster, finalize

@@ -65,6 +65,8 @@ from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
+from karpenter_gpu.addons.gpu_operator_chart import check_chart_validations
+from karpenter_gpu.addons.gpu_operator_mig import mig_manager_values, mig_pools, mig_settings
 from karpenter_gpu.addons.helm_values import HelmValues
 from karpenter_gpu.cluster import cluster_of, members_of, ref_of, register_derived, require_chart, sorted_by_name
 from karpenter_gpu.k8s.accelerators import NVIDIA
@@ -73,9 +75,6 @@ from karpenter_gpu.k8s.requirements import LABEL_VALUE, check_label_key
 from karpenter_gpu.overlays.time_slicing_overlay import (DEFAULT_GPU_COUNTS, TimeSlicingOverlay,
                                                          TimeSlicingOverlayKwargs, check_replicas, plan)
 from karpenter_gpu.k8s.scheduling import tolerations_for
-from karpenter_gpu.k8s.yaml_writer import dump
-from karpenter_gpu.k8s.mig import DISABLED as MIG_DISABLED, MIG_CONFIG_LABEL, mig_parted_config, mig_partitioned, mig_table
-from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 from karpenter_gpu.upstream import GPU_OPERATOR_CHART, GPU_OPERATOR_VERSION
 
 #: ``helm repo add nvidia https://helm.ngc.nvidia.com/nvidia``; NVIDIA's chart versions carry the "v".
@@ -208,36 +207,6 @@ class GpuOperatorValuesProps(Props):
         return self
 
 
-def check_chart_validations(values: dict, path: str | None = None) -> None:
-    """The chart's ``templates/validations.yaml`` rules these values can trip, as KG503 at construction.
-
-    ``helm install`` would ``fail`` on them; a ``default`` that is not a key of ``data`` passes Helm and
-    then fails in the device plugin's config manager.
-    """
-    def fail(prop: str, value: Any, allowed: str, fix: str) -> None:
-        raise KarpenterGpuError("KG503", prop=prop, value=value, allowed=allowed, fix=fix, path=path)
-
-    config = values.get("devicePlugin", {}).get("config", {})
-    if config.get("create"):
-        if not config.get("data"):
-            fail("devicePlugin.config.data", config.get("data"), "non-empty when config.create is true "
-                 "(chart validation)", "give the ConfigMap data, or set create: false")
-        if not config.get("name"):
-            fail("devicePlugin.config.name", config.get("name"), "non-empty when config.create is true "
-                 "(chart validation)", "name the ConfigMap")
-    if config.get("default") and config.get("data") and config["default"] not in config["data"]:
-        fail("devicePlugin.config.default", config["default"], f"a key of config.data ({sorted(config['data'])})",
-             "name one of the data keys")
-    cdi = values.get("cdi", {})
-    toolkit = values.get("toolkit", {}).get("enabled", True)
-    if cdi.get("nriPluginEnabled") and (not cdi.get("enabled", True) or not toolkit):
-        fail("cdi.nriPluginEnabled", True, "only with cdi.enabled and toolkit.enabled (chart validation)",
-             "drop cdi.nriPluginEnabled")
-    if values.get("clusterPolicy", {}).get("deployCR", True) and values.get("gpuCluster", {}).get("deployCR", False):
-        fail("gpuCluster.deployCR", True, "not together with clusterPolicy.deployCR (chart validation)",
-             "deploy one of them")
-
-
 #: Placeholder pool of the time-slicing overlays until the pools are read at synth (never rendered).
 _PENDING = "pending"
 
@@ -287,16 +256,11 @@ def ships(pool: NodePoolConstruct) -> frozenset[str]:
     return frozenset(own)
 
 
-def _mig_pools(pools: list[NodePoolConstruct]) -> list[NodePoolConstruct]:
-    """Pools whose nodes MIG Manager partitions: a ``nvidia.com/mig.config`` template label other than all-disabled."""
-    return [pool for pool in pools if mig_partitioned(pool.props.node_labels) is not None]
-
-
 def _check_not_mig(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> None:
     """KG577: no time-sliced pool may be MIG-partitioned (stays true as pools are added: checked early too)."""
     if p.time_slicing_replicas is None:
         return
-    partitioned = sorted(pool.props.name for pool in _mig_pools(pools)
+    partitioned = sorted(pool.props.name for pool in mig_pools(pools)
                          if not p.time_sliced_pools or pool.props.name in p.time_sliced_pools)
     if partitioned:
         raise KarpenterGpuError(
@@ -306,61 +270,6 @@ def _check_not_mig(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, pa
                     "devices, not GPUs)",
             fix="list the other pools in time_sliced_pools (and label them nvidia.com/device-plugin.config: "
                 f"{TIME_SLICED_KEY!r}), or drop time slicing", path=path)
-
-
-def _mig_settings(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, path: str) -> tuple[str, bool]:
-    """``mig.strategy`` and ``migManager.enabled`` from the cluster's MIG pools (one strategy per cluster: the
-    device plugin reads one ``MIG_STRATEGY``), checked against the props."""
-    partitioned = _mig_pools(pools)
-    by_strategy: dict[str, list[str]] = {}
-    for pool in partitioned:
-        if isinstance(pool, MigPartitionedPool):
-            by_strategy.setdefault(pool.mig_strategy, []).append(pool.props.name)
-    if len(by_strategy) > 1:
-        raise KarpenterGpuError(
-            "KG575", prop="mig_strategy", value={k: sorted(v) for k, v in sorted(by_strategy.items())},
-            allowed="one MIG strategy for every MIG pool of the cluster: the GPU Operator sets one mig.strategy for "
-                    "every device plugin",
-            fix="give every MigPartitionedPool of this cluster the same mig_strategy", path=path)
-    derived = next(iter(by_strategy), None)
-    if p.mig_strategy is not None and derived is not None and p.mig_strategy != derived:
-        raise KarpenterGpuError(
-            "KG576", prop="mig_strategy", value=p.mig_strategy,
-            allowed=f"{derived!r}, the strategy of the cluster's MIG pools {sorted(by_strategy[derived])}: their "
-                    "NodeOverlays tell Karpenter the resources that strategy advertises",
-            fix=f"drop mig_strategy (it is derived), or set mig_strategy={p.mig_strategy!r} on the pools", path=path)
-    if p.mig_manager is False and partitioned:
-        raise KarpenterGpuError(
-            "KG576", prop="mig_manager", value=False,
-            allowed=f"True (or unset) while pools carry {MIG_CONFIG_LABEL} "
-                    f"({sorted(pool.props.name for pool in partitioned)}): without MIG Manager their GPUs are never "
-                    "partitioned and the MIG resources Karpenter was told about never appear",
-            fix="drop mig_manager=False", path=path)
-    strategy = p.mig_strategy or derived or "single"
-    return strategy, p.mig_manager if p.mig_manager is not None else bool(partitioned)
-
-
-def _mig_manager(pools: list[NodePoolConstruct], p: GpuOperatorValuesProps, enabled: bool, path: str) -> dict:
-    """``migManager``: on with ``config.default: all-disabled`` beside MIG pools (nodes without the label keep whole
-    GPUs), plus the pinned layouts in ``mig_config_map`` when asked for (a custom ConfigMap replaces MIG Manager's
-    generated configs: gpu-operator v26.7.0 ``controllers/object_controls.go`` sets ``CONFIG_FILE`` to it)."""
-    partitioned = _mig_pools(pools)
-    if not enabled or not (partitioned or p.mig_config_map):
-        return {"enabled": enabled}
-    config: dict[str, Any] = {"default": MIG_DISABLED}
-    if p.mig_config_map:
-        names = sorted({pool.props.node_labels[MIG_CONFIG_LABEL] for pool in partitioned})
-        unknown = [n for n in names if n not in mig_table().config_names()]
-        if unknown:
-            raise KarpenterGpuError(
-                "KG576", prop="mig_config_map", value=p.mig_config_map,
-                allowed=f"MIG pools whose {MIG_CONFIG_LABEL} the MIG tables know (not {unknown}): the ConfigMap "
-                        "replaces MIG Manager's generated configs, so a layout it lacks fails on the node",
-                fix="drop mig_config_map, or use a MigPartitionedPool config name", path=path)
-        document = mig_parted_config(names)
-        config.update(create=True, name=p.mig_config_map,
-                      data={"config.yaml": dump(document, sort_keys=False, default_flow_style=False)})
-    return {"enabled": True, "config": config}
 
 
 def _not_auto_mode() -> dict:
@@ -639,7 +548,7 @@ class GpuOperatorValues(HelmValues):
                 fix="drop time_slicing_replicas (configure Bottlerocket's settings.kubelet-device-plugins.nvidia "
                     "time-slicing in the node class user data), or use al2023 node classes", path=path)
         tolerations = _tolerations(pools, groups)
-        mig_strategy, mig_manager = _mig_settings(pools, p, path)
+        mig_strategy, mig_manager = mig_settings(pools, p, path)
         key, value = p.node_label
         plugin: dict = {"enabled": device_plugin}
         if p.time_slicing_replicas is not None and final:
@@ -661,7 +570,7 @@ class GpuOperatorValues(HelmValues):
             "dcgmExporter": {"enabled": True, "serviceMonitor": (
                 {"enabled": True, "additionalLabels": dict(monitor_labels or {})}
                 if (p.dcgm_service_monitor if chart_monitor is None else chart_monitor) else {"enabled": False})},
-            "migManager": _mig_manager(pools, p, mig_manager, path),
+            "migManager": mig_manager_values(pools, p, mig_manager, path),
         }
         for operand in OPTIONAL_OPERANDS:
             out[operand] = {"enabled": operand in p.extra_operands}
