@@ -138,6 +138,8 @@ type schedCase struct {
 	DaemonSets      []*appsv1.DaemonSet         `json:"daemonsets"`
 	Existing        []schedExisting             `json:"existing_nodes"`
 	Pod             *corev1.Pod                 `json:"pod"`
+	// Settings: the controller's settings (settings.go); null: the chart's defaults.
+	Settings *schedSettings `json:"settings"`
 	// NetworkInterfaces and ConnectionTracking are the EC2NodeClass's (IsCompatibleWithNodeClass, efas, max pods).
 	NetworkInterfaces  []*awsv1.NetworkInterface `json:"network_interfaces"`
 	ConnectionTracking *awsv1.ConnectionTracking `json:"connection_tracking"`
@@ -309,7 +311,9 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 	for i, z := range c.Zones {
 		nc.Status.Subnets = append(nc.Status.Subnets, awsv1.Subnet{ID: fmt.Sprintf("subnet-%d", i), Zone: z.Name, ZoneID: z.ID})
 	}
-	for _, r := range c.Reservations {
+	// With the ReservedCapacity gate off the node class controller skips its CapacityReservation reconciler (aws
+	// pkg/controllers/nodeclass/controller.go Reconcile), so the status lists no reservation.
+	for _, r := range lo.Ternary(settingsReservedCapacity(c.Settings), c.Reservations, nil) {
 		nc.Status.CapacityReservations = append(nc.Status.CapacityReservations, awsv1.CapacityReservation{
 			AvailabilityZone:      r.Zone,
 			ID:                    r.ID,
@@ -540,7 +544,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	if c.Pod == nil || len(c.NodePools) == 0 {
 		return nil, fmt.Errorf("a case needs a pod and at least one nodepool")
 	}
-	ctx := schedBaseCtx
+	ctx := settingsCtx(c.Settings)
 	nodeClass := schedNodeClass(&c)
 	its, err := schedInstanceTypes(ctx, &c, nodeClass)
 	if err != nil {

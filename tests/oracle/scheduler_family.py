@@ -78,10 +78,13 @@ from __future__ import annotations
 import copy
 import json
 import random
+from dataclasses import replace
 from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Any, Iterator
+
+import yaml
 
 from karpenter_gpu.analysis.catalog import DEFAULT_CATALOG_RESOURCE, Catalog, catalog_from_document
 from karpenter_gpu.analysis.node_classes import class_capacity
@@ -92,6 +95,8 @@ from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
 from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
 from karpenter_gpu.k8s.kubelet import KubeletSettings
+from karpenter_gpu.k8s.controller_settings import ControllerSettings, read_settings
+from karpenter_gpu.k8s.yaml_loader import load_documents
 from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
 
@@ -519,7 +524,53 @@ def generate_case(rng: random.Random) -> dict:
         "pod": _pod(rng, entries, pools, zone_names),
         **_storage_inputs(_offshoot(rng, 2)),
         **_node_class_inputs(random.Random(rng.random()), entries, pools, reservations, zone_names),
+        "settings": controller_settings(random.Random(rng.random())),
     }
+
+
+#: VM memory overheads drawn: the chart's default, round values, 0 and odd ones.
+_VM_OVERHEADS = (0.0, 0.05, 0.075, 0.075, 0.1, 0.2, 0.0123, 0.0751, 0.333, 0.09999)
+_GATES = ("reservedCapacity", "nodeOverlay", "staticCapacity", "spotToSpotConsolidation", "nodeRepair",
+          "capacityBuffer")
+
+
+def controller_settings(rng: random.Random) -> dict:
+    """The controller's effective settings of a case (``settings.go``'s ``schedSettings``): every feature gate on
+    or off, ``minValuesPolicy`` Strict or BestEffort, ``vmMemoryOverheadPercent`` and ``reservedENIs`` 0-3."""
+    return {"feature_gates": {g: rng.random() < (0.75 if g == "reservedCapacity" else 0.5) for g in _GATES},
+            "min_values_policy": rng.choice(("Strict", "BestEffort")),
+            "vm_memory_overhead_percent": rng.choice(_VM_OVERHEADS),
+            "reserved_enis": rng.choice((0, 0, 0, 1, 2, 3))}
+
+
+def values_document(case: dict) -> str:
+    """The case's settings as the ``helm/karpenter.values.yaml`` a user writes for them (what the core reads): gates
+    as booleans, ``"true"`` or 1/0, the policy and the numbers in one of the spellings the chart renders to the same
+    value (a number 0 is not rendered by the chart, so it is written ``"0"``; the default may be left out)."""
+    wanted = case.get("settings")
+    if wanted is None:
+        return ""
+    rng = random.Random(json.dumps(wanted, sort_keys=True))
+    gates = {g: rng.choice((on, str(on).lower(), int(on))) for g, on in wanted["feature_gates"].items()}
+    settings: dict[str, Any] = {"featureGates": gates}
+    if wanted["min_values_policy"] != "Strict" or rng.random() < 0.5:
+        settings["minValuesPolicy"] = wanted["min_values_policy"]
+    vm = wanted["vm_memory_overhead_percent"]
+    if vm == 0:
+        settings["vmMemoryOverheadPercent"] = "0"
+    elif vm != 0.075 or rng.random() < 0.5:
+        settings["vmMemoryOverheadPercent"] = rng.choice((vm, repr(vm)))
+    enis = wanted["reserved_enis"]
+    if enis or rng.random() < 0.5:
+        settings["reservedENIs"] = rng.choice((enis, str(enis)))
+    return yaml.safe_dump({"settings": {"clusterName": "oracle", **settings}}, sort_keys=False)
+
+
+def case_settings(case: dict) -> ControllerSettings:
+    """The core's reading of :func:`values_document` (the loader and :func:`read_settings`, as for a values file)."""
+    text = values_document(case)
+    docs = [doc for _, doc, _ in load_documents(text, "karpenter.values.yaml")] if text else []
+    return read_settings(docs[0] if docs else None, "karpenter.values.yaml")
 
 
 def _network_interfaces(rng: random.Random) -> list[dict]:
@@ -646,7 +697,10 @@ def node_claims(case: dict) -> list[dict]:
     resources), not from the Go side."""
     nc = node_class(case)
     view = NodeClassView.of(nc)
-    settings = KubeletSettings.of(view.spec, view.ami_family, "EC2NodeClass default")
+    controller = case_settings(case)
+    settings = replace(KubeletSettings.of(view.spec, view.ami_family, "EC2NodeClass default"),
+                       vm_memory_overhead_percent=controller.vm_memory_overhead_percent,
+                       reserved_enis=controller.reserved_enis)
     compat = NodeClassCompatibility.of(view.name, view.spec, view.ami_family)
     types = _case_catalog(case).by_name
     out = []
@@ -669,7 +723,7 @@ def python_answer(case: dict) -> dict:
     """The core's answer for a case: the pool, the cheapest instance type and offering, the options."""
     shape = pod_shape(case["pod"])
     reports = simulate_pools(manifests(case), _case_catalog(case), nodes=cluster_nodes(node_claims(case)),
-                             aws=aws_facts_from_documents(aws_documents(case)))
+                             aws=aws_facts_from_documents(aws_documents(case)), settings=case_settings(case))
     fits = fit_reports(shape, reports)
     choice = first_choice(fits)
     unknown = unmodelled(fits)
@@ -707,6 +761,18 @@ def smaller(case: dict) -> Iterator[dict]:
         c = copy.deepcopy(case)
         del c["network_interfaces"][i]
         yield c
+    wanted = case.get("settings")
+    if wanted is not None:  # the chart's defaults, then one setting back to its default at a time
+        yield {**copy.deepcopy(case), "settings": None}
+        defaults = {"min_values_policy": "Strict", "vm_memory_overhead_percent": 0.075, "reserved_enis": 0}
+        for key, default in defaults.items():
+            if wanted[key] != default:
+                yield {**copy.deepcopy(case), "settings": {**copy.deepcopy(wanted), key: default}}
+        for gate, on in wanted["feature_gates"].items():
+            if on != (gate == "reservedCapacity"):
+                c = copy.deepcopy(case)
+                c["settings"]["feature_gates"][gate] = gate == "reservedCapacity"
+                yield c
     for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
         items = case.get(key) or []
         for i in range(len(items)):
