@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 import pytest
 import yaml
 
-from karpenter_gpu.check.conformance import load_crds
-from karpenter_gpu.check.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.conformance import load_crds
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
 from karpenter_gpu.k8s import yaml_loader
 from karpenter_gpu.k8s.yaml_loader import Loader
 

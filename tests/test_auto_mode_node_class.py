@@ -8,7 +8,7 @@ from karpenter_gpu import (AutoModeEphemeralStorage, AutoModeNodeClass, Capacity
                            Duration, Fallback, GpuInferencePool, GpuTrainingPool, KarpenterGpuError, Quantity,
                            Requirement, ReservedCapacityPool, SpotTier, StaticCapacityPool, TieredSpotPools)
 from karpenter_gpu.addons.feature_gates import required_feature_gates
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.cluster import cluster_of, members
 from karpenter_gpu.pools.capacity_reservation import ReservationType
 from tests.conftest import manifests, only

@@ -6,7 +6,7 @@ import pytest
 
 from karpenter_gpu import GpuNodeClass, KarpenterGpuError
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from tests.conftest import only
 
 OWNER = "123456789012"

@@ -139,3 +139,15 @@ def test_one_resource_in_fine_units_is_not_a_huge_table(monkeypatch):
     monkeypatch.setattr(ceiling, "DP_CELLS", 10**9)  # the table, however large
     searched.clear()
     assert dearest_fill(items, limit) == fill and not searched
+
+
+def test_a_huge_limit_stops_at_the_node_budget():
+    """A NodePool limit far beyond any fleet (``pods: 1000Gi``, 1.1e12 pods; found by the oracle's schema draws):
+    one node of the branch and bound may try billions of counts of an item, so the search stops at its budget in
+    the middle of that interval too, and the dynamic programme (whose table does not grow with the limit) answers."""
+    items = [("small", D("0.95"), [D(234)]), ("big", D("28.51328"), [D(737)])]
+    limit = [D(1000 * 2**30)]
+    start = time.process_time()
+    fill = dearest_fill(items, limit, budget=2000)
+    assert time.process_time() - start < 5 and fill is not None and fill.exact
+    assert sum(k * (234 if n == "small" else 737) for n, k in fill.counts) <= limit[0]

@@ -1,4 +1,4 @@
-"""karpenter_gpu.check._cel backends: the compiled runtime (cel-expr-python) and the fallback (cel-python)
+"""karpenter_gpu.apiserver._cel backends: the compiled runtime (cel-expr-python) and the fallback (cel-python)
 give the same verdicts on every rule of the Karpenter CRDs, and `validate` the same findings.
 
 The differential test draws, for every non-transition x-kubernetes-validations rule of the four
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from karpenter_gpu.check import _cel, _cel_lib
-from karpenter_gpu.check._cel_native import route_int
-from karpenter_gpu.check.conformance import Crds, validate_manifest
+from karpenter_gpu.apiserver import _cel, _cel_lib
+from karpenter_gpu.apiserver._cel_native import route_int
+from karpenter_gpu.apiserver.conformance import Crds, validate_manifest
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -287,7 +287,7 @@ def test_a_self_no_backend_can_convert_fails_every_rule_of_its_node() -> None:
     """`self` is converted once per node (bound), and a value CEL has no type for still fails each rule."""
     import datetime
 
-    from karpenter_gpu.check._problems import _Problems
+    from karpenter_gpu.apiserver._problems import _Problems
 
     schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
               "x-kubernetes-validations": [{"rule": "self.size() > 0"}, {"rule": "has(self.a)"}]}
@@ -299,7 +299,7 @@ def test_a_self_no_backend_can_convert_fails_every_rule_of_its_node() -> None:
 
 def test_a_node_with_only_transition_rules_is_not_keyed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The outcome memo's key (the repr of `self`) is made only when a rule runs."""
-    from karpenter_gpu.check._problems import _Problems
+    from karpenter_gpu.apiserver._problems import _Problems
 
     def refuse(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("self was keyed")

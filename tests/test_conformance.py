@@ -1,4 +1,4 @@
-"""karpenter_gpu.check.conformance: the structural-schema checker, its CEL rule evaluation and its findings,
+"""karpenter_gpu.apiserver.conformance: the structural-schema checker, its CEL rule evaluation and its findings,
 against the real Karpenter v1.14.1 CRDs."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from karpenter_gpu.check._cel import compile_rule
-from karpenter_gpu.check._cel_lib import CelFunctionError, find, split, to_int
-from karpenter_gpu.check.conformance import Crds, _regex, apply_defaults, check, load_crds, validate_manifest
+from karpenter_gpu.apiserver._cel import compile_rule
+from karpenter_gpu.apiserver._cel_lib import CelFunctionError, find, split, to_int
+from karpenter_gpu.apiserver.conformance import Crds, _regex, apply_defaults, check, load_crds, validate_manifest
 from karpenter_gpu import perf
 from karpenter_gpu.errors import CODES
-from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.apiserver.findings import Finding, Severity
 
 Manifest = dict[str, Any]
 Mutation = Callable[[Manifest], Any]

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.k8s.yaml_loader import Loader
 

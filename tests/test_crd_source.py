@@ -1,4 +1,4 @@
-"""karpenter_gpu.check.crd_source: --crds / $KARPENTER_GPU_CRDS / the packaged copy, and its regeneration tool."""
+"""karpenter_gpu.apiserver.crd_source: --crds / $KARPENTER_GPU_CRDS / the packaged copy, and its regeneration tool."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 
-from karpenter_gpu.check.conformance import load_crds
-from karpenter_gpu.check.crd_source import (
+from karpenter_gpu.apiserver.conformance import load_crds
+from karpenter_gpu.apiserver.crd_source import (
     PACKAGED_DIR, CrdSourceError, pinned_crds, pinned_sources, resolve_crd_dir, verify_packaged,
 )
 from tests.conftest import ROOT

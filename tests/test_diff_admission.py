@@ -10,7 +10,7 @@ import pytest
 
 from karpenter_gpu.analysis.diff import Category, classify, cost_changes, load_side
 from karpenter_gpu.cli.main import main
-from karpenter_gpu.check.conformance import load_crds
+from karpenter_gpu.apiserver.conformance import load_crds
 from tests.conftest import find_crds_dir
 from tests.test_diff import node_class, objects, pool, template, write
 

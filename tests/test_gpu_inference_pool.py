@@ -7,7 +7,7 @@ import pytest
 from karpenter_gpu import (CapacityType, DisruptionWindow, Duration, GpuInferencePool, GpuInferencePoolProps,
                            GpuMemory, GpuNodeClass,
                            KarpenterGpuError, Label, Requirement, Taint)
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from tests.conftest import manifests, only
 
 

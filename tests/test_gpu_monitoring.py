@@ -9,7 +9,7 @@ import pydantic
 import pytest
 
 from karpenter_gpu import Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup, KarpenterGpuError
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.cluster import Cluster, finalize
 from karpenter_gpu.addons.gpu_monitoring import (DCGM_RELABELINGS, INCONSISTENT_STATE_SERIES, PROVISIONING_FAILED_EXPR,
                                                  GpuMonitoring, GpuMonitoringProps, gpu_pools)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import AmiAlias, GpuNodeClass, KarpenterGpuError, Quantity, RootVolume
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from tests.conftest import manifests, only
 
 BASE = dict(name="gpu-inference", ami="al2023@v20251103", role="KarpenterNodeRole-c", cluster_name="c")

@@ -9,8 +9,8 @@ import pytest
 
 from karpenter_gpu import (CapacityType, GpuInferencePool, GpuInferencePoolProps, GpuPlatform, HybridGpuNodeGroupProps, KarpenterGpuError,
                            PlatformConfig, PlatformNodeClass, Taint, finalize)
-from karpenter_gpu.check.conformance import validate_manifest
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.conformance import validate_manifest
+from karpenter_gpu.apiserver.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
 
 

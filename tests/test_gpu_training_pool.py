@@ -6,7 +6,7 @@ import pytest
 
 from karpenter_gpu import (Budget, CapacityType, DisruptionWindow, Duration, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, Label)
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from tests.conftest import manifests, only
 
 TRAINING_HOURS = DisruptionWindow(days="MON-FRI", start="09:00", end="19:00", time_zone="Asia/Seoul", nodes=0)

@@ -10,7 +10,7 @@ import pytest
 from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup,
                            KarpenterGpuError, StaticCapacityPool, Taint, TaintEffect)
 from karpenter_gpu.k8s.scheduling import Requirements, pod_requirements, untolerated
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.addons.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
 from karpenter_gpu.check.rules import check_rules
 from tests.conftest import manifests

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu.check._cel_lib import CelFunctionError, to_int
+from karpenter_gpu.apiserver._cel_lib import CelFunctionError, to_int
 from karpenter_gpu.k8s import cron
 from karpenter_gpu.k8s.disruption import always_blocked, budget_nodes_as_read
 from karpenter_gpu.k8s.int64 import MAX, MIN, ascii_digits, int64_of

@@ -53,7 +53,7 @@ def test_assemblies_are_committed_not_ignored():
 
 def test_cdk8s_yaml_pins_v1_14_1_crds_with_distinct_module_names():
     """cdk8s.yaml imports the packaged CRDs, whose pinned upstream URLs are in SOURCES.json."""
-    from karpenter_gpu.check.crd_source import pinned_sources
+    from karpenter_gpu.apiserver.crd_source import pinned_sources
 
     config = yaml.safe_load((ROOT / "cdk8s.yaml").read_text())
     specs = dict(s.split(":=", 1) for s in config["imports"])

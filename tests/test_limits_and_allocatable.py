@@ -10,7 +10,8 @@ from decimal import Decimal
 
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
-from karpenter_gpu.analysis.simulator import region_warnings, simulate_pools
+from karpenter_gpu.analysis.region import region_warnings
+from karpenter_gpu.analysis.simulator import simulate_pools
 from tests.test_simulator import GPU_TAINT, one, overlay, pool, req
 
 MI = 2**20

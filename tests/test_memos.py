@@ -11,8 +11,8 @@ import pytest
 from karpenter_gpu.analysis import ceiling
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check import _defaults, conformance
-from karpenter_gpu.check.conformance import validate_manifest
+from karpenter_gpu.apiserver import _defaults, conformance
+from karpenter_gpu.apiserver.conformance import validate_manifest
 from karpenter_gpu import perf
 from karpenter_gpu.k8s import offerings
 from tests.test_simulator import overlay, pool, req
@@ -149,7 +149,7 @@ def _counting(monkeypatch, module, name: str) -> list[int]:
 def test_a_clean_subtree_is_walked_once_per_schema_node(crds, monkeypatch):
     """The second pool with the same template walks none of it again (schema walk, CEL walk, defaults), and
     reports the same (nothing)."""
-    from karpenter_gpu.check import _cel
+    from karpenter_gpu.apiserver import _cel
 
     for memo in (conformance._CLEAN_TREES, _cel._CLEAN_TREES):
         memo.clear()
@@ -174,8 +174,8 @@ def test_a_subtree_with_a_finding_is_reported_wherever_it_recurs(crds):
 
 
 def test_transition_rules_below_a_remembered_subtree_are_noted_at_its_path():
-    from karpenter_gpu.check import _cel
-    from karpenter_gpu.check._problems import _Problems
+    from karpenter_gpu.apiserver import _cel
+    from karpenter_gpu.apiserver._problems import _Problems
 
     items = {"type": "object", "properties": {"a": {"type": "integer"}},
              "x-kubernetes-validations": [{"rule": "self.a == oldSelf.a"}, {"rule": "self.a >= 0"}]}
@@ -192,8 +192,8 @@ def test_transition_rules_below_a_remembered_subtree_are_noted_at_its_path():
 def test_rule_outcomes_are_remembered_by_a_key_that_tells_equal_looking_values_apart():
     """The CEL outcome memo is keyed by the repr of ``self``: ``1`` and ``True`` (equal in Python, an int and a
     bool to CEL) and ``'1'`` each get their own outcome, in either order, at the root and below it."""
-    from karpenter_gpu.check import _cel
-    from karpenter_gpu.check._problems import _Problems
+    from karpenter_gpu.apiserver import _cel
+    from karpenter_gpu.apiserver._problems import _Problems
 
     node = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-validations": [{"rule": "self.a == 1", "message": "a must be the integer 1"}]}
@@ -240,7 +240,7 @@ def test_apply_defaults_returns_a_copy_the_memo_does_not_share(crds):
 
 @pytest.mark.usefixtures("caching_on")  # the subtrees under spec found clean before: their own nodes bind nothing
 def test_self_is_converted_once_for_all_rules_of_a_node(crds, monkeypatch):
-    from karpenter_gpu.check import _cel
+    from karpenter_gpu.apiserver import _cel
 
     runtime = _cel.backend()
     binds = _counting(monkeypatch, runtime, "bind")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import KarpenterGpuError, MigCapacityOverlay
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from tests.conftest import manifests
 
 BASE = dict(name="gpu-mig-p5-48xlarge", weight=200, node_pool="gpu-mig", instance_type="p5.48xlarge",

@@ -10,7 +10,7 @@ from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.k8s.mig import MIG_CONFIG_LABEL, mig_table
 from tests.conftest import manifests
 

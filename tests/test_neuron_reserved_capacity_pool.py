@@ -7,7 +7,7 @@ import pytest
 from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, NeuronReservedCapacityPool
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, ReservationType
 from karpenter_gpu.pools.reserved_capacity_pool import Fallback
 from tests.conftest import manifests, only

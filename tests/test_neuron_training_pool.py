@@ -10,7 +10,7 @@ from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, NeuronTrain
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.check.rules import check_rules
 from tests.conftest import manifests, only
 

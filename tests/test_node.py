@@ -73,7 +73,7 @@ def test_a_jsii_node_that_does_not_exist_is_kg800() -> None:
 
 def test_analyzers_import_without_any_node() -> None:
     done = python(HIDE_WHEEL + "import sys; from karpenter_gpu import validate_dir; "
-                  "from karpenter_gpu.check.crd_source import resolve_crd_dir; "
+                  "from karpenter_gpu.apiserver.crd_source import resolve_crd_dir; "
                   "r = validate_dir('dist', resolve_crd_dir()); print(r.failed(), 'jsii' in sys.modules)",
                   JSII_NODE=None, PATH="/nonexistent")
     assert done.stdout.split() == ["False", "False"], done.stderr

@@ -8,7 +8,7 @@ import cdk8s
 import pytest
 
 from karpenter_gpu.k8s.requirements import OVERLAY_AWS_KEYS, check_overlay_key
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.addons.feature_gates import FeatureGate, feature_gate_summary, required_feature_gates
 from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay

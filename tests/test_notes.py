@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from decimal import Decimal
 
-from karpenter_gpu.analysis import notes
+from karpenter_gpu.analysis import cost_notes, notes
 from karpenter_gpu.analysis.notes import Note, NoteKind
-from karpenter_gpu.analysis.simulator import region_warnings
+from karpenter_gpu.analysis.region import region_warnings
 from karpenter_gpu.check.rules import check_rules
 from tests.test_simulator import one, pool, req
 
@@ -35,7 +35,7 @@ def test_a_report_holds_notes_problems_first_each_with_its_facts():
     assert [n.kind for n in report.notes] == [NoteKind.NODE_CLASS_MISSING, NoteKind.WORST_CASE,
                                               NoteKind.LIMITS_EVENTUAL]
     worst = report.notes[1]
-    assert isinstance(worst, notes.WorstCase)
+    assert isinstance(worst, cost_notes.WorstCase)
     # g5.16xlarge: 1 GPU at 4.096/h, the dearest per GPU under 8 GPUs
     assert (worst.hourly, worst.nodes, worst.limits) == (report.worst_case_hourly, report.worst_case_nodes,
                                                           (("nvidia.com/gpu", "8"),))
@@ -64,7 +64,7 @@ def test_kg401_quotes_the_unbounded_note_found_by_kind():
     p["spec"]["template"]["spec"]["nodeClassRef"]["name"] = "unbounded"
     report = one(p)
     [unbounded] = [n for n in report.notes if n.kind is NoteKind.UNBOUNDED]
-    assert isinstance(unbounded, notes.Unbounded) and unbounded.limited == ("aws.amazon.com/neuron",)
+    assert isinstance(unbounded, cost_notes.Unbounded) and unbounded.limited == ("aws.amazon.com/neuron",)
     assert report.notes.index(unbounded) > 0 and "unbounded" in report.notes[0].text  # the node class note
     [kg401] = [f for f in check_rules([("p.yaml", p)]) if f.code == "KG401"]
     assert f"({unbounded.why})" in kg401.message and "allocatable assumes" not in kg401.message

@@ -8,7 +8,8 @@ from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.analysis.catalog import default_catalog
-from karpenter_gpu.k8s.offerings import OverlayResolution, instance_requirements, pool_offerings
+from karpenter_gpu.k8s.offerings import instance_requirements, pool_offerings
+from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView
 from tests.test_simulator import overlay, pool, req
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from karpenter_gpu.check.conformance import assess, load_crds
-from karpenter_gpu.check.crd_source import PACKAGED_DIR
+from karpenter_gpu.apiserver.conformance import assess, load_crds
+from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
 from karpenter_gpu.check.validate import validate_source
 from karpenter_gpu.k8s.input_layout import Environment, Manifest, Source
 from tests.oracle import apiserver_family, compare

@@ -38,7 +38,7 @@ SCRIPT = textwrap.dedent("""
     GpuInferencePool(chart, "Pool", node_class=nc, name="team-gpu", gpu_limit=2)
     print(cdk8s.Yaml.stringify(*chart.to_json()))
     # The compiled CEL runtime came with the wheel's requirements (this platform has a wheel for it).
-    from karpenter_gpu.check import _cel
+    from karpenter_gpu.apiserver import _cel
     rule = _cel.compile_rule("self.find('^[^/]+') == 'karpenter.sh' && int(self.split('/')[1]) > 0")
     print("cel", rule.backend.name, _cel.run(rule, "karpenter.sh/7"))
 """)

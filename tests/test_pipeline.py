@@ -98,7 +98,7 @@ def test_validation_failure_keeps_the_old_output(synthesized, tmp_path, trees):
 
 
 def test_validation_failure_message_quotes_the_first_findings_and_counts_the_rest(tmp_path):
-    from karpenter_gpu.check.findings import Finding, Severity
+    from karpenter_gpu.apiserver.findings import Finding, Severity
     from karpenter_gpu.check.validate import Report
 
     findings = tuple(Finding(f"dev/NodePool.p{i}.k8s.yaml", "NodePool", f"p{i}", "spec.weight", "KG300",

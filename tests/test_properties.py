@@ -17,9 +17,9 @@ from karpenter_gpu import (CapacityReservationTerm, CapacityType, Duration, Fall
                            GpuCapacityOverlay, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool,
                            KarpenterGpuError, NodeOverlayDiscourage, PriceAdjustment, ReservationType,
                            ReservedCapacityPool, SpotTier, StaticCapacityPool, Taint, TieredSpotPools)
-import karpenter_gpu.check._cel_celpy  # noqa: F401  (cel-python raises the recursion limit on import; do it before hypothesis runs)
-from karpenter_gpu.check.conformance import validate_manifest
-from karpenter_gpu.check.findings import Severity
+import karpenter_gpu.apiserver._cel_celpy  # noqa: F401  (cel-python raises the recursion limit on import; do it before hypothesis runs)
+from karpenter_gpu.apiserver.conformance import validate_manifest
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.k8s.units import REPORTED_GPU_MEMORY_MIB
 from tests import soak
 

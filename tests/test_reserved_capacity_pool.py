@@ -6,7 +6,7 @@ import pytest
 
 from karpenter_gpu import CapacityType, Duration, GpuNodeClass, KarpenterGpuError, Label
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, ReservationType, prefer_reserved_capacity
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.pools.reserved_capacity_pool import Fallback, ReservedCapacityPool
 from tests.conftest import manifests, only

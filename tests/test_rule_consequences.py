@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.analysis.simulator import simulate_pools
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules import check_rules
 from tests.test_rules import GPU, ON_DEMAND, _requirements, gpu_pool, neuron_pool, only, run, tspec
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from karpenter_gpu.check.findings import Finding
+from karpenter_gpu.apiserver.findings import Finding
 from karpenter_gpu.check.rules import GPU_OPERATOR_VALUES, RULES, check_rules
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.yaml_loader import Loader

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules import FAMILIES, REGISTRY, RULES, SECTIONS, RuleDeclarationError, rule
 from karpenter_gpu.errors import CODES
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from karpenter_gpu.errors import CODES
-from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
+from karpenter_gpu.apiserver.findings import ACKNOWLEDGE_ANNOTATION, Finding, Severity
 from karpenter_gpu.check.rules import RULES, check_rules, known_code
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.upstream import FeatureGate

@@ -1,4 +1,4 @@
-"""karpenter_gpu.check._schema_cache: the packaged CRDs' served schemas as JSON, read while they match the YAML."""
+"""karpenter_gpu.apiserver._schema_cache: the packaged CRDs' served schemas as JSON, read while they match the YAML."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from karpenter_gpu.check import _schema_cache, conformance
-from karpenter_gpu.check.conformance import load_crds, validate_manifest
-from karpenter_gpu.check.crd_source import PACKAGED_DIR
+from karpenter_gpu.apiserver import _schema_cache, conformance
+from karpenter_gpu.apiserver.conformance import load_crds, validate_manifest
+from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
 
 NAMES = sorted(p.name for p in PACKAGED_DIR.glob("*.yaml"))
 

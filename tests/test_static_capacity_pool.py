@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import Duration, GpuNodeClass, KarpenterGpuError, Label, Quantity
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
 from tests.conftest import manifests, only

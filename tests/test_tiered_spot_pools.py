@@ -8,7 +8,7 @@ import pytest
 
 from karpenter_gpu import (CapacityType, GpuNodeClass, KarpenterGpuError, Label, ReservedCapacityPoolProps, Taint,
                            TaintEffect)
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools, derived_weights
 from tests.conftest import manifests
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from karpenter_gpu import GpuCapacityOverlay, KarpenterGpuError
-from karpenter_gpu.check.conformance import check
+from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay, TimeSlicingOverlayProps
 from tests.conftest import manifests

@@ -71,7 +71,7 @@ def test_a_docstring_citation_is_not_a_second_home(tmp_path: Path):
 
 def test_the_charts_read_the_versions_from_upstream():
     from karpenter_gpu.addons import gpu_operator_values, karpenter_values
-    from karpenter_gpu.check import crd_source
+    from karpenter_gpu.apiserver import crd_source
     assert karpenter_values.VERSION == upstream.KARPENTER_CHART_VERSION == upstream.KARPENTER_VERSION
     assert gpu_operator_values.VERSION == upstream.GPU_OPERATOR_VERSION
     assert crd_source.KARPENTER_VERSION == f"v{upstream.KARPENTER_VERSION}"

@@ -19,8 +19,8 @@ from urllib.parse import unquote_to_bytes
 import jsonschema
 import pytest
 
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.findings import Finding, Severity
 from karpenter_gpu.check.rules import RULES
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.cli import validate_output

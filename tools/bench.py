@@ -71,7 +71,7 @@ from karpenter_gpu import (AmiAlias, CapacityReservationTerm, CapacityType, Disr
                            PriceAdjustment, ReservedCapacityPool, RootVolume, SpotTier, TieredSpotPools)
 from karpenter_gpu import _api_object  # noqa: E402
 from karpenter_gpu.analysis.catalog import default_catalog  # noqa: E402
-from karpenter_gpu.check.crd_source import resolve_crd_dir  # noqa: E402
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir  # noqa: E402
 from karpenter_gpu.crds.ec2nodeclass.aws.k8s.karpenter import Ec2NodeClass  # noqa: E402
 from karpenter_gpu.crds.nodeoverlay.sh.karpenter import NodeOverlay  # noqa: E402
 from karpenter_gpu.crds.nodepool.sh.karpenter import NodePool  # noqa: E402
@@ -80,7 +80,7 @@ from karpenter_gpu.k8s import offerings  # noqa: E402
 from karpenter_gpu.analysis.pod_fit import pod_fit  # noqa: E402
 from karpenter_gpu.analysis.pod_shape import PodShape  # noqa: E402
 from karpenter_gpu.analysis.simulator import simulate_pools  # noqa: E402
-from karpenter_gpu.check import _cel  # noqa: E402
+from karpenter_gpu.apiserver import _cel  # noqa: E402
 from karpenter_gpu.check.validate import validate_dir  # noqa: E402
 
 # LibYAML where PyYAML has it (the floors must not be set by the pure-Python emitter/parser).

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from karpenter_gpu.addons.helm_values import HelmValues as HelmValues, helm_values_in as helm_values_in
     from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesKwargs as KarpenterControllerValuesKwargs, KarpenterControllerValuesProps as KarpenterControllerValuesProps
     from karpenter_gpu.check.acknowledge import acknowledge as acknowledge
-    from karpenter_gpu.check.findings import Finding as Finding, Severity as Severity
+    from karpenter_gpu.apiserver.findings import Finding as Finding, Severity as Severity
     from karpenter_gpu.check.validate import Report as Report, validate_dir as validate_dir
     from karpenter_gpu.errors import CODES as CODES, KarpenterGpuError as KarpenterGpuError
     from karpenter_gpu.cluster import Cluster as Cluster, finalize as finalize

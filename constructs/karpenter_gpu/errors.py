@@ -78,7 +78,7 @@ CODES: dict[str, str] = {
     "KG263": "Neuron pool on an architecture other than amd64",
     "KG264": "invalid architectures",
     "KG265": "Neuron pool on an EKS Auto Mode NodeClass (no Auto Mode accelerator labels)",
-    # Findings of `karpenter-gpu validate` (karpenter_gpu.check.conformance): CRD schema + CEL.
+    # Findings of `karpenter-gpu validate` (karpenter_gpu.apiserver.conformance): CRD schema + CEL.
     "KG300": "CRD schema violation (type, enum, pattern, bounds, required, ...)",
     "KG301": "unknown field the API server would silently prune",
     "KG302": "CEL validation rule (x-kubernetes-validations) violated",
@@ -93,7 +93,7 @@ CODES: dict[str, str] = {
     "KG313": "same object (API group, kind, namespace, name) twice in one environment",
     "KG314": "label or annotation value that kubectl and Helm read (YAML 1.1, go-yaml v2) as a boolean or a number "
              "(unquoted y, n, yes, on, 0o10, 1e3): the API server refuses it",
-    # CEL runtime selection (karpenter_gpu.check._cel, $KARPENTER_GPU_CEL).
+    # CEL runtime selection (karpenter_gpu.apiserver._cel, $KARPENTER_GPU_CEL).
     "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
     "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",
     # The findings of `karpenter-gpu validate`'s own rules (KG4xx) are declared in their registry,

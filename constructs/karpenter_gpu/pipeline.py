@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from karpenter_gpu._construct_tree import node_of
 from karpenter_gpu._fs import os_error, printable
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.validate import Report, validate_dir
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.yaml_writer import go_safe_text, written_as_meant

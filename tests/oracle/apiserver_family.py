@@ -8,7 +8,7 @@ limit stays a few bytes in the vectors.
 The Go side (apiserver.go) answers what the API server does: accepted or not, the field paths it refuses
 (``field.Error.Field``), the unknown fields it prunes, whether it skipped the CEL rules after a blocking error, and
 the namespace it stores. The core's answer is ``karpenter-gpu validate``'s findings for that one object from
-:func:`karpenter_gpu.check.conformance.assess` (the step of ``validate_source`` that reports the API server's
+:func:`karpenter_gpu.apiserver.conformance.assess` (the step of ``validate_source`` that reports the API server's
 refusals; the pitfall rules report no refusal codes):
 
 - refused: the error findings KG300 (schema), KG302 (CEL) and KG303 (metadata);
@@ -35,9 +35,9 @@ from typing import Any, Iterator
 
 import yaml
 
-from karpenter_gpu.check.conformance import assess, load_crds
-from karpenter_gpu.check.crd_source import PACKAGED_DIR
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.conformance import assess, load_crds
+from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
+from karpenter_gpu.apiserver.findings import Severity
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("NodePool", "EC2NodeClass", "NodeOverlay")

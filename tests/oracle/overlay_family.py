@@ -27,10 +27,10 @@ Case (JSON)::
 Go answer: ``overlays`` {name: {ready, reason ("Conflict" | "RuntimeValidation")}} and ``nodepools`` {pool: {type:
 {offerings: [{capacity_type, zone, price, overlaid}], capacity: {resource: quantity}}}}.
 
-Core answer: :class:`~karpenter_gpu.k8s.offerings.OverlayResolution`, the one the simulator (explain, diff) and the
+Core answer: :class:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution`, the one the simulator (explain, diff) and the
 rule KG460 use, on the case's NodePools and NodeOverlays with a catalog of the case's types: ``dropped`` and
 ``invalid`` for the statuses; for every pool and type, ``apply`` on the pool's offering universe
-(:meth:`~karpenter_gpu.k8s.offerings.OverlayResolution.universe`) with the catalog price and allocatable. A zone
+(:meth:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution.universe`) with the catalog price and allocatable. A zone
 no manifest names is the core's "other zones" offering: each such Go offering is compared with it.
 
 Modelled: weights (equal, different, unset), the name order among equal weights, requirements on instance type,
@@ -60,7 +60,7 @@ from decimal import Decimal
 from typing import Any, Iterator
 
 from karpenter_gpu.k8s.kubelet import KubeletSettings
-from karpenter_gpu.k8s.offerings import OverlayResolution
+from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import node_pools, overlays as overlay_views
 from karpenter_gpu.analysis.simulator import _context as simulator_context

@@ -308,6 +308,8 @@ def _branch_and_bound(prices: list[int], sizes: list[tuple[int, ...]], caps: lis
             if lo > hi:
                 return
         for c in range(max(lo, 0), hi + 1)[::-1]:
+            if nodes > budget:  # out of budget: stop here too (a huge limit makes this interval billions long)
+                break
             counts[k] = c
             search(k + 1, [rem[r] - c * S[k][r] for r in range(m)], value + c * P[k])
         counts[k] = 0

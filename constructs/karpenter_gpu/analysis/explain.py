@@ -25,7 +25,8 @@ from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
 from karpenter_gpu.analysis.notes import amount_text
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit, unmodelled
 from karpenter_gpu.analysis.pod_shape import PodShape
-from karpenter_gpu.analysis.simulator import PoolReport, price_basis, region_warnings, simulate_pools
+from karpenter_gpu.analysis.region import region_warnings
+from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools

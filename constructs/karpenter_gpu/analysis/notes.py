@@ -111,7 +111,7 @@ class Note:
         raise NotImplementedError(type(self).__name__)
 
 
-def _names(names: tuple[str, ...]) -> str:
+def joined(names: tuple[str, ...]) -> str:
     return ", ".join(names)
 
 
@@ -174,7 +174,7 @@ class NoAvailableOffering(Note, kind=NoteKind.NO_AVAILABLE_OFFERING):
     def text(self) -> str:
         why = "; ".join(w for w, hit in (
             ("AWS facts: zones offered, spot prices, capacity reservations", self.unoffered),
-            (f"no price for {_names(self.unpriced)}", self.unpriced)) if hit)
+            (f"no price for {joined(self.unpriced)}", self.unpriced)) if hit)
         return (f"no instance type the pool admits has an available offering ({why}): 'no instance type met the "
                 "scheduling requirements or had a required offering'")
 
@@ -198,7 +198,7 @@ class MinValuesUnmet(Note, kind=NoteKind.MIN_VALUES_UNMET):
     @property
     def text(self) -> str:
         return (f"minValues {self.wanted} on {self.key}: only {len(self.values)} distinct value(s) among the "
-                f"candidates ({_names(self.values) or 'none'}); Karpenter will not launch (minValuesPolicy Strict)")
+                f"candidates ({joined(self.values) or 'none'}); Karpenter will not launch (minValuesPolicy Strict)")
 
 
 @dataclass(frozen=True)
@@ -226,9 +226,9 @@ class DeclaredZones(Note, kind=NoteKind.DECLARED_ZONES):
     @property
     def text(self) -> str:
         if self.offered_by:
-            return (f"zones {_names(self.zones)} as declared: a type is an option only where "
-                    f"{_names(self.offered_by)} offers it")
-        return (f"zones {_names(self.zones)} as declared: the catalog has no zone availability, so every candidate is "
+            return (f"zones {joined(self.zones)} as declared: a type is an option only where "
+                    f"{joined(self.offered_by)} offers it")
+        return (f"zones {joined(self.zones)} as declared: the catalog has no zone availability, so every candidate is "
                 "assumed to be offered there (fewer zones, fewer spot pools)")
 
 
@@ -254,7 +254,7 @@ class ReservationsSelected(Note, kind=NoteKind.RESERVATIONS_SELECTED):
     def text(self) -> str:
         listed = ", ".join(f"{r.id} ({r.instance_type} in {r.zone}, {r.reservation_type}, {r.available} left)"
                            for r in self.reservations)
-        return (f"capacity reservations {self.node_class_kind} {self.name} selects (from {_names(self.sources)}): "
+        return (f"capacity reservations {self.node_class_kind} {self.name} selects (from {joined(self.sources)}): "
                 + (listed or "none"))
 
 
@@ -314,7 +314,7 @@ class NodeClassIncompatible(Note, kind=NoteKind.NODE_CLASS_INCOMPATIBLE):
         for name, why in self.refused:
             whys.setdefault(why, []).append(name)
         return (f"EC2NodeClass {self.node_class} is not compatible with " + "; ".join(
-            f"{_names(tuple(names))} ({why})" for why, names in whys.items())
+            f"{joined(tuple(names))} ({why})" for why, names in whys.items())
                 + ": their offerings are unavailable (IsCompatibleWithNodeClass)")
 
 
@@ -366,7 +366,7 @@ class UnpricedUnoffered(Note, kind=NoteKind.UNPRICED_UNOFFERED):
 
     @property
     def text(self) -> str:
-        return (f"{_names(self.types)}: no on-demand price in the catalog, and the provider makes an on-demand or "
+        return (f"{joined(self.types)}: no on-demand price in the catalog, and the provider makes an on-demand or "
                 "spot offering available only with a price (BaseResolver.ResolveOfferings): never launched on-demand "
                 "or spot unless a NodeOverlay prices it by instance type (GetOverlayPrice) or Karpenter's pricing API "
                 "lists a price the catalog lacks; a selected capacity reservation still launches it")
@@ -381,7 +381,7 @@ class Unoffered(Note, kind=NoteKind.UNOFFERED):
     @property
     def text(self) -> str:
         return (f"{len(self.types)} type(s) have no available offering in the zones and capacity types the pool "
-                f"admits ({self.facts}): {_names(self.types)}")
+                f"admits ({self.facts}): {joined(self.types)}")
 
 
 @dataclass(frozen=True)
@@ -390,7 +390,7 @@ class DaemonOverhead(Note, kind=NoteKind.DAEMON_OVERHEAD):
 
     @property
     def text(self) -> str:
-        return f"DaemonSets counted against each node's allocatable (daemonOverhead): {_names(self.daemons)}"
+        return f"DaemonSets counted against each node's allocatable (daemonOverhead): {joined(self.daemons)}"
 
 
 @dataclass(frozen=True)
@@ -401,8 +401,8 @@ class SpotStandIn(Note, kind=NoteKind.SPOT_STAND_IN):
 
     @property
     def text(self) -> str:
-        return (f"{' and '.join(self.capacity_types)} offerings of {_names(self.types)} are shown at the on-demand "
-                f"list price: {_names(self.sources)} has no spot price for them")
+        return (f"{' and '.join(self.capacity_types)} offerings of {joined(self.types)} are shown at the on-demand "
+                f"list price: {joined(self.sources)} has no spot price for them")
 
 
 @dataclass(frozen=True)
@@ -423,7 +423,7 @@ class ZeroGpu(Note, kind=NoteKind.ZERO_GPU):
     @property
     def text(self) -> str:
         return (f"{len(self.types)} candidates report 0 GPUs and cannot run nvidia.com/gpu pods without a "
-                f"NodeOverlay ({_names(self.types)})")
+                f"NodeOverlay ({joined(self.types)})")
 
 
 @dataclass(frozen=True)
@@ -432,7 +432,7 @@ class Arm64(Note, kind=NoteKind.ARM64):
 
     @property
     def text(self) -> str:
-        return (f"{len(self.types)} arm64 GPU type(s) admitted ({_names(self.types)}): pods landing there need arm64 "
+        return (f"{len(self.types)} arm64 GPU type(s) admitted ({joined(self.types)}): pods landing there need arm64 "
                 "or multi-arch images (an amd64-only image fails with 'exec format error')")
 
 
@@ -442,7 +442,7 @@ class Unpriced(Note, kind=NoteKind.UNPRICED):
 
     @property
     def text(self) -> str:
-        return (f"{len(self.types)} candidate(s) have no price in the catalog ({_names(self.types)}): left out of "
+        return (f"{len(self.types)} candidate(s) have no price in the catalog ({joined(self.types)}): left out of "
                 "cost figures")
 
 
@@ -452,7 +452,7 @@ class OverlaysApplied(Note, kind=NoteKind.OVERLAYS_APPLIED):
 
     @property
     def text(self) -> str:
-        return f"NodeOverlays applied: {_names(self.overlays)} (scheduling simulation only, not billing)"
+        return f"NodeOverlays applied: {joined(self.overlays)} (scheduling simulation only, not billing)"
 
 
 @dataclass(frozen=True)
@@ -461,7 +461,7 @@ class OverlayRequirementsUnmodelled(Note, kind=NoteKind.OVERLAY_REQUIREMENTS_UNM
 
     @property
     def text(self) -> str:
-        return (f"NodeOverlay requirements on {_names(self.keys)} are not modelled by the catalog and were assumed "
+        return (f"NodeOverlay requirements on {joined(self.keys)} are not modelled by the catalog and were assumed "
                 "to match")
 
 
@@ -476,143 +476,6 @@ class OverlayDropped(Note, kind=NoteKind.OVERLAY_DROPPED):
 
 
 @dataclass(frozen=True)
-class ExistingNodes(Note, kind=NoteKind.EXISTING_NODES):
-    #: (instance type, count) of the nodes that count, by type name ("unknown type" when a node names none).
-    types: tuple[tuple[str, int], ...]
-    #: (resource, amount used, the limit as shown) per limit; empty: the pool has no limits.
-    usage: tuple[tuple[str, Decimal, str], ...]
-    #: Nodes marked for deletion, which do not count.
-    deleting: int
-
-    @property
-    def text(self) -> str:
-        active = sum(count for _, count in self.types)
-        mix = ", ".join(f"{count} x {name}" for name, count in self.types) or "none"
-        counted = "; ".join(f"{r} {amount_text(r, used)} of {shown}"
-                            for r, used, shown in self.usage) if self.usage else "no limits"
-        gone = f"; {self.deleting} marked for deletion, not counted (MarkedForDeletion)" if self.deleting else ""
-        return (f"{active} existing node(s) count against the limits ({mix}): {counted} "
-                f"(updateRemainingResources){gone}")
-
-
-@dataclass(frozen=True)
-class LimitExcluded(Note, kind=NoteKind.LIMIT_EXCLUDED):
-    #: (instance type, the limit one node of it exceeds).
-    excluded: tuple[tuple[str, str], ...]
-    after_existing: bool
-
-    @property
-    def text(self) -> str:
-        left = " what is left of" if self.after_existing else ""
-        return (f"{len(self.excluded)} type(s) exceed{left} a limit with one node and are never launched "
-                "(filterByRemainingResources): " + ", ".join(f"{n} ({why})" for n, why in self.excluded))
-
-
-@dataclass(frozen=True)
-class StaticWorstCase(Note, kind=NoteKind.STATIC_WORST_CASE):
-    replicas: int | None
-    instance: str
-    price: Decimal
-    hourly: Decimal
-
-    @property
-    def text(self) -> str:
-        return (f"static pool: {self.replicas} replicas x dearest candidate {self.instance} ({self.price}/h) = "
-                f"{money(self.hourly)}/h")
-
-
-@dataclass(frozen=True)
-class StaticSurge(Note, kind=NoteKind.STATIC_SURGE):
-    nodes: Decimal
-    price: Decimal
-
-    @property
-    def text(self) -> str:
-        return (f"limits.nodes {self.nodes} lets drift/expiry replacement surge to {self.nodes} nodes "
-                f"({money(self.nodes * self.price)}/h at the dearest candidate)")
-
-
-@dataclass(frozen=True)
-class StaticNoNodesLimit(Note, kind=NoteKind.STATIC_NO_NODES_LIMIT):
-    @property
-    def text(self) -> str:
-        return "no limits.nodes: drift/expiry replacement can surge above replicas"
-
-
-@dataclass(frozen=True)
-class StaticDriftBlocked(Note, kind=NoteKind.STATIC_DRIFT_BLOCKED):
-    #: :func:`~karpenter_gpu.k8s.drift.static_drift_blocked`'s answer.
-    why: str
-
-    @property
-    def text(self) -> str:
-        return self.why
-
-
-@dataclass(frozen=True)
-class Unbounded(Note, kind=NoteKind.UNBOUNDED):
-    #: The priced candidates that need none of the limited resources.
-    types: tuple[str, ...]
-    #: The limited resources the ceiling counts.
-    limited: tuple[str, ...]
-
-    @property
-    def why(self) -> str:
-        """Why no limit bounds the spend."""
-        return (f"{_names(self.types)} need(s) none of the limited resources ({_names(self.limited) or 'none'}), so "
-                "no limit stops Karpenter launching them")
-
-    @property
-    def text(self) -> str:
-        return f"the pool's spend is unbounded: {self.why}"
-
-
-@dataclass(frozen=True)
-class WorstCaseUnknown(Note, kind=NoteKind.WORST_CASE_UNKNOWN):
-    unpriced: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return f"worst case unknown: no candidate has a price ({_names(self.unpriced)})"
-
-
-@dataclass(frozen=True)
-class WorstCase(Note, kind=NoteKind.WORST_CASE):
-    hourly: Decimal
-    #: (instance type, count) of the dearest fill.
-    nodes: tuple[tuple[str, int], ...]
-    #: Whether the search proved the optimum; else ``reached`` is the best fill it found.
-    exact: bool
-    reached: Decimal
-    #: Candidates without a price, which can launch too.
-    unpriced: tuple[str, ...]
-    beyond_existing: bool
-    #: (resource, as shown) of the limits that bound it.
-    limits: tuple[tuple[str, str], ...]
-    limit_unit: str | None
-    price_basis: str
-
-    @property
-    def text(self) -> str:
-        mix = " + ".join(f"{n} x {name}" for name, n in self.nodes) or "nothing priced"
-        exact = "" if self.exact else (f" (an upper bound: the search stopped before proving the optimum; "
-                                       f"{money(self.reached)}/h is reached)")
-        if self.unpriced:
-            exact += f" (at least: {_names(self.unpriced)} can launch too and have no price)"
-        unit = f" ({self.limit_unit})" if self.limit_unit else ""
-        more = " more, beyond the existing nodes," if self.beyond_existing else ""
-        return (f"worst case {money(self.hourly)}/h{exact}: {mix}{more} before the limits "
-                f"{', '.join(f'{r} {shown}' for r, shown in self.limits)}{unit} stop it ({self.price_basis})")
-
-
-@dataclass(frozen=True)
-class LimitsEventual(Note, kind=NoteKind.LIMITS_EVENTUAL):
-    @property
-    def text(self) -> str:
-        return "limits are eventually consistent and can overrun during fast scale-out"
-
-
-@dataclass(frozen=True)
 class OtherRegion(Note, kind=NoteKind.OTHER_REGION):
     pools: tuple[str, ...]
     regions: tuple[str, ...]
@@ -620,7 +483,7 @@ class OtherRegion(Note, kind=NoteKind.OTHER_REGION):
 
     @property
     def text(self) -> str:
-        return (f"NodePool{'s' if len(self.pools) > 1 else ''} {_names(self.pools)}: zones in {_names(self.regions)}, "
+        return (f"NodePool{'s' if len(self.pools) > 1 else ''} {joined(self.pools)}: zones in {joined(self.regions)}, "
                 f"but the prices are {self.catalog_region} on-demand list prices: costs there differ")
 
 
@@ -649,7 +512,7 @@ class OverlaysIgnored(Note, kind=NoteKind.OVERLAYS_IGNORED):
 
     @property
     def text(self) -> str:
-        return (f"NodeOverlay{'s' if len(self.overlays) > 1 else ''} {_names(self.overlays)} ignored: "
+        return (f"NodeOverlay{'s' if len(self.overlays) > 1 else ''} {joined(self.overlays)} ignored: "
                 f"featureGates.nodeOverlay is off ({self.source}); prices and capacity are as without them")
 
 
@@ -679,5 +542,5 @@ class MinValuesRelaxed(Note, kind=NoteKind.MIN_VALUES_RELAXED):
     @property
     def text(self) -> str:
         return (f"minValues {self.wanted} on {self.key}: only {len(self.values)} distinct value(s) among the "
-                f"candidates ({_names(self.values) or 'none'}); minValuesPolicy BestEffort relaxes it to "
+                f"candidates ({joined(self.values) or 'none'}); minValuesPolicy BestEffort relaxes it to "
                 f"{len(self.values)} and Karpenter launches")

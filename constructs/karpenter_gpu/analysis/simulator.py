@@ -19,7 +19,7 @@ functions; this module only combines its answers with the catalog (the upstream 
   provider builds them (:func:`~karpenter_gpu.k8s.offerings.type_offerings`).
 - ``minValues``: fewer distinct values among the candidates than asked means Karpenter (default
   ``minValuesPolicy: Strict``) does not launch.
-- NodeOverlays apply as the overlay controller applies them (:class:`~karpenter_gpu.k8s.offerings.OverlayResolution`):
+- NodeOverlays apply as the overlay controller applies them (:class:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution`):
   prices per offering, capacity per resource, equal-weight conflicts dropped everywhere.
 
 What each pool's report says is a list of typed notes (:mod:`~karpenter_gpu.analysis.notes`); the candidates and
@@ -28,14 +28,13 @@ their limits are :mod:`~karpenter_gpu.analysis.candidates`, where a pod lands :m
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from decimal import Decimal
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
 from typing import Any, Sequence
 
-from karpenter_gpu.analysis import notes as note
+from karpenter_gpu.analysis import cost_notes as cost_note, notes as note
 from karpenter_gpu.analysis.admits import unreadable
 from karpenter_gpu.analysis.candidates import (
     Candidate, Derived, derived_of, limit_amount, price_key, quantity, remaining_limits,
@@ -57,13 +56,12 @@ from karpenter_gpu.k8s.labels import (
 )
 from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
-from karpenter_gpu.k8s.offerings import (
-    RESERVATION_LABELS, OverlayResolution, pool_offerings, reservation_requirements, type_offerings,
-)
+from karpenter_gpu.k8s.offerings import RESERVATION_LABELS, pool_offerings, reservation_requirements, type_offerings
+from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView, node_pools, ordered_pools, overlays as overlay_views
 
-__all__ = ["PRICE_BASIS", "PoolReport", "price_basis", "region_warnings", "simulate_pools"]
+__all__ = ["PRICE_BASIS", "PoolReport", "price_basis", "simulate_pools"]
 
 #: What the packaged catalog's prices are.
 PRICE_BASIS = "us-east-1 on-demand list price"
@@ -261,7 +259,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     limits = remaining_limits(pool.name, pool.limits, used)
     exhausted = _exhausted(limits)
     if existing:
-        notes.append(_existing_note(existing, used, limits))
+        notes.append(cost_note.existing_nodes(existing, used, limits))
     candidates, excluded = _limit_filter(pool, candidates, derived, limits, bool(used), exhausted, notes, problems)
     if excluded:
         derived = derived_of(candidates, memo)  # else the same list, and what is derived from it
@@ -470,7 +468,7 @@ def _limit_filter(pool: NodePoolView, candidates: list[Candidate], derived: Deri
     if not excluded:
         return candidates, []
     kept = [c for c, why in zip(candidates, whys) if why is None]
-    notes.append(note.LimitExcluded(tuple(excluded), used))
+    notes.append(cost_note.LimitExcluded(tuple(excluded), used))
     if not kept and not exhausted:
         problems.insert(0, note.AllExceedLimits(used))
     return kept, excluded
@@ -538,18 +536,6 @@ def _exhausted(limits: Sequence[tuple[str, str, Decimal]]) -> Note | None:
     return None
 
 
-def _existing_note(existing: Sequence[ClusterNode], used: Mapping[str, Decimal],
-                   limits: Sequence[tuple[str, str, Decimal]]) -> Note:
-    """What the pool's existing nodes are and use of its limits."""
-    active = [n for n in existing if not n.marked_for_deletion]
-    kinds: dict[str, int] = {}
-    for n in active:
-        kinds[n.instance_type or "unknown type"] = kinds.get(n.instance_type or "unknown type", 0) + 1
-    return note.ExistingNodes(tuple(sorted(kinds.items())),
-                              tuple((r, used.get(r, Decimal(0)), shown) for r, shown, _ in limits),
-                              len(existing) - len(active))
-
-
 def _now() -> datetime:
     """The time capacity blocks are judged against (``CapacityReservationFromEC2``'s clock)."""
     return datetime.now(UTC)
@@ -608,32 +594,3 @@ def simulate_pools(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | No
         memo: dict = {}
         return [_simulate(p, catalog, resolution, memo, context, by_pool.get(p.name, ()))
                 for p in ordered_pools(pools)]
-
-
-# ---------------------------------------------------------------------------------------------
-# Pod fit
-
-
-_REGION = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-[0-9]+)(?:-[a-z]+-[0-9]+)?[a-z]\Z")
-
-
-def region_warnings(manifests: Sequence[Mapping[str, Any]], catalog: Catalog | None = None, *,
-                    pools: Sequence[NodePoolView] | None = None) -> list[Note]:
-    """A warning (:class:`~karpenter_gpu.analysis.notes.OtherRegion`) per set of other regions, naming the NodePools whose ``topology.kubernetes.io/zone`` requirements
-    name zones of another region than the catalog's (its prices are that region's on-demand list prices; other regions price differently).
-    A zone's region is its name without the zone letter (``ap-northeast-2a`` -> ``ap-northeast-2``; Local Zones
-    ``us-east-1-bos-1a`` -> ``us-east-1``). ``pools``: the manifests' NodePool views when the caller has them."""
-    catalog = catalog if catalog is not None else default_catalog()
-    by_regions: dict[tuple[str, ...], list[str]] = {}
-    for pool in node_pools(manifests) if pools is None else pools:
-        if pool.problem is not None:
-            continue
-        reqs = pool.template_requirements
-        zone = reqs.get(Label.ZONE)
-        if Label.ZONE not in reqs or zone.complement:
-            continue
-        regions = sorted({m.group(1) for z in zone.values if (m := _REGION.match(z))} - {catalog.region})
-        if regions and catalog.region:
-            by_regions.setdefault(tuple(regions), []).append(pool.name)
-    return [note.OtherRegion(tuple(sorted(names)), regions, catalog.region)
-            for regions, names in sorted(by_regions.items())]

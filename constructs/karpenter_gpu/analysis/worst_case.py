@@ -8,7 +8,7 @@ import math
 from decimal import Decimal
 from typing import NamedTuple, Sequence
 
-from karpenter_gpu.analysis import notes as note
+from karpenter_gpu.analysis import cost_notes as cost_note
 from karpenter_gpu.analysis.candidates import UNMODELLED_LIMITS, Candidate, Derived, limit_amount
 from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached
 from karpenter_gpu.analysis.notes import Note
@@ -38,14 +38,14 @@ def static_cost(pool: NodePoolView, candidates: Sequence[Candidate], notes: list
     price = dearest.price
     assert price is not None  # priced
     worst = Decimal(pool.replicas or 0) * price
-    notes.append(note.StaticWorstCase(pool.replicas, dearest.instance.name, price, worst))
+    notes.append(cost_note.StaticWorstCase(pool.replicas, dearest.instance.name, price, worst))
     nodes = limit_amount(pool, "nodes")
     if nodes is not None and nodes > pool.replicas:  # type: ignore[operator]
-        notes.append(note.StaticSurge(nodes, price))
+        notes.append(cost_note.StaticSurge(nodes, price))
     elif nodes is None:
-        notes.append(note.StaticNoNodesLimit())
+        notes.append(cost_note.StaticNoNodesLimit())
     elif (blocked := static_drift_blocked(pool)) is not None:
-        notes.append(note.StaticDriftBlocked(blocked))
+        notes.append(cost_note.StaticDriftBlocked(blocked))
     return Cost(worst, dearest.instance.name)
 
 
@@ -60,15 +60,15 @@ def dynamic_cost(candidates: Sequence[Candidate], derived: Derived, limits: list
         notes.append(unbounded)
     elif len(unpriced) == len(candidates):
         cost = Cost(bounded_by=bounded_by)
-        notes.append(note.WorstCaseUnknown(unpriced))
+        notes.append(cost_note.WorstCaseUnknown(unpriced))
     else:
         worst_name = max(fill.counts, key=lambda nc: ((_by_name(candidates, nc[0]).price or Decimal(0)) * nc[1],
                                                       nc[0]))[0] if fill.counts else None
         cost = Cost(fill.ceiling, worst_name, fill, bounded_by)
-        notes.append(note.WorstCase(fill.ceiling, fill.counts, fill.exact, fill.total, unpriced, existing,
+        notes.append(cost_note.WorstCase(fill.ceiling, fill.counts, fill.exact, fill.total, unpriced, existing,
                                     tuple((r, raw) for r, raw, _ in limits if r in bounded_by), limit_unit,
                                     price_basis))
-    notes.append(note.LimitsEventual())
+    notes.append(cost_note.LimitsEventual())
     return cost
 
 
@@ -77,7 +77,7 @@ def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
 
 
 def _ceiling(derived: Derived, limits: list[tuple[str, str, Decimal]]
-             ) -> tuple[Fill | None, tuple[str, ...], note.Unbounded | None]:
+             ) -> tuple[Fill | None, tuple[str, ...], cost_note.Unbounded | None]:
     """The dearest launchable multiset of the priced candidates under ``limits`` and the limits that bound it, or
     None with why no limit does."""
     applied = [(r, raw, amount) for r, raw, amount in limits if r not in UNMODELLED_LIMITS]
@@ -85,7 +85,7 @@ def _ceiling(derived: Derived, limits: list[tuple[str, str, Decimal]]
     if not items:
         return Fill(Decimal(0), ()), (), None
     if free:
-        return None, (), note.Unbounded(tuple(free), tuple(r for r, _, _ in applied))
+        return None, (), cost_note.Unbounded(tuple(free), tuple(r for r, _, _ in applied))
     # A node is launched while anything is left of limits.nodes (filterByRemainingResources counts no nodes in a
     # type's capacity, the next loop counts the node as 1): ceil(what is left) more nodes.
     fill = dearest_fill_cached(items, tuple(Decimal(math.ceil(amount)) if r == "nodes" else amount

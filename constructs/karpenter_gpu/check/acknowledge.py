@@ -14,7 +14,7 @@ import cdk8s
 from constructs import Construct
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.check.findings import ACKNOWLEDGE_ANNOTATION
+from karpenter_gpu.apiserver.findings import ACKNOWLEDGE_ANNOTATION
 from karpenter_gpu.check.rules import known_code
 
 _CODE = re.compile(r"^KG[0-9]{3}\Z")

@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from karpenter_gpu.check.conformance import assess
-from karpenter_gpu.check.crds import crds_from
-from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.apiserver.conformance import assess
+from karpenter_gpu.apiserver.crds import crds_from
+from karpenter_gpu.apiserver.findings import Finding, Severity
 from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.k8s.controller_settings import ControllerSettings, environment_settings

@@ -28,8 +28,8 @@ from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import read_sides
 from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.crds import crds_from
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.crds import crds_from
 from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, PROG, karpenter_values, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts

@@ -10,8 +10,8 @@ from karpenter_gpu.analysis import timeline
 from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
 from karpenter_gpu.analysis.pod_shape import PodShape
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.crds import crds_from
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
 from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, karpenter_values, settings_of, stop_on
 from karpenter_gpu.errors import KarpenterGpuError

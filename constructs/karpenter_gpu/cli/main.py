@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING, NoReturn
 
 from karpenter_gpu._version import __version__
-from karpenter_gpu.check.crd_source import CrdSourceError
+from karpenter_gpu.apiserver.crd_source import CrdSourceError
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 
 if TYPE_CHECKING:

@@ -156,7 +156,7 @@ def _check(items: list[Any], args: argparse.Namespace) -> int:
 
 
 def _print_findings(report: Any, verbose: bool, stream: Any) -> None:
-    from karpenter_gpu.check.findings import Severity
+    from karpenter_gpu.apiserver.findings import Severity
 
     for finding in report.findings:
         if finding.severity != Severity.INFO or verbose:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.validate import validate_dir
 from karpenter_gpu.cli.main import KARPENTER_VALUES_HELP, karpenter_values
 from karpenter_gpu.upstream import KARPENTER_TAG

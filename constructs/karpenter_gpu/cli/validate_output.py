@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import quote_from_bytes
 
 from karpenter_gpu._version import __version__
-from karpenter_gpu.check.findings import Finding, Severity
+from karpenter_gpu.apiserver.findings import Finding, Severity
 from karpenter_gpu.check.rules import RULES, known_code
 from karpenter_gpu.check.validate import Report
 from karpenter_gpu.render import escape

@@ -2,7 +2,7 @@
 defaults it fills in on the others.
 
 Refusals: every object of both sides goes through the schema check ``validate`` runs
-(:func:`karpenter_gpu.check.conformance.assess`: the CRD's ``openAPIV3Schema`` types, patterns, bounds and
+(:func:`karpenter_gpu.apiserver.conformance.assess`: the CRD's ``openAPIV3Schema`` types, patterns, bounds and
 enums, ObjectMeta, and the CEL rules; kube-apiserver ``customresource`` validation). An object with an error
 there (a weight of 101, a budget of ``"1 node"`` or ``"101%"``, ``expireAfter: 30d``), or a Karpenter kind at
 an apiVersion the CRDs do not serve, is refused; unknown fields are not refusals, the server prunes them
@@ -14,7 +14,7 @@ an apiVersion the CRDs do not serve, is refused; unknown fields are not refusals
 - a refused base object was never stored as written: it is compared as absent (so an accepted head object
   is new) and noted as info; when the head object is refused too, the refusal says so.
 
-Defaults are read from the CRDs' ``default:`` values (:func:`karpenter_gpu.check.conformance.apply_defaults`,
+Defaults are read from the CRDs' ``default:`` values (:func:`karpenter_gpu.apiserver.conformance.apply_defaults`,
 the same structural defaulting ``validate`` applies), never typed again here: ``expireAfter: 720h``, the
 disruption block (``consolidateAfter: 0s``, ``consolidationPolicy``, ``budgets: [{nodes: 10%}]``), the
 EC2NodeClass ``metadataOptions`` and whatever else the loaded CRDs default. Objects no loaded CRD serves (a
@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from karpenter_gpu.analysis.diff.read import Key, Side
-from karpenter_gpu.check.conformance import SCHEMA_VIOLATION, UNKNOWN_FIELD, UNKNOWN_KIND, Crds, apply_defaults, assess
-from karpenter_gpu.check.crd_source import resolve_crd_dir
-from karpenter_gpu.check.findings import Severity
-from karpenter_gpu.check.crds import crds_from
+from karpenter_gpu.apiserver.conformance import SCHEMA_VIOLATION, UNKNOWN_FIELD, UNKNOWN_KIND, Crds, apply_defaults, assess
+from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
+from karpenter_gpu.apiserver.findings import Severity
+from karpenter_gpu.apiserver.crds import crds_from
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 
 #: API groups whose every served kind the CRDs define: any other apiVersion of theirs does not exist.

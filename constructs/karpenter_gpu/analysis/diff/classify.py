@@ -32,7 +32,7 @@ from karpenter_gpu.analysis.diff.reasons import (
 )
 from karpenter_gpu.analysis.diff.cost import side_settings
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
-from karpenter_gpu.check.conformance import Crds
+from karpenter_gpu.apiserver.conformance import Crds
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import (
     RESOLVED_AMI_FAMILY, node_class_hash_fields, requirement_drift, same_map, static_drift_blocked,

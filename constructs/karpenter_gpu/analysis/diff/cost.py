@@ -13,7 +13,7 @@ from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.controller_settings import ControllerSettings, environment_settings
-from karpenter_gpu.check.conformance import Crds
+from karpenter_gpu.apiserver.conformance import Crds
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
 

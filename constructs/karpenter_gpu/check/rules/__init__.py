@@ -23,7 +23,7 @@ import pkgutil
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
-from karpenter_gpu.check.findings import Finding
+from karpenter_gpu.apiserver.findings import Finding
 from karpenter_gpu.check.rules._model import GPU_OPERATOR_VALUES, Environment
 from karpenter_gpu.check.rules._registry import REGISTRY, SECTIONS, Rule, RuleDeclarationError, rule
 from karpenter_gpu.errors import CODES

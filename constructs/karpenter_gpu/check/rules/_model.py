@@ -13,7 +13,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
-from karpenter_gpu.check.findings import Finding, Severity, acknowledged_codes
+from karpenter_gpu.apiserver.findings import Finding, Severity, acknowledged_codes
 from karpenter_gpu.check.rules._registry import REGISTRY
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.accelerators import NEURON_ACCELERATOR, NEURON_NAMES

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.errors import CODES
 
 __all__ = ["REGISTRY", "SECTIONS", "Rule", "RuleDeclarationError", "rule"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from karpenter_gpu.analysis.notes import Unbounded
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.analysis.cost_notes import Unbounded
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any, Iterable
 
 from karpenter_gpu.analysis.simulator import PoolReport
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import NVIDIA_GPU

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.analysis.catalog import default_catalog
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import NEURON_FAMILY, Environment, Req
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.accelerators import NEURON_NAMES

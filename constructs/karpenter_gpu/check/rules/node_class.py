@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND

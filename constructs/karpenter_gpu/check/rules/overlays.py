@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import OVERLAY_KIND
-from karpenter_gpu.k8s.offerings import overlay_refusal_at
+from karpenter_gpu.k8s.overlay_resolution import overlay_refusal_at
 from karpenter_gpu.k8s.views import OverlayView
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from karpenter_gpu.analysis.hybrid import hybrid_fit
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, Workload, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, Req, RuleObject, requirements
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError

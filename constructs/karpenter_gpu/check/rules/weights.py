@@ -6,7 +6,7 @@ from bisect import bisect_right
 from heapq import nsmallest
 from typing import Hashable
 
-from karpenter_gpu.check.findings import Severity
+from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import Environment, Pool, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, NEURON, NODE_CLASS_KIND, NVIDIA_GPU

@@ -1,6 +1,6 @@
 """The served schemas of a folder of CRD files, as one JSON file beside them (``schemas.json``).
 
-Private to :mod:`karpenter_gpu.check.conformance`. Parsing the packaged CRD YAML (220 KB) is most of what loading
+Private to :mod:`karpenter_gpu.apiserver.conformance`. Parsing the packaged CRD YAML (220 KB) is most of what loading
 them costs a fresh ``validate``; JSON reads in a twentieth of that. The file records the size and CRC-32 of every
 YAML file it was made from, and is read only while the folder holds exactly those files with those bytes: anything
 else (an edited, added or removed CRD, a broken cache) reads the YAML, which stays the source. ``make imports``

@@ -1,6 +1,6 @@
 """What every CEL backend shares: `self` as the API server types it, and Kubernetes' CEL functions.
 
-Private to :mod:`karpenter_gpu.check._cel`. Both backends (``_cel_native`` and ``_cel_celpy``) call
+Private to :mod:`karpenter_gpu.apiserver._cel`. Both backends (``_cel_native`` and ``_cel_celpy``) call
 these functions, so `find`, `split` and `int` behave the same whichever runs the rule; they take
 and return plain Python values and raise :class:`CelFunctionError` for a CEL error.
 

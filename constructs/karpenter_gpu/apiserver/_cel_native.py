@@ -1,6 +1,6 @@
 """The compiled CEL backend: cel-expr-python, the CEL project's C++ runtime (cel-cpp).
 
-Private to :mod:`karpenter_gpu.check._cel` (the choice of runtime is explained there). Rules are
+Private to :mod:`karpenter_gpu.apiserver._cel` (the choice of runtime is explained there). Rules are
 parsed and type-checked once with `self` as `dyn`, and evaluated in C++ (~15 µs each). Only the
 standard library is loaded; Kubernetes' `find`, `split` and `int` are the shared Python functions of
 ``_cel_lib`` registered as CEL functions, so they behave as on the celpy backend:
@@ -22,8 +22,8 @@ from typing import Any
 
 from cel_expr_python import cel
 
-from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._cel_lib import CelFunctionError
+from karpenter_gpu.apiserver import _cel_lib
+from karpenter_gpu.apiserver._cel_lib import CelFunctionError
 
 _INT = "kgStrictInt"  # what `int(` is renamed to (a name no CEL library uses)
 

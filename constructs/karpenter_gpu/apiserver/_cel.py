@@ -1,6 +1,6 @@
 """CEL evaluation of a CRD's `x-kubernetes-validations` rules, as kube-apiserver does on create.
 
-Private to :mod:`karpenter_gpu.check.conformance`. The rules run on one of two backends behind the
+Private to :mod:`karpenter_gpu.apiserver.conformance`. The rules run on one of two backends behind the
 same small interface (``compile(text)``, ``evaluate(program, self)``):
 
 - **cel-expr-python** (``_cel_native``), the CEL project's C++ runtime (cel-cpp): ~15 µs per
@@ -51,9 +51,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._schema_walk import CONTAINERS
-from karpenter_gpu.check._problems import _Problems, _join
+from karpenter_gpu.apiserver import _cel_lib
+from karpenter_gpu.apiserver._schema_walk import CONTAINERS
+from karpenter_gpu.apiserver._problems import _Problems, _join
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.perf import OwnerCache, Store, SubtreeCache, cached, once, value_repr
 
@@ -84,11 +84,11 @@ class Backend(Protocol):
 
 def _make(name: str) -> Backend:
     if name == "celpy":
-        from karpenter_gpu.check._cel_celpy import CelpyBackend
+        from karpenter_gpu.apiserver._cel_celpy import CelpyBackend
 
         return CelpyBackend()
     if name == "cel-expr-python":
-        from karpenter_gpu.check._cel_native import NativeBackend
+        from karpenter_gpu.apiserver._cel_native import NativeBackend
 
         return NativeBackend()
     raise KarpenterGpuError("KG330", prop=BACKEND_ENV, value=name, allowed="cel-expr-python, celpy or auto",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from karpenter_gpu.check.conformance import load_crds
-from karpenter_gpu.check.crd_source import CrdSourceError
+from karpenter_gpu.apiserver.conformance import load_crds
+from karpenter_gpu.apiserver.crd_source import CrdSourceError
 from karpenter_gpu.upstream import KARPENTER_TAG
 
 __all__ = ["crds_from"]

@@ -1,6 +1,6 @@
 """The pure-Python CEL backend: cel-python (`celpy`), a tree-walking interpreter.
 
-Private to :mod:`karpenter_gpu.check._cel`: the fallback wherever the compiled runtime has no wheel
+Private to :mod:`karpenter_gpu.apiserver._cel`: the fallback wherever the compiled runtime has no wheel
 (see that module's docstring). It installs everywhere and is ~100x slower per evaluation.
 cel-python is dynamically typed, so the names a rule calls are checked against the functions
 both backends provide here, at compile time, instead of by a type checker.
@@ -17,8 +17,8 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
-from karpenter_gpu.check import _cel_lib
-from karpenter_gpu.check._cel_lib import CelFunctionError
+from karpenter_gpu.apiserver import _cel_lib
+from karpenter_gpu.apiserver._cel_lib import CelFunctionError
 
 # cel-python logs every failed function call at ERROR level; the problem is reported by _cel instead.
 logging.getLogger("celpy").setLevel(logging.CRITICAL)

@@ -7,7 +7,7 @@ CRD's openAPIV3Schema, then the
 CEL rules (x-kubernetes-validations), evaluated by the private ``_cel`` module (the compiled
 cel-expr-python runtime where installed, else cel-python; same verdicts).
 
-:func:`validate_manifest` reports :class:`~karpenter_gpu.check.findings.Finding` objects with stable
+:func:`validate_manifest` reports :class:`~karpenter_gpu.apiserver.findings.Finding` objects with stable
 codes (KG300-KG305); :func:`check` reports the same problems as "path: message" strings.
 
 CEL, as on the server: rules run on the defaulted, pruned object, each with `self` bound to the
@@ -39,11 +39,11 @@ from typing import Any
 import yaml
 
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND
-from karpenter_gpu.check.findings import Finding, Severity
-from karpenter_gpu.check import _schema_cache
-from karpenter_gpu.check._defaults import deep_copy, defaulted_tree
-from karpenter_gpu.check._schema_walk import CONTAINERS, descends
-from karpenter_gpu.check._problems import _Problems, _join
+from karpenter_gpu.apiserver.findings import Finding, Severity
+from karpenter_gpu.apiserver import _schema_cache
+from karpenter_gpu.apiserver._defaults import deep_copy, defaulted_tree
+from karpenter_gpu.apiserver._schema_walk import CONTAINERS, descends
+from karpenter_gpu.apiserver._problems import _Problems, _join
 from karpenter_gpu.k8s.int64 import MAX as INT64_MAX
 from karpenter_gpu.k8s.int64 import MIN as INT64_MIN
 from karpenter_gpu.k8s.yaml_loader import Loader
@@ -108,7 +108,7 @@ def _load_crds(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> Crds:
 
 
 def schema_cache_text(directory: str | Path) -> str:
-    """What ``make imports`` writes as the cache of ``directory``'s CRDs (:mod:`~karpenter_gpu.check._schema_cache`),
+    """What ``make imports`` writes as the cache of ``directory``'s CRDs (:mod:`~karpenter_gpu.apiserver._schema_cache`),
     parsed from their YAML."""
     root = Path(directory).resolve()
     names = sorted(p.name for p in root.glob("*.y*ml"))
@@ -131,7 +131,7 @@ def _parse_crds(root: Path, names: list[str]) -> Crds:
                             raise TypeError("openAPIV3Schema is not a mapping")
                         crds[key] = {"schema": schema, "scope": spec["scope"]}
         except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, AttributeError) as ex:
-            from karpenter_gpu.check.crd_source import CrdSourceError  # late: crd_source is optional here
+            from karpenter_gpu.apiserver.crd_source import CrdSourceError  # late: crd_source is optional here
             what = f"missing field {ex}" if isinstance(ex, KeyError) else str(ex).splitlines()[0]
             raise CrdSourceError(f"{root / name} is not a readable CustomResourceDefinition file ({what}); pass "
                                  f"--crds DIR with the Karpenter {KARPENTER_TAG} CRD YAML files") from None

@@ -1,6 +1,6 @@
 """Structural defaulting of a custom resource, as kube-apiserver applies a CRD's ``default:`` values on create.
 
-Private to :mod:`karpenter_gpu.check.conformance` (its public form is ``conformance.apply_defaults``). Upstream:
+Private to :mod:`karpenter_gpu.apiserver.conformance` (its public form is ``conformance.apply_defaults``). Upstream:
 kubernetes apiextensions-apiserver ``pkg/apiserver/schema/defaulting`` (``structuraldefaulting.Default``: absent
 properties get their schema's default, then the walk goes on into them, and
 ``PruneNonNullableNullsWithoutDefaults``).
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from karpenter_gpu.check._schema_walk import CONTAINERS, Schema, descends
+from karpenter_gpu.apiserver._schema_walk import CONTAINERS, Schema, descends
 from karpenter_gpu.perf import BoundedCache, OwnerCache, is_shared, share, value_repr
 
 
