@@ -76,7 +76,7 @@ _MODULES: dict[str, str] = {
     "addons.helm_values": "HelmValues helm_values_in",
     "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesKwargs KarpenterControllerValuesProps",
     "check.acknowledge": "acknowledge",
-    "check.findings": "Finding Severity",
+    "apiserver.findings": "Finding Severity",
     "check.validate": "Report validate_dir",
     "errors": "CODES KarpenterGpuError",
     "cluster": "Cluster finalize",
