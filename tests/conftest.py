@@ -58,7 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
 SLOWEST_FIRST = (
     "test_dist.py", "test_pipeline_crash.py", "test_pipeline_mounts.py", "test_cluster.py", "test_pipeline_lock.py",
     "test_cel_backends.py", "test_typing.py", "test_pipeline.py", "test_gpu_platform.py", "test_contract.py",
-    "test_yaml_loader.py", "test_node.py", "test_pipeline_faults.py", "test_cli_synth.py", "test_pipeline_recovery.py",
+    "test_yaml_loader.py", "test_nodejs.py", "test_pipeline_faults.py", "test_cli_synth.py", "test_pipeline_recovery.py",
 )
 
 

@@ -28,7 +28,7 @@ LAYERS: list[tuple[str, ...]] = [
     (f"{P}.apiserver",),
     (f"{P}.analysis",),
     (f"{P}.check",),
-    (f"{P}._props", f"{P}._construct_tree", f"{P}._signature", f"{P}._node", f"{P}._api_object", f"{P}.cluster", f"{P}.feature_gates",
+    (f"{P}._props", f"{P}._construct_tree", f"{P}._signature", f"{P}._nodejs", f"{P}._api_object", f"{P}.cluster", f"{P}.feature_gates",
      f"{P}.check.acknowledge"),
     (f"{P}.overlays",),
     (f"{P}.pools",),

@@ -14,7 +14,7 @@ from typing import Any, Callable
 import pytest
 
 from karpenter_gpu.check.rules import _model, check_rules, weights
-from karpenter_gpu.check.rules._model import Environment, Pool, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_list
 from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND
 
 CAPACITY = "karpenter.sh/capacity-type"
@@ -100,7 +100,7 @@ def test_rules_read_one_environment_in_linear_work(monkeypatch):
     assert large_pairs <= 11 * small_pairs + 50, (small_pairs, large_pairs)
 
 
-def _pairwise_reserving(env: Environment, pool: Pool) -> bool:
+def _pairwise_reserving(env: RuleEnvironment, pool: Pool) -> bool:
     """:func:`weights.selects_reservations` by its definition: a scan of the environment's node classes."""
     if "reserved" not in pool.view.capacity_types:
         return False
@@ -110,13 +110,13 @@ def _pairwise_reserving(env: Environment, pool: Pool) -> bool:
                for kind in kinds for obj in env.of_kind(kind))
 
 
-def _pairwise_rivals(env: Environment, pool: Pool, keep: Callable[[Pool], bool]) -> list[Pool]:
+def _pairwise_rivals(env: RuleEnvironment, pool: Pool, keep: Callable[[Pool], bool]) -> list[Pool]:
     return [p for p in env.pools if p is not pool and not p.static and keep(p) and weights.competes(env, pool, p)]
 
 
 @pytest.mark.parametrize("pools", [1, 7, 60])
 def test_indexed_rivals_are_the_first_pairwise_ones(pools):
-    env = Environment(environment(pools), None, None)
+    env = RuleEnvironment(environment(pools), None, None)
     for p in env.pools:
         assert weights.selects_reservations(env, p) == _pairwise_reserving(env, p)
         expected = _pairwise_rivals(env, p, lambda o: o.weight is not None)[:4]
@@ -130,7 +130,7 @@ def test_indexed_rivals_are_the_first_pairwise_ones(pools):
 def test_a_node_class_reference_that_is_not_a_name_selects_no_reservation():
     manifests = environment(5)
     manifests[1][1]["spec"]["template"]["spec"]["nodeClassRef"]["name"] = ["class-0"]  # hand-written YAML
-    env = Environment(manifests, None, None)
+    env = RuleEnvironment(manifests, None, None)
     assert [weights.selects_reservations(env, p) for p in env.pools] == [False, True, False, False, False]
     check_rules(manifests)  # and no rule trips over it
 
@@ -139,7 +139,7 @@ def test_of_kind_and_pools_named_answer_as_a_scan_would():
     manifests = environment(12) + [("odd.yaml", {"apiVersion": ["karpenter.k8s.aws/v1"], "kind": "EC2NodeClass",
                                                  "metadata": {"name": "odd"}})]
     manifests.append(("again.yaml", manifests[1][1]))  # the same pool twice
-    env = Environment(manifests, None, None)
+    env = RuleEnvironment(manifests, None, None)
     classes = env.of_kind(NODE_CLASS_KIND)
     assert [o.name for o in classes] == ["class-0", "class-1", "class-2"]
     classes.clear()  # a caller's list is its own

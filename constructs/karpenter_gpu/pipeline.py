@@ -94,7 +94,7 @@ def synth(items: Iterable[SynthItem], outdir: str | Path = "dist", *, crds: str 
     (code KG801, with ``.report``) when the output has validation errors. In every case the output
     folder is left as it was and no staging folder remains.
     """
-    from karpenter_gpu._node import ensure_node
+    from karpenter_gpu._nodejs import ensure_node
 
     ensure_node()
     if lock_timeout is not None and not lock_timeout >= 0:

@@ -1,5 +1,5 @@
 """The instance types a pool can launch (:class:`Candidate`), what a simulation reads of a list of them
-(:class:`Derived`), and their sizes against a pool's ``spec.limits`` (what is left of each, which types one node
+(:class:`CandidateFacts`), and their sizes against a pool's ``spec.limits`` (what is left of each, which types one node
 of exceeds it: ``filterByRemainingResources``)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from karpenter_gpu.perf import Store
 __all__ = [
     "UNMODELLED_LIMITS",
     "Candidate",
-    "Derived",
+    "CandidateFacts",
     "OfferingFilter",
     "derived_of",
     "limit_amount",
@@ -154,7 +154,7 @@ _AMOUNTS = Store()
 UNMODELLED_LIMITS = ("ephemeral-storage", "vpc.amazonaws.com/pod-eni")
 
 
-class Derived:
+class CandidateFacts:
     """What a simulation reads of one list of candidates, worked out once for the list: the pools that share their
     candidates (the memo's ``"candidates"`` entries) share it too (:func:`derived_of`). The list is never changed."""
 
@@ -206,11 +206,11 @@ class Derived:
         return got
 
 
-def derived_of(candidates: Sequence[Candidate], memo: dict) -> Derived:
-    """The :class:`Derived` of ``candidates``, kept in ``memo`` (which holds the list, so its id is not reused)."""
+def derived_of(candidates: Sequence[Candidate], memo: dict) -> CandidateFacts:
+    """The :class:`CandidateFacts` of ``candidates``, kept in ``memo`` (which holds the list, so its id is not reused)."""
     key = ("derived", id(candidates))
     if key not in memo:
-        memo[key] = Derived(candidates)
+        memo[key] = CandidateFacts(candidates)
     return memo[key]
 
 

@@ -37,7 +37,7 @@ from typing import Any, Sequence
 from karpenter_gpu.analysis import cost_notes as cost_note, notes as note
 from karpenter_gpu.analysis.admits import unreadable
 from karpenter_gpu.analysis.candidates import (
-    Candidate, Derived, derived_of, limit_amount, price_key, quantity, remaining_limits,
+    Candidate, CandidateFacts, derived_of, limit_amount, price_key, quantity, remaining_limits,
 )
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
 from karpenter_gpu.analysis.node_classes import (
@@ -442,7 +442,7 @@ def _unoffered_notes(catalog: Catalog, unoffered: list[str], facts: AwsFacts | N
     return unpriced_gone, unoffered
 
 
-def _price_notes(derived: Derived, context: Context) -> list[Note]:
+def _price_notes(derived: CandidateFacts, context: Context) -> list[Note]:
     """The DaemonSets counted against allocatable, and the offerings priced at a stand-in."""
     out: list[Note] = []
     if derived.daemons:
@@ -456,7 +456,7 @@ def _price_notes(derived: Derived, context: Context) -> list[Note]:
     return out
 
 
-def _limit_filter(pool: NodePoolView, candidates: list[Candidate], derived: Derived,
+def _limit_filter(pool: NodePoolView, candidates: list[Candidate], derived: CandidateFacts,
                   limits: list[tuple[str, str, Decimal]], used: bool, exhausted: Note | None, notes: list[Note],
                   problems: list[Note]) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """The candidates one node of which fits under what is left of the limits (dynamic pools), and the others
@@ -508,7 +508,7 @@ def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence
             problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
 
 
-def _candidate_notes(pool: NodePoolView, derived: Derived, resolution: OverlayResolution) -> list[Note]:
+def _candidate_notes(pool: NodePoolView, derived: CandidateFacts, resolution: OverlayResolution) -> list[Note]:
     """Auto Mode, and what the candidates lack or were given: GPUs, an architecture, prices, NodeOverlays."""
     out: list[Note] = []
     if pool.auto_mode:

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import NamedTuple, Sequence
 
 from karpenter_gpu.analysis import cost_notes as cost_note
-from karpenter_gpu.analysis.candidates import UNMODELLED_LIMITS, Candidate, Derived, limit_amount
+from karpenter_gpu.analysis.candidates import UNMODELLED_LIMITS, Candidate, CandidateFacts, limit_amount
 from karpenter_gpu.analysis.ceiling import Fill, dearest_fill_cached
 from karpenter_gpu.analysis.notes import Note
 from karpenter_gpu.k8s.drift import static_drift_blocked
@@ -49,7 +49,7 @@ def static_cost(pool: NodePoolView, candidates: Sequence[Candidate], notes: list
     return Cost(worst, dearest.instance.name)
 
 
-def dynamic_cost(candidates: Sequence[Candidate], derived: Derived, limits: list[tuple[str, str, Decimal]],
+def dynamic_cost(candidates: Sequence[Candidate], derived: CandidateFacts, limits: list[tuple[str, str, Decimal]],
                  existing: bool, price_basis: str, limit_unit: str | None, notes: list[Note]) -> Cost:
     """The dearest fill of the limits (:func:`_ceiling`), or that none bounds the spend."""
     fill, bounded_by, unbounded = _ceiling(derived, limits)
@@ -76,7 +76,7 @@ def _by_name(candidates: Sequence[Candidate], name: str) -> Candidate:
     return next(c for c in candidates if c.instance.name == name)
 
 
-def _ceiling(derived: Derived, limits: list[tuple[str, str, Decimal]]
+def _ceiling(derived: CandidateFacts, limits: list[tuple[str, str, Decimal]]
              ) -> tuple[Fill | None, tuple[str, ...], cost_note.Unbounded | None]:
     """The dearest launchable multiset of the priced candidates under ``limits`` and the limits that bound it, or
     None with why no limit does."""

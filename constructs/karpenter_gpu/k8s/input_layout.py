@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable
 
+from karpenter_gpu.output.layout import HELM_DIR  # the folder of Helm values in an environment, one home
 from karpenter_gpu._fs import read_bounded
 from karpenter_gpu.errors import KarpenterGpuError, one_line
 from karpenter_gpu.k8s.yaml_loader import MAX_FILE_BYTES, decode, load_documents, refuse_file
@@ -40,8 +41,6 @@ from karpenter_gpu.render import escape
 ROOT = "."
 SUFFIXES = (".yaml", ".yml")
 VALUES_SUFFIX = ".values.yaml"
-#: Folder of Helm values files inside an environment (never an environment of its own).
-HELM_DIR = "helm"
 #: Deepest folder accepted below the input folder (dist/ is two levels deep: environment, helm/).
 MAX_FOLDER_DEPTH = 64
 

@@ -55,9 +55,26 @@ What is guaranteed:
 
 from __future__ import annotations
 
-from karpenter_gpu.output.files import write_file
-from karpenter_gpu.output.layout import ENVIRONMENT, FILE_EXTENSION, HELM_DIR
-from karpenter_gpu.output.marker import MARKER, PROOF
-from karpenter_gpu.output.replace import Staging, replacing
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from karpenter_gpu.output.files import write_file
+    from karpenter_gpu.output.layout import ENVIRONMENT, FILE_EXTENSION, HELM_DIR
+    from karpenter_gpu.output.marker import MARKER, PROOF
+    from karpenter_gpu.output.replace import Staging, replacing
 
 __all__ = ["ENVIRONMENT", "FILE_EXTENSION", "HELM_DIR", "MARKER", "PROOF", "Staging", "replacing", "write_file"]
+
+#: Where each name lives: imported on first use, so a reader of the layout (``karpenter_gpu.k8s.input_layout``
+#: reads ``HELM_DIR``) does not load the replacing machinery (locks, subprocess) it never runs.
+_HOMES = {"write_file": "files", "ENVIRONMENT": "layout", "FILE_EXTENSION": "layout", "HELM_DIR": "layout",
+          "MARKER": "marker", "PROOF": "marker", "Staging": "replace", "replacing": "replace"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from karpenter_gpu.apiserver.findings import Finding
-from karpenter_gpu.check.rules._model import GPU_OPERATOR_VALUES, Environment
+from karpenter_gpu.check.rules._model import GPU_OPERATOR_VALUES, RuleEnvironment
 from karpenter_gpu.check.rules._registry import REGISTRY, SECTIONS, Rule, RuleDeclarationError, rule
 from karpenter_gpu.errors import CODES
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
@@ -60,7 +60,7 @@ def check_rules(manifests: Sequence[tuple[str, dict]], *, environment: str | Non
     chart's defaults), which the simulation the rules consult runs under. The rules run in code order; findings
     come back in manifest order.
     """
-    env = Environment(manifests, environment, values, settings)
+    env = RuleEnvironment(manifests, environment, values, settings)
     for declared in RULES.values():
         declared.check(env)
     return [finding for obj in env.objects for finding in obj.reported()]

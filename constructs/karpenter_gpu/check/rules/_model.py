@@ -232,7 +232,7 @@ class Workload(RuleObject):
         return PodShape.of_pod(self.pod, f"{self.kind} {self.name}.{self.pod_path}")
 
 
-class Environment:
+class RuleEnvironment:
     """One environment's objects, as the rules see them, and what the simulator says of its pools."""
 
     def __init__(self, manifests: Sequence[tuple[str, dict]], name: str | None,

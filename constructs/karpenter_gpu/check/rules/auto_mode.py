@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, requirements
+from karpenter_gpu.check.rules._model import RuleEnvironment, requirements
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.auto_mode import (
@@ -16,7 +16,7 @@ from karpenter_gpu.k8s.units import Duration
 
 @rule("KG440", Severity.WARNING,
       "EKS Auto Mode pool with expireAfter above 21 days or Never (Auto Mode replaces nodes at 21 days)")
-def kg440_auto_mode_expiry(env: Environment) -> None:
+def kg440_auto_mode_expiry(env: RuleEnvironment) -> None:
     """What it checks: an EKS Auto Mode NodePool (nodeClassRef to an eks.amazonaws.com NodeClass) whose
     ``expireAfter`` is Never or above 21 days (the same predicate the pool constructs refuse as KG205).
 
@@ -46,7 +46,7 @@ def kg440_auto_mode_expiry(env: Environment) -> None:
                      "pool")
 
 
-def _report_wrong_keys(env: Environment, code: str, *, auto_mode: bool, why: str, otherwise: str) -> None:
+def _report_wrong_keys(env: RuleEnvironment, code: str, *, auto_mode: bool, why: str, otherwise: str) -> None:
     """Report ``code`` on every key of the other flavour on the pools of this flavour
     (:func:`~karpenter_gpu.k8s.auto_mode.wrong_flavour_key`): "<key> <why>; fix: use <replacement>", or
     ``otherwise`` when the key has no replacement."""
@@ -62,7 +62,7 @@ def _report_wrong_keys(env: Environment, code: str, *, auto_mode: bool, why: str
 
 @rule("KG441", Severity.WARNING,
       "karpenter.k8s.aws key on an EKS Auto Mode pool (Auto Mode documents eks.amazonaws.com keys)")
-def kg441_karpenter_keys(env: Environment) -> None:
+def kg441_karpenter_keys(env: RuleEnvironment) -> None:
     """What it checks: a ``karpenter.k8s.aws/`` requirement or template label on an EKS Auto Mode NodePool (the
     same predicate the pool constructs refuse as KG206).
 
@@ -85,7 +85,7 @@ def kg441_karpenter_keys(env: Environment) -> None:
 
 @rule("KG442", Severity.WARNING,
       "eks.amazonaws.com key on an EC2NodeClass pool (self-managed Karpenter does not know it)")
-def kg442_auto_mode_keys(env: Environment) -> None:
+def kg442_auto_mode_keys(env: RuleEnvironment) -> None:
     """What it checks: an EKS Auto Mode key (eks.amazonaws.com instance keys, compute-type, or any
     eks.amazonaws.com requirement) on a self-managed Karpenter NodePool (the same predicate the pool constructs
     refuse as KG206).
@@ -108,7 +108,7 @@ def kg442_auto_mode_keys(env: Environment) -> None:
 
 @rule("KG443", Severity.WARNING,
       "EKS Auto Mode NodeClass field or value outside the EKS documentation (no public CRD)")
-def kg443_auto_mode_node_class(env: Environment) -> None:
+def kg443_auto_mode_node_class(env: RuleEnvironment) -> None:
     """What it checks: an eks.amazonaws.com/v1 NodeClass against the fields, enums and ranges the EKS user guide
     documents (the same table the AutoModeNodeClass construct enforces).
 
@@ -129,7 +129,7 @@ def kg443_auto_mode_node_class(env: Environment) -> None:
 
 @rule("KG444", Severity.WARNING,
       "NodeOverlay naming an EKS Auto Mode pool (NodeOverlay is not available on Auto Mode)")
-def kg444_overlay_on_auto_mode(env: Environment) -> None:
+def kg444_overlay_on_auto_mode(env: RuleEnvironment) -> None:
     """What it checks: a NodeOverlay whose ``karpenter.sh/nodepool In`` requirement names EKS Auto Mode pools.
 
     Why it matters: AWS's Karpenter on Auto Mode reads no NodeOverlay, so the capacity or price it states never

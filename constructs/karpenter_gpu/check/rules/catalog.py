@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from karpenter_gpu.analysis.pod_fit import fit_reports
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment
+from karpenter_gpu.check.rules._model import RuleEnvironment
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 
@@ -14,7 +14,7 @@ MIN_CANDIDATES = 3
 
 
 @rule("KG418", Severity.WARNING, "dynamic GPU pool admitting fewer than 3 instance types of the catalog")
-def kg418_few_candidates(env: Environment) -> None:
+def kg418_few_candidates(env: RuleEnvironment) -> None:
     """What it checks: a dynamic GPU NodePool that can launch fewer than 3 instance types of the catalog (after
     its requirements, limits and offerings).
 
@@ -37,7 +37,7 @@ def kg418_few_candidates(env: Environment) -> None:
 
 
 @rule("KG419", Severity.ERROR, "pool that can launch no instance type of the catalog")
-def kg419_launches_nothing(env: Environment) -> None:
+def kg419_launches_nothing(env: RuleEnvironment) -> None:
     """What it checks: a GPU NodePool for which the simulator finds no launchable instance type of the catalog
     (requirements, offerings, limits, node class). Each pool is judged on its own report, also when another pool
     of the folder has the same name.
@@ -62,7 +62,7 @@ def kg419_launches_nothing(env: Environment) -> None:
 
 
 @rule("KG421", Severity.ERROR, "workload pod shape fits no instance type of the pool it targets")
-def kg421_pod_fits_nothing(env: Environment) -> None:
+def kg421_pod_fits_nothing(env: RuleEnvironment) -> None:
     """What it checks: a workload whose nodeSelector names a dynamic NodePool, where the pod's requests fit no
     instance type that pool can launch. The requests are every resource the pod asks for, as Karpenter sums them
     (containers, init containers and sidecars, the pod overhead, limits standing in for missing requests): GPUs,

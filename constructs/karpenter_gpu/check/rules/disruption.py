@@ -7,7 +7,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, as_dict, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.disruption import CONSOLIDATION_REASONS, INT32_MAX, always_blocked, budget_nodes_as_read
 from karpenter_gpu.k8s.int64 import ascii_digits, int64_of
@@ -18,7 +18,7 @@ _BUSINESS_START_HOURS = range(8, 11)  # a UTC start hour that reads like a local
 
 
 @rule("KG403", Severity.WARNING, "GPU pool without a disruption block (defaults consolidate at once)")
-def kg403_no_disruption(env: Environment) -> None:
+def kg403_no_disruption(env: RuleEnvironment) -> None:
     """What it checks: a dynamic GPU NodePool without ``spec.disruption``.
 
     Why it matters: the defaults are consolidationPolicy WhenEmptyOrUnderutilized, consolidateAfter 0s and a 10%
@@ -41,7 +41,7 @@ def kg403_no_disruption(env: Environment) -> None:
 
 
 @rule("KG405", Severity.WARNING, "training pool relying on the default expireAfter (720h, forceful)")
-def kg405_expiry(env: Environment) -> None:
+def kg405_expiry(env: RuleEnvironment) -> None:
     """What it checks: a self-managed NodePool that looks like it runs training (its name or labels say so, or
     it consolidates only empty non-spot nodes) and sets no ``expireAfter``. Auto Mode pools have their own cap
     (KG440).
@@ -74,7 +74,7 @@ _CONSEQUENCES = {"Empty": "empty nodes are never removed and keep billing",
 
 
 @rule("KG412", Severity.WARNING, "unscheduled zero budget blocks consolidation that is set to run")
-def kg412_zero_budget(env: Environment) -> None:
+def kg412_zero_budget(env: RuleEnvironment) -> None:
     """What it checks: a dynamic NodePool whose budgets allow 0 nodes at all times (a budget of 0 or 0% without a
     schedule) for a consolidation reason its ``consolidationPolicy`` runs. What is blocked is computed per reason
     (Empty, Underutilized, Drifted) from the budgets, as Karpenter does; a budget limited to other reasons blocks
@@ -149,7 +149,7 @@ def _utc_offsets(zone: str) -> list[int]:
 
 
 @rule("KG413", Severity.INFO, "budget schedule in UTC that looks like local business hours")
-def kg413_utc_schedules(env: Environment) -> None:
+def kg413_utc_schedules(env: RuleEnvironment) -> None:
     """What it checks: a budget schedule that starts between 08:00 and 10:59 UTC on a pool whose windows the
     library did not compile from local time (no ``karpenter-gpu.io/disruption-windows`` annotation).
 
@@ -192,7 +192,7 @@ def kg413_utc_schedules(env: Environment) -> None:
 
 
 @rule("KG414", Severity.INFO, "spot capacity needs the controller's interruption queue")
-def kg414_spot(env: Environment) -> None:
+def kg414_spot(env: RuleEnvironment) -> None:
     """What it checks: a self-managed NodePool that admits spot capacity (explicitly, or by having no
     capacity-type requirement). Auto Mode handles interruptions itself.
 
@@ -219,7 +219,7 @@ def kg414_spot(env: Environment) -> None:
 
 
 @rule("KG420", Severity.WARNING, "training pool whose only capacity type is spot")
-def kg420_training_on_spot(env: Environment) -> None:
+def kg420_training_on_spot(env: RuleEnvironment) -> None:
     """What it checks: a GPU NodePool that looks like it runs training and whose launchable instance types are
     offered as spot only (from the simulation of its capacity-type requirement).
 
@@ -240,7 +240,7 @@ def kg420_training_on_spot(env: Environment) -> None:
 
 
 @rule("KG462", Severity.WARNING, "budget nodes beyond int32 (Karpenter wraps or fails closed)")
-def kg462_budget_nodes_overflow(env: Environment) -> None:
+def kg462_budget_nodes_overflow(env: RuleEnvironment) -> None:
     """What it checks: a disruption budget whose ``nodes`` is a count larger than 2147483647.
 
     Why it matters: the CRD pattern admits any digits, so the API server accepts it, but Karpenter reads the count

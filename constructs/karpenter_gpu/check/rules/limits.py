@@ -6,7 +6,7 @@ from typing import Any
 
 from karpenter_gpu.analysis.cost_notes import Unbounded
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, as_dict
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import static_drift_blocked
@@ -19,7 +19,7 @@ def _cap_text(pool: Pool, bounded_by: tuple[str, ...]) -> str:
 
 
 @rule("KG401", Severity.WARNING, "dynamic GPU pool whose limits do not cap its accelerators or its spend")
-def kg401_gpu_limit(env: Environment) -> None:
+def kg401_gpu_limit(env: RuleEnvironment) -> None:
     """What it checks: a dynamic GPU or Neuron NodePool without ``spec.limits`` on its accelerator resource
     (``nvidia.com/gpu``, ``amd.com/gpu``, ``aws.amazon.com/neuron``). When other limits (cpu, memory, neuroncore,
     nodes) cap the pool, the simulator's exact ceiling under them is reported as information with its figure;
@@ -72,7 +72,7 @@ def _nodes_limit(value: Any) -> float | None:
 
 
 @rule("KG416", Severity.ERROR, "static pool without limits.nodes at or above replicas")
-def kg416_static_limit(env: Environment) -> None:
+def kg416_static_limit(env: RuleEnvironment) -> None:
     """What it checks: a static NodePool (``spec.replicas``) whose ``spec.limits.nodes`` is missing or below its
     replicas.
 
@@ -105,7 +105,7 @@ def kg416_static_limit(env: Environment) -> None:
 
 
 @rule("KG430", Severity.WARNING, "static pool whose limits.nodes equals replicas: drifted nodes are never replaced")
-def kg430_static_drift(env: Environment) -> None:
+def kg430_static_drift(env: RuleEnvironment) -> None:
     """What it checks: a static NodePool whose ``spec.limits.nodes`` leaves no room above its replicas.
 
     Why it matters: static drift reserves a replacement node under ``limits.nodes`` before it removes a drifted

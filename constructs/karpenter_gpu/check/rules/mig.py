@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 from karpenter_gpu.analysis.simulator import PoolReport
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, as_dict
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import NVIDIA_GPU
 from karpenter_gpu.k8s.mig import MIG_CONFIG_LABEL, MIG_RESOURCE_PREFIX, mig_partitioned, mig_table
@@ -21,11 +21,11 @@ def _mig_resources(report: PoolReport) -> set[str]:
             if str(r).startswith(MIG_RESOURCE_PREFIX) and v > 0}
 
 
-def _strategy(env: Environment) -> Any:
+def _strategy(env: RuleEnvironment) -> Any:
     return as_dict(env.values.get("mig")).get("strategy") if env.values else None
 
 
-def _mig_pools(env: Environment) -> Iterable[tuple[Pool, str, str]]:
+def _mig_pools(env: RuleEnvironment) -> Iterable[tuple[Pool, str, str]]:
     """(pool, its MIG config, the field path of the config label) of every MIG-partitioned pool."""
     for pool in env.pools:
         config = mig_partitioned(pool.labels)
@@ -42,7 +42,7 @@ def _time_sliced(values: dict, pool: Pool) -> bool:
     return isinstance(text, str) and "timeSlicing" in text
 
 
-def _mig_requests(env: Environment) -> Iterable[tuple[Any, dict[str, Decimal], list[str]]]:
+def _mig_requests(env: RuleEnvironment) -> Iterable[tuple[Any, dict[str, Decimal], list[str]]]:
     """(workload, its requests, the MIG resources it asks for) of every readable workload."""
     for work in env.workloads:
         totals = work.requests
@@ -51,7 +51,7 @@ def _mig_requests(env: Environment) -> Iterable[tuple[Any, dict[str, Decimal], l
 
 
 @rule("KG445", Severity.ERROR, "workload requesting a MIG resource that no NodePool advertises")
-def kg445_unadvertised_mig(env: Environment) -> None:
+def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
     """What it checks: a workload requesting ``nvidia.com/mig-*`` that no NodePool of the environment advertises
     (no MIG NodeOverlay adds it, as the simulator applies the overlays).
 
@@ -77,7 +77,7 @@ def kg445_unadvertised_mig(env: Environment) -> None:
 
 @rule("KG446", Severity.ERROR,
       "MIG pools, overlays or workloads that disagree with the GPU Operator's mig.strategy or migManager")
-def kg446_strategy(env: Environment) -> None:
+def kg446_strategy(env: RuleEnvironment) -> None:
     """What it checks: with the environment's GPU Operator values: MIG pools while ``migManager.enabled`` is
     false; overlays counting MIG devices as ``nvidia.com/gpu`` (single strategy) under ``mig.strategy: mixed``, or
     advertising ``nvidia.com/mig-*`` (mixed) under ``single``; workloads asking for ``nvidia.com/mig-*`` under
@@ -124,7 +124,7 @@ def kg446_strategy(env: Environment) -> None:
 
 
 @rule("KG447", Severity.ERROR, "time slicing and MIG on the same NodePool")
-def kg447_time_sliced_mig(env: Environment) -> None:
+def kg447_time_sliced_mig(env: RuleEnvironment) -> None:
     """What it checks: a MIG-partitioned NodePool whose nodes also get a time-slicing device-plugin config (their
     ``nvidia.com/device-plugin.config`` label, else the values' default); the same fact the GpuOperatorValues
     construct refuses as KG577.
@@ -149,7 +149,7 @@ def kg447_time_sliced_mig(env: Environment) -> None:
 
 @rule("KG448", Severity.ERROR,
       "whole-GPU workload on a mixed-strategy MIG pool (its nodes advertise no nvidia.com/gpu)")
-def kg448_whole_gpu_on_mixed(env: Environment) -> None:
+def kg448_whole_gpu_on_mixed(env: RuleEnvironment) -> None:
     """What it checks: a workload requesting ``nvidia.com/gpu`` whose nodeSelector names a MIG pool under the mixed
     strategy (from the values, or, without values, from overlays advertising ``nvidia.com/mig-*``).
 
@@ -181,7 +181,7 @@ def kg448_whole_gpu_on_mixed(env: Environment) -> None:
 
 
 @rule("KG449", Severity.ERROR, "MIG config that some instance type of the pool does not support")
-def kg449_unsupported_config(env: Environment) -> None:
+def kg449_unsupported_config(env: RuleEnvironment) -> None:
     """What it checks: a MIG-partitioned NodePool that can launch instance types whose GPU does not have the pool's
     MIG config (by the packaged MIG tables).
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment
+from karpenter_gpu.check.rules._model import RuleEnvironment
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND
 
@@ -13,7 +13,7 @@ _LABEL_OF = {"NodePool": "karpenter.sh/nodepool", NODE_CLASS_KIND[1]: "karpenter
 
 
 @rule("KG461", Severity.ERROR, "NodePool or EC2NodeClass name longer than a label value (63 characters)")
-def kg461_name_is_a_label_value(env: Environment) -> None:
+def kg461_name_is_a_label_value(env: RuleEnvironment) -> None:
     """What it checks: a NodePool or EC2NodeClass whose ``metadata.name`` is longer than 63 characters.
 
     Why it matters: the API server accepts names up to 253 characters, but Karpenter labels every NodeClaim it

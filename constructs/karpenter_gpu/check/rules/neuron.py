@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import NEURON_FAMILY, Environment, Req
+from karpenter_gpu.check.rules._model import NEURON_FAMILY, RuleEnvironment, Req
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.accelerators import NEURON_NAMES
 from karpenter_gpu.k8s.labels import NEURON, NEURON_CORE, Label
@@ -24,7 +24,7 @@ def _admitted(r: Req) -> tuple[list[str], list[str], list[str]]:
 
 
 @rule("KG455", Severity.WARNING, "Neuron pool selected by instance-type or family names instead of accelerator labels")
-def kg455_neuron_by_name(env: Environment) -> None:
+def kg455_neuron_by_name(env: RuleEnvironment) -> None:
     """What it checks: a Neuron NodePool selected by ``node.kubernetes.io/instance-type In`` or
     ``karpenter.k8s.aws/instance-family In`` instead of the accelerator labels. What the selection leaves out is
     computed from the requirement itself against the catalog: an instance-type list admits only the sizes it
@@ -68,7 +68,7 @@ def kg455_neuron_by_name(env: Environment) -> None:
 
 
 @rule("KG456", Severity.INFO, "Neuron request that is not a power of two")
-def kg456_neuron_power_of_two(env: Environment) -> None:
+def kg456_neuron_power_of_two(env: RuleEnvironment) -> None:
     """What it checks: a pod requesting a number of ``aws.amazon.com/neuron`` devices or ``neuroncore`` cores that
     is not a power of two.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, as_dict, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import NODE_CLASS_KIND
 
@@ -12,7 +12,7 @@ PROD_ENVIRONMENT = "prod"
 
 
 @rule("KG411", Severity.WARNING, "@latest AMI alias (error in prod)")
-def kg411_latest_alias(env: Environment) -> None:
+def kg411_latest_alias(env: RuleEnvironment) -> None:
     """What it checks: an EC2NodeClass ``amiSelectorTerms`` alias ending in ``@latest``; an error in the
     environment named ``prod``.
 
@@ -44,7 +44,7 @@ def kg411_latest_alias(env: Environment) -> None:
 
 
 @rule("KG415", Severity.WARNING, "kubelet in a NodePool (v1 moved it to EC2NodeClass; pruned silently)")
-def kg415_kubelet(env: Environment) -> None:
+def kg415_kubelet(env: RuleEnvironment) -> None:
     """What it checks: a ``kubelet`` block in a NodePool (``spec``, ``spec.template`` or
     ``spec.template.spec``).
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment
+from karpenter_gpu.check.rules._model import RuleEnvironment
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import OVERLAY_KIND
 from karpenter_gpu.k8s.overlay_resolution import overlay_refusal_at
@@ -12,7 +12,7 @@ from karpenter_gpu.k8s.views import OverlayView
 
 
 @rule("KG460", Severity.WARNING, "NodeOverlay dropped for a conflict with another overlay of the same weight")
-def kg460_overlay_conflict(env: Environment) -> None:
+def kg460_overlay_conflict(env: RuleEnvironment) -> None:
     """What it checks: NodeOverlays that price the same offering or set the same capacity resource of the same
     instance type in the same pool as another overlay of equal weight, as the overlay core that explain and the
     simulator use resolves them (of equal weights, the one ``OrderByWeight`` puts first is kept: names descending).
@@ -41,7 +41,7 @@ def kg460_overlay_conflict(env: Environment) -> None:
 
 
 @rule("KG464", Severity.ERROR, "NodeOverlay Karpenter's runtime validation refuses, so it never applies")
-def kg464_overlay_runtime_refusal(env: Environment) -> None:
+def kg464_overlay_runtime_refusal(env: RuleEnvironment) -> None:
     """What it checks: NodeOverlays the CRD admits but Karpenter's runtime validation refuses: a
     ``karpenter.sh/capacity-type In`` requirement with no known value (on-demand, spot, reserved), or a capacity
     resource the provider reports itself (``aws.amazon.com/neuron``, ``aws.amazon.com/neuroncore``,

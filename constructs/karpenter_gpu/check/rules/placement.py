@@ -7,7 +7,7 @@ from typing import Any
 
 from karpenter_gpu.analysis.hybrid import hybrid_fit
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, Workload, as_dict, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, Workload, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.admission import admitted_tolerations, requested_resources
@@ -147,7 +147,7 @@ def _kg417_target(work: Workload, pools: list[Pool], target: str, base: str, how
 
 
 @rule("KG417", Severity.ERROR, "workload cannot land on the pool it targets")
-def kg417_placement(env: Environment) -> None:
+def kg417_placement(env: RuleEnvironment) -> None:
     """What it checks: a workload that names NodePools (nodeSelector ``karpenter.sh/nodepool``, or a required node
     affinity pinning it in every term) or hybrid nodes (``eks.amazonaws.com/compute-type: hybrid``): the pools
     must exist and be readable, their taints must be tolerated (with the tolerations the API server's admission
@@ -177,7 +177,7 @@ def kg417_placement(env: Environment) -> None:
 
 
 @rule("KG450", Severity.ERROR, "workload pod shape larger than one node of the hybrid node group it targets")
-def kg450_hybrid_too_big(env: Environment) -> None:
+def kg450_hybrid_too_big(env: RuleEnvironment) -> None:
     """What it checks: a pod placed on hybrid nodes that could land on some group (labels, taints) but asks for
     more than one node of every such group has (GPUs, cpu, memory).
 
@@ -201,7 +201,7 @@ def kg450_hybrid_too_big(env: Environment) -> None:
 
 
 @rule("KG451", Severity.ERROR, "hybrid node group description that cannot be read")
-def kg451_hybrid_group(env: Environment) -> None:
+def kg451_hybrid_group(env: RuleEnvironment) -> None:
     """What it checks: a hybrid node group's ConfigMap (labelled ``karpenter-gpu.io/hybrid-node-group``) whose
     node description (labels, taints, counts) cannot be read.
 

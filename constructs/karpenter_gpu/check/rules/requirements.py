@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, Req, RuleObject, requirements
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, Req, RuleObject, requirements
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import OVERLAY_KIND, Label
@@ -19,7 +19,7 @@ from karpenter_gpu.upstream import KARPENTER_TAG
 _INSTANCE_PODS = "karpenter.k8s.aws/instance-pods"
 
 
-def _selections(env: Environment) -> Iterable[tuple[RuleObject, list[Req], bool]]:
+def _selections(env: RuleEnvironment) -> Iterable[tuple[RuleObject, list[Req], bool]]:
     """(object, requirements, is an overlay) for every NodePool and NodeOverlay."""
     for pool in env.pools:
         yield pool, pool.reqs, False
@@ -46,7 +46,7 @@ def _threshold(r: Req) -> Requirement | None:
 
 
 @rule("KG406", Severity.WARNING, "instance-gpu-memory threshold that looks like GB or decimal, not MiB per GPU")
-def kg406_gpu_memory(env: Environment) -> None:
+def kg406_gpu_memory(env: RuleEnvironment) -> None:
     """What it checks: an ``instance-gpu-memory`` comparison whose value is below 1024 or a multiple of 1000.
 
     Why it matters: the label is MiB per GPU as EC2 reports it (A10G and L4 report 22888), so a threshold written
@@ -95,7 +95,7 @@ def _named_gpus(reqs: list[Req]) -> set[str]:
 
 
 @rule("KG407", Severity.ERROR, "instance-gpu-memory threshold excludes every named GPU")
-def kg407_no_gpu_left(env: Environment) -> None:
+def kg407_no_gpu_left(env: RuleEnvironment) -> None:
     """What it checks: a NodePool whose ``instance-gpu-name In`` list and ``instance-gpu-memory`` thresholds
     exclude every named GPU (by the memory each GPU reports).
 
@@ -122,7 +122,7 @@ def kg407_no_gpu_left(env: Environment) -> None:
 
 
 @rule("KG408", Severity.WARNING, "instance-gpu-count Exists admits g6f/gr6f (0 GPUs)")
-def kg408_gpu_count_exists(env: Environment) -> None:
+def kg408_gpu_count_exists(env: RuleEnvironment) -> None:
     """What it checks: a NodePool requirement ``instance-gpu-count Exists``.
 
     Why it matters: it also admits g6f/gr6f (fractional L4), which report 0 GPUs: Karpenter models them with no
@@ -145,7 +145,7 @@ def kg408_gpu_count_exists(env: Environment) -> None:
 
 @rule("KG409", Severity.WARNING,
       "requirement operator and values disagree (Exists/DoesNotExist with values, NotIn without)")
-def kg409_operator_values(env: Environment) -> None:
+def kg409_operator_values(env: RuleEnvironment) -> None:
     """What it checks: a requirement ``Exists`` or ``DoesNotExist`` with values, or ``NotIn`` without values.
 
     Why it matters: the CRD accepts both, but Karpenter ignores the values of Exists/DoesNotExist (so it means
@@ -190,7 +190,7 @@ def _kg410_message(key: str, where: str, error: KarpenterGpuError, kind: str) ->
 
 
 @rule("KG410", Severity.ERROR, "requirement key or template label outside the Karpenter allow-lists")
-def kg410_keys(env: Environment) -> None:
+def kg410_keys(env: RuleEnvironment) -> None:
     """What it checks: requirement keys and template labels against the allow-lists of the NodePool and
     NodeOverlay CRDs (restricted domains, ``karpenter.k8s.aws/instance-pods``).
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, as_dict, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, as_dict, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import AMD_GPU, NVIDIA_GPU
 
@@ -11,7 +11,7 @@ _ISOLATING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
 @rule("KG402", Severity.WARNING, "GPU pool without a NoSchedule/NoExecute taint on nvidia.com/gpu")
-def kg402_gpu_taint(env: Environment) -> None:
+def kg402_gpu_taint(env: RuleEnvironment) -> None:
     """What it checks: a GPU or Neuron NodePool without a NoSchedule/NoExecute taint keyed on its device resource
     (``nvidia.com/gpu``, ``amd.com/gpu``, ``aws.amazon.com/neuron``).
 

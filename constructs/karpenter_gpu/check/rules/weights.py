@@ -7,7 +7,7 @@ from heapq import nsmallest
 from typing import Hashable
 
 from karpenter_gpu.apiserver.findings import Severity
-from karpenter_gpu.check.rules._model import Environment, Pool, as_list
+from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_list
 from karpenter_gpu.check.rules._registry import rule
 from karpenter_gpu.k8s.labels import AMD_GPU, AUTO_MODE_NODE_CLASS_KIND, NEURON, NODE_CLASS_KIND, NVIDIA_GPU
 from karpenter_gpu.k8s.scheduling import tolerations_for, untolerated
@@ -18,7 +18,7 @@ _RESOURCES = (NVIDIA_GPU, AMD_GPU, NEURON)
 _SHOWN = 4
 
 
-def competes(env: Environment, pool: Pool, other: Pool) -> bool:
+def competes(env: RuleEnvironment, pool: Pool, other: Pool) -> bool:
     """Whether a pod that fits ``pool`` can also be served by ``other``: the least demanding such pod tolerates
     exactly ``pool``'s taints, selects nothing and requests one unit of ``pool``'s accelerator (GPU pools); it fits
     ``other`` when those tolerations tolerate ``other``'s taints and ``other`` launches an instance type with that
@@ -38,7 +38,7 @@ class _Group:
     """Dynamic pools alike for :func:`competes` (the same taints, the same accelerators among their simulated
     instance types), indexed for the two questions the rules ask of them."""
 
-    def __init__(self, env: Environment, members: list[tuple[int, Pool]]) -> None:
+    def __init__(self, env: RuleEnvironment, members: list[tuple[int, Pool]]) -> None:
         self.rep = members[0][1]  # the pool competes() is asked about for the whole group
         #: The first members (manifest order) that have a weight (KG404).
         self.weighted = [i for i, p in members if p.weight is not None][:_SHOWN + 1]
@@ -56,7 +56,7 @@ class _Rivals:
     :func:`competes` reads of the rival (:class:`_Group`), and whether a pool competes asked once per kind of pool
     and group, so the rules cost no scan of every pool per pool."""
 
-    def __init__(self, env: Environment) -> None:
+    def __init__(self, env: RuleEnvironment) -> None:
         self.env = env
         self.index = {id(p): i for i, p in enumerate(env.pools)}
         grouped: dict[Hashable, list[tuple[int, Pool]]] = {}
@@ -87,21 +87,21 @@ class _Rivals:
         return [self.env.pools[i] for i in sorted(set(indices) - {own})[:_SHOWN]]
 
 
-def _rivals_of(env: Environment) -> _Rivals:
+def _rivals_of(env: RuleEnvironment) -> _Rivals:
     found = env.memo.get("weights.rivals")
     if found is None:
         found = env.memo["weights.rivals"] = _Rivals(env)
     return found
 
 
-def weighted_rivals(env: Environment, pool: Pool) -> list[Pool]:
+def weighted_rivals(env: RuleEnvironment, pool: Pool) -> list[Pool]:
     """The first (at most :data:`_SHOWN`, manifest order) other dynamic pools of the environment that have a
     ``spec.weight`` and can serve ``pool``'s pods (:func:`competes`)."""
     rivals = _rivals_of(env)
     return rivals.first(pool, [i for g in rivals.reach(pool) for i in g.weighted])
 
 
-def unreserved_rivals(env: Environment, pool: Pool, at_least: int) -> list[Pool]:
+def unreserved_rivals(env: RuleEnvironment, pool: Pool, at_least: int) -> list[Pool]:
     """The first (at most :data:`_SHOWN`, manifest order) other dynamic pools of the environment that do not launch
     reserved capacity (:func:`selects_reservations`), weigh at least ``at_least`` (:func:`_weight`) and can serve
     ``pool``'s pods (:func:`competes`)."""
@@ -116,7 +116,7 @@ def _shown(pools: list[Pool]) -> str:
 
 
 @rule("KG404", Severity.WARNING, "unweighted dynamic pool beside weighted pools that can serve its pods")
-def kg404_weight(env: Environment) -> None:
+def kg404_weight(env: RuleEnvironment) -> None:
     """What it checks: a dynamic NodePool without ``spec.weight`` while weighted dynamic pools of the environment
     can serve its pods. Whether two pools compete comes from the scheduling core: a pod tolerating the pool's
     taints (and requesting its accelerator) must tolerate the other pool's taints and fit one of its instance
@@ -143,7 +143,7 @@ def kg404_weight(env: Environment) -> None:
                  "spec.weight (1..100) to rank it, or acknowledge KG404 if last resort is intended")
 
 
-def selects_reservations(env: Environment, pool: Pool) -> bool:
+def selects_reservations(env: RuleEnvironment, pool: Pool) -> bool:
     """Whether ``pool`` launches reserved capacity: its template admits ``karpenter.sh/capacity-type: reserved`` and
     the node class it names (an EC2NodeClass, or an EKS Auto Mode NodeClass) is in the environment with
     ``capacityReservationSelectorTerms``; Karpenter offers reserved capacity only for the reservations a node class
@@ -155,7 +155,7 @@ def selects_reservations(env: Environment, pool: Pool) -> bool:
     return isinstance(name, str) and name in _reserving(env)[kind]
 
 
-def _reserving(env: Environment) -> dict[tuple[str, str], set[str]]:
+def _reserving(env: RuleEnvironment) -> dict[tuple[str, str], set[str]]:
     """The names of the node classes (EC2NodeClass, Auto Mode NodeClass) with ``capacityReservationSelectorTerms``,
     by kind: read once per environment."""
     found = env.memo.get("weights.reserving")
@@ -167,7 +167,7 @@ def _reserving(env: Environment) -> dict[tuple[str, str], set[str]]:
 
 
 @rule("KG463", Severity.WARNING, "reserved pool that does not outrank a pool that can take the same pods")
-def kg463_reserved_outranks(env: Environment) -> None:
+def kg463_reserved_outranks(env: RuleEnvironment) -> None:
     """What it checks: a dynamic NodePool that launches reserved capacity (its requirements admit
     ``karpenter.sh/capacity-type: reserved`` and its node class selects capacity reservations) whose
     ``spec.weight`` is not strictly above that of another dynamic pool that can serve its pods (as KG404 decides

