@@ -20,6 +20,8 @@ from karpenter_gpu.k8s.yaml_loader import Loader
 if TYPE_CHECKING:
     import cdk8s
 
+    from karpenter_gpu.k8s.controller_settings import ControllerSettings
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -170,6 +172,23 @@ def manifests(chart: cdk8s.Chart) -> list[dict[str, Any]]:
     import cdk8s
 
     return cdk8s.Testing.synth(chart)
+
+
+def helm_values(scope: Any) -> dict[str, Any]:
+    """The Helm values files synthesized for ``scope``'s environment (``helm/<file>``), by file name, each read back
+    from its text as validate and explain read them."""
+    from karpenter_gpu.addons.helm_values import helm_values_in
+
+    return {v.file_name: yaml.safe_load(v.to_yaml()) for v in helm_values_in(scope)}
+
+
+def karpenter_settings(scope: Any) -> ControllerSettings:
+    """The Karpenter settings validate and explain use for ``scope``'s environment: its synthesized
+    helm/karpenter.values.yaml (a KarpenterControllerValues), else the chart's defaults."""
+    from karpenter_gpu.k8s.controller_settings import environment_settings
+    from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
+
+    return environment_settings(helm_values(scope), f"helm/{KARPENTER_VALUES_FILE}")
 
 
 def only(chart: cdk8s.Chart, kind: str) -> dict:

@@ -21,8 +21,10 @@ from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.cli.main import main
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents, load_aws_facts
 from tests.conftest import find_crds_dir
+from tests.test_offerings import OVERLAYS
 
 STAMP = "2025-11-03T00:00:00+00:00"
 OWNER = "012345678901"
@@ -71,8 +73,8 @@ def manifests(*capacity_types: str, types: tuple[str, ...] = ("g5.xlarge", "g6.x
     return [pool, node_class]
 
 
-def choice(docs: list[dict], aws, shape: str = "gpus=1"):
-    return first_choice(pod_fit(PodShape.parse(shape), docs, aws=aws))
+def choice(docs: list[dict], aws, shape: str = "gpus=1", settings: ControllerSettings | None = None):
+    return first_choice(pod_fit(PodShape.parse(shape), docs, aws=aws, settings=settings))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,10 +162,12 @@ def test_a_node_overlay_pricing_the_type_by_name_makes_it_available():
     sets ``price`` gives the type that price, so its offerings are available; one with another requirement too does
     not (its price applies only to offerings that exist)."""
     docs = manifests("on-demand", types=("p5e.48xlarge",))
-    fit = choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E)], None, "gpus=8")
+    fit = choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E)], None, "gpus=8", OVERLAYS)
     assert (fit.instance, fit.offering, fit.price) == ("p5e.48xlarge", "on-demand/other zones", Decimal("90.5"))
     family = {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["p5e"]}
-    assert choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E, family)], None, "gpus=8") is None
+    assert choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E, family)], None, "gpus=8", OVERLAYS) is None
+    # with the chart's defaults (nodeOverlay off) no overlay prices the type: it stays unavailable
+    assert choice([*docs, _priced_overlay("p5e-price", "90.5", _P5E)], None, "gpus=8") is None
 
 
 def test_a_selected_reservation_launches_a_type_without_a_price_at_zero():
@@ -293,7 +297,9 @@ def test_explain_aws_prices_spot_per_zone_and_says_where_prices_come_from(tmp_pa
     assert env["prices"] == f"us-east-1 on-demand list price; spot: prices from {prices}"
     assert env["pod"]["fits"][0]["offering"] == "spot/us-east-1a" and env["pod"]["fits"][0]["price"] == "0.2"
     assert env["pools"][0]["offerings"] == ["on-demand/us-east-1a", "spot/us-east-1a"]
-    assert env["notes"][0] == f"zones: a type is an option only in the zones {zones} offers it in"
+    # no helm/karpenter.values.yaml beside the manifests: the settings line (the chart's defaults) comes first
+    assert env["notes"][0] == env["settings"] and env["settings"].startswith("Karpenter settings: chart defaults (")
+    assert env["notes"][1] == f"zones: a type is an option only in the zones {zones} offers it in"
     assert main(["explain", dist]) == 0
     assert "(spot and reserved shown at it)" in capsys.readouterr().out
     assert main(["explain", dist, "--aws", prices]) == 0

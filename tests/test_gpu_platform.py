@@ -12,6 +12,7 @@ from karpenter_gpu import (CapacityType, GpuInferencePool, GpuInferencePoolProps
 from karpenter_gpu.apiserver.conformance import validate_manifest
 from karpenter_gpu.apiserver.findings import Severity
 from stacks import ENVIRONMENTS, dev, prod, staging
+from tests.conftest import helm_values, karpenter_settings
 
 
 #: The manifests of each config, synthesized once in this module: the tests only read them (each gets a copy).
@@ -352,7 +353,13 @@ def test_mig_pools_from_the_config():
     assert smoke["resources"]["limits"]["nvidia.com/mig-1g.10gb"] == "1"
     values = next(v for v in platform.helm_values if v.file_name == "gpu-operator.values.yaml").render_values()
     assert values["mig"] == {"strategy": "mixed"} and values["migManager"]["enabled"] is True
-    findings = check_rules([("x", m) for m in manifests], values={"gpu-operator.values.yaml": values})
+    # as validate checks the environment: its synthesized Helm values, the Karpenter settings among them (prod's
+    # static pools and NodeOverlays need staticCapacity and nodeOverlay, which the chart's defaults turn off)
+    synthesized = helm_values(platform)
+    assert synthesized["gpu-operator.values.yaml"] == values
+    settings = karpenter_settings(platform)
+    assert settings.static_capacity and settings.node_overlay
+    findings = check_rules([("x", m) for m in manifests], values=synthesized, settings=settings)
     assert [f for f in findings if f.severity is Severity.ERROR] == []
     assert len([m for m in manifests if m["kind"] == "NodeOverlay" and m["metadata"]["name"].startswith("gpu-mig-")]) \
         == len(pool.props.instance_types) == 4

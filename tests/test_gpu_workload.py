@@ -8,12 +8,12 @@ import cdk8s
 import pytest
 
 from karpenter_gpu import (Duration, GpuInferencePool, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup,
-                           KarpenterGpuError, StaticCapacityPool, Taint, TaintEffect)
+                           KarpenterControllerValues, KarpenterGpuError, StaticCapacityPool, Taint, TaintEffect)
 from karpenter_gpu.k8s.scheduling import Requirements, pod_requirements, untolerated
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.addons.gpu_workload import PAUSE_IMAGE, GpuWorkload, pod_placement, toleration
 from karpenter_gpu.check.rules import check_rules
-from tests.conftest import manifests
+from tests.conftest import helm_values, karpenter_settings, manifests
 
 TEAM = Taint("example.com/team", "ml", TaintEffect.NO_EXECUTE)
 DEDICATED = Taint("example.com/dedicated", None, TaintEffect.NO_SCHEDULE)
@@ -467,8 +467,13 @@ def test_mig_profile_requests_the_mig_resource(chart, node_class):
     pool = _mig(chart, node_class)
     GpuWorkload(chart, "Serve", pool=pool, name="serve", mig_profile="2g.20gb", gpus=2)
     assert _limits(chart, "serve") == {"cpu": "1", "memory": "256Mi", "nvidia.com/mig-2g.20gb": "2"}
-    # KG417/KG421 find nothing wrong with it
-    assert [f for f in check_rules([("x", m) for m in manifests(chart)]) if f.severity is Severity.ERROR] == []
+    # KG417/KG421 find nothing wrong with it, under the controller values the chart synthesizes (nodeOverlay on: the
+    # pool's overlays are what give its types the MIG resource; the chart's defaults would leave them unapplied)
+    KarpenterControllerValues(chart, "Karpenter", cluster_name="c")
+    settings = karpenter_settings(chart)
+    assert settings.node_overlay
+    findings = check_rules([("x", m) for m in manifests(chart)], values=helm_values(chart), settings=settings)
+    assert [f for f in findings if f.severity is Severity.ERROR] == []
 
 
 def test_mixed_mig_pool_defaults_to_its_most_common_device(chart, node_class):

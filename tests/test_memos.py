@@ -14,8 +14,8 @@ from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.apiserver import _defaults, conformance
 from karpenter_gpu.apiserver.conformance import validate_manifest
 from karpenter_gpu import perf
-from karpenter_gpu.k8s import offerings
-from tests.test_simulator import overlay, pool, req
+from karpenter_gpu.k8s import overlay_resolution
+from tests.test_simulator import ON, overlay, pool, req
 
 
 @pytest.fixture
@@ -54,10 +54,10 @@ def test_pools_that_share_their_candidates_get_the_answers_each_gets_alone():
              pool("nodes", gpu, weight=20, limits={"nodes": "3"}),
              pool("open", gpu, weight=10),
              pool("static", gpu, weight=5, replicas=2, limits={"nodes": "3"})]
-    together = {r.name: r for r in simulate_pools([node_class, shares, discount, *pools])}
+    together = {r.name: r for r in simulate_pools([node_class, shares, discount, *pools], settings=ON)}
     assert len(together["small"].candidates) < len(together["big"].candidates)  # the limit drops some
     for manifest in pools:
-        [alone] = simulate_pools([node_class, shares, discount, manifest])
+        [alone] = simulate_pools([node_class, shares, discount, manifest], settings=ON)
         shared = together[alone.name]
         assert shared.candidate_names == alone.candidate_names
         for field in ("notes", "problems", "excluded", "worst_case_hourly", "worst_case_nodes", "worst_case_exact",
@@ -82,11 +82,11 @@ def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_c
     def priced(*reqs: dict) -> list[str]:
         env = [pool("p", req("family", "In", "g5", "g6")),
                overlay("o", *reqs, price="0.01")]
-        return sorted(c.instance.name for c in simulate_pools(env)[0].candidates if c.overlays)
+        return sorted(c.instance.name for c in simulate_pools(env, settings=ON)[0].candidates if c.overlays)
 
-    offerings._SEEN.clear()
+    overlay_resolution._SEEN.clear()
     g5 = priced(req("family", "In", "g5"))
-    seen = offerings._SEEN.for_owner(default_catalog().requirements_by_type)
+    seen = overlay_resolution._SEEN.for_owner(default_catalog().requirements_by_type)
     assert frozenset(r for r in seen if isinstance(r, frozenset) and r) and g5 and all(n.startswith("g5.") for n in g5)
     remembered = len(seen)
     assert priced(req("family", "In", "g5"), req("karpenter.sh/capacity-type", "In", "on-demand")) == g5
@@ -96,7 +96,7 @@ def test_the_types_an_overlay_may_match_are_remembered_per_requirement_set_and_c
     narrow = dataclasses.replace(default_catalog(), types=tuple(t for t in default_catalog().types
                                                                  if t.name == "g5.xlarge"))
     env = [pool("p", req("family", "In", "g5")), overlay("o", req("family", "In", "g5"), price="0.01")]
-    [only] = simulate_pools(env, narrow)  # another catalog: its own answer
+    [only] = simulate_pools(env, narrow, settings=ON)  # another catalog: its own answer
     assert [c.instance.name for c in only.candidates] == ["g5.xlarge"] and only.candidates[0].overlays
 
 

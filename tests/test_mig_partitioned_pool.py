@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from karpenter_gpu import GpuNodeClass, KarpenterGpuError, MigPartitionedPool, Taint
+from karpenter_gpu import GpuNodeClass, KarpenterControllerValues, KarpenterGpuError, MigPartitionedPool, Taint
 from karpenter_gpu.addons.feature_gates import FeatureGate, required_feature_gates
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
@@ -12,7 +12,7 @@ from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.apiserver.conformance import check
 from karpenter_gpu.k8s.mig import MIG_CONFIG_LABEL, mig_table
-from tests.conftest import manifests
+from tests.conftest import karpenter_settings, manifests
 
 
 def node_class(chart, ami="al2023@v20251103"):
@@ -84,14 +84,25 @@ def test_done_when_overlay_counts_equal_catalog_gpus_times_table(chart):
     assert by_name["p-all-3g-71gb-p5en-48xlarge"] == {"nvidia.com/gpu": "16"}
 
 
+def with_controller(chart):
+    """The chart's Karpenter controller values (the nodeOverlay gate the pool's overlays need), read back as explain
+    reads helm/karpenter.values.yaml: without them the chart's defaults leave nodeOverlay off."""
+    KarpenterControllerValues(chart, "Karpenter", cluster_name="c")
+    settings = karpenter_settings(chart)
+    assert settings.node_overlay and settings.source == "helm/karpenter.values.yaml"
+    return settings
+
+
 def test_simulation_sees_the_overlay_capacity(chart):
     pool(chart)
-    reports = {r.name: r for r in simulate_pools(manifests(chart))}
+    settings = with_controller(chart)
+    reports = {r.name: r for r in simulate_pools(manifests(chart), settings=settings)}
     capacity = {c.name: int(c.capacity["nvidia.com/mig-1g.10gb"]) for c in reports["gpu-mig"].candidates}
     assert capacity == {"p4d.24xlarge": 32, "p4de.24xlarge": 56, "p5.48xlarge": 56, "p5.4xlarge": 7}
     # physical GPUs stay: gpu_limit still caps them under the mixed strategy
     assert {c.name: c.gpus for c in reports["gpu-mig"].candidates}["p5.48xlarge"] == 8
-    fit = first_choice(pod_fit(PodShape.parse("mig-1g.10gb=40,tolerate=nvidia.com/gpu"), manifests(chart)))
+    fit = first_choice(pod_fit(PodShape.parse("mig-1g.10gb=40,tolerate=nvidia.com/gpu"), manifests(chart),
+                               settings=settings))
     assert (fit.pool, fit.instance) == ("gpu-mig", "p4de.24xlarge")  # 56 >= 40, cheaper than p5
 
 
@@ -185,7 +196,7 @@ def test_single_strategy_counts_mig_devices_as_gpus(chart):
     assert construct.props.devices_per_instance_type()["p5.48xlarge"] == {"nvidia.com/gpu": 16}
     assert "p4d.24xlarge" not in construct.props.instance_types  # A100 40GB has 3g.20gb, not 3g.40gb
     # the GPU limit then counts MIG devices: Karpenter sees 16 "GPUs" on a p5
-    report = {r.name: r for r in simulate_pools(manifests(chart))}["gpu-mig"]
+    report = {r.name: r for r in simulate_pools(manifests(chart), settings=with_controller(chart))}["gpu-mig"]
     assert {c.name: c.gpus for c in report.candidates}["p5.48xlarge"] == 16
 
 

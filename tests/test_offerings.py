@@ -8,6 +8,7 @@ from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.analysis.catalog import default_catalog
+from karpenter_gpu.k8s.controller_settings import read_settings
 from karpenter_gpu.k8s.offerings import instance_requirements, pool_offerings
 from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
 from karpenter_gpu.k8s.views import NodePoolView, OverlayView
@@ -16,6 +17,9 @@ from tests.test_simulator import overlay, pool, req
 AWS = "karpenter.k8s.aws/instance-"
 ZONE = "topology.kubernetes.io/zone"
 CT = "karpenter.sh/capacity-type"
+#: The controller these overlays are written for: a values file turning the nodeOverlay gate on (the chart's default
+#: is off, and then no NodeOverlay is applied: tests/test_controller_settings.py), the other settings the chart's.
+OVERLAYS = read_settings({"settings": {"featureGates": {"nodeOverlay": True}}})
 
 
 G5X = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(ZONE, "In", "us-east-1a", "us-east-1b"),
@@ -28,25 +32,26 @@ def prices(report) -> dict[str, Decimal | None]:
 
 def test_overlay_naming_a_zone_reprices_only_that_zones_offerings():
     # controller.go getOverlaidOfferings -> Offerings.Compatible; store.go applyPriceOverlays per offering
-    report = simulate_pools([G5X, overlay("cheap-1a", req(ZONE, "In", "us-east-1a"), price="0.5")])[0]
+    report = simulate_pools([G5X, overlay("cheap-1a", req(ZONE, "In", "us-east-1a"), price="0.5")], settings=OVERLAYS)[0]
     assert prices(report) == {"spot/us-east-1a": Decimal("0.5"), "spot/us-east-1b": Decimal("1.006"),
                               "on-demand/us-east-1a": Decimal("0.5"), "on-demand/us-east-1b": Decimal("1.006")}
     assert report.candidates[0].price == Decimal("0.5")  # OrderByPrice: the cheapest compatible offering
     # a pod that needs us-east-1b pays the untouched price
     fit = pod_fit(PodShape.parse(f"select={ZONE}=us-east-1b"), [G5X, overlay("cheap-1a", req(ZONE, "In", "us-east-1a"),
-                                                                                price="0.5")])[0]
+                                                                                price="0.5")], settings=OVERLAYS)[0]
     assert (fit.price, fit.offering) == (Decimal("1.006"), "spot/us-east-1b")
 
 
 def test_overlay_naming_a_capacity_type_reprices_only_those_offerings():
-    report = simulate_pools([G5X, overlay("spot-cheap", req(CT, "In", "spot"), priceAdjustment="-50%")])[0]
+    report = simulate_pools([G5X, overlay("spot-cheap", req(CT, "In", "spot"), priceAdjustment="-50%")],
+                            settings=OVERLAYS)[0]
     assert prices(report)["spot/us-east-1a"] == Decimal("0.503")
     assert prices(report)["on-demand/us-east-1a"] == Decimal("1.006")
 
 
 def test_higher_weight_wins_per_offering():
     report = simulate_pools([G5X, overlay("all", weight=5, price="2"),
-                             overlay("spot", req(CT, "In", "spot"), weight=9, price="0.3")])[0]
+                             overlay("spot", req(CT, "In", "spot"), weight=9, price="0.3")], settings=OVERLAYS)[0]
     assert prices(report)["spot/us-east-1b"] == Decimal("0.3") and prices(report)["on-demand/us-east-1b"] == Decimal("2")
     assert report.candidates[0].overlays == ("spot", "all")
 
@@ -57,7 +62,7 @@ def test_equal_weight_conflict_drops_the_alphabetically_earlier_overlay_everywhe
     other = pool("q", req(AWS + "family", "In", "g6"))
     manifests = [G5X, other, overlay("alpha", req(AWS + "family", "In", "g5", "g6"), weight=7, price="9"),
                  overlay("zeta", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), weight=7, price="0.1")]
-    reports = {r.name: r for r in simulate_pools(manifests)}
+    reports = {r.name: r for r in simulate_pools(manifests, settings=OVERLAYS)}
     assert set(prices(reports["p"]).values()) == {Decimal("0.1")}
     assert all(c.overlays == () for c in reports["q"].candidates)  # alpha is dropped for pool q too
     assert "alpha" in reports["q"].dropped_overlays and "zeta prices g5.xlarge" in reports["q"].dropped_overlays["alpha"]
@@ -67,7 +72,7 @@ def test_equal_weight_conflict_drops_the_alphabetically_earlier_overlay_everywhe
 def test_equal_weight_without_shared_offerings_do_not_conflict():
     manifests = [G5X, overlay("a", req(CT, "In", "spot"), weight=3, price="0.2"),
                  overlay("b", req(CT, "In", "on-demand"), weight=3, price="0.4")]
-    report = simulate_pools(manifests)[0]
+    report = simulate_pools(manifests, settings=OVERLAYS)[0]
     assert report.dropped_overlays == {}
     assert prices(report)["spot/us-east-1a"] == Decimal("0.2") and prices(report)["on-demand/us-east-1a"] == Decimal("0.4")
 
@@ -76,7 +81,7 @@ def test_equal_weight_capacity_overlays_conflict_on_a_shared_resource():
     # store.go isCapacityUpdateConflicting: same weight, overlapping resource names
     manifests = [G5X, overlay("a", weight=2, capacity={"example.com/x": "1"}),
                  overlay("b", weight=2, capacity={"example.com/x": "2", "example.com/y": "1"})]
-    report = simulate_pools(manifests)[0]
+    report = simulate_pools(manifests, settings=OVERLAYS)[0]
     assert list(report.dropped_overlays) == ["a"]
     assert report.candidates[0].capacity["example.com/x"] == 2
 
@@ -131,13 +136,13 @@ def test_overlays_are_indexed_by_what_they_can_match():
     assert list(resolution._candidates(0, "p1", "g5.xlarge")) == [0]
     assert first_choice(pod_fit(PodShape(), [pool("p1", req(AWS + "family", "In", "g5")),
                                              overlay("o", req("karpenter.sh/nodepool", "In", "p1"),
-                                                     price="0.01")])).price == Decimal("0.01")
+                                                     price="0.01")], settings=OVERLAYS)).price == Decimal("0.01")
 
 
 def test_overlay_on_a_label_the_catalog_does_not_model_is_assumed_to_match():
     # computeRequirements defines topology.kubernetes.io/region on every type; the catalog has no region
     report = simulate_pools([G5X, overlay("region", req("topology.kubernetes.io/region", "In", "us-east-1"),
-                                          price="0.7")])[0]
+                                          price="0.7")], settings=OVERLAYS)[0]
     assert set(prices(report).values()) == {Decimal("0.7")}
     assert any("topology.kubernetes.io/region are not modelled" in n.text for n in report.notes)
 
@@ -146,12 +151,12 @@ def test_pools_an_overlay_tells_apart_do_not_share_candidates():
     # a nodepool-specific overlay: the candidates of p and q must differ although their requirements match
     manifests = [pool("p", req(AWS + "family", "In", "g5")), pool("q", req(AWS + "family", "In", "g5")),
                  overlay("only-p", req("karpenter.sh/nodepool", "In", "p"), price="0.01")]
-    reports = {r.name: r for r in simulate_pools(manifests)}
+    reports = {r.name: r for r in simulate_pools(manifests, settings=OVERLAYS)}
     assert reports["p"].candidates[0].price == Decimal("0.01") and reports["q"].candidates[0].price != Decimal("0.01")
     labelled = [pool("p", req(AWS + "family", "In", "g5"), labels={"example.com/team": "a"}),
                 pool("q", req(AWS + "family", "In", "g5"), labels={"example.com/team": "b"}),
                 overlay("team-a", req("example.com/team", "In", "a"), price="0.02")]
-    reports = {r.name: r for r in simulate_pools(labelled)}
+    reports = {r.name: r for r in simulate_pools(labelled, settings=OVERLAYS)}
     assert reports["p"].candidates[0].price == Decimal("0.02") and reports["q"].candidates[0].price != Decimal("0.02")
 
 
@@ -159,7 +164,7 @@ def test_overlay_with_zone_notin_leaves_that_zones_offerings_alone():
     # InjectOfferings makes one offering per zone; getOverlaidOfferings -> Offerings.Compatible drops exactly the zone
     # NotIn names, so that zone is named apart from the "other zones" offering.
     both = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(CT, "In", "spot", "on-demand"))
-    report = simulate_pools([both, overlay("not-1a", req(ZONE, "NotIn", "us-east-1a"), price="0.5")])[0]
+    report = simulate_pools([both, overlay("not-1a", req(ZONE, "NotIn", "us-east-1a"), price="0.5")], settings=OVERLAYS)[0]
     assert prices(report) == {"spot/us-east-1a": Decimal("1.006"), "spot/other zones": Decimal("0.5"),
                               "on-demand/us-east-1a": Decimal("1.006"), "on-demand/other zones": Decimal("0.5")}
 
@@ -179,10 +184,10 @@ def test_reserved_offerings_come_from_the_node_classs_reservations_not_the_pools
     # ReservedCapacityResolver.ResolveOfferings: reserved offerings only for the reservations the node class selects;
     # GetInstanceTypes does not filter by the pool, and validateInstanceTypesOverride checks every offering it gets.
     admits = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"))  # admits reserved
-    without = simulate_pools([admits, _node_class(False), *RESERVED_SHARES])[0]
+    without = simulate_pools([admits, _node_class(False), *RESERVED_SHARES], settings=OVERLAYS)[0]
     assert without.dropped_overlays == {} and without.candidates[0].capacity.get("example.com/shares") is None
     on_demand = pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), req(CT, "In", "on-demand"))
-    with_terms = simulate_pools([on_demand, _node_class(True), *RESERVED_SHARES])[0]
+    with_terms = simulate_pools([on_demand, _node_class(True), *RESERVED_SHARES], settings=OVERLAYS)[0]
     assert list(with_terms.dropped_overlays) == ["a"]  # b (name later) is stored first; a conflicts on shares
 
 
@@ -196,7 +201,8 @@ def test_overlays_runtime_validation_refuses_are_never_applied():
                                    {it.name: it.requirements for it in default_catalog().types})
     assert sorted(resolution.refused) == ["dedicated", "neuron"] and [o.name for o in resolution.order] == ["mixed"]
     report = simulate_pools([G5X, overlay("dedicated", req(CT, "In", "dedicated"), price="0.1"),
-                             overlay("neuron", capacity={"aws.amazon.com/neuron": "1", "nvidia.com/gpu": "4"})])[0]
+                             overlay("neuron", capacity={"aws.amazon.com/neuron": "1", "nvidia.com/gpu": "4"})],
+                            settings=OVERLAYS)[0]
     assert set(prices(report).values()) == {Decimal("1.006")} and report.candidates[0].capacity["nvidia.com/gpu"] == 1
 
 

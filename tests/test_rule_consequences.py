@@ -5,7 +5,7 @@ from __future__ import annotations
 from karpenter_gpu.analysis.simulator import simulate_pools
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules import check_rules
-from tests.test_rules import GPU, ON_DEMAND, _requirements, gpu_pool, neuron_pool, only, run, tspec
+from tests.test_rules import GPU, ON, ON_DEMAND, _requirements, gpu_pool, neuron_pool, only, run, tspec
 
 FAMILY = "karpenter.k8s.aws/instance-family"
 INSTANCE_TYPE = "node.kubernetes.io/instance-type"
@@ -164,6 +164,6 @@ def test_kg460_conflicting_overlays_are_reported_as_explain_drops_them():
     objects = [gpu_pool(), overlay("shared-a", 10, "4"), overlay("shared-b", 10, "8")]
     finding = only(run(*objects), "KG460")
     assert finding.kind == "NodeOverlay" and "conflicts with an overlay of the same weight 10" in finding.message
-    explained = str(explain_environment("e", objects, default_catalog()))
+    explained = str(explain_environment("e", objects, default_catalog(), settings=ON))  # the rules' settings
     assert finding.name in explained and "conflicts with an overlay of the same weight" in explained
     assert codes(run(gpu_pool(), overlay("shared-a", 10, "4"), overlay("shared-b", 20, "8")), "KG460") == []
