@@ -254,6 +254,39 @@ def test_explain_without_a_file_uses_chart_defaults_or_karpenter_values(tmp_path
     assert f"Karpenter settings: {given}" in env["settings"] and env["pools"][0]["overlaid_offerings"]
 
 
+def test_explain_without_a_file_says_what_the_chart_defaults_leave_out_and_how_to_give_the_values(tmp_path, capsys):
+    static = pool("warm", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"), replicas=1)
+    root = _env(tmp_path, None, pool("p", G5), static, OVERLAY)
+    assert main(["explain", str(root), "--format", "json"]) == 0
+    env = json.loads(capsys.readouterr().out)["environments"][0]
+    assert env["notes"][0] == env["settings"] and "chart defaults" in env["settings"]
+    assert env["notes"][1] == (
+        "no Karpenter values were read, so the chart's defaults apply: featureGates.nodeOverlay off, so NodeOverlay "
+        "cheap-g5-xl is not applied; featureGates.staticCapacity off, so static pool warm launches nothing; if the "
+        "controller runs with these gates on, put its values in helm/karpenter.values.yaml beside the manifests or "
+        "pass --karpenter-values FILE")
+    assert main(["explain", str(root)]) == 0
+    assert "note: no Karpenter values were read, so the chart's defaults apply: featureGates.nodeOverlay off, so " \
+           "NodeOverlay cheap-g5-xl is not applied" in capsys.readouterr().out
+    only_overlay = _env(tmp_path / "o", None, pool("p", G5), OVERLAY)
+    assert main(["explain", str(only_overlay), "--format", "json"]) == 0
+    env = json.loads(capsys.readouterr().out)["environments"][0]
+    assert env["notes"][1].endswith("NodeOverlay cheap-g5-xl is not applied; if the controller runs with the gate on, "
+                                    "put its values in helm/karpenter.values.yaml beside the manifests or pass "
+                                    "--karpenter-values FILE")
+    # the values given (here, or beside the manifests with the gates off on purpose): no such note
+    given = tmp_path / "mine.yaml"
+    given.write_text("settings:\n  featureGates:\n    nodeOverlay: true\n    staticCapacity: true\n")
+    chosen = _env(tmp_path / "c", {"settings": {"featureGates": {"nodeOverlay": False}}}, pool("p", G5), OVERLAY)
+    for args in ([str(root), "--karpenter-values", str(given)], [str(chosen)]):
+        assert main(["explain", *args, "--format", "json"]) == 0
+        notes = json.loads(capsys.readouterr().out)["environments"][0]["notes"]
+        assert not [n for n in notes if "no Karpenter values were read" in n]
+    assert main(["explain", str(_env(tmp_path / "n", None, pool("p", G5))), "--format", "json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["environments"][0]["notes"]  # nothing the defaults leave out
+    assert not [n for n in notes if "no Karpenter values were read" in n]
+
+
 @pytest.mark.parametrize("command", ["explain", "validate", "diff"])
 @pytest.mark.parametrize("content, code", [("settings:\n  minValuesPolicy: strict\n", "KG742"),
                                            ("- a list\n", "KG310"), ("a: [\n", "KG903")])

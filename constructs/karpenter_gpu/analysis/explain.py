@@ -22,17 +22,17 @@ from urllib.parse import quote
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
-from karpenter_gpu.analysis.notes import amount_text
+from karpenter_gpu.analysis.notes import NoteKind, OverlaysIgnored, amount_text
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit, unmodelled
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.analysis.region import region_warnings
 from karpenter_gpu.analysis.simulator import PoolReport, price_basis, simulate_pools
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
-from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.k8s.controller_settings import CHART_DEFAULTS, ControllerSettings
 from karpenter_gpu.k8s.views import NodePoolView, hybrid_groups, node_pools
 from karpenter_gpu.k8s.windows import window_notes, window_zone
 from karpenter_gpu.render import escape
-from karpenter_gpu.upstream import FeatureGate
+from karpenter_gpu.upstream import KARPENTER_VALUES_FILE, FeatureGate
 
 ZONE_NOTE = "zones are as declared: the catalog does not know which zones offer an instance type"
 #: Longest markdown report: GitHub refuses a pull-request comment over 65,536 characters.
@@ -92,12 +92,36 @@ def _facts_notes(basis: str, aws: AwsFacts | None) -> list[str]:
     return [zone_note, f"$/h figures: {basis}{shown}"]
 
 
+def _defaults_notes(settings: ControllerSettings, reports: list[PoolReport]) -> list[str]:
+    """With no values file read (the chart's defaults stand in): what those defaults switch off that these manifests
+    rely on, and how to give the controller's own values. Nothing when a values file was read."""
+    if settings.source != CHART_DEFAULTS:
+        return []
+    overlays = sorted({name for r in reports for n in r.notes if isinstance(n, OverlaysIgnored) for name in n.overlays})
+    static = sorted({r.name for r in reports if any(p.kind is NoteKind.STATIC_CAPACITY_OFF for p in r.problems)})
+    off = []
+    if overlays:
+        many = len(overlays) > 1
+        off.append(f"featureGates.nodeOverlay off, so NodeOverlay{'s' if many else ''} {', '.join(overlays)} "
+                   f"{'are' if many else 'is'} not applied")
+    if static:
+        many = len(static) > 1
+        off.append(f"featureGates.staticCapacity off, so static pool{'s' if many else ''} {', '.join(static)} "
+                   f"launch{'' if many else 'es'} nothing")
+    if not off:
+        return []
+    return [f"no Karpenter values were read, so the chart's defaults apply: {'; '.join(off)}; if the controller runs "
+            f"with {'these gates' if len(off) > 1 else 'the gate'} on, put its values in helm/{KARPENTER_VALUES_FILE} "
+            "beside the manifests or pass --karpenter-values FILE"]
+
+
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
                         zone: str | None = None, nodes: list[ClusterNode] | None = None,
                         aws: AwsFacts | None = None, settings: ControllerSettings | None = None) -> dict[str, Any]:
     """Everything the report shows for one environment, as plain data (the JSON format). ``settings``: the
     controller's (:func:`~karpenter_gpu.k8s.controller_settings.environment_settings`; None: the chart's defaults),
-    named in the report's first note. ``nodes``: the cluster's
+    named in the report's first note; without a values file, the next says what the chart's defaults switch off
+    that the manifests rely on and how to give the controller's values. ``nodes``: the cluster's
     nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
     has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units). ``aws``: the account's
     facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow."""
@@ -108,7 +132,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     out: dict[str, Any] = {"environment": name, "zone": zone or _zone(pools), "prices": basis,
                            "settings": settings.describe(),
-                           "notes": [settings.describe(), *settings.notes, *settings.unmodelled(),
+                           "notes": [settings.describe(), *_defaults_notes(settings, reports), *settings.notes,
+                                     *settings.unmodelled(),
                                      *_facts_notes(basis, aws),
                                      *(n.text for n in region_warnings(manifests, catalog, pools=pools))],
                            "pools": []}
