@@ -1114,3 +1114,25 @@ def test_a_requirement_key_is_judged_once_for_every_pool(monkeypatch):
         check_rules(pools)
         assert seen and len(seen) == len(set(seen))
         requirements._key_problem.cache_clear()
+
+
+def test_kg445_says_to_turn_on_the_overlay_gate_when_the_overlays_are_ignored(chart):
+    """Under the chart's defaults (no values read) the MIG overlays exist but are not applied: the fix is the gate,
+    not another MIG pool."""
+    objects, values = _mig_env(chart)
+    pod = _pod("slice", "gpu-mig", {"nvidia.com/mig-1g.10gb": "1"})
+    found = [f for f in check_rules([("x", m) for m in [*objects, pod]], values=values) if f.code == "KG445"]
+    assert "slice" in {f.name for f in found}
+    assert all("turn on settings.featureGates.nodeOverlay" in f.message for f in found)
+    assert not [f for f in check_rules([("x", m) for m in [*objects, pod]], values=values, settings=ON)
+                if f.code == "KG445"]
+
+
+def test_kg419_on_a_static_pool_without_the_static_gate_says_to_turn_it_on():
+    pool = gpu_pool()
+    pool["spec"]["replicas"] = 1
+    pool["spec"].pop("weight", None)
+    pool["spec"]["limits"] = {"nodes": "2"}
+    off = [f for f in check_rules([("p.yaml", pool)]) if f.code == "KG419"]
+    assert off and "turn on settings.featureGates.staticCapacity" in off[0].message
+    assert not [f for f in run(pool) if f.code == "KG419"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from karpenter_gpu.analysis.notes import NoteKind
 from karpenter_gpu.analysis.pod_fit import fit_reports
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import RuleEnvironment
@@ -46,7 +47,7 @@ def kg419_launches_nothing(env: RuleEnvironment) -> None:
     required offering".
 
     Fix: describe instances by properties (GPU count, memory) instead of listing them; the message says what
-    excluded every type.
+    excluded every type (for a static pool with the ``staticCapacity`` gate off: turn the gate on).
 
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/scheduler.go``
     (``Solve``: no instance type) and ``pkg/scheduling/requirements.go`` ``Intersects``.
@@ -56,9 +57,13 @@ def kg419_launches_nothing(env: RuleEnvironment) -> None:
         if report is None or not pool.is_gpu or (report.candidates and report.launchable):
             continue
         why = "; ".join(p.text for p in report.problems) or "no instance type of the catalog matches every requirement"
+        if any(p.kind is NoteKind.STATIC_CAPACITY_OFF for p in report.problems):
+            fix = ("turn on settings.featureGates.staticCapacity in the Karpenter values (no static controller runs "
+                   "without it)")
+        else:
+            fix = "describe instances by properties (GPU count, memory) instead of listing them"
         pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
-                                     "type met the scheduling requirements or had a required offering'; fix: "
-                                     "describe instances by properties (GPU count, memory) instead of listing them")
+                                     f"type met the scheduling requirements or had a required offering'; fix: {fix}")
 
 
 @rule("KG421", Severity.ERROR, "workload pod shape fits no instance type of the pool it targets")

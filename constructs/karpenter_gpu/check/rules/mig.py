@@ -10,7 +10,8 @@ from karpenter_gpu.analysis.simulator import PoolReport
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
-from karpenter_gpu.k8s.labels import NVIDIA_GPU
+from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.k8s.labels import NVIDIA_GPU, OVERLAY_KIND, kind_of
 from karpenter_gpu.k8s.mig import MIG_CONFIG_LABEL, MIG_RESOURCE_PREFIX, mig_partitioned, mig_table
 
 _DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
@@ -57,7 +58,8 @@ def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
 
     Why it matters: Karpenter launches nothing for the pod and it stays Pending.
 
-    Fix: add a MigPartitionedPool whose config has that profile, or request one that a pool advertises.
+    Fix: add a MigPartitionedPool whose config has that profile, or request one that a pool advertises (with the
+    ``nodeOverlay`` gate off and NodeOverlays present: turn the gate on).
 
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/nodeoverlay`` (capacity overlays) and
     ``pkg/utils/resources`` ``Fits``.
@@ -66,13 +68,18 @@ def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
     if not asking or not env.simulated:  # what the pools advertise matters only to a pod asking for MIG
         return
     advertised = {r for pool in env.pools if (report := env.report(pool)) for r in _mig_resources(report)}
+    overlays_off = not (env.settings or ControllerSettings()).node_overlay and any(
+        kind_of(m) == OVERLAY_KIND for m in env.manifests)
     for work, wanted in asking:
         for resource in wanted:
             if resource not in advertised:
+                fix = ("turn on settings.featureGates.nodeOverlay in the Karpenter values: the environment's "
+                       "NodeOverlays (its MIG capacity among them) are ignored without it" if overlays_off else
+                       "add a MigPartitionedPool whose config has that profile, or request one that a pool advertises "
+                       f"({', '.join(sorted(advertised)) or 'none'})")
                 work.add("KG445", f"{work.pod_path}.containers", f"the pod requests {resource}, which no NodePool of "
                          "this environment advertises (no MIG NodeOverlay adds it): Karpenter launches nothing for it "
-                         "and it stays Pending; fix: add a MigPartitionedPool whose config has that profile, or "
-                         f"request one that a pool advertises ({', '.join(sorted(advertised)) or 'none'})")
+                         f"and it stays Pending; fix: {fix}")
 
 
 @rule("KG446", Severity.ERROR,
