@@ -71,7 +71,7 @@ mig-check: deps  ## the MIG tables' derived configs equal the GPU Operator's def
 	@test -n "$(CONFIGMAP)" || { echo "make mig-check CONFIGMAP=path/to/0400_configmap.yaml (gpu-operator v26.7.0 assets/state-mig-manager; see tools/check_mig_profiles.py)" >&2; exit 2; }
 	$(BIN)/python tools/check_mig_profiles.py "$(CONFIGMAP)"
 
-oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go): stale vectors fail, then >= 50,000 fresh cases
+oracle: $(BIN)/.installed  ## Karpenter's own Go code checks the core (needs Go): stale vectors fail, then >= 100,000 fresh cases and the coverage table
 	$(BIN)/python -m tests.oracle.run --check-vectors
 
 # actionlint from the Go module proxy (needs Go, like the oracle), built into .cache/bin (ignored by git); it runs

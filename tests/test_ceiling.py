@@ -151,3 +151,11 @@ def test_a_huge_limit_stops_at_the_node_budget():
     fill = dearest_fill(items, limit, budget=2000)
     assert time.process_time() - start < 5 and fill is not None and fill.exact
     assert sum(k * (234 if n == "small" else 737) for n, k in fill.counts) <= limit[0]
+
+
+def test_a_price_of_many_digits_times_a_huge_count_stays_exact():
+    """A price with 15 decimals (a VM-overhead-adjusted or overlaid price) times a count near a limit of
+    863,565,228,548,292 GPUs has more digits than Decimal's default 28: the total is exact (found by the oracle)."""
+    fill = dearest_fill([("p", D("42.724799999999995"), [D(8)])], [D("863565228548292.608")])
+    assert fill.counts == (("p", 107945653568536),)
+    assert fill.total == D("4611956459584986.353071732157320") and fill.exact  # 42724799999999995 * 107945653568536

@@ -595,6 +595,12 @@ def test_blocking_schema_errors_skip_cel_as_the_server_does(crds: Crds) -> None:
     problems = check(nodepool(lambda m: spec(m).update(replicas=2, weight=True)), crds, skipped=skipped)
     assert problems == ["spec.weight: expected integer, got boolean"]
     assert skipped and skipped[0].startswith("<root>: no CEL rule evaluated")
+    # A date-time that is none: kube-openapi's FormatOf says InvalidType, blocking too (found by the oracle).
+    skipped.clear()
+    check(nodepool(lambda m: (spec(m).update(replicas=2, weight=5),
+                              tspec(m).update(taints=[{"key": "k", "effect": "NoSchedule", "timeAdded": "never"}]))),
+          crds, skipped=skipped)
+    assert skipped and skipped[0].startswith("<root>: no CEL rule evaluated")
     # A non-blocking error (a maximum) does not stop CEL.
     problems = check(nodepool(lambda m: spec(m).update(replicas=2, weight=500)), crds)
     assert any(p.startswith("spec: 'weight' is not supported on static NodePools") for p in problems), problems

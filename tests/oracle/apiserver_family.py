@@ -38,6 +38,7 @@ import yaml
 from karpenter_gpu.apiserver.conformance import assess, load_crds
 from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
 from karpenter_gpu.apiserver.findings import Severity
+from tests.oracle import schema_gen
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("NodePool", "EC2NodeClass", "NodeOverlay")
@@ -280,9 +281,17 @@ EDITS = [_type_change, _type_change, _string_edit, _string_edit, _number_edit, _
 
 
 def apiserver_case(rng: random.Random, dist: bool = True) -> dict:
+    """A base object with hand-written edits (type changes, bounds, unknown fields, metadata), or, half the time,
+    with schema edits (:func:`tests.oracle.schema_gen.mutate`: any leaf of the kind's CRD) and sometimes a
+    hand-written edit on top."""
     obj = copy.deepcopy(rng.choice(bases(dist)))
-    for _ in range(rng.choice([0, 1, 1, 1, 2, 2, 3])):
-        rng.choice(EDITS)(rng, obj)
+    if rng.random() < 0.5 and obj.get("kind") in schema_gen.CRD_FILES:
+        obj = schema_gen.mutate(rng, obj["kind"], obj, rng.choice([1, 1, 2, 3, 4]))
+        if rng.random() < 0.25:
+            rng.choice(EDITS)(rng, obj)
+    else:
+        for _ in range(rng.choice([0, 1, 1, 1, 2, 2, 3])):
+            rng.choice(EDITS)(rng, obj)
     case: dict[str, Any] = {"object": obj}
     if rng.random() < 0.02:  # annotations near the total size limit (keys count too)
         key = "example.com/big"

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 import yaml
 
+from tests.oracle import schema_gen
 from tests.oracle.apiserver_family import apiserver_case
 from tests.oracle.overlay_family import oracle_case as overlay_case
 from tests.oracle.scheduler_family import oracle_case as scheduler_case
@@ -323,8 +324,14 @@ def _edit_node_class(rng: random.Random, m: dict) -> None:
 
 
 def drift_case(rng: random.Random, dist: bool = True) -> dict:
+    """Two manifests of one kind: hand-written edits aimed at the drift hash, or (half the time) an admitted schema
+    draw and an admitted schema edit of it (:func:`tests.oracle.schema_gen.draw`: any leaf of the CRD)."""
     kind = rng.choice(["NodePool", "EC2NodeClass"])
     base = copy.deepcopy(rng.choice(_bases(kind, dist)))
+    if rng.random() < 0.5:
+        if rng.random() < 0.7:
+            base = schema_gen.draw(rng, kind, base, edits=3)
+        return {"kind": kind, "old": base, "new": schema_gen.draw(rng, kind, base, edits=3)}
     edit = _edit_node_pool if kind == "NodePool" else _edit_node_class
     for _ in range(rng.randint(0, 2)):
         edit(rng, base)

@@ -63,6 +63,7 @@ from karpenter_gpu.k8s.kubelet import KubeletSettings
 from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
 from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.k8s.views import node_pools, overlays as overlay_views
+from tests.oracle import schema_gen
 from karpenter_gpu.analysis.simulator import _context as simulator_context
 from tests.oracle.scheduler_family import case_settings, controller_settings
 from tests.oracle.scheduler_family import _NO_VPC_LIMITS, _ZONES, _case_catalog, _catalog_entries, _instance_spec
@@ -191,6 +192,9 @@ def oracle_case(rng: random.Random) -> dict:
     weights = tuple(rng.sample((1, 5, 10, 100, 10000), rng.choice((1, 2, 3))))
     overlays = [_overlay(rng, name, types, named, pools, weights)
                 for name in sorted(rng.sample(_OVERLAY_NAMES, rng.randint(1, 5)))]
+    schema_rng = random.Random(rng.random())  # the draws above stay as they were
+    overlays = [schema_gen.draw(schema_rng, "NodeOverlay", o, edits=2) if schema_rng.random() < 0.3 else o
+                for o in overlays]
     return {
         "region": "us-east-1",
         "zones": [{"name": n, "id": i} for n, i in zones],

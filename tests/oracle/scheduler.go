@@ -146,6 +146,9 @@ type schedCase struct {
 	// BlockDeviceMappings and InstanceStorePolicy are the EC2NodeClass's (ephemeral-storage capacity).
 	BlockDeviceMappings []*awsv1.BlockDeviceMapping `json:"block_device_mappings"`
 	InstanceStorePolicy *awsv1.InstanceStorePolicy  `json:"instance_store_policy"`
+	// NodeClassSpec: further EC2NodeClass spec fields (schema draws of any admitted field the harness does not
+	// resolve itself), decoded over the spec built from the fields above.
+	NodeClassSpec json.RawMessage `json:"node_class_spec"`
 }
 
 type schedOffer struct {
@@ -546,6 +549,11 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	}
 	ctx := settingsCtx(c.Settings)
 	nodeClass := schedNodeClass(&c)
+	if len(c.NodeClassSpec) > 0 && string(c.NodeClassSpec) != "null" {
+		if err := json.Unmarshal(c.NodeClassSpec, &nodeClass.Spec); err != nil {
+			return nil, fmt.Errorf("reading node_class_spec: %w", err)
+		}
+	}
 	its, err := schedInstanceTypes(ctx, &c, nodeClass)
 	if err != nil {
 		return nil, err

@@ -99,6 +99,7 @@ from karpenter_gpu.k8s.controller_settings import ControllerSettings, read_setti
 from karpenter_gpu.k8s.yaml_loader import load_documents
 from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
+from tests.oracle.scheduler_schema import schema_inputs
 
 FAMILY = "scheduler"
 
@@ -616,8 +617,10 @@ def _node_class_inputs(rng: random.Random, entries: list[dict], pools: list[dict
 
 
 def oracle_case(rng: random.Random) -> dict:
-    """A case of the ``scheduler`` family of ``make oracle``: every input both sides read (:func:`generate_case`)."""
-    return generate_case(rng)
+    """A case of the ``scheduler`` family of ``make oracle``: every input both sides read (:func:`generate_case`),
+    with schema draws of any admitted NodePool and EC2NodeClass field (:mod:`tests.oracle.scheduler_schema`)."""
+    case = generate_case(rng)
+    return schema_inputs(random.Random(json.dumps(case, sort_keys=True)), case)  # rng's own draws stay as they were
 
 
 def generate(rng: random.Random, n: int) -> list[dict]:
@@ -658,6 +661,7 @@ def node_class(case: dict) -> dict:
         spec["networkInterfaces"] = case["network_interfaces"]
     if case.get("connection_tracking") is not None:
         spec["connectionTracking"] = case["connection_tracking"]
+    spec.update(case.get("node_class_spec") or {})  # schema draws of further fields (scheduler_schema)
     return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
             "spec": spec}
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from functools import reduce
 from typing import Sequence
 
@@ -118,8 +118,10 @@ def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
     else:
         total, counts, bound = _branch_and_bound(sub_prices, sub_sizes, sub_caps, budget)
     chosen = {keep[k]: n for k, n in enumerate(counts) if n}
-    exact_total = sum((items[i][1] * n for i, n in chosen.items()), Decimal(0))  # the catalog's own digits
-    assert exact_total * price_scale == total
+    with localcontext() as exact:  # a price of many digits times a count near a huge limit: beyond 28 digits
+        exact.prec = 200
+        exact_total = sum((items[i][1] * n for i, n in chosen.items()), Decimal(0))  # the catalog's own digits
+        assert exact_total * price_scale == total
     return Fill(exact_total, tuple((items[i][0], chosen[i]) for i in sorted(chosen)),
                 exact=bound is None, bound=None if bound is None else Decimal(bound) / price_scale)
 

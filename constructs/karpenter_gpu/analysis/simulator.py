@@ -491,17 +491,17 @@ def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence
         wanted = req.min_values
         if not wanted:
             continue
-        if key == Label.CAPACITY_TYPE:
-            distinct = set(pool.capacity_types)
+        if key == Label.CAPACITY_TYPE:  # the capacity types of the types' offerings (``NewInstanceType``'s
+            # requirements, from InjectOfferings), as SatisfiesMinValues counts them: reserved only with a reservation
+            offered = {o.offering.capacity_type for c in candidates for o in c.offerings}
+            distinct = set(pool.capacity_types) & offered if offered else set(pool.capacity_types)
         elif key == Label.ZONE:
             if not zones:
                 notes.append(note.MinValuesUnchecked(wanted, key))
                 continue
             distinct = set(zones)
-        elif key in INSTANCE_LABEL_KEYS:
+        else:  # the values the types carry (a key no type has, such as a custom label: none, so never met)
             distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
-        else:
-            continue
         if len(distinct) < wanted and best_effort:
             notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
         elif len(distinct) < wanted:

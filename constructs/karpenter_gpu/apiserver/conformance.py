@@ -431,7 +431,9 @@ def _validate_node(value: Any, schema: Schema, path: str, problems: _Problems) -
             problems.add(SCHEMA_VIOLATION, here, f"{value!r} does not match pattern {schema['pattern']!r}")
         _bounds(len(value), schema, ("minLength", "maxLength"), here, "length", problems)
         if schema.get("format") == "date-time" and not _is_date_time(value):
-            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is not an RFC 3339 date-time")
+            # kube-openapi's FormatOf reports a format mismatch as InvalidType, which apiextensions reads as
+            # TypeInvalid: blocking (hasBlockingErr, pkg/registry/customresource/strategy.go), so no CEL rule runs
+            problems.add(SCHEMA_VIOLATION, here, f"{value!r} is not an RFC 3339 date-time", block=True)
     elif _is_type(value, "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
         ex_low, ex_high = bool(schema.get("exclusiveMinimum")), bool(schema.get("exclusiveMaximum"))
