@@ -224,10 +224,10 @@ def test_validate_imports_only_what_it_runs():
     assert done.stdout.splitlines()[-1] == "[]"
 
 
-def test_the_command_tunes_its_own_collector_only_when_asked_and_main_leaves_the_callers_alone(monkeypatch, capsys):
-    """``karpenter-gpu`` / ``python -m karpenter_gpu`` run :func:`command`, which raises the collector's thresholds
-    for its own short-lived process only with ``KARPENTER_GPU_TUNE_GC=1``; :func:`main`, what library callers and
-    tests call, never touches them."""
+def test_the_command_tunes_its_own_collector_and_main_leaves_the_callers_alone(monkeypatch, capsys):
+    """``karpenter-gpu`` / ``python -m karpenter_gpu`` run :func:`command`, which asks for the collector tuning for
+    its own short-lived process (unless ``KARPENTER_GPU_TUNE_GC=0``); :func:`main`, what library callers and tests
+    call, never touches the collector."""
     import gc
     import tomllib
 
@@ -243,12 +243,13 @@ def test_the_command_tunes_its_own_collector_only_when_asked_and_main_leaves_the
         assert main(["--version"]) == 0
         assert gc.get_threshold() == (700, 10, 10)
         monkeypatch.setattr(sys, "argv", ["karpenter-gpu", "--version"])
+        monkeypatch.setattr(perf, "_COMMAND", {"asked": False})
+        monkeypatch.setenv(perf.TUNE_GC_ENV, "0")
+        assert cli_main.command() == 0
+        assert gc.get_threshold() == (700, 10, 10)  # turned off
         monkeypatch.delenv(perf.TUNE_GC_ENV)
         assert cli_main.command() == 0
-        assert gc.get_threshold() == (700, 10, 10)  # the default: not tuned
-        monkeypatch.setenv(perf.TUNE_GC_ENV, "1")
-        assert cli_main.command() == 0
-        assert gc.get_threshold() == perf.GC_THRESHOLD
+        assert gc.get_threshold() == perf.GC_THRESHOLD  # the command asks by itself
     finally:
         gc.set_threshold(*suite)
     assert capsys.readouterr().out.count("karpenter-gpu") == 3

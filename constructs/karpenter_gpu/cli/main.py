@@ -134,11 +134,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def command() -> int:
     """The ``karpenter-gpu`` script and ``python -m karpenter_gpu``: :func:`main` in a process of its own, with the
-    collector tuned for it when ``KARPENTER_GPU_TUNE_GC=1`` asks (:func:`~karpenter_gpu.perf.tune_collector`).
+    collector tuned for it (:func:`~karpenter_gpu.perf.tune_for_command`; ``KARPENTER_GPU_TUNE_GC=0`` turns it off).
     Library callers use :func:`main`, which leaves their process's collector alone."""
-    from karpenter_gpu.perf import tune_collector
+    from karpenter_gpu.perf import tune_for_command
 
-    tune_collector()
+    tune_for_command()
     return main()
 
 
