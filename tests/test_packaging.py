@@ -129,8 +129,8 @@ def test_readme_examples_import_karpenter_gpu_before_cdk8s_and_isort_keeps_that_
         assert code.index("karpenter_gpu") < code.index("import cdk8s"), code
         example = tmp_path / f"example{number}.py"
         example.write_text(code)
-        subprocess.run([str(ruff), "check", "--isolated", "--quiet", "--select", "I", "--fix", str(example)],
-                       capture_output=True, timeout=60)
+        subprocess.run([str(ruff), "check", "--isolated", "--no-cache", "--quiet", "--select", "I", "--fix",
+                        str(example)], capture_output=True, timeout=60, cwd=tmp_path)
         sorted_code = example.read_text()
         assert sorted_code.index("karpenter_gpu") < sorted_code.index("import cdk8s"), sorted_code
 
