@@ -908,3 +908,15 @@ def test_budget_node_counts_beyond_int32_are_accepted_by_the_api_server(crds: Cr
     """The CRD's pattern ^((100|[0-9]{1,2})%|[0-9]+)$ admits any digits; the API server enforces no int32 range."""
     budgets = {"consolidateAfter": "0s", "budgets": [{"nodes": str(2**31)}]}
     assert not errors_at(nodepool(lambda m: spec(m).update(disruption=budgets)), crds)
+
+
+def test_a_list_given_to_a_date_time_string_passes_the_type_check(crds: Crds) -> None:
+    # kube-openapi typeValidator.Validate: a slice given to a schema with a non-numeric format passes; the format
+    # and string validators apply to strings only (oracle apiserver family, seed 1): no problem at timeAdded.
+    problems = check(nodepool(lambda m: tspec(m).update(
+        startupTaints=[{"key": "k", "effect": "NoSchedule", "timeAdded": []}])), crds)
+    assert not any("timeAdded" in p for p in problems), problems
+    # an object there is still a type error (Map kind: InvalidType)
+    problems = check(nodepool(lambda m: tspec(m).update(
+        startupTaints=[{"key": "k", "effect": "NoSchedule", "timeAdded": {}}])), crds)
+    assert any("timeAdded: expected string" in p for p in problems), problems

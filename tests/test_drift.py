@@ -3,7 +3,10 @@ StaticDrift."""
 
 from __future__ import annotations
 
+import pytest
+
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, default_catalog
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.drift import (
     hashed, node_class_hash_fields, requirement_drift, same_drift_hash, same_hash, same_map, static_drift_blocked,
 )
@@ -142,3 +145,20 @@ def test_node_class_hash_fields_are_typed():
     a = NodeClassView.of(_class(blockDeviceMappings=[{"ebs": {"volumeSize": "1024Gi"}}]))
     assert node_class_hash_fields(a)["blockDeviceMappings"] == [{"ebs": {"volumeSize": "1Ti"}}]
     assert hashed(_pool(expireAfter="43200m"))["spec"]["expireAfter"] == "720h"
+
+
+def test_eviction_soft_grace_periods_are_read_as_time_parse_duration_reads_them():
+    # evictionSoftGracePeriod is a map[string]metav1.Duration with no CRD pattern: UnmarshalJSON uses
+    # time.ParseDuration, which takes "0", fractions and sub-second units (oracle drift family, seed 1).
+    def grace(value: str) -> dict:
+        return _class(kubelet={"evictionSoftGracePeriod": {"imagefs.inodesFree": value}})
+
+    assert same_drift_hash(grace("0"), grace("0s"))
+    assert same_drift_hash(grace("1.5h"), grace("90m"))
+    assert same_drift_hash(grace("300ms"), grace("0.3s"))
+    assert not same_drift_hash(grace("300ms"), grace("0"))
+    assert hashed(grace("1.5h"))["kubelet"]["evictionSoftGracePeriod"] == {
+        "imagefs.inodesFree": "5400000000000ns"}
+    with pytest.raises(KarpenterGpuError) as err:
+        hashed(grace("rk"))
+    assert err.value.code == "KG101"

@@ -212,3 +212,27 @@ def test_the_universe_holds_every_capacity_type_the_provider_offers():
     resolution = OverlayResolution([], [view], {}, reservations={"p": False})
     assert [o.label for o in resolution.universe(view)] == ["spot/us-east-1a", "spot/other zones",
                                                             "on-demand/us-east-1a", "on-demand/other zones"]
+
+
+def test_an_overlay_naming_a_zone_the_subnets_lack_applies_to_no_offering():
+    # aws offering.DefaultProvider.InjectOfferings: offerings only in the subnets' zones, so getOverlaidOfferings finds
+    # none for a zone outside them (oracle overlay family, seed 2): capacity stays the type's own, and no conflict.
+    view = NodePoolView.of(pool("inference"))
+    catalog = {it.name: it.requirements for it in default_catalog().types}
+    gpus = [OverlayView.of(overlay(n, req(ZONE, "In", "amd64"), capacity={"nvidia.com/gpu": "4"})) for n in "ab"]
+    closed = OverlayResolution(gpus, [view], catalog, ["us-east-1b"], closed=True, reservations={"inference": False})
+    assert closed.dropped == {} and closed.zone_unknown == frozenset()
+    assert [o.label for o in closed.universe(view)] == ["spot/us-east-1b", "on-demand/us-east-1b"]
+    applied = closed.apply(view, "g5.12xlarge", closed.universe(view), Decimal(1), {"nvidia.com/gpu": Decimal(4)})
+    assert all(p.overlay is None for p in applied.prices)
+    # Zones unknown: whether it applies is not known, and the answer says so rather than give a figure.
+    report = simulate_pools([pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge")),
+                             overlay("b-gpu", req(ZONE, "In", "amd64"), capacity={"nvidia.com/gpu": "4"})],
+                            settings=OVERLAYS)[0]
+    assert report.unmodelled == ("the node class's subnet zones",) and report.worst_case_hourly is None
+    assert any(n.text.startswith("not modelled: the node class's subnet zones: NodeOverlay b-gpu") for n in report.notes)
+    # A zone a pool names is one its subnets have: applied with confidence.
+    named = simulate_pools([pool("p", req("node.kubernetes.io/instance-type", "In", "g5.xlarge"),
+                                 req(ZONE, "In", "us-east-1a")),
+                            overlay("a-zone", req(ZONE, "In", "us-east-1a"), price="0.5")], settings=OVERLAYS)[0]
+    assert named.unmodelled == () and named.candidates[0].price == Decimal("0.5")

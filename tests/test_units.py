@@ -308,13 +308,40 @@ def test_quantity_beyond_int64_is_refused_without_expanding_it(text: str) -> Non
 
 @pytest.mark.parametrize("text, base_units", [("9223372036854775807", Decimal(2**63 - 1)), ("7Ei", Decimal(7 * 2**60)),
                                               ("9E", Decimal(9 * 10**18)), ("1e18", Decimal(10**18)),
-                                              ("1e-999999999", Decimal(0)), ("1e-" + "9" * 5000, Decimal(0)),
+                                              ("1e-999999999", Decimal("1e-9")), ("1e-" + "9" * 5000, Decimal("1e-9")),
                                               ("0e999999999", Decimal(0))])
 def test_quantity_at_the_bounds_is_read(text: str, base_units: Decimal) -> None:
-    value = Quantity(text).as_decimal()
-    assert value == base_units or (base_units == 0 and 0 <= value < Decimal("1e-999"))
+    # ParseQuantity rounds a non-zero magnitude up to nano units: the tiniest positive amount is 1n
+    assert Quantity(text).as_decimal() == base_units
+
+
+def test_quantity_keeps_nano_precision_rounding_away_from_zero() -> None:
+    # ParseQuantity: amount.Round(amount, Nano.infScale(), inf.RoundUp) on the magnitude, then the sign (oracle
+    # overlay family: a NodeOverlay capacity of "-928.6E-9" is -9.29E-7 in Karpenter)
+    assert Quantity("-928.6E-9").as_decimal() == Decimal("-9.29E-7")
+    assert Quantity("928.6E-9").as_decimal() == Decimal("9.29E-7")
+    assert Quantity("-928.6E-9").canonical() == "-929e-9"
+    assert Quantity("1.0000000001").as_decimal() == Decimal("1.000000001")
+    # the range check reads an SI or binary suffix's power: these are within int64 (KG102 before)
+    assert Quantity("-.8Ei").as_decimal() == Decimal("-922337203685477580.8")
+    assert Quantity("-922337203685477580800m").as_decimal() == Decimal("-922337203685477580.8")
 
 
 def test_atoi_of_thousands_of_digits_is_not_an_int() -> None:
     assert atoi("9" * 5000) is None and atoi("0" * 30 + "5") == 5  # Go's Atoi reads leading zeros
     assert atoi("-9223372036854775808") == -2**63 and atoi("9223372036854775808") is None
+
+
+def test_go_parse_duration_follows_time_parse_duration():
+    from karpenter_gpu.k8s.units import go_parse_duration
+
+    assert go_parse_duration("0") == go_parse_duration("-0") == 0
+    assert go_parse_duration("1.5h") == 5400 * 10**9
+    assert go_parse_duration("300ms") == go_parse_duration(".3s") == 300 * 10**6
+    assert go_parse_duration("-2m3.4s") == -123_400_000_000
+    assert go_parse_duration("1\u00b5s") == go_parse_duration("1us") == 1000
+    assert go_parse_duration("9223372036854775807ns") == 2**63 - 1
+    assert go_parse_duration("-9223372036854775808ns") == -(2**63)
+    for bad in ("", ".", "1", "s", "rk", "1d", "9223372036854775808ns", "1.s.", None, 5):
+        with pytest.raises(KarpenterGpuError):
+            go_parse_duration(bad)  # type: ignore[arg-type]

@@ -30,8 +30,9 @@ Go answer: ``overlays`` {name: {ready, reason ("Conflict" | "RuntimeValidation")
 Core answer: :class:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution`, the one the simulator (explain, diff) and the
 rule KG460 use, on the case's NodePools and NodeOverlays with a catalog of the case's types: ``dropped`` and
 ``invalid`` for the statuses; for every pool and type, ``apply`` on the pool's offering universe
-(:meth:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution.universe`) with the catalog price and allocatable. A zone
-no manifest names is the core's "other zones" offering: each such Go offering is compared with it.
+(:meth:`~karpenter_gpu.k8s.overlay_resolution.OverlayResolution.universe`) with the catalog price and allocatable. The
+core is told the case's zones (the subnets' zones, as AWS facts name them: ``closed``), so a zone a manifest names
+outside them has no offering, as in Karpenter.
 
 Modelled: weights (equal, different, unset), the name order among equal weights, requirements on instance type,
 family, category, size, generation, GPU name / manufacturer / count / memory, CPU, arch, os, capacity type, zone
@@ -178,9 +179,8 @@ def _nodepool(rng: random.Random, name: str, zones: list[str]) -> dict:
 
 
 def oracle_case(rng: random.Random) -> dict:
-    """A case of ``make oracle``: 2-4 zones of which the last is never named (the core's "other zones" offering
-    stands for the zones of the node class's subnets no manifest names; which zones those subnets have is
-    resolved from EC2, so a case always has one), 1-6 catalog types, 1-3 pools, 1-5 overlays."""
+    """A case of ``make oracle``: 2-4 zones of which the last is never named (a zone of the node class's subnets no
+    manifest names; the core is told the case's zones), 1-6 catalog types, 1-3 pools, 1-5 overlays."""
     zones = [_ZONES[0], *(z for z in _ZONES[1:] if rng.random() < 0.6)]
     if len(zones) == 1:
         zones.append(rng.choice(_ZONES[1:]))
@@ -245,8 +245,9 @@ def core_answer(case: dict) -> dict:
     every = overlay_views(case["overlays"])
     views = [v for v in every if v.name not in ignored]
     # The case's EC2NodeClass selects no capacity reservation: no pool has reserved offerings.
+    # The case's zones are the node class's subnets' zones (every type offered in each): the core is told them.
     resolution = OverlayResolution(views, pools, {it.name: it.requirements for it in catalog.types},
-                                   reservations=dict.fromkeys((p.name for p in pools), False))
+                                   [z["name"] for z in case["zones"]], closed=True, reservations=dict.fromkeys((p.name for p in pools), False))
     # no controller reconciles them: ValidationSucceeded stays Unknown, as the object's conditions start
     statuses: dict[str, dict] = {v.name: {"ready": False, "reason": "AwaitingReconciliation"} for v in every
                                  if v.name in ignored}

@@ -75,6 +75,7 @@ class NoteKind(StrEnum):
     UNPRICED = "unpriced"
     OVERLAYS_APPLIED = "overlays-applied"
     OVERLAY_REQUIREMENTS_UNMODELLED = "overlay-requirements-unmodelled"
+    OVERLAY_ZONES_UNMODELLED = "overlay-zones-unmodelled"
     OVERLAY_DROPPED = "overlay-dropped"
     # Controller settings (helm/karpenter.values.yaml).
     OVERLAYS_IGNORED = "overlays-ignored"
@@ -463,6 +464,17 @@ class OverlayRequirementsUnmodelled(Note, kind=NoteKind.OVERLAY_REQUIREMENTS_UNM
     def text(self) -> str:
         return (f"NodeOverlay requirements on {joined(self.keys)} are not modelled by the catalog and were assumed "
                 "to match")
+
+
+@dataclass(frozen=True)
+class OverlayZonesUnmodelled(Note, kind=NoteKind.OVERLAY_ZONES_UNMODELLED):
+    overlays: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return (f"not modelled: the node class's subnet zones: NodeOverlay {joined(self.overlays)} names only zones no "
+                "NodePool names, and applies only where the subnets have one (give AWS facts naming the zones); no "
+                "cost figure")
 
 
 @dataclass(frozen=True)

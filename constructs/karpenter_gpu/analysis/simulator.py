@@ -57,7 +57,7 @@ from karpenter_gpu.k8s.labels import (
 from karpenter_gpu.k8s.compatibility import NodeClassCompatibility
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
 from karpenter_gpu.k8s.offerings import RESERVATION_LABELS, pool_offerings, reservation_requirements, type_offerings
-from karpenter_gpu.k8s.overlay_resolution import OverlayResolution
+from karpenter_gpu.k8s.overlay_resolution import SUBNET_ZONES, OverlayResolution
 from karpenter_gpu.k8s.scheduling import Requirements
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView, node_pools, ordered_pools, overlays as overlay_views
 
@@ -255,6 +255,10 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     unmodelled = _compat_notes(compat, refused, notes)
     unpriced_gone, unoffered = _unoffered_notes(catalog, unoffered, context.facts, notes)
     derived = derived_of(candidates, memo)
+    zone_unknown = tuple(sorted(set(derived.overlays) & resolution.zone_unknown))
+    if zone_unknown:  # whether these overlays apply depends on zones the core does not know
+        unmodelled = (*unmodelled, SUBNET_ZONES)
+        notes.append(note.OverlayZonesUnmodelled(zone_unknown))
     notes.extend(_price_notes(derived, context))
     limits = remaining_limits(pool.name, pool.limits, used)
     exhausted = _exhausted(limits)

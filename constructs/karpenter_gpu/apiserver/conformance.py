@@ -417,6 +417,13 @@ def _validate_node(value: Any, schema: Schema, path: str, problems: _Problems) -
             if "anyOf" in schema:  # every alternative is an integer or a string type: kube-openapi says so too
                 problems.add(SCHEMA_VIOLATION, here, f"{value!r} matches none of the anyOf alternatives")
             return
+    elif "type" in schema and not _is_type(value, schema["type"]) and isinstance(value, list) and \
+            schema.get("format") and schema["type"] not in ("number", "integer"):
+        # kube-openapi (pkg/validation/validate/type.go typeValidator.Validate) passes a string or a slice for any
+        # schema with a format that is not numeric, and its format and string validators apply to strings only
+        # (formatValidator.Applies, stringValidator.Applies): the server reports no error for a list given to a
+        # `format: date-time` string (a taint's `timeAdded: []`); pruning still walks it.
+        _pruned(value, schema, path, problems)
     elif "type" in schema and not _is_type(value, schema["type"]):
         _pruned(value, schema, path, problems)
         problems.add(SCHEMA_VIOLATION, here, f"expected {schema['type']}, got {_type_name(value)}", block=True)

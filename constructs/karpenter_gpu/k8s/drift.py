@@ -32,7 +32,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import Label, RESTRICTED_LABELS
 from karpenter_gpu.k8s.offerings import Offering, node_labels
 from karpenter_gpu.k8s.scheduling import Requirements
-from karpenter_gpu.k8s.units import Duration, Quantity
+from karpenter_gpu.k8s.units import Duration, Quantity, go_parse_duration
 from karpenter_gpu.k8s.views import NodeClassView, NodePoolView
 
 __all__ = [
@@ -89,7 +89,8 @@ def same_map(a: Any, b: Any) -> bool:
 # into, so what counts depends on each field's Go type. The schemas below name the Go kind of every hashed
 # field (JSON names): "str"/"int"/"bool" are plain fields (zero: skipped), "*str"/"*int"/"*bool" pointers (any
 # set value counts, "" and false included), "map" a map[string]string (every entry counts; {} is not unset),
-# "dur" a NillableDuration (Never is unset), "*dur" a *metav1.Duration, "*qty" a *resource.Quantity hashed by
+# "dur" a NillableDuration (Never is unset), "*dur" a *metav1.Duration, "gdur" a metav1.Duration of any
+# time.ParseDuration text (no CRD pattern; hashed as its nanoseconds), "*qty" a *resource.Quantity hashed by
 # its String(), a dict a struct, ("*", dict) a pointer to one, ("[]", kind) a slice (a set; [] is not unset),
 # ("map", kind) a map of that kind.
 
@@ -109,7 +110,7 @@ EC2_NODE_CLASS_SPEC_SCHEMA: dict[str, Any] = {
     "tags": "map",
     "kubelet": ("*", {"clusterDNS": ("[]", "str!"), "maxPods": "*int", "podsPerCore": "*int",
                       "systemReserved": "map", "kubeReserved": "map", "evictionHard": "map", "evictionSoft": "map",
-                      "evictionSoftGracePeriod": ("map", "dur!"), "evictionMaxPodGracePeriod": "*int",
+                      "evictionSoftGracePeriod": ("map", "gdur!"), "evictionMaxPodGracePeriod": "*int",
                       "imageGCHighThresholdPercent": "*int", "imageGCLowThresholdPercent": "*int",
                       "cpuCFSQuota": "*bool"}),
     "blockDeviceMappings": ("[]", ("*", {
@@ -159,6 +160,8 @@ def _typed(kind: Any, value: Any) -> Any:
         return [shown[k] for k in sorted(counts) if counts[k] % 2]
     plain = not kind.startswith("*") and not kind.endswith("!")
     base = kind.strip("*!")
+    if base == "gdur":
+        return f"{go_parse_duration(value)}ns"
     if base == "dur":
         if value == Duration.NEVER_TEXT:
             return _UNSET if plain else "Never"

@@ -88,6 +88,9 @@ def _layered_compatible(layers: Sequence[Requirements], incoming: Requirements,
     return True
 
 
+#: What an overlay of :attr:`OverlayResolution.zone_unknown` depends on that the core does not model.
+SUBNET_ZONES = "the node class's subnet zones"
+
 #: An instance type is offered in some zone: computeRequirements defines the key (any value, as far as we know).
 _ZONE_LAYER = Requirements([Requirement(Label.ZONE, True, frozenset())])
 
@@ -140,7 +143,7 @@ class OverlayResolution:
     overlay its runtime validation refuses to the reason (:func:`overlay_refusal`). Neither invalid nor refused
     overlays are applied. ``zones``: the zones AWS facts name (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.zones`);
     ``closed``: the facts name every zone (:attr:`~karpenter_gpu.k8s.aws_facts.AwsFacts.knows_zones`), so no
-    offering stands for "other zones".
+    offering stands for "other zones" and a zone outside ``zones`` has none.
 
     ``reservations`` maps a pool's name to whether its node class selects capacity reservations (None or absent:
     unknown, then the pool has reserved offerings when it admits ``reserved``). The provider gives an instance
@@ -156,7 +159,18 @@ class OverlayResolution:
         self.refused = {o.name: why for o in overlays if o.problem is None and (why := overlay_refusal(o))}
         self.order = ordered_overlays([o for o in overlays if o.problem is None and o.name not in self.refused])
         self.closed = closed and bool(zones)
-        self.named_zones = tuple(sorted(set(zone_universe(pools, self.order)) | set(zones)))
+        # Closed: the provider's offerings are in the known zones only (aws v1.14.1
+        # offering.DefaultProvider.InjectOfferings), so a zone a manifest names outside them has no offering and an
+        # overlay matching only through it applies to none (getOverlaidOfferings).
+        named = set(zones) if self.closed else set(zone_universe(pools, self.order)) | set(zones)
+        self.named_zones = tuple(sorted(named))
+        #: Not closed: overlays whose zone requirement (In) names only zones no pool and no fact names. Whether they
+        #: apply anywhere depends on the node class's subnets' zones, which the core does not know: their capacity
+        #: and prices are "not modelled: the node class's subnet zones" (see ``SUBNET_ZONES``).
+        known = set(zone_universe(pools, ())) | set(zones)
+        self.zone_unknown = frozenset() if self.closed else frozenset(
+            o.name for o in self.order if Label.ZONE in o.requirements
+            and not (req := o.requirements.get(Label.ZONE)).complement and req.values and req.values.isdisjoint(known))
         self.instance_types = instance_types
         seen = _SEEN.for_owner(instance_types)
         modelled = seen.get("modelled")

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
+from decimal import ROUND_UP, Context, Decimal
 from functools import total_ordering
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -47,6 +47,70 @@ class _ValueObject:
 _GO_DURATION = re.compile(r"^(?:[0-9]+[hms])+\Z")
 _GO_DURATION_PART = re.compile(r"([0-9]+)([hms])")
 _UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1}
+
+#: ``time.ParseDuration``'s units, in nanoseconds (Go src/time/format.go ``unitMap``).
+_GO_UNIT_NS = {"ns": 1, "us": 10**3, "\u00b5s": 10**3, "\u03bcs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9,
+               "h": 3600 * 10**9}
+_GO_DURATION_COMPONENT = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)")
+
+
+def go_parse_duration(value: Any) -> int:
+    """Nanoseconds as Go's ``time.ParseDuration`` reads ``value`` (src/time/format.go ``ParseDuration``: an optional
+    sign, ``"0"``, or decimal numbers with a unit each, ``"1.5h"``, ``"300ms"``, ``"-2m3.4s"``), for fields Karpenter
+    decodes as a ``metav1.Duration`` with no CRD pattern (the EC2NodeClass's kubelet ``evictionSoftGracePeriod``
+    values). Raises KG101 where ParseDuration returns an error (no unit, an unknown unit, beyond int64)."""
+    def invalid() -> KarpenterGpuError:
+        return KarpenterGpuError("KG101", prop="duration", value=value,
+                                 allowed="a Go duration as time.ParseDuration reads it, e.g. '0', '1.5h', '300ms'",
+                                 fix="write a number with a unit each (ns, us, ms, s, m, h)")
+    if not isinstance(value, str):
+        raise invalid()
+    s = value
+    neg = s[:1] == "-"
+    if s[:1] in "-+" and s:
+        s = s[1:]
+    if s == "0":
+        return 0
+    if not s:
+        raise invalid()
+    total = 0
+    limit = 1 << 63
+    while s:
+        match = _GO_DURATION_COMPONENT.match(s)
+        assert match is not None  # every part of the pattern may be empty
+        whole, frac, unit = match.group(1), match.group(2), match.group(3)
+        if not whole and not frac:  # neither digits before nor after the point ("." or a unit alone)
+            raise invalid()
+        v = int(whole) if whole else 0
+        if v > limit:  # leadingInt: overflow
+            raise invalid()
+        f, scale, overflow = 0, 1.0, False
+        for c in frac or "":  # leadingFraction: digits past int64 precision are consumed, not counted
+            y = f * 10 + int(c)
+            if overflow or f > (limit - 1) // 10 or y > limit:
+                overflow = True
+                continue
+            f, scale = y, scale * 10
+        if unit not in _GO_UNIT_NS:
+            raise invalid()
+        ns = _GO_UNIT_NS[unit]
+        if v > limit // ns:
+            raise invalid()
+        v *= ns
+        if f > 0:
+            v += int(float(f) * (float(ns) / scale))
+            if v > limit:
+                raise invalid()
+        total += v
+        if total > limit:
+            raise invalid()
+        s = s[match.end():]
+    if neg:
+        return -total
+    if total > limit - 1:
+        raise invalid()
+    return total
+
 
 
 @total_ordering
@@ -168,6 +232,9 @@ _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), ""
 #: ``MilliValue()``; ``ParseQuantity`` caps binary-SI values at 2^63-1 and reads an exponent with
 #: ``strconv.ParseInt``, k8s.io/apimachinery/pkg/api/resource/quantity.go). Beyond it a quantity is refused.
 _MAX_MAGNITUDE = Decimal(_INT64_MAX)
+_NANO = Decimal("1e-9")
+#: Room for an in-range magnitude (at most 20 digits) with nine decimals, beyond Decimal's default 28 digits.
+_WIDE = Context(prec=60)
 
 
 def _exponent(power: str) -> int:
@@ -225,19 +292,28 @@ class Quantity(_ValueObject):
         """At most :data:`_MAX_MAGNITUDE`, decided from the decimal exponent first: ``1e999999999`` is never
         expanded (Python's Decimal overflows; a billion-digit number would not fit in memory)."""
         number, suffix = self._parts()
-        power = _exponent(suffix[1:]) if suffix not in _BINARY and suffix not in _DECIMAL else 0
+        # the suffix's power of ten (its multiplier's, for SI and binary ones: "-922337203685477580800m" is in range)
+        power = Decimal(_BINARY[suffix]).adjusted() if suffix in _BINARY else \
+            _DECIMAL[suffix].adjusted() if suffix in _DECIMAL else _exponent(suffix[1:])
         if number and number.adjusted() + power > 19:
             return False
         return abs(self.as_decimal()) <= _MAX_MAGNITUDE
 
     def as_decimal(self) -> Decimal:
-        """The value in base units (bytes for memory, cores for cpu)."""
+        """The value in base units (bytes for memory, cores for cpu), as ``ParseQuantity`` holds it: a magnitude
+        with more than nano precision is rounded up to nano units, away from zero (``amount.Round(amount,
+        Nano.infScale(), inf.RoundUp)`` on the magnitude; ``-928.6E-9`` is ``-929n``)."""
         number, suffix = self._parts()
         if suffix in _BINARY:
-            return number * _BINARY[suffix]
-        if suffix in _DECIMAL:
-            return number * _DECIMAL[suffix]
-        return number.scaleb(_exponent(suffix[1:]))  # e.g. 1e3
+            value = number * _BINARY[suffix]
+        elif suffix in _DECIMAL:
+            value = number * _DECIMAL[suffix]
+        else:
+            value = number.scaleb(_exponent(suffix[1:]))  # e.g. 1e3
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and exponent < -9:
+            value = value.quantize(_NANO, rounding=ROUND_UP, context=_WIDE)  # ROUND_UP: away from zero
+        return value
 
     def __str__(self) -> str:
         return self._text
@@ -255,7 +331,7 @@ class Quantity(_ValueObject):
         ``1000G`` is ``1T``, while ``1073741824`` stays itself (DecimalSI). Values are first rounded up to
         nano units (``ParseQuantity``); BinarySI below 1024 or with a fraction is written as DecimalSI."""
         value = self.as_decimal()
-        nanos = (value * 10**9).to_integral_value(rounding="ROUND_UP" if value > 0 else "ROUND_DOWN")
+        nanos = (value * 10**9).to_integral_value(rounding=ROUND_UP)  # as_decimal has rounded it already
         if nanos == 0:
             return "0"
         fmt = self.format
