@@ -379,8 +379,12 @@ def _candidates(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolut
     Candidates depend on the pool only through its admitted types and offerings, unless an overlay looks at the
     pool's name or template labels: then they are shared between such pools (immutable, one query)."""
     admitted = _admitted(catalog, pool.template_requirements, memo)
-    shared = (("candidates", id(admitted), offerings, settings, selected, compat) if resolution.independent_of(pool)
-              and not context.daemons else None)
+    # The reservation labels are no instance label (the admitted list ignores them) but decide per type which
+    # offerings a pool keeps (a type with a capacity block is In [capacity-block]): part of what is shared.
+    reserving = tuple(sorted((key, repr(pool.template_requirements.get(key))) for key in RESERVATION_LABELS
+                             if key in pool.template_requirements))
+    shared = (("candidates", id(admitted), offerings, settings, selected, compat, reserving)
+              if resolution.independent_of(pool) and not context.daemons else None)
     candidates: list[Candidate] | None = memo.get(shared) if shared else None
     if candidates is not None:
         return (candidates, memo.get(("unoffered",) + shared[1:], []) if shared else [],
@@ -495,15 +499,20 @@ def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence
         wanted = req.min_values
         if not wanted:
             continue
-        if key == Label.CAPACITY_TYPE:  # the capacity types of the types' offerings (``NewInstanceType``'s
-            # requirements, from InjectOfferings), as SatisfiesMinValues counts them: reserved only with a reservation
-            offered = {o.offering.capacity_type for c in candidates for o in c.offerings}
-            distinct = set(pool.capacity_types) & offered if offered else set(pool.capacity_types)
+        if key == Label.CAPACITY_TYPE:  # the type's own capacity types, as SatisfiesMinValues counts them
+            # (``it.Requirements``: provider computeRequirements: on-demand and spot, reserved with a reservation),
+            # not narrowed by the pool's requirement
+            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if c.reservation_requirements
+                                               or any(o.offering.capacity_type == "reserved" for o in c.offerings)}
         elif key == Label.ZONE:
-            if not zones:
+            offered = {o.offering.zone for c in candidates for o in c.offerings}
+            if zones:
+                distinct = set(zones)
+            elif candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
+                distinct = {z for z in offered if z is not None}
+            else:
                 notes.append(note.MinValuesUnchecked(wanted, key))
                 continue
-            distinct = set(zones)
         else:  # the values the types carry (a key no type has, such as a custom label: none, so never met)
             distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
         if len(distinct) < wanted and best_effort:
