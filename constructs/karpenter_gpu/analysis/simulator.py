@@ -44,6 +44,7 @@ from karpenter_gpu.analysis.node_classes import (
     Context, class_allocatable, class_capacity, class_compatibility, class_refusal, daemon_overhead, node_class,
     pool_reservations,
 )
+from karpenter_gpu.analysis.min_values import min_values
 from karpenter_gpu.analysis.notes import Note, NoteKind
 from karpenter_gpu.analysis.worst_case import Cost, dynamic_cost, static_cost
 from karpenter_gpu.k8s.aws_facts import AwsFacts, Reservation
@@ -275,7 +276,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
             problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused)))
         else:
             problems.insert(0, _no_candidate(catalog, unoffered, unpriced_gone))
-    _min_values(pool, zones, candidates, notes, problems, context.settings.best_effort)
+    min_values(pool, zones, candidates, notes, problems, context.settings.best_effort)
     notes.extend(offering_notes)
     notes.extend(_candidate_notes(pool, derived, resolution))
     if context.ignored_overlays and not pool.auto_mode:
@@ -487,38 +488,6 @@ def _no_candidate(catalog: Catalog, unoffered: list[str], unpriced_gone: list[st
     if unoffered or unpriced_gone:
         return note.NoAvailableOffering(bool(unoffered), tuple(unpriced_gone))
     return note.NoInstanceType(len(catalog.types))
-
-
-def _min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[Candidate], notes: list[Note],
-                problems: list[Note], best_effort: bool = False) -> None:
-    """The template's minValues against the candidates (``Add`` keeps the largest of duplicate keys). Unmet, the
-    pool launches nothing under ``minValuesPolicy: Strict``; under ``BestEffort`` the scheduler keeps the types and
-    lowers the minValues to what they meet (``scheduler.go`` ``NewScheduler`` and ``nodeclaim.go``
-    ``filterInstanceTypesByRequirements`` with ``relaxMinValues``), a note."""
-    for key, req in pool.template_requirements.items():
-        wanted = req.min_values
-        if not wanted:
-            continue
-        if key == Label.CAPACITY_TYPE:  # the type's own capacity types, as SatisfiesMinValues counts them
-            # (``it.Requirements``: provider computeRequirements: on-demand and spot, reserved with a reservation),
-            # not narrowed by the pool's requirement
-            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if c.reservation_requirements
-                                               or any(o.offering.capacity_type == "reserved" for o in c.offerings)}
-        elif key == Label.ZONE:
-            offered = {o.offering.zone for c in candidates for o in c.offerings}
-            if zones:
-                distinct = set(zones)
-            elif candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
-                distinct = {z for z in offered if z is not None}
-            else:
-                notes.append(note.MinValuesUnchecked(wanted, key))
-                continue
-        else:  # the values the types carry (a key no type has, such as a custom label: none, so never met)
-            distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
-        if len(distinct) < wanted and best_effort:
-            notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
-        elif len(distinct) < wanted:
-            problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
 
 
 def _candidate_notes(pool: NodePoolView, derived: CandidateFacts, resolution: OverlayResolution) -> list[Note]:

@@ -1,0 +1,46 @@
+"""A NodePool template's ``minValues`` against its candidates, counted as Karpenter counts them
+(``InstanceTypes.SatisfiesMinValues``, ``pkg/cloudprovider/types.go``: the values of each type's own requirements)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from karpenter_gpu.analysis import notes as note
+from karpenter_gpu.analysis.candidates import Candidate
+from karpenter_gpu.analysis.notes import Note
+from karpenter_gpu.k8s.labels import Label
+from karpenter_gpu.k8s.views import NodePoolView
+
+__all__ = ["min_values"]
+
+
+def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[Candidate], notes: list[Note],
+                problems: list[Note], best_effort: bool = False) -> None:
+    """The template's minValues against the candidates (``Add`` keeps the largest of duplicate keys). Unmet, the
+    pool launches nothing under ``minValuesPolicy: Strict``; under ``BestEffort`` the scheduler keeps the types and
+    lowers the minValues to what they meet (``scheduler.go`` ``NewScheduler`` and ``nodeclaim.go``
+    ``filterInstanceTypesByRequirements`` with ``relaxMinValues``), a note."""
+    for key, req in pool.template_requirements.items():
+        wanted = req.min_values
+        if not wanted:
+            continue
+        if key == Label.CAPACITY_TYPE:  # the type's own capacity types, as SatisfiesMinValues counts them
+            # (``it.Requirements``: provider computeRequirements: on-demand and spot, reserved with a reservation),
+            # not narrowed by the pool's requirement
+            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if c.reservation_requirements
+                                               or any(o.offering.capacity_type == "reserved" for o in c.offerings)}
+        elif key == Label.ZONE:
+            offered = {o.offering.zone for c in candidates for o in c.offerings}
+            if zones:
+                distinct = set(zones)
+            elif candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
+                distinct = {z for z in offered if z is not None}
+            else:
+                notes.append(note.MinValuesUnchecked(wanted, key))
+                continue
+        else:  # the values the types carry (a key no type has, such as a custom label: none, so never met)
+            distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
+        if len(distinct) < wanted and best_effort:
+            notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
+        elif len(distinct) < wanted:
+            problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
