@@ -124,7 +124,8 @@ def test_a_pool_whose_zones_offer_none_of_its_types_cannot_launch():
     aws = facts(offerings(g5_xlarge=["us-east-1a"], g6_xlarge=["us-east-1a"]))
     [report] = simulate_pools(manifests("on-demand", zones=("us-east-1c",)), aws=aws)
     assert not report.launchable
-    assert "no instance type the pool admits has an available offering" in report.problems[0].text
+    # The facts name the zones the types are offered in (us-east-1a): the pool's us-east-1c has no offering at all.
+    assert report.problems[0].text == "no offering (capacity type x zone) satisfies the template's requirements"
 
 
 def test_a_selected_reservation_gives_a_reserved_offering_at_on_demand_over_ten_million():
