@@ -144,8 +144,12 @@ def test_our_writer_writes_strings_go_yaml_v2_reads_back(value, block, flow):
     assert _read_back(text) == data, text
 
 
+#: Keys a JavaScript object cannot hold as data: jsii refuses to pass them to cdk8s (not a YAML question).
+_JS_RESERVED_KEYS = frozenset({"__proto__"})
+
+
 @settings(max_examples=150, deadline=None)
-@given(value=_TEXTS)
+@given(value=_TEXTS.filter(lambda text: text not in _JS_RESERVED_KEYS))
 def test_manifests_cdk8s_writes_read_back_as_the_same_strings(value):
     """cdk8s's Node.js YAML writer (YAML 1.1, but without 0o, 0X or 0B) fixed at the one place synth uses it."""
     manifest = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {"v": value}},
