@@ -183,12 +183,19 @@ def test_workflow_posts_one_comment_and_updates_only_its_own(tmp_path: Path) -> 
     assert gh_state(tmp_path)["calls"][3][:3] == ["--method", "PATCH", "repos/acme/platform/issues/comments/1003"]
 
 
+
+def pull_request(repo: Path, file: str, old: str, new: str, message: str) -> None:
+    """The base branch at HEAD (what actions/checkout fetches as origin/main), then one commit editing a file of
+    dist/dev: the pull request's head."""
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    path = repo / "dist" / "dev" / file
+    path.write_text(path.read_text().replace(old, new, 1))
+    git(repo, "commit", "-q", "-am", message)
+
+
 def test_workflow_on_a_fork_writes_the_job_summary_and_calls_no_api(tmp_path: Path) -> None:
     repo = platform_repo(tmp_path)
-    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
-    pool = repo / "dist" / "dev" / "NodePool.gpu-inference.k8s.yaml"
-    pool.write_text(pool.read_text().replace("  weight: 60\n", "  weight: 61\n", 1))
-    git(repo, "commit", "-q", "-am", "weight 61")
+    pull_request(repo, "NodePool.gpu-inference.k8s.yaml", "  weight: 60\n", "  weight: 61\n", "weight 61")
     env = pr_env(tmp_path, TEST_HEAD_REPO="mallory/platform")
     done = run_step(steps()["Diff dist/ against the base branch"], repo, env)
     assert done.returncode == 0, done.stderr
@@ -286,10 +293,7 @@ def test_synth_check_step_needs_the_app_variable(tmp_path: Path) -> None:
 
 def test_fail_on_hit_is_posted_then_fails_the_job(tmp_path: Path) -> None:
     repo = platform_repo(tmp_path)
-    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
-    node_class = repo / "dist" / "dev" / "EC2NodeClass.gpu-inference.k8s.yaml"
-    node_class.write_text(node_class.read_text().replace("volumeSize: 200Gi", "volumeSize: 300Gi", 1))
-    git(repo, "commit", "-q", "-am", "bigger disks")
+    pull_request(repo, "EC2NodeClass.gpu-inference.k8s.yaml", "volumeSize: 200Gi", "volumeSize: 300Gi", "bigger disks")
     env = pr_env(tmp_path, TEST_FAIL_ON="drift cost-increase=10")
     done = run_step(steps()["Diff dist/ against the base branch"], repo, env)
     assert done.returncode == 0 and outputs(repo)["status"] == "1", done.stderr  # the job goes on to the comment

@@ -22,6 +22,16 @@ from tests.conftest import tree
 from tests.pipeline_support import leftovers, someone_elses, spawn
 
 
+def _output_and_theirs(tmp_path: Path, synthesized: dict) -> tuple[Path, Path, dict[str, bytes]]:
+    """An output of dev written by synth (``dist``), and a folder of someone else's files beside it with its
+    contents (what must survive)."""
+    out = tmp_path / "dist"
+    shutil.copytree(synthesized["a"], out)
+    other = tmp_path / "other"
+    other.mkdir()
+    return out, other, someone_elses(other)
+
+
 def _linked_away(out: Path, other: Path) -> Path:
     """``out`` moved aside and replaced by a symbolic link to ``other``; where the real folder went."""
     moved = out.with_name("moved")
@@ -80,11 +90,7 @@ def test_what_is_added_after_the_last_check_is_kept_beside_the_new_output(synthe
                                                                           exchange):
     """Added between the last check and the exchange: the new output is installed, the old one removed entry by
     entry against its marker, and what it does not list stays in ``.dist.kept-*`` (KG805 names it)."""
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     listed = "dev/NodePool.gpu-inference.k8s.yaml"
 
     def add() -> None:
@@ -120,11 +126,7 @@ def test_what_is_added_after_the_last_check_is_kept_beside_the_new_output(synthe
 
 def test_an_output_replaced_by_a_symlink_during_the_build_is_refused_and_nothing_is_touched(synthesized, tmp_path,
                                                                                            trees, monkeypatch):
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     moved: list[Path] = []
     _during_validation(monkeypatch, lambda staging: moved.append(_linked_away(out, other)))
     with pytest.raises(KarpenterGpuError, match=r"replaced while synth ran \(now a symbolic link to .*other\)"
@@ -140,11 +142,7 @@ def test_an_output_replaced_by_a_symlink_after_the_last_check_is_put_back(synthe
                                                                           exchange):
     """Replaced between the last check and the exchange: what the exchange (or the first rename) moved out is not
     the folder checked, so the move is undone, the run refused, and nothing removed through the link."""
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     moved: list[Path] = []
     _before_exchange(monkeypatch, lambda: moved.append(_linked_away(out, other)), exchange)
     with pytest.raises(KarpenterGpuError, match=r"now a symbolic link to .*nothing was installed") as raised:
@@ -167,11 +165,7 @@ def test_an_output_that_appears_during_the_build_is_not_replaced(tmp_path, monke
 
 
 def test_a_staging_folder_replaced_by_a_symlink_is_left_alone(synthesized, tmp_path, trees, monkeypatch):
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     staged: list[Path] = []
 
     def steal(staging: Path) -> None:
@@ -189,11 +183,7 @@ def test_a_staging_folder_replaced_by_a_symlink_is_left_alone(synthesized, tmp_p
 
 def test_an_old_output_replaced_by_a_symlink_after_the_exchange_is_left_alone(synthesized, tmp_path, trees,
                                                                               monkeypatch):
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     real = remove.discard_old
 
     def racing(old: Path, out_: Path, before):
@@ -232,11 +222,7 @@ def _held_cli_synth(out: Path):
 
 @pytest.mark.parametrize("race", ["file-added", "symlinked"])
 def test_the_command_line_keeps_every_file_through_either_race(race, synthesized, tmp_path, trees):
-    out = tmp_path / "dist"
-    shutil.copytree(synthesized["a"], out)  # an output of dev written by synth
-    other = tmp_path / "other"
-    other.mkdir()
-    theirs = someone_elses(other)
+    out, other, theirs = _output_and_theirs(tmp_path, synthesized)
     child = _held_cli_synth(out)
     assert child.stdout.readline().strip() == "building", child.stderr.read()
     moved = None
