@@ -183,7 +183,6 @@ def test_workflow_posts_one_comment_and_updates_only_its_own(tmp_path: Path) -> 
     assert gh_state(tmp_path)["calls"][3][:3] == ["--method", "PATCH", "repos/acme/platform/issues/comments/1003"]
 
 
-
 def pull_request(repo: Path, file: str, old: str, new: str, message: str) -> None:
     """The base branch at HEAD (what actions/checkout fetches as origin/main), then one commit editing a file of
     dist/dev: the pull request's head."""
