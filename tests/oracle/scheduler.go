@@ -628,11 +628,15 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 
 	ans := schedAnswer{}
 	if perr, ok := results.PodErrors[pod]; ok {
-		ans.Error = perr.Error()
+		ans.Reason = schedFail(strings.SplitN(perr.Error(), "; ", 2)[0])
+		// The parts of the error come from map iterations (Requirements.Compatible's keys): sorted, so the same
+		// case always gives the same text and the committed vectors are reproducible.
+		parts := strings.Split(perr.Error(), "; ")
+		sort.Strings(parts)
+		ans.Error = strings.Join(parts, "; ")
 		if len(ans.Error) > 600 {
 			ans.Error = ans.Error[:600]
 		}
-		ans.Reason = schedFail(strings.SplitN(perr.Error(), "; ", 2)[0])
 		return ans, nil
 	}
 	if len(results.NewNodeClaims) != 1 {
