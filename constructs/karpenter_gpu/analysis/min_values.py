@@ -9,6 +9,7 @@ from karpenter_gpu.analysis import notes as note
 from karpenter_gpu.analysis.candidates import Candidate
 from karpenter_gpu.analysis.notes import Note
 from karpenter_gpu.k8s.labels import Label
+from karpenter_gpu.k8s.offerings import RESERVATION_ID
 from karpenter_gpu.k8s.views import NodePoolView
 
 __all__ = ["min_values"]
@@ -27,8 +28,7 @@ def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[
         if key == Label.CAPACITY_TYPE:  # the type's own capacity types, as SatisfiesMinValues counts them
             # (``it.Requirements``: provider computeRequirements: on-demand and spot, reserved with a reservation),
             # not narrowed by the pool's requirement
-            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if c.reservation_requirements
-                                               or any(o.offering.capacity_type == "reserved" for o in c.offerings)}
+            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if _reserved(c)}
         elif key == Label.ZONE:
             offered = {o.offering.zone for c in candidates for o in c.offerings}
             if zones:
@@ -44,3 +44,13 @@ def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[
             notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
         elif len(distinct) < wanted:
             problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
+
+
+def _reserved(candidate: Candidate) -> bool:
+    """Whether the type has a capacity reservation of the node class (computeRequirements adds ``reserved`` then):
+    its reservation requirements name ids (:func:`~karpenter_gpu.k8s.offerings.reservation_requirements`), or it
+    has a reserved offering."""
+    ids = candidate.reservation_requirements.get(RESERVATION_ID) if RESERVATION_ID in candidate.reservation_requirements \
+        else None
+    return (ids is not None and not ids.complement and bool(ids.values)) or any(
+        o.offering.capacity_type == "reserved" for o in candidate.offerings)
