@@ -12,7 +12,7 @@ from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.offerings import RESERVATION_ID
 from karpenter_gpu.k8s.views import NodePoolView
 
-__all__ = ["min_values"]
+__all__ = ["distinct_values", "min_values"]
 
 
 def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[Candidate], notes: list[Note],
@@ -25,25 +25,31 @@ def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[
         wanted = req.min_values
         if not wanted:
             continue
-        if key == Label.CAPACITY_TYPE:  # the type's own capacity types, as SatisfiesMinValues counts them
-            # (``it.Requirements``: provider computeRequirements: on-demand and spot, reserved with a reservation),
-            # not narrowed by the pool's requirement
-            distinct = {"on-demand", "spot"} | {"reserved" for c in candidates if _reserved(c)}
-        elif key == Label.ZONE:
-            offered = {o.offering.zone for c in candidates for o in c.offerings}
-            if zones:
-                distinct = set(zones)
-            elif candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
-                distinct = {z for z in offered if z is not None}
-            else:
-                notes.append(note.MinValuesUnchecked(wanted, key))
-                continue
-        else:  # the values the types carry (a key no type has, such as a custom label: none, so never met)
-            distinct = {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
+        distinct = distinct_values(key, candidates, zones)
+        if distinct is None:
+            notes.append(note.MinValuesUnchecked(wanted, key))
+            continue
         if len(distinct) < wanted and best_effort:
             notes.append(note.MinValuesRelaxed(wanted, key, tuple(sorted(distinct))))
         elif len(distinct) < wanted:
             problems.append(note.MinValuesUnmet(wanted, key, tuple(sorted(distinct))))
+
+
+def distinct_values(key: str, candidates: Sequence[Candidate], zones: tuple[str, ...] = ()) -> set[str] | None:
+    """The values of ``key`` the candidates' own requirements carry, as ``SatisfiesMinValues`` collects them (None:
+    not known -- zones without AWS facts naming them). capacity-type: on-demand and spot, reserved for a type with a
+    reservation (computeRequirements), whatever the pool asks for; zone: the pool's declared zones, else the zones the
+    types are offered in; any other key: the types' labels (a key no type carries: none)."""
+    if key == Label.CAPACITY_TYPE:
+        return {"on-demand", "spot"} | {"reserved" for c in candidates if _reserved(c)}
+    if key == Label.ZONE:
+        offered = {o.offering.zone for c in candidates for o in c.offerings}
+        if zones:
+            return set(zones)
+        if candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
+            return {z for z in offered if z is not None}
+        return None
+    return {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
 
 
 def _reserved(candidate: Candidate) -> bool:

@@ -9,8 +9,9 @@ from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
 from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter, remaining_limits, within_limits
-from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog
+from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.launch import Launch, launch
+from karpenter_gpu.analysis.min_values import distinct_values
 from karpenter_gpu.analysis.pod_shape import PodShape, resource_text
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
@@ -195,12 +196,12 @@ def _unmodelled(requests: Mapping[str, Decimal], candidates: Sequence[Candidate]
 
 
 def _min_values_short(report: PoolReport, types: Sequence[Candidate]) -> str | None:
-    """The first minValues of the template the pod's remaining types cannot meet (instance-type keys)."""
+    """The first minValues of the template the pod's remaining types cannot meet (:func:`distinct_values`)."""
     template = report.view.template_requirements if report.view is not None else Requirements()
     for key, req in template.items():
-        if req.min_values and key in INSTANCE_LABEL_KEYS:
-            distinct = {c.instance.node_labels[key] for c in types if key in c.instance.node_labels}
-            if len(distinct) < req.min_values:
+        if req.min_values:
+            distinct = distinct_values(key, types, report.zones)
+            if distinct is not None and len(distinct) < req.min_values:
                 return (f"minValues {req.min_values} on {key} is not met: only {len(distinct)} distinct value(s) "
                         f"({', '.join(sorted(distinct)) or 'none'})")
     return None
