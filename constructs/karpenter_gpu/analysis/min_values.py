@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from karpenter_gpu.analysis import notes as note
 from karpenter_gpu.analysis.candidates import Candidate
 from karpenter_gpu.analysis.notes import Note
 from karpenter_gpu.k8s.labels import Label
-from karpenter_gpu.k8s.offerings import RESERVATION_ID
+from karpenter_gpu.k8s.offerings import RESERVATION_ID, RESERVATION_LABELS
 from karpenter_gpu.k8s.views import NodePoolView
 
 __all__ = ["distinct_values", "min_values"]
@@ -49,7 +49,14 @@ def distinct_values(key: str, candidates: Sequence[Candidate], zones: tuple[str,
         if candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
             return {z for z in offered if z is not None}
         return None
+    if key in RESERVATION_LABELS:  # computeRequirements: In the type's reservations' ids, types, interruptible flags
+        return {v for c in candidates if key in c.reservation_requirements
+                for v in _in_values(c.reservation_requirements.get(key))}
     return {c.instance.node_labels[key] for c in candidates if key in c.instance.node_labels}
+
+
+def _in_values(req: Any) -> frozenset[str]:
+    return frozenset() if req is None or req.complement else frozenset(req.values)
 
 
 def _reserved(candidate: Candidate) -> bool:
@@ -58,5 +65,5 @@ def _reserved(candidate: Candidate) -> bool:
     has a reserved offering."""
     ids = candidate.reservation_requirements.get(RESERVATION_ID) if RESERVATION_ID in candidate.reservation_requirements \
         else None
-    return (ids is not None and not ids.complement and bool(ids.values)) or any(
+    return bool(_in_values(ids)) or any(
         o.offering.capacity_type == "reserved" for o in candidate.offerings)
