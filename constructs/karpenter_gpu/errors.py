@@ -176,6 +176,17 @@ CODES: dict[str, str] = {
     "KG742": "Karpenter values: minValuesPolicy or preferencePolicy the controller refuses",
     "KG743": "Karpenter values: vmMemoryOverheadPercent that is not a number from 0 to below 1",
     "KG744": "Karpenter values: reservedENIs that is not a whole number >= 0 as the chart renders it",
+    # Workloads (karpenter_gpu.k8s.workloads): the manifests `plan` and `diff --workload` schedule.
+    "KG750": "workload input without any workload (Pod, Deployment, ReplicaSet, StatefulSet, Job, LeaderWorkerSet, "
+             "DaemonSet or a kind with a pod template)",
+    "KG751": "workload count (replicas, parallelism, completions, size) that is not a whole number from 0 to 2^31-1",
+    "KG752": "workload pod template missing or malformed (spec.template, its spec, containers, labels)",
+    "KG753": "workload container resource that is not a Kubernetes quantity",
+    "KG754": "two workloads of one kind, namespace and name",
+    "KG755": "workload planned: more pods than the bound",
+    "KG760": "workload object not read: no pod template (the object is not planned)",
+    "KG761": "workload pod not planned: already bound to a node (spec.nodeName), or a Job or CronJob that runs no pod now",
+    "KG762": "workload setting not modelled (the plan does not account for it)",
     # Input and usage errors of the command line (exit code 2): the manifest reader and cli/.
     "KG900": "input path does not exist",
     "KG901": "input file or folder unreadable",
