@@ -16,7 +16,7 @@ PACKAGE = Path(upstream.__file__).resolve().parent
 HOME = Path(upstream.__file__).resolve()
 
 #: Values that belong to the upstream module only, and how they may appear inside a longer string constant.
-VERSIONS = (upstream.KARPENTER_VERSION, upstream.GPU_OPERATOR_VERSION, upstream.PROMETHEUS_OPERATOR_TAG)
+VERSIONS = (upstream.KARPENTER_VERSION, upstream.KARPENTER_LINES["1.9"].version, upstream.GPU_OPERATOR_VERSION, upstream.PROMETHEUS_OPERATOR_TAG)
 GATES = frozenset(g.value for g in FeatureGate)
 
 

@@ -11,6 +11,7 @@ Pure data: imports nothing of the package, so every layer may use it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 #: kubernetes-sigs/karpenter and aws/karpenter-provider-aws release the package is written and checked against.
@@ -77,7 +78,97 @@ GATE_FLAG_NAMES: dict[FeatureGate, str] = {
     FeatureGate.STATIC_CAPACITY: "StaticCapacity", FeatureGate.CAPACITY_BUFFER: "CapacityBuffer",
 }
 
-__all__ = ["BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
-           "GPU_OPERATOR_VERSION", "KARPENTER_CHART", "KARPENTER_CHART_VERSION", "KARPENTER_TAG",
-           "KARPENTER_VALUES_FILE", "KARPENTER_VERSION", "MIN_VALUES_POLICIES", "PREFERENCE_POLICIES",
-           "PROMETHEUS_OPERATOR_TAG", "FeatureGate"]
+#: The Karpenter controller image repository (``controller.image.repository`` of the chart).
+KARPENTER_IMAGE = "public.ecr.aws/karpenter/controller"
+
+
+@dataclass(frozen=True)
+class KarpenterLine:
+    """One Karpenter release line the package can target: what the chart, its gates and its CRDs are there.
+
+    The chart inside a release tag (git, or the Go module zip) still carries the *previous* release's
+    ``version``, ``controller.image.tag`` and ``digest`` (``charts/karpenter/values.yaml`` at tag v1.14.1 pins
+    1.13.0, at v1.9.3 it pins 1.8.1); the generated values therefore pin :attr:`image_tag` (and
+    :attr:`image_digest` where the release's own chart records it) themselves.
+    """
+
+    #: The line's name as users give it (``PlatformConfig(karpenter_version=...)``, ``--karpenter-version``).
+    line: str
+    #: The patch release of the line the package is written and checked against.
+    version: str
+    #: The controller image digest of :attr:`version`, as the release's chart values record it; "" when not known
+    #: here (the values then pin the tag alone and clear the in-tag chart's digest of the previous release).
+    image_digest: str
+    #: The Helm ``settings.featureGates`` keys the line's chart renders, in the chart's order.
+    gates: tuple["FeatureGate", ...]
+    #: The chart ``settings`` keys of :data:`CHART_SETTINGS` the line's chart has.
+    settings: tuple[str, ...]
+    #: Sub-folder of ``data/crds/`` holding the line's Karpenter CRDs ("" for the folder itself); the
+    #: prometheus-operator CRDs are the folder's for every line.
+    crd_subdir: str
+
+    @property
+    def tag(self) -> str:
+        return f"v{self.version}"
+
+    @property
+    def chart_version(self) -> str:
+        return self.version
+
+    @property
+    def image_tag(self) -> str:
+        return self.version
+
+
+#: The line the package targets unless told otherwise.
+DEFAULT_LINE = "1.14"
+
+#: Both LTS lines of aws/karpenter-provider-aws ``SUPPORT.md`` (v1.9 to Feb 2027, v1.14 to Jul 2027). v1.9.3 is the
+#: newest v1.9 patch the Go module proxy serves; its CRDs are v1.9.2's (byte-identical). Gates: the chart's
+#: ``settings.featureGates`` at each tag (capacityBuffer from v1.14); settings: ``enableZonalShift`` from v1.12.
+KARPENTER_LINES: dict[str, KarpenterLine] = {
+    "1.9": KarpenterLine(
+        line="1.9", version="1.9.3", image_digest="",
+        gates=(FeatureGate.RESERVED_CAPACITY, FeatureGate.SPOT_TO_SPOT_CONSOLIDATION, FeatureGate.NODE_OVERLAY,
+               FeatureGate.STATIC_CAPACITY, FeatureGate.NODE_REPAIR),
+        settings=tuple(k for k in CHART_SETTINGS if k != "enableZonalShift"), crd_subdir="v1.9"),
+    "1.14": KarpenterLine(
+        line="1.14", version=KARPENTER_VERSION,
+        image_digest="sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23",
+        gates=tuple(FeatureGate), settings=tuple(CHART_SETTINGS), crd_subdir=""),
+}
+
+#: Where a schema field, enum value or well-known label first appears between the lines (aws/karpenter-provider-aws
+#: ``pkg/apis/crds`` at each tag): a refusal for an older target names the release to upgrade to. Keys are
+#: schema paths (``[]`` for list items), ``path=value`` for an enum value, or a label key; what is not listed is
+#: named by the first packaged line that has it.
+INTRODUCED: dict[str, str] = {
+    "spec.disruption.consolidationPolicy=Balanced": "1.14.0",  # kubernetes-sigs/karpenter#2962
+    "spec.networkInterfaces": "1.11.0",
+    "spec.placementGroupSelector": "1.11.0",
+    "karpenter.k8s.aws/placement-group-id": "1.11.0",
+    "karpenter.k8s.aws/placement-group-partition": "1.11.0",
+    "spec.connectionTracking": "1.13.0",
+    "spec.cpuOptions": "1.13.0",
+    "karpenter.k8s.aws/capacity-reservation-interruptible": "1.10.0",  # interruptible reservations, aws#9019
+    "status.capacityReservations[].interruptible": "1.10.0",
+    FeatureGate.CAPACITY_BUFFER.value: "1.14.0",
+    "enableZonalShift": "1.12.0",
+}
+
+
+def karpenter_line(name: str) -> KarpenterLine:
+    """The line ``name`` ("1.9", "1.14", or a release of one such as "1.9.3" / "v1.14.1"); KeyError otherwise."""
+    text = name[1:] if name.startswith("v") else name
+    if text in KARPENTER_LINES:
+        return KARPENTER_LINES[text]
+    for line in KARPENTER_LINES.values():
+        if text == line.version:
+            return line
+    raise KeyError(name)
+
+
+__all__ = ["BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_LINE", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
+           "GPU_OPERATOR_VERSION", "INTRODUCED", "KARPENTER_CHART", "KARPENTER_CHART_VERSION", "KARPENTER_IMAGE",
+           "KARPENTER_LINES", "KARPENTER_TAG", "KARPENTER_VALUES_FILE", "KARPENTER_VERSION", "MIN_VALUES_POLICIES",
+           "PREFERENCE_POLICIES", "PROMETHEUS_OPERATOR_TAG", "FeatureGate", "KarpenterLine", "karpenter_line"]

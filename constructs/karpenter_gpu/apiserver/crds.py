@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from karpenter_gpu.apiserver.conformance import load_crds
-from karpenter_gpu.apiserver.crd_source import CrdSourceError
-from karpenter_gpu.upstream import KARPENTER_TAG
+from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR, CrdSourceError
+from karpenter_gpu.upstream import KARPENTER_TAG, KarpenterLine
 
-__all__ = ["crds_from"]
+__all__ = ["crds_from", "line_crds"]
 
 
 def crds_from(crd_dir: str | Path) -> dict:
@@ -20,3 +20,12 @@ def crds_from(crd_dir: str | Path) -> dict:
         raise CrdSourceError(f"no CustomResourceDefinitions found in {crd_dir}: pass --crds DIR with the Karpenter "
                              f"{KARPENTER_TAG} CRD YAML files, or set KARPENTER_GPU_CRDS")
     return crds
+
+
+def line_crds(line: KarpenterLine) -> dict:
+    """The packaged CRDs of a Karpenter line: the folder's (the current line's, and the prometheus-operator ones),
+    with the line's own Karpenter CRDs from its sub-folder in their place."""
+    crds = crds_from(PACKAGED_DIR)
+    if not line.crd_subdir:
+        return crds
+    return {**crds, **crds_from(PACKAGED_DIR / line.crd_subdir)}
