@@ -17,7 +17,7 @@ from karpenter_gpu.k8s.cron import Cron
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
-from tests.oracle import apiserver_family, overlay_family, scheduler_family
+from tests.oracle import apiserver_family, budgets_family, overlay_family, scheduler_family
 
 
 # ----------------------------------------------------------------------------------------------- requirements
@@ -96,6 +96,7 @@ ANSWERS: dict[str, Callable[[dict], dict]] = {
     "scheduler": scheduler_family.python_answer,
     "overlay": overlay_family.core_answer,
     "cron": _cron,
+    "budgets": budgets_family.core_answer,
 }
 #: Per family, the cases one step smaller than a case (default: :func:`_smaller` on the case's fields).
 SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller,
