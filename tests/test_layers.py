@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
      f"{P}.perf"),
     (f"{P}.k8s",),
     (f"{P}.apiserver",),
-    (f"{P}.analysis",),
+    (f"{P}.analysis", f"{P}.importer"),
     (f"{P}.check",),
     (f"{P}._props", f"{P}._construct_tree", f"{P}._signature", f"{P}._nodejs", f"{P}._api_object", f"{P}.cluster", f"{P}.feature_gates",
      f"{P}.check.acknowledge"),

@@ -1,4 +1,4 @@
-"""Command line: ``karpenter-gpu validate | explain | diff | synth``; argument parsing and rendering only.
+"""Command line: ``karpenter-gpu validate | explain | diff | synth | import``; argument parsing and rendering only.
 
 Exit codes, for every command: 0 clean, 1 findings (or a ``--fail-on`` hit), 2 usage or input error.
 Every error is one coded line on stderr (``karpenter-gpu: error: [KGnnn] ...``), never a traceback.
@@ -75,7 +75,9 @@ def stop_on(items: list) -> int:
 
 
 #: The commands, in the order ``--help`` lists them, and the module that registers and runs each.
-COMMANDS = ("validate", "explain", "diff", "synth")
+COMMANDS = ("validate", "explain", "diff", "synth", "import")
+#: A command whose module is named otherwise (``import`` is a Python keyword).
+_MODULES = {"import": "import_cmd"}
 
 
 def build_parser(argv: list[str] | None = None) -> Parser:
@@ -92,7 +94,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     # Each command module pulls in only what it needs (none starts Node.js).
     wanted = [argv[0]] if argv and argv[0] in COMMANDS else COMMANDS
     for name in wanted:
-        importlib.import_module(f"karpenter_gpu.cli.{name}").register(commands)
+        importlib.import_module(f"karpenter_gpu.cli.{_MODULES.get(name, name)}").register(commands)
     return parser
 
 

@@ -1,0 +1,185 @@
+"""``karpenter-gpu import``: existing Karpenter YAML as a Python cdk8s app that synthesizes the same objects.
+
+The contract ("keep as is"): synthesizing the generated app gives, per environment, the objects that were read,
+so ``karpenter-gpu diff <input> <output> --fail-on drift`` exits 0: original names, labels and fields kept, no
+node replaced. Every NodePool, EC2NodeClass and NodeOverlay (and every other object in the input) becomes an
+:class:`~karpenter_gpu.addons.imported_object.ImportedObject` holding the object as given, with a comment saying
+which construct would fit and why it is not used; the Helm values files karpenter-gpu writes
+(``karpenter.values.yaml``, ``gpu-operator.values.yaml``) become ``HelmValues`` with the pinned chart and version.
+Adopting a construct is offered as a follow-up, reviewed with ``karpenter-gpu diff``, never forced.
+
+Environments: as every command reads input (:mod:`karpenter_gpu.k8s.input_layout`), each top-level sub-folder is
+one environment and files directly in the folder (or a single file) are the root one, written under the input
+folder's (or file's) name. The generated code is valid Python whatever the input's strings: every string is a
+``repr`` (:mod:`.literal`), and no input text lands in a comment or a name unless it is a plain DNS name.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from karpenter_gpu.importer.literal import literal
+from karpenter_gpu.k8s.input_layout import ROOT, Environment, Source, metadata
+from karpenter_gpu.output.layout import HELM_DIR
+
+#: Values files the constructs write, and the upstream constants naming their chart and version.
+KNOWN_VALUES = {
+    "karpenter.values.yaml": ("KARPENTER_CHART", "KARPENTER_CHART_VERSION"),
+    "gpu-operator.values.yaml": ("GPU_OPERATOR_CHART", "GPU_OPERATOR_VERSION"),
+}
+
+#: Which construct would build an object of a kind, and what it would change: the follow-up each comment offers.
+FITS = {
+    "NodePool": ("GpuInferencePool / GpuTrainingPool",
+                 "their name grammar, labels, taints, limits and disruption defaults change the NodePool's template "
+                 "hash (nodes replaced) or its scheduling"),
+    "EC2NodeClass": ("GpuNodeClass",
+                     "its pinned AMI, root volume and metadata options change the EC2NodeClass's drift hash (every "
+                     "node of its pools replaced)"),
+    "NodeOverlay": ("GpuCapacityOverlay / NodeOverlayDiscourage / TimeSlicingOverlay",
+                    "its requirements and weight are derived from the pools, not copied"),
+}
+
+#: A name that may appear in a comment or an identifier as it is (a DNS name); anything else is left out.
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z", re.ASCII)
+#: An environment folder synth accepts (pipeline's ENVIRONMENT, without the leading-dot names).
+_FOLDER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z", re.ASCII)
+
+
+@dataclass
+class Imported:
+    """What one run produced: the Python source and what it counted (for the command's summary)."""
+
+    code: str
+    environments: list[str] = field(default_factory=list)
+    objects: int = 0
+    values: int = 0
+    skipped_values: list[str] = field(default_factory=list)
+
+
+def _plain(text: object) -> str | None:
+    return text if isinstance(text, str) and _PLAIN.match(text) else None
+
+
+def _folder(env: Environment, fallback: str) -> str:
+    name = env.name if env.key == ROOT else env.key
+    if env.key == ROOT:
+        name = name.removesuffix(".yaml").removesuffix(".yml")
+    if not _FOLDER.match(name) or name.lower() == HELM_DIR:
+        return fallback
+    return name
+
+
+def _function_name(folder: str, index: int, used: set[str]) -> str:
+    base = "environment_" + re.sub(r"\W", "_", folder.lower(), flags=re.ASCII)
+    name = base if base.isidentifier() and not keyword.iskeyword(base) else f"environment_{index}"
+    while name in used:
+        name = f"{name}_{index}"
+    used.add(name)
+    return name
+
+
+def _construct_id(kind: str, name: object, index: int, used: set[str]) -> str:
+    plain = _plain(name)
+    cid = f"{kind}-{plain}" if plain and _PLAIN.match(kind) else f"Object{index}"
+    while cid in used:
+        cid = f"{cid}-{index}"
+    used.add(cid)
+    return cid
+
+
+def _reason(kind: str) -> str:
+    fit = FITS.get(kind)
+    if fit is None:
+        return "kept as given: not a kind the constructs build"
+    return (f"kept as given (no drift); {fit[0]} would fit, but {fit[1]}: adopt it later as a change "
+            "reviewed with karpenter-gpu diff")
+
+
+def _environment(env: Environment, folder: str, function: str, out: Imported) -> list[str]:
+    lines = [f"def {function}() -> cdk8s.App:",
+             f'    """The environment written to <output>/{folder}/."""',
+             f"    app = cdk8s.App(outdir={folder!r})",
+             '    chart = cdk8s.Chart(app, "imported")']
+    used: set[str] = set()
+    for index, m in enumerate(env.manifests, 1):
+        manifest = m.manifest
+        kind, name = str(manifest.get("kind")), metadata(manifest).get("name")
+        shown = _plain(name)
+        lines.append(f"    # {kind if _PLAIN.match(kind) else 'object'} {shown or '(name in the manifest)'}")
+        cid = _construct_id(kind, name, index, used)
+        lines += ["    ImportedObject(", f"        chart, {cid!r},", f"        reason={literal(_reason(kind), 2)},",
+                  f"        manifest={literal(manifest, 2)},", "    )"]
+        out.objects += 1
+    for file_name, values in sorted(env.values.items()):
+        constants = KNOWN_VALUES.get(file_name)
+        if constants is None:
+            out.skipped_values.append(env.value_paths.get(file_name, file_name))
+            continue
+        chart_const, version_const = constants
+        cid = _construct_id("Values", file_name.removesuffix(".values.yaml"), 0, used)
+        lines.append(f"    # helm/{file_name}: the values as given; the chart and version pinned by this release.")
+        lines += ["    HelmValues(", f"        chart, {cid!r}, chart={chart_const}, version={version_const},",
+                  f"        file_name={file_name!r},", f"        values={literal(values, 2)},", "    )"]
+        out.values += 1
+    lines.append("    return app")
+    return lines
+
+
+def import_source(source: Source) -> Imported:
+    """The app for everything ``source`` holds (reader problems are the caller's to refuse first)."""
+    out = Imported(code="")
+    body: list[str] = []
+    functions: list[str] = []
+    used_functions: set[str] = set()
+    used_folders: set[str] = set()
+    for index, env in enumerate(source.environments, 1):
+        if not env.manifests and not any(name in KNOWN_VALUES for name in env.values):
+            out.skipped_values.extend(env.value_paths.get(n, n) for n in sorted(env.values))
+            continue
+        folder = _folder(env, "imported")
+        while folder in used_folders or folder.lower() == HELM_DIR:
+            folder = f"{folder}-{index}"
+        used_folders.add(folder)
+        function = _function_name(folder, index, used_functions)
+        functions.append(function)
+        out.environments.append(folder)
+        body += ["", "", *_environment(env, folder, function, out)]
+    constants = sorted({c for env in source.environments for name in env.values
+                        for c in KNOWN_VALUES.get(name, ())})
+    head = [
+        '"""Karpenter objects imported by `karpenter-gpu import`, kept as given: synthesizing this app writes the',
+        "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
+        "",
+        "    karpenter-gpu synth --app <this module>:apps --out <output>",
+        "",
+        "Follow-up, not forced: each object's comment names the construct that would build it and what adopting it",
+        "changes; replace one ImportedObject at a time and review the change with `karpenter-gpu diff`.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from karpenter_gpu import " + ", ".join(n for n, used in (("HelmValues", out.values),
+                                                                   ("ImportedObject", out.objects)) if used),
+    ]
+    line = f"from karpenter_gpu.upstream import {', '.join(constants)}"
+    if constants and len(line) <= 88:  # isort's own layout at its default width (a trailing comma keeps it split)
+        head.append(line)
+    elif constants:
+        head += ["from karpenter_gpu.upstream import (", *(f"    {c}," for c in constants), ")"]
+    head += ["", "import cdk8s  # isort: skip (after karpenter_gpu, which points jsii at the packaged Node)"]
+    tail = ["", "", "def apps() -> list[cdk8s.App]:", '    """Every environment, one App each."""',
+            f"    return [{', '.join(f'{f}()' for f in functions)}]", ""]
+    if out.skipped_values:
+        tail[-1:] = ["", "# Not imported (values files karpenter-gpu does not write; keep them where they are):",
+                     *(f"#   {p}" for p in (_plain_path(v) for v in out.skipped_values)), ""]
+    out.code = "\n".join(head + body + tail)
+    return out
+
+
+def _plain_path(path: str) -> str:
+    parts = [p if _PLAIN.match(p) else "<name not shown>" for p in Path(path).parts]
+    return "/".join(parts)
