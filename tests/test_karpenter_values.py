@@ -62,7 +62,9 @@ def values(chart, **props):
 def test_nothing_special_renders_chart_defaults(chart, node_class):
     training(chart, node_class)
     v = values(chart)
-    assert v.values == {"settings": {"clusterName": "prod", "featureGates": DEFAULTS}}
+    assert v.values == {"settings": {"clusterName": "prod", "featureGates": DEFAULTS}, "controller": {"image": {
+        "repository": "public.ecr.aws/karpenter/controller", "tag": "1.14.1",
+        "digest": "sha256:723130949e4cab989461ff07d1be4cd781d63515432494641b33c235f300ae23"}}}
     assert list(v.feature_gates) == ALL_GATES  # all six, in chart order
     assert v.feature_gates == DEFAULTS
     assert "interruptionQueue" not in v.values["settings"]
@@ -97,7 +99,7 @@ def test_values_key_order(chart, node_class):
     static(chart, node_class)
     inference(chart, node_class)
     v = values(chart, interruption_queue="prod")
-    assert list(v.values) == ["settings"]
+    assert list(v.values) == ["settings", "controller"]
     assert list(v.values["settings"]) == ["clusterName", "interruptionQueue", "featureGates"]
     assert list(v.values["settings"]["featureGates"]) == ALL_GATES
 

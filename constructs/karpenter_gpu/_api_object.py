@@ -8,7 +8,12 @@ import cdk8s
 from constructs import Construct
 
 from karpenter_gpu import cluster as _cluster
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.perf import once
+from karpenter_gpu.upstream import DEFAULT_LINE, KARPENTER_LINES, KarpenterLine
+
+#: The API group of EKS Auto Mode's NodeClass: AWS runs Auto Mode's Karpenter, not the targeted line.
+_AUTO_MODE_GROUP = "eks.amazonaws.com"
 
 
 @once
@@ -51,6 +56,11 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
     _cluster.require_chart(scope, lambda: f"{scope.node.path}/Resource", type(scope).__name__)
     identity = (api_version, kind, namespace or "", name)
     _cluster.register_object(scope, identity, lambda: f"{scope.node.path}/Resource")
+    line = _cluster.karpenter_line_of(scope)
+    if line.line != DEFAULT_LINE:
+        _check_target(scope, line, {"apiVersion": api_version, "kind": kind, "spec": spec, "metadata": {
+            "name": name, **({"namespace": namespace} if namespace else {}), **({"labels": labels} if labels else {}),
+            **({"annotations": annotations} if annotations else {})}})
     metadata = cdk8s.ApiObjectMetadata(name=name, namespace=namespace, annotations=annotations or None,
                                        labels=labels or None)
     if render is None:
@@ -61,3 +71,35 @@ def create(scope: Construct, *, binding: Any, name: str, spec: dict, annotations
     _cluster.remember_identity(obj, identity)  # read back by the cluster's duplicate check
     _cluster.tree_changed()
     return obj
+
+
+def _check_target(scope: Construct, line: KarpenterLine, manifest: dict) -> None:
+    """KG661 for the first thing ``manifest`` holds that the target line's CRDs refuse or prune while the default
+    line's admit (derived from both lines' packaged CRDs: :func:`karpenter_gpu.apiserver.lines.line_refusals`).
+    A NodePool of EKS Auto Mode is AWS's Karpenter's, not the target's: not checked."""
+    from karpenter_gpu.apiserver.lines import first_release, line_refusals, value_at  # late: only older targets
+
+    ref = ((manifest["spec"].get("template") or {}).get("spec") or {}).get("nodeClassRef") or {}
+    if isinstance(ref, dict) and ref.get("group") == _AUTO_MODE_GROUP:
+        return
+    refused = line_refusals(manifest, line, KARPENTER_LINES[DEFAULT_LINE])
+    if not refused:
+        return
+    first = refused[0]
+    value = value_at(manifest, first.path)
+    release, what = first_release(first.path, value, line)
+    raise KarpenterGpuError(
+        "KG661", prop=first.path, value=value,
+        allowed=f"what Karpenter v{line.version}'s {manifest['kind']} CRD accepts ({first.message}): {what} first "
+                f"appears in Karpenter v{release}",
+        fix=f"target a line that has it (karpenter_version={_line_having(release)!r}), or leave it out",
+        path=f"{scope.node.path}/Resource")
+
+
+def _line_having(release: str) -> str:
+    """The first packaged line at or after ``release``."""
+    want = tuple(int(p) for p in release.split("."))
+    for name, line in sorted(KARPENTER_LINES.items(), key=lambda item: tuple(int(p) for p in item[1].version.split("."))):
+        if tuple(int(p) for p in line.version.split(".")) >= want:
+            return name
+    return DEFAULT_LINE

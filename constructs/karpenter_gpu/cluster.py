@@ -25,8 +25,14 @@ import cdk8s
 import jsii
 from constructs import Construct, IValidation
 
-from karpenter_gpu._construct_tree import node_of, read_once
+from pydantic import field_validator
+from typing_extensions import TypedDict, Unpack
+
+from karpenter_gpu._construct_tree import node_of, path_of, read_once
+from karpenter_gpu._props import Props, build
+from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.upstream import DEFAULT_LINE, KARPENTER_LINES, KarpenterLine, karpenter_line
 
 #: A construct as jsii hands it out (a Construct, or an IConstruct proxy of a JS-created one).
 Node = Any
@@ -64,8 +70,73 @@ class ScopedConstruct(Construct):
         remember_parent(self, scope)
 
 
+#: The Karpenter line each cluster targets, by the cluster's jsii reference (absent: :data:`DEFAULT_LINE`).
+_LINES: dict[str, KarpenterLine] = {}
+
+
+def parse_karpenter_version(version: Any, path: str) -> KarpenterLine:
+    """The packaged line ``version`` names ("1.9", "1.14", or a release of one); KG660 otherwise."""
+    try:
+        line = karpenter_line(version) if isinstance(version, str) else None
+    except KeyError:
+        line = None
+    if line is None:
+        raise KarpenterGpuError("KG660", prop="karpenter_version", value=version,
+                                allowed=f"a packaged Karpenter line: {sorted(KARPENTER_LINES, key=_line_key)} "
+                                        f"(releases {', '.join(v.version for v in KARPENTER_LINES.values())})",
+                                fix=f"pass karpenter_version={DEFAULT_LINE!r} (the default) or another line listed",
+                                path=path)
+    return line
+
+
+def set_karpenter_version(cluster: Node, version: str, path: str) -> KarpenterLine:
+    """Make ``cluster`` target the Karpenter line ``version`` ("1.9", "1.14"); KG660 for another, KG663 when the
+    cluster already targets a different one (a GpuPlatform inside a Cluster that says otherwise)."""
+    line = parse_karpenter_version(version, path)
+    before = _LINES.get(ref_of(cluster))
+    if before is not None and before != line:
+        raise KarpenterGpuError("KG663", prop="karpenter_version", value=version,
+                                allowed=f"the version its cluster {node_of(cluster).path or '<app>'} targets "
+                                        f"({before.line}): one Karpenter controller serves a cluster",
+                                fix=f"pass karpenter_version={before.line!r}, or give it on one of them only",
+                                path=path)
+    _LINES[ref_of(cluster)] = line
+    return line
+
+
+def karpenter_line_of(construct: Node) -> KarpenterLine:
+    """The Karpenter line the cluster of ``construct`` targets (:data:`DEFAULT_LINE` unless told)."""
+    return _LINES.get(ref_of(cluster_of(construct))) or KARPENTER_LINES[DEFAULT_LINE]
+
+
+def _line_key(name: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in name.split("."))
+
+
+class ClusterProps(Props):
+    """Props of :class:`Cluster`."""
+
+    #: The Karpenter line the cluster runs, "1.9" or "1.14". Default: - "1.14", unless a GpuPlatform inside
+    #: says otherwise.
+    karpenter_version: str | None = None
+
+    @field_validator("karpenter_version", mode="before")
+    @classmethod
+    def _version(cls, v: Any) -> str | None:
+        return None if v is None else parse_karpenter_version(v, "Cluster").line
+
+
+class ClusterKwargs(TypedDict, total=False):
+    """The keyword props of :class:`Cluster`: the fields of :class:`ClusterProps`, same types."""
+
+    karpenter_version: str | None
+
+
 class Cluster(ScopedConstruct):
     """Marks one Kubernetes cluster: everything under it (charts, pools, addons) is one cluster.
+
+    ``karpenter_version`` ("1.9" or "1.14", default "1.14") is the Karpenter line the cluster runs: objects
+    its CRDs lack are refused at construction (KG661) and the controller values follow it.
 
     Example (one chart per team, two clusters in one App)::
 
@@ -79,6 +150,15 @@ class Cluster(ScopedConstruct):
     """
 
     _kg_cluster_boundary = True
+    __signature__ = ConstructSignature()
+
+    def __init__(self, scope: Construct, id: str, *, props: ClusterProps | None = None,
+                 **kwargs: Unpack[ClusterKwargs]) -> None:
+        """Keyword props (see :class:`ClusterProps`) or ``props=``, not both (KG820)."""
+        self.props = build(ClusterProps, path_of(scope, id), props, **kwargs)
+        super().__init__(scope, id)
+        if self.props.karpenter_version is not None:
+            set_karpenter_version(self, self.props.karpenter_version, path_of(scope, id))
 
 
 class Derived(Protocol):

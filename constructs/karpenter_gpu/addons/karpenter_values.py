@@ -31,9 +31,11 @@ from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.feature_gates import DEFAULT_ON, FeatureGate, GateNeed, required_feature_gates
 from karpenter_gpu.addons.helm_values import HelmValues
-from karpenter_gpu.cluster import cluster_of, members, members_of, register_derived, sorted_by_name
+from karpenter_gpu.cluster import (cluster_of, karpenter_line_of, members, members_of, register_derived,
+                                   sorted_by_name)
 from karpenter_gpu.k8s.requirements import CapacityType
-from karpenter_gpu.upstream import KARPENTER_CHART, KARPENTER_CHART_VERSION, KARPENTER_TAG
+from karpenter_gpu.upstream import (KARPENTER_CHART, KARPENTER_CHART_VERSION, KARPENTER_IMAGE, KARPENTER_LINES,
+                                    KARPENTER_TAG, KARPENTER_VERSION, DEFAULT_LINE, INTRODUCED, KarpenterLine)
 
 CHART = KARPENTER_CHART
 VERSION = KARPENTER_CHART_VERSION
@@ -211,8 +213,10 @@ class KarpenterControllerValues(HelmValues):
         path = path_of(scope, id)
         self.props = build(KarpenterControllerValuesProps, path, props, **kwargs)
         self._path = path
+        #: The Karpenter line of the cluster (``karpenter_version`` of its Cluster or PlatformConfig).
+        self.line: KarpenterLine = karpenter_line_of(scope)
         self._check(required_feature_gates(cluster_of(scope), members(cluster_of(scope))), _spot_pools(scope))
-        super().__init__(scope, id, chart=CHART, version=VERSION, file_name=FILE_NAME)
+        super().__init__(scope, id, chart=CHART, version=self.line.chart_version, file_name=FILE_NAME)
         register_derived(self)
 
     @property
@@ -228,7 +232,7 @@ class KarpenterControllerValues(HelmValues):
 
     @property
     def feature_gates(self) -> dict[str, bool]:
-        return self._resolve_gates(self.props, self.gate_needs, self._path)
+        return self._resolve_gates(self.props, self.gate_needs, self._path, self.line)
 
     def render_values(self) -> dict[str, Any]:
         p = self.props
@@ -237,12 +241,14 @@ class KarpenterControllerValues(HelmValues):
         settings: dict[str, Any] = {"clusterName": p.cluster_name}
         if p.interruption_queue is not None:
             settings["interruptionQueue"] = p.interruption_queue
-        settings["featureGates"] = self._resolve_gates(p, needs, self._path)
-        return {"settings": settings}
+        settings["featureGates"] = self._resolve_gates(p, needs, self._path, self.line)
+        # The chart inside a release tag pins the previous release's controller image: pin the line's own.
+        image = {"repository": KARPENTER_IMAGE, "tag": self.line.image_tag, "digest": self.line.image_digest}
+        return {"settings": settings, "controller": {"image": image}}
 
     def _check(self, needs: tuple[GateNeed, ...], spot_pools: Any) -> None:
         p, path = self.props, self._path
-        self._resolve_gates(p, needs, path)  # KG522
+        self._resolve_gates(p, needs, path, self.line)  # KG522, KG662
         spot_pools = sorted_by_name(spot_pools)
         if spot_pools and p.interruption_queue is None and not p.allow_spot_without_interruption_queue:
             pools = ", ".join(f"{c.props.name} ({c.node.path})" for c in spot_pools)
@@ -261,11 +267,22 @@ class KarpenterControllerValues(HelmValues):
         return [f"featureGates.{n.gate} is needed by {n.path}: {n.reason}" for n in self.gate_needs]
 
     @staticmethod
-    def _resolve_gates(p: KarpenterControllerValuesProps, needs: tuple[GateNeed, ...], path: str) -> dict[str, bool]:
+    def _resolve_gates(p: KarpenterControllerValuesProps, needs: tuple[GateNeed, ...], path: str,
+                       line: KarpenterLine = KARPENTER_LINES[DEFAULT_LINE]) -> dict[str, bool]:
         forced = {FeatureGate(g): on for g, on in p.feature_gates.items()}
         if "spot_to_spot_consolidation" in p.model_fields_set:
             forced[FeatureGate.SPOT_TO_SPOT_CONSOLIDATION] = p.spot_to_spot_consolidation
         needed = {n.gate for n in needs}
+        for gate in FeatureGate:
+            if gate in line.gates or not (gate in needed or forced.get(gate)):
+                continue
+            who = "; ".join(f"{n.path} ({n.reason})" for n in needs if n.gate == gate) or "feature_gates forces it on"
+            raise KarpenterGpuError(
+                "KG662", prop=f"feature_gates[{gate}]", value=True,
+                allowed=f"a gate of the Karpenter v{line.version} chart ({', '.join(map(str, line.gates))}): "
+                        f"{gate} first appears in Karpenter v{INTRODUCED.get(gate.value, KARPENTER_VERSION)}; "
+                        f"needed by {who}",
+                fix=f"target a line that has it (karpenter_version={DEFAULT_LINE!r}), or drop what needs it", path=path)
         for gate in FeatureGate:
             if gate in needed and forced.get(gate) is False:
                 users = [n for n in needs if n.gate == gate]
@@ -277,5 +294,5 @@ class KarpenterControllerValues(HelmValues):
                     fix=f"drop '{gate}' from feature_gates (it is then rendered true), or remove the constructs "
                         "that need it",
                     path=path)
-        # Chart order (FACTS §7); every gate rendered explicitly, as the chart does.
-        return {str(g): bool(g in needed or forced.get(g, g in DEFAULT_ON)) for g in FeatureGate}
+        # Chart order (FACTS §7); every gate of the line rendered explicitly, as the chart does.
+        return {str(g): bool(g in needed or forced.get(g, g in DEFAULT_ON)) for g in FeatureGate if g in line.gates}

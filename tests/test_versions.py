@@ -1,0 +1,170 @@
+"""Karpenter v1.9 and v1.14 (both LTS) as targets: the per-line facts, the refusals derived from each line's packaged
+CRDs at construction, and the controller values that follow the line."""
+
+from __future__ import annotations
+
+import cdk8s
+import pytest
+import yaml
+
+from karpenter_gpu import GpuPlatform, PlatformConfig
+from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues
+from karpenter_gpu.apiserver.crds import line_crds
+from karpenter_gpu.apiserver.lines import first_release, line_refusals, value_at
+from karpenter_gpu.cluster import Cluster, karpenter_line_of
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.requirements import Requirement
+from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy
+from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
+from karpenter_gpu.pools.gpu_node_class import GpuNodeClass
+from karpenter_gpu.upstream import KARPENTER_LINES, FeatureGate, karpenter_line
+from stacks import dev
+
+V19, V114 = KARPENTER_LINES["1.9"], KARPENTER_LINES["1.14"]
+
+
+def _platform(version: str | None, **pool_changes) -> GpuPlatform:
+    fields = {k: getattr(dev.CONFIG, k) for k in type(dev.CONFIG).model_fields if k != "karpenter_version"}
+    if pool_changes:
+        fields["inference"] = (dev.CONFIG.inference[0].model_copy(update=pool_changes),)
+    if version is not None:
+        fields["karpenter_version"] = version
+    return GpuPlatform(cdk8s.App(), props=PlatformConfig(**fields))
+
+
+def _cluster_chart(version: str | None) -> tuple[cdk8s.Chart, GpuNodeClass]:
+    cluster = Cluster(cdk8s.App(), "prod", **({} if version is None else {"karpenter_version": version}))
+    chart = cdk8s.Chart(cluster, "platform")
+    return chart, GpuNodeClass(chart, "Class", name="gpu", ami="al2023@v20251103", role="R", cluster_name="c")
+
+
+# --- the per-line facts -------------------------------------------------------------------------------
+
+
+def test_the_lines_are_the_two_lts_releases():
+    assert (V19.version, V19.chart_version, V19.image_tag, V19.image_digest) == ("1.9.3", "1.9.3", "1.9.3", "")
+    assert (V114.version, V114.tag, V114.image_digest[:15]) == ("1.14.1", "v1.14.1", "sha256:72313094")
+    assert FeatureGate.CAPACITY_BUFFER not in V19.gates and V114.gates == tuple(FeatureGate)
+    assert "enableZonalShift" not in V19.settings and "enableZonalShift" in V114.settings
+    assert karpenter_line("v1.9.3") is V19 and karpenter_line("1.14.1") is V114
+    with pytest.raises(KeyError):
+        karpenter_line("1.10")
+
+
+def test_each_line_has_its_own_packaged_crds():
+    def policies(line):
+        schema = line_crds(line)[("karpenter.sh/v1", "NodePool")]["schema"]
+        return schema["properties"]["spec"]["properties"]["disruption"]["properties"]["consolidationPolicy"]["enum"]
+
+    assert policies(V19) == ["WhenEmpty", "WhenEmptyOrUnderutilized"]
+    assert policies(V114) == ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"]
+    # The prometheus-operator CRDs are the same for both lines.
+    assert line_crds(V19)[("monitoring.coreos.com/v1", "ServiceMonitor")] is \
+        line_crds(V114)[("monitoring.coreos.com/v1", "ServiceMonitor")]
+
+
+# --- refusals derived from the CRDs ---------------------------------------------------------------------
+
+NODE_CLASS = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+              "spec": {"role": "R", "amiSelectorTerms": [{"alias": "al2023@v20251103"}],
+                       "subnetSelectorTerms": [{"tags": {"k": "v"}}],
+                       "securityGroupSelectorTerms": [{"tags": {"k": "v"}}]}}
+
+
+@pytest.mark.parametrize("field, value, release", [
+    ("cpuOptions", {"nestedVirtualization": "enabled"}, "1.13.0"),
+    ("connectionTracking", {"udpTimeout": 30}, "1.13.0"),
+    ("placementGroupSelector", {"name": "pg"}, "1.11.0"),
+    ("networkInterfaces", [{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"}], "1.11.0"),
+])
+def test_a_node_class_field_v1_9_lacks_is_refused_with_its_first_release(field, value, release):
+    manifest = {**NODE_CLASS, "spec": {**NODE_CLASS["spec"], field: value}}
+    refused = line_refusals(manifest, V19, V114)
+    assert [(f.code, f.path) for f in refused] == [("KG301", f"spec.{field}")]
+    assert first_release(refused[0].path, value_at(manifest, refused[0].path), V19) == (release, f"spec.{field}")
+    assert line_refusals(manifest, V114, V114) == [] and line_refusals(manifest, V114, V19) == []
+
+
+def test_a_label_v1_9_lacks_is_refused_by_its_cel_allow_list():
+    chart, node_class = _cluster_chart("1.9")
+    key = "karpenter.k8s.aws/capacity-reservation-interruptible"
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG661\].*first appears in Karpenter v1\.10\.0") as err:
+        GpuInferencePool(chart, "Serve", node_class=node_class, name="serve", gpu_limit=8,
+                         requirements=(Requirement.in_(key, ["false"]),))
+    assert "karpenter_version='1.14'" in str(err.value)
+    chart, node_class = _cluster_chart(None)
+    GpuInferencePool(chart, "Serve", node_class=node_class, name="serve", gpu_limit=8,
+                     requirements=(Requirement.in_(key, ["false"]),))
+
+
+def test_balanced_is_refused_for_1_9_at_construction_and_accepted_for_1_14():
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG661\] environment 'dev', GpuInferencePool 'gpu-inference' "
+                                                r"\(dev/Inference/Resource\): spec\.disruption\.consolidationPolicy="
+                                                r"'Balanced'.*Karpenter v1\.9\.3's NodePool CRD.*first appears in "
+                                                r"Karpenter v1\.14\.0"):
+        _platform("1.9", consolidation_policy=ConsolidationPolicy.BALANCED)
+    for version in ("1.14", None):
+        platform = _platform(version, consolidation_policy=ConsolidationPolicy.BALANCED)
+        assert karpenter_line_of(platform) is V114
+
+
+def test_balanced_is_refused_under_a_cluster_targeting_1_9():
+    chart, node_class = _cluster_chart("1.9")
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG661\] prod/platform/Serve/Resource"):
+        GpuInferencePool(chart, "Serve", node_class=node_class, name="serve", gpu_limit=8,
+                         consolidation_policy=ConsolidationPolicy.BALANCED)
+    chart, node_class = _cluster_chart("1.14")
+    GpuInferencePool(chart, "Serve", node_class=node_class, name="serve", gpu_limit=8,
+                     consolidation_policy=ConsolidationPolicy.BALANCED)
+
+
+def test_what_both_lines_admit_synthesizes_for_1_9():
+    assert karpenter_line_of(_platform("1.9")) is V19  # dev's pools, node class, overlays, monitoring
+
+
+@pytest.mark.parametrize("version", ["1.10", "2", "", 1.9])
+def test_a_version_that_is_no_packaged_line_is_refused(version):
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG660\].*karpenter_version"):
+        _platform(version)
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG660\]"):
+        Cluster(cdk8s.App(), "c", karpenter_version=version)
+
+
+def test_a_platform_may_not_contradict_its_cluster():
+    cluster = Cluster(cdk8s.App(), "prod", karpenter_version="1.9")
+    fields = {k: getattr(dev.CONFIG, k) for k in type(dev.CONFIG).model_fields}
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG663\].*\(1\.9\)"):
+        GpuPlatform(cluster, props=PlatformConfig(**{**fields, "karpenter_version": "1.14"}))
+    inside = GpuPlatform(Cluster(cdk8s.App(), "prod", karpenter_version="1.9"), props=dev.CONFIG)
+    assert karpenter_line_of(inside) is V19  # the platform does not say: the cluster's line
+
+
+# --- the controller values follow the line --------------------------------------------------------------
+
+
+def test_values_for_1_9_install_chart_1_9_and_its_controller_image():
+    platform = _platform("1.9")
+    text = platform.karpenter.to_yaml()
+    assert "helm upgrade --install <release> oci://public.ecr.aws/karpenter/karpenter --version 1.9.3 -f" in text
+    values = yaml.safe_load(text)
+    assert list(values["settings"]["featureGates"]) == ["reservedCapacity", "spotToSpotConsolidation", "nodeOverlay",
+                                                        "staticCapacity", "nodeRepair"]
+    # The in-tag chart pins the previous image (1.8.1) by digest: the tag is pinned and the digest cleared.
+    assert values["controller"] == {"image": {"repository": "public.ecr.aws/karpenter/controller", "tag": "1.9.3",
+                                              "digest": ""}}
+
+
+def test_values_for_1_14_pin_the_release_image():
+    values = yaml.safe_load(_platform(None).karpenter.to_yaml())
+    assert values["controller"]["image"]["tag"] == "1.14.1"
+    assert values["controller"]["image"]["digest"].startswith("sha256:723130949e4c")
+    assert "capacityBuffer" in values["settings"]["featureGates"]
+
+
+def test_a_gate_the_1_9_chart_lacks_is_refused():
+    chart, _ = _cluster_chart("1.9")
+    with pytest.raises(KarpenterGpuError, match=r"^\[KG662\].*capacityBuffer first appears in Karpenter v1\.14\.0"):
+        KarpenterControllerValues(chart, "Karpenter", cluster_name="prod", feature_gates={"capacityBuffer": True})
+    chart, _ = _cluster_chart("1.9")
+    quiet = KarpenterControllerValues(chart, "Karpenter", cluster_name="prod", feature_gates={"capacityBuffer": False})
+    assert "capacityBuffer" not in quiet.feature_gates
