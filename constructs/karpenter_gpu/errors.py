@@ -97,6 +97,9 @@ CODES: dict[str, str] = {
     # CEL runtime selection (karpenter_gpu.apiserver._cel, $KARPENTER_GPU_CEL).
     "KG330": "unknown CEL backend in KARPENTER_GPU_CEL",
     "KG331": "CEL backend named in KARPENTER_GPU_CEL is not installed here",
+    # Batch scheduling (karpenter_gpu.analysis.batch): the pods a plan schedules.
+    "KG480": "batch pod that is not a v1 Pod mapping with metadata.name, or a namespace/name given twice",
+    "KG481": "batch pod field the scheduler reads that is malformed (labels, spec)",
     # The findings of `karpenter-gpu validate`'s own rules (KG4xx) are declared in their registry,
     # karpenter_gpu.check.rules (one table: karpenter_gpu.check.rules.known_code looks in both).
     # GpuOperatorValues / TimeSlicingOverlay (NVIDIA GPU Operator chart v26.7.0 values).

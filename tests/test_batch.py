@@ -1,0 +1,156 @@
+"""The batch scheduler (karpenter_gpu.analysis.batch): a workload's pods placed as Karpenter v1.14.1's ``Solve``
+places them. Expected figures are worked out by hand from the upstream rules (scheduler.go subtractMax,
+topologygroup.go nextDomainTopologySpread / nextDomainAntiAffinity, existingnode.go CanAdd) and the catalog's
+g6 sizes (g6.xlarge 1 GPU ... g6.12xlarge 4 GPUs 4.6016 $/h), not computed with the code under test."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from karpenter_gpu.analysis.batch import schedule_batch
+from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
+from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
+from tests.test_simulator import GPU_TAINT, pool, req
+
+ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
+ON_DEMAND = req("karpenter.sh/capacity-type", "In", "on-demand")
+
+
+def gpu_pod(name: str, gpus: int = 1, labels: dict | None = None, **spec) -> dict:
+    requests = {"nvidia.com/gpu": str(gpus), "cpu": "1", "memory": "4Gi"}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml", "labels": labels or {"app": "vllm"}},
+            "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}],
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                     **spec}}
+
+
+def facts(types: list[str]):
+    """Every type offered in the three zones (describe-instance-type-offerings)."""
+    offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types for z in ZONES]
+    return aws_facts_from_documents([("offerings.json", {"InstanceTypeOfferings": offerings})])
+
+
+G6 = ["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge", "g6.12xlarge", "g6.16xlarge", "g6.24xlarge",
+      "g6.48xlarge"]
+
+
+def test_five_one_gpu_pods_under_a_four_gpu_limit_get_one_four_gpu_node_and_one_pending():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, limits={"nvidia.com/gpu": "4"}, taints=[GPU_TAINT])
+    plan = schedule_batch([p], [gpu_pod(f"p{i}") for i in range(5)])
+    assert plan.not_modelled == ()
+    (claim,) = plan.nodeclaims
+    # the first pod's NodeClaim may become any g6 of <= 4 GPUs: subtractMax charges 4 GPUs at once, so the four
+    # pods that fit one 4-GPU node join it and the fifth finds no type within what is left (0 GPUs)
+    assert claim.pods == ("ml/p0", "ml/p1", "ml/p2", "ml/p3")
+    assert claim.options == ("g6.12xlarge", "g6.24xlarge")
+    assert (claim.instance_type, claim.capacity_type, claim.hourly) == ("g6.12xlarge", "on-demand",
+                                                                        Decimal("4.6016"))
+    (pending,) = plan.pending
+    assert pending.pod == "ml/p4" and pending.reason == "all available instance types exceed limits for nodepool"
+    assert plan.remaining == {"gpu": {"nvidia.com/gpu": Decimal(0)}}
+    assert plan.hourly == Decimal("4.6016")
+
+
+def spread(key: str = "topology.kubernetes.io/zone", when: str = "DoNotSchedule", skew: int = 1) -> dict:
+    return {"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": when,
+            "labelSelector": {"matchLabels": {"app": "vllm"}}}
+
+
+def test_three_replicas_spread_over_zones_get_three_nodeclaims_in_three_zones():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    pods = [gpu_pod(f"vllm-{i}", topologySpreadConstraints=[spread()]) for i in range(3)]
+    plan = schedule_batch([p], pods, aws=facts(G6))
+    assert plan.not_modelled == () and plan.pending == ()
+    assert len(plan.nodeclaims) == 3
+    assert sorted(c.zone for c in plan.nodeclaims) == list(ZONES)
+    assert all(len(c.pods) == 1 and c.instance_type == "g6.xlarge" for c in plan.nodeclaims)
+    # without the spread the three pods share one node (in-flight NodeClaim): a 4-GPU g6.12xlarge
+    together = schedule_batch([p], [gpu_pod(f"vllm-{i}") for i in range(3)], aws=facts(G6))
+    assert [len(c.pods) for c in together.nodeclaims] == [3]
+
+
+def test_spread_domains_come_from_every_pool_and_schedule_anyway_is_relaxed_only_when_unmet():
+    # zone a from pool gpu; zones b and c only from a pool whose taint the pods do not tolerate: with
+    # nodeTaintsPolicy Ignore (the default) b and c still count as empty domains (buildDomainGroups)
+    a = pool("gpu", req("family", "In", "g6"), ON_DEMAND, req("topology.kubernetes.io/zone", "In", "us-east-1a"),
+             taints=[GPU_TAINT])
+    bc = pool("other", req("family", "In", "g6"), ON_DEMAND,
+              req("topology.kubernetes.io/zone", "In", "us-east-1b", "us-east-1c"),
+              taints=[{"key": "dedicated", "value": "x", "effect": "NoSchedule"}])
+    strict = schedule_batch([a, bc], [gpu_pod(f"s{i}", topologySpreadConstraints=[spread()]) for i in range(3)],
+                            aws=facts(G6))
+    assert [c.pods for c in strict.nodeclaims] == [("ml/s0",)]
+    assert [x.pod for x in strict.pending] == ["ml/s1", "ml/s2"]
+    # templates in weight order (equal weights: name descending): other, then gpu
+    assert all(x.parts == ("did not tolerate taint",
+                           "unsatisfiable topology constraint for topology spread, key=topology.kubernetes.io/zone")
+               for x in strict.pending)
+    honor = dict(spread(), nodeTaintsPolicy="Honor")  # b and c are on nodes the pods do not tolerate: not counted
+    honored = schedule_batch([a, bc], [gpu_pod(f"s{i}", topologySpreadConstraints=[honor]) for i in range(3)],
+                             aws=facts(G6))
+    assert honored.pending == () and [len(c.pods) for c in honored.nodeclaims] == [3]
+    soft = schedule_batch([a, bc], [gpu_pod(f"s{i}", topologySpreadConstraints=[spread(when="ScheduleAnyway")])
+                                    for i in range(3)], aws=facts(G6))
+    assert soft.pending == () and [len(c.pods) for c in soft.nodeclaims] == [3]
+
+
+def test_hostname_anti_affinity_puts_each_replica_on_its_own_node():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "vllm"}}}]}}
+    plan = schedule_batch([p], [gpu_pod(f"a{i}", affinity=anti) for i in range(3)])
+    assert [c.pods for c in plan.nodeclaims] == [("ml/a0",), ("ml/a1",), ("ml/a2",)]
+    assert {c.instance_type for c in plan.nodeclaims} == {"g6.xlarge"}
+    # a pod the selector does not pick may share a node with them
+    other = gpu_pod("other", labels={"app": "other"})
+    shared = schedule_batch([p], [gpu_pod(f"a{i}", affinity=anti) for i in range(2)] + [other])
+    assert len(shared.nodeclaims) == 2 and sorted(len(c.pods) for c in shared.nodeclaims) == [1, 2]
+
+
+def existing_claim(pool_name: str, instance_type: str, capacity: dict) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "running-0", "labels": {
+        "karpenter.sh/nodepool": pool_name, "node.kubernetes.io/instance-type": instance_type,
+        "topology.kubernetes.io/zone": "us-east-1a", "karpenter.sh/capacity-type": "on-demand"}},
+        "status": {"providerID": "aws:///us-east-1a/i-0", "capacity": capacity}}
+
+
+def test_an_existing_node_takes_a_pod_before_any_new_nodeclaim():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, limits={"nvidia.com/gpu": "8"}, taints=[GPU_TAINT])
+    nodes = cluster_nodes([existing_claim("gpu", "g6.12xlarge", {"cpu": "48", "memory": "192Gi",
+                                                                 "nvidia.com/gpu": "4", "pods": "234"})])
+    plan = schedule_batch([p], [gpu_pod(f"p{i}") for i in range(5)], nodes=nodes)
+    # the running g6.12xlarge (4 GPUs) takes four pods; it used 4 of the 8 GPUs, so one new node of <= 4 GPUs
+    (use,) = plan.existing
+    assert use.node == "running-0" and use.pods == ("ml/p0", "ml/p1", "ml/p2", "ml/p3")
+    (claim,) = plan.nodeclaims
+    assert claim.pods == ("ml/p4",) and claim.instance_type == "g6.xlarge"
+    assert plan.pending == ()
+
+
+def test_host_ports_keep_two_pods_off_one_node():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    port = [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+             "resources": {"requests": {"nvidia.com/gpu": "1"}}}]
+    plan = schedule_batch([p], [gpu_pod(f"h{i}", containers=port) for i in range(2)])
+    assert [c.pods for c in plan.nodeclaims] == [("ml/h0",), ("ml/h1",)]
+
+
+def test_what_the_core_does_not_model_is_said_with_no_figure():
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    odd = gpu_pod("x", topologySpreadConstraints=[spread(key="example.com/rack")])
+    plan = schedule_batch([p], [odd])
+    assert plan.not_modelled == ("pod ml/x: topologyKey example.com/rack",)
+    assert plan.nodeclaims == () and plan.hourly is None
+    zone = schedule_batch([p], [gpu_pod("z", topologySpreadConstraints=[spread()])])
+    assert zone.not_modelled and "zones each type is offered in" in zone.not_modelled[0]
+
+
+@pytest.mark.parametrize("pods", [[gpu_pod("a"), gpu_pod("a")], ["not a pod"], [{"metadata": {}, "spec": {}}]])
+def test_fails_when_a_pod_cannot_be_read(pods):
+    with pytest.raises(KarpenterGpuError) as err:
+        schedule_batch([pool("gpu", req("family", "In", "g6"))], pods)
+    assert err.value.code == "KG480"
