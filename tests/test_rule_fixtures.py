@@ -1,8 +1,9 @@
 """Every rule of the registry against its fixtures: ``tests/fixtures/rules/<CODE>/bad.yaml`` gives exactly the
 findings listed in ``bad.expected`` (every finding, of any code, as ``Kind/name path: severity CODE``) and
-``good.yaml`` none of that code. ``<side>.values.yaml``, when present, is the environment's GPU Operator values. The
-fixtures are written for a controller with every feature gate their objects need on (NodeOverlays, static pools):
-they run under :data:`ON` (the chart's defaults turn nodeOverlay and staticCapacity off)."""
+``good.yaml`` none of that code. ``<side>.values.yaml``, when present, is the environment's GPU Operator values,
+``<side>.karpenter.values.yaml`` the Karpenter controller's (its settings then apply). The fixtures are written
+for a controller with every feature gate their objects need on (NodeOverlays, static pools): they run under
+:data:`ON` (the chart's defaults turn nodeOverlay and staticCapacity off)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import yaml
 
 from karpenter_gpu.apiserver.findings import Finding
 from karpenter_gpu.check.rules import GPU_OPERATOR_VALUES, RULES, check_rules
-from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.k8s.controller_settings import ControllerSettings, read_settings
 from karpenter_gpu.k8s.yaml_loader import Loader
-from karpenter_gpu.upstream import FeatureGate
+from karpenter_gpu.upstream import KARPENTER_VALUES_FILE, FeatureGate
 from tests.conftest import load
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
@@ -27,7 +28,12 @@ def findings_of(code: str, side: str) -> list[Finding]:
     docs = [d for d in yaml.load_all((folder / f"{side}.yaml").read_text(), Loader=Loader) if d is not None]
     values_file = folder / f"{side}.values.yaml"
     values = {GPU_OPERATOR_VALUES: load(values_file.read_text())} if values_file.exists() else None
-    return check_rules([(f"{side}.yaml", d) for d in docs], environment=code, values=values, settings=ON)
+    settings = ON
+    karpenter_file = folder / f"{side}.karpenter.values.yaml"
+    if karpenter_file.exists():  # the controller's values: its settings replace ON
+        values = {**(values or {}), KARPENTER_VALUES_FILE: load(karpenter_file.read_text())}
+        settings = read_settings(values[KARPENTER_VALUES_FILE], str(karpenter_file))
+    return check_rules([(f"{side}.yaml", d) for d in docs], environment=code, values=values, settings=settings)
 
 
 def expected_lines(findings: list[Finding]) -> list[str]:

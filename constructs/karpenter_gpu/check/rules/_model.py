@@ -241,6 +241,8 @@ class RuleEnvironment:
         #: The controller's settings the simulation runs under (None: the chart's defaults).
         self.settings = settings
         self.values = as_dict(as_dict(values).get(GPU_OPERATOR_VALUES)) if values else {}
+        #: Every Helm values file of the environment by file name (the placement rules read them all).
+        self.helm_values: dict[str, Any] = dict(as_dict(values))
         self.objects: list[RuleObject] = []
         for file, manifest in manifests:
             if not isinstance(manifest, dict):

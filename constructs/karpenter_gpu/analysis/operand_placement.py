@@ -1,0 +1,261 @@
+"""Where the GPU Operator's operands and the Karpenter controller land, from the Helm values and the pools.
+
+Pure Python over the values files beside the manifests (``helm/gpu-operator.values.yaml``,
+``helm/karpenter.values.yaml``) and one synthetic node per GPU pool or hybrid group (:class:`PlacementNode`), with
+what the pinned charts default to read from ``data/charts.json`` (``tools/build_chart_data.py``, from the charts of
+NVIDIA/gpu-operator v26.7.0 and aws/karpenter-provider-aws v1.14.1). The rules of ``validate`` (KG640-KG645) and
+the golden placement tables call it; the ``placement`` oracle compares it with the charts rendered by Helm.
+
+What runs where, as the cluster decides it:
+
+1. Helm merges the values over the chart's: maps key by key, lists and scalars replaced, ``null`` deletes
+   (helm ``pkg/chart/common/util/coalesce.go`` ``coalesceTablesFullKey``): :func:`coalesce`.
+2. The **NFD worker** (the only node agent the GPU Operator chart renders, ``charts/node-feature-discovery/templates/
+   worker.yaml``) runs where its ``nodeSelector``, required node affinity and tolerations admit the node; only there
+   does NFD set ``feature.node.kubernetes.io/pci-10de.present`` on an NVIDIA node.
+3. On a node with that label the operator sets ``nvidia.com/gpu.present=true`` and each ``nvidia.com/gpu.deploy.*``
+   label of the container workload config to "true" unless it has a non-empty value, ``mig-manager`` only on a
+   MIG-capable GPU, none at all with ``nvidia.com/gpu.deploy.operands=false`` (gpu-operator v26.7.0
+   ``controllers/state_manager.go`` ``gpuStateLabels``, ``hasGPULabels``, ``updateGPUStateLabels``,
+   ``addGPUStateLabels``, ``hasMIGCapableGPU``).
+4. Each enabled operand's DaemonSet is its asset (``assets/state-*/…daemonset.yaml``: ``nodeSelector``
+   ``nvidia.com/gpu.deploy.<operand>: "true"``) with its tolerations **replaced** by ``daemonsets.tolerations``
+   (``controllers/object_controls.go`` ``applyCommonDaemonsetConfig``).
+5. Every DaemonSet pod also tolerates what the DaemonSet controller adds (kubernetes ``pkg/controller/daemon/util/
+   daemonset_util.go`` ``AddOrUpdateDaemonPodTolerations``); a pod fits a node when it tolerates every NoSchedule and
+   NoExecute taint and the node matches its ``nodeSelector`` and one required ``nodeSelectorTerm``
+   (k8s.io/component-helpers ``scheduling/corev1`` ``FindMatchingUntoleratedTaint``, ``nodeaffinity``).
+
+Not modelled (the answer says so instead of guessing): sandbox workloads (``sandboxWorkloads.enabled``), the
+DRA-based ``gpuCluster`` stack, the NVIDIADriver CR (``driver.nvidiaDriverCRD.enabled``), ``matchFields`` terms.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Mapping, Sequence
+
+from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
+
+__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "coalesce",
+           "controller_placement", "device_plugins", "gpu_operator_placement", "not_modelled", "unknown_keys"]
+
+NFD_WORKER = "nfd-worker"
+KARPENTER = "karpenter"
+DEVICE_PLUGIN = "devicePlugin"
+#: ``gpuStateLabels[gpuWorkloadConfigContainer]`` (gpu-operator v26.7.0 ``controllers/state_manager.go``).
+CONTAINER_STATE_LABELS = ("nvidia.com/gpu.deploy.driver", "nvidia.com/gpu.deploy.gpu-feature-discovery",
+                          "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.device-plugin",
+                          "nvidia.com/gpu.deploy.dcgm", "nvidia.com/gpu.deploy.dcgm-exporter",
+                          "nvidia.com/gpu.deploy.node-status-exporter", "nvidia.com/gpu.deploy.operator-validator",
+                          "nvidia.com/gpu.deploy.client")
+MIG_MANAGER_LABEL = "nvidia.com/gpu.deploy.mig-manager"
+OPERANDS_LABEL = "nvidia.com/gpu.deploy.operands"
+GPU_PRESENT = "nvidia.com/gpu.present"
+#: What NFD labels an NVIDIA node with (``gpuNodeLabels``: vendor 10de).
+NVIDIA_PCI = "feature.node.kubernetes.io/pci-10de.present"
+#: ``AddOrUpdateDaemonPodTolerations`` (network-unavailable only for hostNetwork pods, none of which these are).
+DAEMONSET_TOLERATIONS: tuple[dict, ...] = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+
+
+@lru_cache(maxsize=1)
+def chart_data() -> Mapping[str, Any]:
+    """``data/charts.json``: the pinned charts' key trees and placement defaults."""
+    return json.loads(resources.files("karpenter_gpu").joinpath("data/charts.json").read_text())
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def coalesce(user: Any, default: Any) -> Any:
+    """Helm's merge of a user value over the chart's: maps merged key by key (a user ``null`` deletes the key),
+    anything else replaced."""
+    if not isinstance(user, dict) or not isinstance(default, dict):
+        return default if user is None else user
+    out = dict(default)
+    for key, value in user.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = coalesce(value, default.get(key))
+    return out
+
+
+def unknown_keys(values: Any, tree: Any, prefix: str = "") -> list[tuple[str, str | None]]:
+    """(path, did-you-mean) of every key of ``values`` the chart's key tree does not have; below an open node (None)
+    every key is the user's."""
+    out: list[tuple[str, str | None]] = []
+    if not isinstance(values, dict) or not isinstance(tree, dict):
+        return out
+    for key, value in values.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key in tree:
+            out += unknown_keys(value, tree[key], path)
+            continue
+        close = difflib.get_close_matches(str(key), [str(k) for k in tree], n=1, cutoff=0.6)
+        out.append((path, close[0] if close else None))
+    return out
+
+
+@dataclass(frozen=True)
+class PlacementNode:
+    """A node of a GPU pool or hybrid group as the scheduler sees it.
+
+    ``kind``: "pool" (a Karpenter NodePool's node: template labels, ``karpenter.sh/nodepool``, one admitted type's
+    labels; taints and startup taints), "auto" (an EKS Auto Mode NodePool's) or "hybrid" (a hybrid node group's).
+    ``accelerator``: "nvidia", "neuron", "amd" or "". ``ships``: the operands the node's OS or platform provides
+    itself (an EKS-optimized AMI's driver and toolkit, Bottlerocket's and Auto Mode's device plugin).
+    """
+
+    name: str
+    kind: str
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...] = ()
+    accelerator: str = "nvidia"
+    ships: frozenset[str] = frozenset()
+    mig_capable: bool = False
+    not_modelled: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a DaemonSet's pod lands on a node; ``why`` names the missing toleration or label when it does not."""
+
+    lands: bool
+    why: str | None = None
+
+
+def fits(selector: Mapping[str, Any], affinity: Any, tolerations: Sequence[Any], node: PlacementNode,
+         labels: Mapping[str, str] | None = None) -> str | None:
+    """None when the pod fits the node, else what is missing (the first untolerated taint, or label)."""
+    labels = node.labels if labels is None else labels
+    missing = untolerated(node.taints, [t for t in tolerations if isinstance(t, Mapping)])
+    if missing:
+        return f"no toleration of the taint {taint_text(missing[0])}"
+    for key, value in _dict(selector).items():
+        if labels.get(str(key)) != str(value):
+            have = labels.get(str(key))
+            return (f"nodeSelector needs the label {key}={value}" +
+                    (f" (the node has {key}={have})" if have is not None else " (the node lacks it)"))
+    required = _dict(_dict(_dict(affinity).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = [t for t in (required.get("nodeSelectorTerms") or []) if isinstance(t, dict)]
+    if not terms:
+        return None
+    reasons = []
+    for term in terms:
+        try:
+            failed = Requirements.from_dicts(term.get("matchExpressions") or []).admits_labels(labels)
+        except Exception:  # noqa: BLE001 - an expression Kubernetes refuses matches nothing
+            failed = "an expression the API server refuses"
+        if failed is None:
+            return None
+        reasons.append(failed)
+    return f"required node affinity: {'; '.join(reasons)}"
+
+
+def _operator_values(values: Mapping[str, Any]) -> dict:
+    data = chart_data()["gpu-operator"]
+    defaults = {"daemonsets": {"tolerations": data["daemonsets_tolerations"]},
+                "node-feature-discovery": {"worker": data["nfd_worker"]}}
+    for key, operand in data["operands"].items():
+        defaults[key] = {"enabled": operand["enabled"]}
+    return coalesce(dict(values), defaults)
+
+
+def not_modelled(values: Mapping[str, Any]) -> list[str]:
+    """The values paths that change placement in ways this model does not follow."""
+    merged = _dict(values)
+    out = []
+    if _dict(merged.get("sandboxWorkloads")).get("enabled") is True:
+        out.append("sandboxWorkloads.enabled")
+    if _dict(merged.get("gpuCluster")).get("deployCR") is True:
+        out.append("gpuCluster.deployCR")
+    if _dict(_dict(merged.get("driver")).get("nvidiaDriverCRD")).get("enabled") is True:
+        out.append("driver.nvidiaDriverCRD.enabled")
+    return out
+
+
+def _labelled(node: PlacementNode) -> dict[str, str]:
+    """The node's labels after NFD and the operator's labelling (``addGPUStateLabels``)."""
+    labels = dict(node.labels)
+    if node.accelerator != "nvidia":
+        return labels
+    labels[NVIDIA_PCI] = "true"
+    labels[GPU_PRESENT] = "true"
+    if labels.get(OPERANDS_LABEL) == "false":
+        return {k: v for k, v in labels.items() if k not in CONTAINER_STATE_LABELS and k != MIG_MANAGER_LABEL}
+    for key in CONTAINER_STATE_LABELS:
+        if not labels.get(key):
+            labels[key] = "true"
+    if node.mig_capable and MIG_MANAGER_LABEL not in labels:
+        labels[MIG_MANAGER_LABEL] = "true"
+    return labels
+
+
+def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> dict[str, Verdict]:
+    """For the NFD worker and each enabled operand (values key, plus ``validator``), whether it lands on ``node``."""
+    merged = _operator_values(values)
+    worker = _dict(_dict(merged.get("node-feature-discovery")).get("worker"))
+    out: dict[str, Verdict] = {}
+    if _dict(merged.get("nfd")).get("enabled", True) is False:
+        out[NFD_WORKER] = Verdict(False, "nfd.enabled is false: this release runs no NFD worker")
+    else:
+        why = fits(worker.get("nodeSelector") or {}, worker.get("affinity"),
+                   list(worker.get("tolerations") or []) + list(DAEMONSET_TOLERATIONS), node)
+        out[NFD_WORKER] = Verdict(why is None, why)
+    labels = _labelled(node) if out[NFD_WORKER].lands else dict(node.labels)
+    tolerations = list(_dict(merged.get("daemonsets")).get("tolerations") or []) + list(DAEMONSET_TOLERATIONS)
+    for key, operand in chart_data()["gpu-operator"]["operands"].items():
+        if key != "validator" and _dict(merged.get(key)).get("enabled") is not True:
+            continue
+        why = fits(operand["nodeSelector"], None, tolerations, node, labels)
+        if why is not None and not out[NFD_WORKER].lands and node.accelerator == "nvidia":
+            why = f"{why}, which the operator sets only where the NFD worker runs"
+        elif why is not None and node.accelerator != "nvidia":
+            why = f"{why}: not an NVIDIA GPU node"
+        out[key] = Verdict(why is None, why)
+    return out
+
+
+def controller_placement(values: Mapping[str, Any], node: PlacementNode) -> Verdict:
+    """Whether the Karpenter controller's pod may land on ``node`` (the chart's nodeSelector, affinity and
+    tolerations under the values)."""
+    defaults = chart_data()["karpenter"]["controller"]
+    merged = coalesce({k: _dict(values).get(k) for k in ("nodeSelector", "affinity", "tolerations")
+                       if k in _dict(values)}, defaults)
+    why = fits(merged.get("nodeSelector") or {}, merged.get("affinity"), list(merged.get("tolerations") or []), node)
+    return Verdict(why is None, why)
+
+
+def device_plugins(placement: Mapping[str, Verdict], node: PlacementNode) -> list[str]:
+    """The NVIDIA device plugins serving ``node``: the node's own and the operator's, when it lands."""
+    out = [f"the {'EKS Auto Mode' if node.kind == 'auto' else 'AMI'}'s"] if DEVICE_PLUGIN in node.ships else []
+    if placement.get(DEVICE_PLUGIN, Verdict(False)).lands:
+        out.append("the GPU Operator's")
+    return out
+
+
+def table_rows(values: Mapping[str, Any], nodes: Iterable[PlacementNode],
+               karpenter_values: Mapping[str, Any] | None) -> list[tuple[str, str, str]]:
+    """(node, operand, verdict text) rows of the placement table, in node order."""
+    rows = []
+    for node in nodes:
+        if values:
+            for operand, verdict in gpu_operator_placement(values, node).items():
+                rows.append((f"{node.kind} {node.name}", operand, "runs" if verdict.lands else f"no: {verdict.why}"))
+        if karpenter_values is not None and node.kind != "hybrid":
+            verdict = controller_placement(karpenter_values, node)
+            rows.append((f"{node.kind} {node.name}", KARPENTER, "runs" if verdict.lands else f"no: {verdict.why}"))
+    return rows
