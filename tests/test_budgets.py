@@ -52,3 +52,68 @@ def test_week_segments_cut_at_starts_and_ends():
         ("2027-03-01T19:00:00+00:00", INT32_MAX)]
     assert len(segments) == 11 and segments[-1].end == datetime(2027, 3, 8, tzinfo=UTC)
     assert all(s.allowed["Empty"] == INT32_MAX for s in segments)
+
+
+# --- explain --node-count / --nodes: the budgets per reason, now and over the week -----------------------------------
+
+@pytest.fixture
+def _crds(monkeypatch):
+    from tests.conftest import find_crds_dir
+
+    monkeypatch.setenv("KARPENTER_GPU_CRDS", str(find_crds_dir()))
+
+
+def _explain(capsys, *args: str) -> tuple[int, str, str]:
+    from karpenter_gpu.cli.main import main
+    from tests.conftest import ROOT
+
+    code = main(["explain", str(ROOT / "dist"), "--env", "prod", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.usefixtures("_crds")
+def test_explain_node_count_shows_budgets_now_and_over_the_week_in_the_pools_zone(capsys):
+    import json
+
+    code, out, _ = _explain(capsys, "--node-count", "10", "--now", "2027-03-01T10:00:00+09:00")
+    assert code == 0
+    # gpu-training blocks every reason on workdays 09:00-19:00 Seoul time (its DisruptionWindow, compiled to UTC)
+    assert ("gpu-training budgets for 10 node(s): now (2027-03-01T10:00:00+09:00 Asia/Seoul) Empty 0, Drifted 0, "
+            "Underutilized 0") in out
+    assert "gpu-training budgets over the week (Asia/Seoul): Empty 1, Drifted 1, Underutilized 1 otherwise" in out
+    assert ("Mon 09:00-19:00, Tue 09:00-19:00, Wed 09:00-19:00, Thu 09:00-19:00, Fri 09:00-19:00: Empty 0, "
+            "Drifted 0, Underutilized 0") in out
+    code, out, _ = _explain(capsys, "--node-count", "10", "--now", "2027-03-01T20:00:00+09:00", "--format", "json")
+    pools = {p["name"]: p for p in json.loads(out)["environments"][0]["pools"]}
+    assert pools["gpu-training"]["budgets"]["now"] == {"Empty": 1, "Drifted": 1, "Underutilized": 1}
+    assert pools["gpu-training"]["budgets"]["week"][1]["start"] == "2027-03-01T09:00:00+09:00"
+
+
+@pytest.mark.usefixtures("_crds")
+def test_explain_nodes_counts_each_pools_nodes(capsys, tmp_path):
+    import yaml
+
+    from tests.test_cluster_nodes import READY, claim
+
+    claims = [claim(f"n{i}", pool_name="gpu-inference") for i in range(3)]
+    for c in claims:
+        c["metadata"]["labels"].update(READY)
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump_all(claims))
+    code, out, err = _explain(capsys, "--nodes", str(path), "--now", "2027-03-01T10:00:00Z")
+    assert code == 0, err
+    assert "gpu-inference budgets for 3 node(s)" in out and "gpu-training budgets for 0 node(s)" in out
+
+
+@pytest.mark.usefixtures("_crds")
+def test_explain_without_a_count_shows_no_budgets(capsys):
+    code, out, _ = _explain(capsys)
+    assert code == 0 and "budgets for" not in out
+
+
+@pytest.mark.usefixtures("_crds")
+@pytest.mark.parametrize("args", [("--now", "yesterday"), ("--now", "2027-03-01T10:00:00"), ("--node-count", "-1")])
+def test_explain_bad_now_or_count_is_kg756(capsys, args):
+    code, _, err = _explain(capsys, *args)
+    assert code == 2 and err.count("\n") == 1 and "[KG756]" in err

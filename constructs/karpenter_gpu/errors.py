@@ -194,6 +194,7 @@ CODES: dict[str, str] = {
     "KG753": "workload container resource that is not a Kubernetes quantity",
     "KG754": "two workloads of one kind, namespace and name",
     "KG755": "workload planned: more pods than the bound",
+    "KG756": "--now that is not an ISO 8601 time with a UTC offset, or --node-count below 0",
     "KG760": "workload object not read: no pod template (the object is not planned)",
     "KG761": "workload pod not planned: already bound to a node (spec.nodeName), or a Job or CronJob that runs no pod now",
     "KG762": "workload setting not modelled (the plan does not account for it)",

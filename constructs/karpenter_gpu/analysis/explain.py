@@ -15,10 +15,12 @@ characters with a line saying how much was left out (the JSON keeps everything, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
+from karpenter_gpu.analysis.budget_report import READINESS_NOTE, budget_lines, pool_budgets, pool_node_count
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.analysis.hybrid import HYBRID_KIND, hybrid_fits, node_shape
@@ -117,14 +119,17 @@ def _defaults_notes(settings: ControllerSettings, reports: list[PoolReport]) -> 
 
 def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod: PodShape | None = None,
                         zone: str | None = None, nodes: list[ClusterNode] | None = None,
-                        aws: AwsFacts | None = None, settings: ControllerSettings | None = None) -> dict[str, Any]:
+                        aws: AwsFacts | None = None, settings: ControllerSettings | None = None,
+                        node_count: int | None = None, now: datetime | None = None) -> dict[str, Any]:
     """Everything the report shows for one environment, as plain data (the JSON format). ``settings``: the
     controller's (:func:`~karpenter_gpu.k8s.controller_settings.environment_settings`; None: the chart's defaults),
     named in the report's first note; without a values file, the next says what the chart's defaults switch off
     that the manifests rely on and how to give the controller's values. ``nodes``: the cluster's
     nodes (``explain --nodes``): limits are what they leave, the worst case what can still launch; the JSON then
     has ``nodes`` and, per pool, ``existing_nodes``, ``used`` and ``remaining`` (base units). ``aws``: the account's
-    facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow."""
+    facts (:func:`~karpenter_gpu.k8s.aws_facts.load_aws_facts`), which the offerings and prices follow. With
+    ``nodes`` or ``node_count``, each NodePool's entry has ``budgets``: the disruptions its budgets allow per reason
+    at ``now`` (default: the current time) and over that week (:mod:`~karpenter_gpu.analysis.budget_report`)."""
     pools = node_pools(manifests)  # read once: the simulator, the region check and the report share the views
     settings = settings if settings is not None else ControllerSettings()
     reports: list[PoolReport] = simulate_pools(manifests, catalog, pools=pools, nodes=nodes or (), aws=aws,
@@ -159,6 +164,11 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             out["pools"][-1].update(existing_nodes=list(r.existing_nodes),
                                     used={k: f"{v.normalize():f}" for k, v in sorted(r.used.items())},
                                     remaining={k: f"{v.normalize():f}" for k, v in sorted(r.remaining.items())})
+        if nodes is not None or node_count is not None:
+            out["pools"][-1]["budgets"] = pool_budgets(view, pool_node_count(r.name, nodes, node_count),
+                                                       now or datetime.now(UTC), out["zone"])
+    if nodes is not None or node_count is not None:
+        out["notes"].append(READINESS_NOTE)
     if nodes is not None:
         out["nodes"] = _nodes_summary(nodes, reports)
         out["notes"].append(f"limits are what the {out['nodes']['counted']} existing node(s) of the cluster leave "
@@ -308,6 +318,7 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
                              f"{note_text(', '.join(offerings))}")
         for w in p["windows"]:
             lines.append(f"{bullet}{pool} window: {esc(w['local'] or w['utc'])} (UTC: {esc(w['utc'])})")
+        lines.extend(budget_lines(p, bullet, esc))
     for note in env["notes"]:
         lines.append(f"{bullet}note: {note_text(note)}")
     nodes = env.get("nodes")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from datetime import datetime
 from pathlib import Path
 
 from karpenter_gpu.analysis import timeline
@@ -54,7 +55,12 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(read, int):
             return read
         nodes = read
-    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws, env_settings)
+    now = parse_now(args.now)
+    if args.node_count is not None and args.node_count < 0:
+        raise KarpenterGpuError("KG756", prop="--node-count", value=args.node_count, allowed="a whole number >= 0",
+                                fix="give the pools' node count")
+    envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws, env_settings,
+                                node_count=args.node_count, now=now)
             for (name, docs), env_settings in zip(loaded, settings)]
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
@@ -78,6 +84,20 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(envs))
     return 0
+
+
+def parse_now(text: str | None) -> datetime | None:
+    """``--now``: an ISO 8601 time with a UTC offset (``2027-03-01T09:00:00+09:00``, ``...Z``); None when absent."""
+    if text is None:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise KarpenterGpuError("KG756", prop="--now", value=text, allowed="an ISO 8601 time with a UTC offset",
+                                fix="write it as 2027-03-01T09:00:00+09:00 or 2027-03-01T00:00:00Z")
+    return when
 
 
 def _read_nodes(specs: list[str]) -> list[ClusterNode] | int:
@@ -109,6 +129,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     cmd.add_argument("--nodes", action="append", metavar="FILE",
                      help="the cluster's NodeClaims and/or Nodes (`kubectl get nodeclaims -o yaml`, `kubectl get nodes "
                           "-o yaml`; a file or folder, repeatable): limits are what they leave (one environment)")
+    cmd.add_argument("--node-count", type=int, metavar="N",
+                     help="each pool's node count for its disruption budgets (default: with --nodes, the pool's nodes)")
+    cmd.add_argument("--now", metavar="TIME", help="the time the budgets are evaluated at, ISO 8601 with a UTC offset "
+                                                   "(default: the current time)")
     cmd.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     cmd.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
     cmd.set_defaults(run=run)
