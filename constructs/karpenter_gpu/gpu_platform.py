@@ -13,14 +13,16 @@ from typing import Annotated, Any, Callable, Mapping, TypeVar
 
 import cdk8s
 from constructs import Construct
-from pydantic import BeforeValidator, model_validator
+from pydantic import BeforeValidator, field_validator, model_validator
 from typing_extensions import TypedDict, Unpack
 
 from karpenter_gpu.pools._node_pool import NodePoolConstruct
 from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.check.acknowledge import acknowledge
-from karpenter_gpu.cluster import cluster_of, members, members_of, ref_of, register_derived, remember_parent, sorted_by_name
+from karpenter_gpu.cluster import (cluster_of, members, members_of, parse_karpenter_version, ref_of, register_derived,
+                                   remember_parent, set_karpenter_version, sorted_by_name)
+from karpenter_gpu.upstream import DEFAULT_LINE
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
@@ -146,6 +148,15 @@ class PlatformConfig(Props):
     #: Override the inference / training root volumes. Default: the presets.
     inference_volume: RootVolume = RootVolume.inference()
     training_volume: RootVolume = RootVolume.training()
+    #: The Karpenter line the cluster runs, "1.9" or "1.14" (both LTS): objects its CRDs lack are refused at
+    #: construction (KG661, naming the first release that has them) and the controller values follow it (chart
+    #: version, gates, controller image). Default: "1.14".
+    karpenter_version: str = DEFAULT_LINE
+
+    @field_validator("karpenter_version", mode="before")
+    @classmethod
+    def _karpenter_version(cls, v: Any) -> str:
+        return parse_karpenter_version(v, "PlatformConfig").line
 
     def __init__(self, /, **data: Any) -> None:
         try:
@@ -304,6 +315,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     acknowledgements: tuple[tuple[str, str, str], ...]
     inference_volume: RootVolume
     training_volume: RootVolume
+    karpenter_version: str
 
 
 def _fields(model: Props) -> dict[str, Any]:
@@ -358,6 +370,8 @@ class GpuPlatform(cdk8s.Chart):
                                     fix="add inference=(GpuInferencePoolProps(...),)", path=id or cfg.environment)
         super().__init__(scope, id or cfg.environment)
         remember_parent(self, scope)
+        if "karpenter_version" in cfg.model_fields_set:  # else the cluster's (a Cluster around it), or the default
+            set_karpenter_version(cluster_of(self), cfg.karpenter_version, self.node.path)
         self.config = cfg
         base = _fields(cfg.node_class)
         wanted = [(p.name, kind.node_class) for kind in POOL_TABLE if kind.node_class is not None
