@@ -26,8 +26,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -39,6 +42,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/crdserverscheme"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -47,6 +51,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
 )
 
 // servedKind is one served version of one CRD, as the handler builds it (crdHandler.getOrCreateServingInfoFor).
@@ -304,8 +310,74 @@ func apiserverFamily(raw json.RawMessage) (any, error) {
 	answer["refused"], answer["types"], answer["celSkipped"] = refused, types, celSkipped
 	if err == nil {
 		answer["namespace"] = u.GetNamespace()
+		answer["decodes"] = karpenterDecodes(kindName, u.Object)
 	}
 	return answer, nil
+}
+
+// karpenterDecodes: true when Karpenter reads the stored object, else why not. Its informer decodes the object the
+// API server serves into Karpenter's Go types (the client's JSON serializer: k8s.io/apimachinery util/json.Unmarshal,
+// case-sensitive; karpv1.NodePool, awsv1.EC2NodeClass, v1alpha1.NodeOverlay: a resource.Quantity through
+// ParseQuantity, a metav1.Duration through time.ParseDuration, a metav1.Time through RFC 3339); for an EC2NodeClass
+// the provider then parses the kubelet's reserved resources and hard eviction thresholds when it builds instance
+// types (karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go kubeReservedResources,
+// systemReservedResources, evictionThreshold / computeEvictionSignal: resource.MustParse and mustParsePercentage,
+// which panic on a value they cannot read).
+func karpenterDecodes(kind string, obj map[string]any) any {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return "marshal: " + err.Error()
+	}
+	switch kind {
+	case "NodePool":
+		err = utiljson.Unmarshal(data, &karpv1.NodePool{})
+	case "NodeOverlay":
+		err = utiljson.Unmarshal(data, &v1alpha1.NodeOverlay{})
+	case "EC2NodeClass":
+		nodeClass := &awsv1.EC2NodeClass{}
+		if err = utiljson.Unmarshal(data, nodeClass); err == nil && nodeClass.Spec.Kubelet != nil {
+			err = kubeletQuantities(nodeClass.Spec.Kubelet)
+		}
+	default:
+		return true
+	}
+	if err != nil {
+		return fmt.Sprintf("decode %s: %v", kind, err)
+	}
+	return true
+}
+
+// kubeletQuantities parses what NewInstanceType parses of the kubelet configuration, in a fixed order.
+func kubeletQuantities(kubelet *awsv1.KubeletConfiguration) error {
+	for _, field := range []struct {
+		name   string
+		values map[string]string
+	}{{"kubeReserved", kubelet.KubeReserved}, {"systemReserved", kubelet.SystemReserved}} {
+		keys := make([]string, 0, len(field.values))
+		for k := range field.values {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if _, err := resource.ParseQuantity(field.values[k]); err != nil {
+				return fmt.Errorf("%s[%s]: %w", field.name, k, err)
+			}
+		}
+	}
+	for _, signal := range []string{"memory.available", "nodefs.available"} { // evictionThreshold reads only these
+		v, ok := kubelet.EvictionHard[signal]
+		if !ok {
+			continue
+		}
+		if strings.HasSuffix(v, "%") {
+			if _, err := strconv.ParseFloat(strings.Trim(v, "%"), 64); err != nil {
+				return fmt.Errorf("evictionHard[%s]: %w", signal, err)
+			}
+		} else if _, err := resource.ParseQuantity(v); err != nil {
+			return fmt.Errorf("evictionHard[%s]: %w", signal, err)
+		}
+	}
+	return nil
 }
 
 func nonNil(s []string) []string {

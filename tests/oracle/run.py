@@ -133,10 +133,13 @@ def _write_disagreements(report: list[dict]) -> None:
             print(f"    {line}")
 
 
-def vector_lines(oracle: Oracle) -> dict[str, str]:
-    """The vectors' text per family: the fixed-seed cases with Karpenter's answers, one JSON line each."""
+def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[str, str]:
+    """The vectors' text per family (``families``: only these): the fixed-seed cases with Karpenter's answers, one
+    JSON line each."""
     out = {}
     for family, count in VECTOR_COUNT.items():
+        if families is not None and family not in families:
+            continue
         requests = list(cases.generate(family, VECTOR_SEED, count, dist=False))
         answers = oracle.batch(requests)
         lines = []
@@ -184,12 +187,12 @@ def main(argv: Iterable[str] | None = None) -> int:
         if args.keep_disagreements:
             return keep_disagreements(oracle)
         if args.write_vectors or args.check_vectors:
-            fresh = vector_lines(oracle)
+            fresh = vector_lines(oracle, args.family)
             if args.write_vectors:
                 VECTORS.mkdir(exist_ok=True)
                 for family, text in fresh.items():
                     (VECTORS / f"{family}.jsonl").write_text(text)
-                print(f"oracle: wrote {sum(VECTOR_COUNT.values())} vectors in {len(fresh)} families "
+                print(f"oracle: wrote {sum(VECTOR_COUNT[f] for f in fresh)} vectors in {len(fresh)} families "
                       f"(seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
                 return 0
             stale = [f for f, text in fresh.items()

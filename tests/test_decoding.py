@@ -1,0 +1,103 @@
+"""What the API server stores and Karpenter cannot read (k8s/go_decode.py, check/rules/decoding.py: KG470-KG474),
+and the apiserver oracle family's ``decodes`` answer."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from karpenter_gpu.check.rules import check_rules
+from karpenter_gpu.k8s.go_decode import (
+    FORMAT_WRONG, NUMERIC_WRONG, SUFFIX_WRONG, decode_problems, go_parse_quantity_error, unlaunchable_mappings,
+    zero_volume_sizes,
+)
+from tests.oracle import apiserver_family, compare
+
+# resource.ParseQuantity's answers (k8s.io/apimachinery v0.35.3, run through Go): None parses.
+GO_PARSE_QUANTITY = {
+    "100Gi": None, "1.5": None, "1e3": None, "0": None, "-1": None, "+1": None, "1.": None, ".5": None,
+    "1e+5": None, "1e-5": None, "1.G": None, "007": None, "1e99999999999": None,  # the exponent wraps to int32
+    "T": None, "Ti": None, "+": None, "-": None, ".": None, "+.": None,  # no digits: zero
+    "9" * 30: None, "1." + "9" * 30 + "n": None,
+    "": FORMAT_WRONG, "1e3.5": FORMAT_WRONG, ".3E+0.": FORMAT_WRONG, "1.e-1.": FORMAT_WRONG, "1 Gi": FORMAT_WRONG,
+    "1ki": SUFFIX_WRONG, "1K": SUFFIX_WRONG, "1e": SUFFIX_WRONG, "1e99999999999999999999": SUFFIX_WRONG,
+    ".e-10": NUMERIC_WRONG,  # the inf.Dec path reads no digit
+}
+
+
+@pytest.mark.parametrize("text", sorted(GO_PARSE_QUANTITY))
+def test_go_parse_quantity_error_follows_parse_quantity(text):
+    assert go_parse_quantity_error(text) == GO_PARSE_QUANTITY[text]
+
+
+def _pool(limits: dict) -> dict:
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
+            "spec": {"limits": limits, "template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "c"},
+                "requirements": []}}}}
+
+
+def _node_class(**spec) -> dict:
+    return {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "c"},
+            "spec": {"role": "r", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                     "subnetSelectorTerms": [{"tags": {"k": "v"}}],
+                     "securityGroupSelectorTerms": [{"tags": {"k": "v"}}], **spec}}
+
+
+def test_a_limit_parse_quantity_refuses_is_a_decode_problem_and_a_number_is_not():
+    problems = decode_problems(_pool({"memory": ".3E+0.", "cpu": 8, "nvidia.com/gpu": "16"}))
+    assert [(p.path, p.value, p.reader) for p in problems] == [("spec.limits['memory']", ".3E+0.", "karpenter")]
+
+
+def test_kubelet_values_are_read_by_whom_reads_them():
+    kubelet = {"kubeReserved": {"memory": "2e2.5"}, "systemReserved": {"cpu": "1"},
+               "evictionHard": {"memory.available": "", "nodefs.available": "10%", "imagefs.available": "1e1.5"},
+               "evictionSoft": {"memory.available": "1e1.5"}, "evictionSoftGracePeriod": {"memory.available": "rk",
+                                                                                          "nodefs.available": "0"}}
+    found = {(p.path, p.reader) for p in decode_problems(_node_class(kubelet=kubelet))}
+    assert found == {
+        ("spec.kubelet.evictionSoftGracePeriod['memory.available']", "karpenter"),
+        ("spec.kubelet.kubeReserved['memory']", "karpenter"),
+        ("spec.kubelet.evictionHard['memory.available']", "karpenter"),  # evictionThreshold parses it
+        ("spec.kubelet.evictionHard['imagefs.available']", "kubelet"),  # Karpenter passes it on unread
+        ("spec.kubelet.evictionSoft['memory.available']", "kubelet"),
+    }
+
+
+def test_mappings_without_a_device_name_or_ebs_launch_nothing_and_t_is_zero():
+    obj = _node_class(blockDeviceMappings=[{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "T"}},
+                                           {"deviceName": "/dev/xvdb"}, {"ebs": {"volumeSize": "20Gi"}}])
+    assert unlaunchable_mappings(obj) == [(1, "ebs"), (2, "deviceName")]
+    assert zero_volume_sizes(obj) == [(0, "T")]
+    assert decode_problems(obj) == []  # "T" decodes (as 0 bytes)
+
+
+def test_validate_reports_each_with_its_code():
+    objs = [_pool({"memory": "1e3.5"}),
+            _node_class(kubelet={"kubeReserved": {"memory": "2e2.5"}, "evictionSoft": {"memory.available": ""}},
+                        blockDeviceMappings=[{"deviceName": "/dev/xvdb"}, {"deviceName": "/dev/xvda",
+                                                                             "ebs": {"volumeSize": "Ti"}}])]
+    found = {(f.kind, f.path, f.code, f.severity.value) for f in check_rules([("m.yaml", o) for o in objs])
+             if f.code.startswith("KG47")}
+    assert found == {
+        ("NodePool", "spec.limits['memory']", "KG470", "error"),
+        ("EC2NodeClass", "spec.kubelet.kubeReserved['memory']", "KG471", "error"),
+        ("EC2NodeClass", "spec.kubelet.evictionSoft['memory.available']", "KG472", "error"),
+        ("EC2NodeClass", "spec.blockDeviceMappings[0]", "KG473", "warning"),
+        ("EC2NodeClass", "spec.blockDeviceMappings[1].ebs.volumeSize", "KG474", "warning"),
+    }
+
+
+def test_the_apiserver_family_answers_decodes_from_the_same_code():
+    stored = {"object": _pool({"memory": "1e3.5"})}
+    ours = apiserver_family.core_answer(stored)
+    assert ours["accepted"] and ours["decodes"] is False
+    fine = copy.deepcopy(stored)
+    fine["object"]["spec"]["limits"]["memory"] = "1e3"
+    assert apiserver_family.core_answer(fine)["decodes"] is True
+    karpenter = {"served": True, "accepted": True, "refused": [], "types": [], "unknown": [], "celSkipped": False,
+                 "decodeError": "", "namespace": "",
+                 "decodes": "decode NodePool: quantities must match the regular expression"}
+    assert compare.differences("apiserver", stored, karpenter) == []
+    assert compare.differences("apiserver", fine, karpenter)  # Karpenter refuses what the core says it reads
