@@ -307,3 +307,45 @@ def kg645_controller_on_gpu_pool(env: RuleEnvironment) -> None:
                     "its nodeSelector, affinity or tolerations keeps it off; fix: keep karpenter.sh/nodepool "
                     "DoesNotExist in the values' affinity")
 
+
+
+def _cell(verdict: Verdict | None, notes: list[str], where: str, agent: str) -> str:
+    if verdict is None:
+        return "off"
+    if verdict.lands:
+        return "runs"
+    notes.append(f"{where}, {agent}: {verdict.why}")
+    return f"no ({len(notes)})"
+
+
+def placement_table(env: RuleEnvironment) -> str:
+    """The environment's placement as a Markdown table: a row per GPU pool and hybrid group, a column per node agent
+    (the NFD worker, each GPU Operator operand, the Karpenter controller), "runs", "off" (disabled in the values) or
+    "no (n)" with note n saying why. Text from the manifests is escaped for a table cell."""
+    operands = [NFD_WORKER, *chart_data()["gpu-operator"]["operands"]]
+    header = ["node", *operands, "karpenter"]
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    values = _operator_values(env)
+    karpenter = env.helm_values.get(KARPENTER_VALUES_FILE)
+    for _, node in sorted(_nodes(env), key=lambda pair: (pair[1].kind, pair[1].name)):
+        where = _where(node)
+        placement = _placement(env, node) if values is not None else {}
+        cells = [_cell(placement.get(o), notes, where, o) if values is not None else "-" for o in operands]
+        controller = controller_placement(as_dict(karpenter), node) if isinstance(karpenter, dict) and \
+            node.kind != "hybrid" else None
+        cells.append(_cell(controller, notes, where, "karpenter") if controller is not None else "-")
+        rows.append([where, *cells])
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows]
+    if notes:
+        out += ["", *[f"{i}. {_escape(n)}" for i, n in enumerate(notes, 1)]]
+    return "\n".join(out) + "\n"
+
+
+def _escape(text: str) -> str:
+    """A Markdown table cell or list item: no pipe, backslash, control character or HTML."""
+    cleaned = "".join(c if c.isprintable() else " " for c in str(text))
+    for char, escaped in (("\\", "\\\\"), ("|", "\\|"), ("<", "&lt;"), (">", "&gt;"), ("`", "\\`")):
+        cleaned = cleaned.replace(char, escaped)
+    return cleaned
