@@ -101,3 +101,21 @@ def test_the_apiserver_family_answers_decodes_from_the_same_code():
                  "decodes": "decode NodePool: quantities must match the regular expression"}
     assert compare.differences("apiserver", stored, karpenter) == []
     assert compare.differences("apiserver", fine, karpenter)  # Karpenter refuses what the core says it reads
+
+
+def test_explain_says_a_class_with_an_incomplete_mapping_launches_nothing():
+    from karpenter_gpu.analysis.catalog import default_catalog
+    from karpenter_gpu.analysis.explain import explain_environment
+    from karpenter_gpu.analysis.simulator import simulate_pools
+
+    requirements = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]},
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]
+    pool = _pool({"nvidia.com/gpu": "8"})
+    pool["spec"]["template"]["spec"]["requirements"] = requirements
+    whole = [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi"}}]
+    assert simulate_pools([_node_class(blockDeviceMappings=whole), pool])[0].candidate_names
+    broken = _node_class(blockDeviceMappings=[*whole, {"deviceName": "/dev/xvdb"}])
+    report = simulate_pools([broken, pool])[0]
+    assert report.candidate_names == () and report.worst_case_hourly in (None, 0)
+    notes = explain_environment("dev", [broken, pool], default_catalog())["pools"][0]["notes"]
+    assert any("spec.blockDeviceMappings[1] has no ebs" in n and "launches nothing" in n for n in notes), notes

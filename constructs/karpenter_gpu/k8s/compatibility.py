@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from karpenter_gpu.k8s.go_decode import unlaunchable_mappings
 from karpenter_gpu.perf import cached
 
 __all__ = ["EFA", "NetworkLimits", "NodeClassCompatibility", "network_limits"]
@@ -84,6 +85,9 @@ class NodeClassCompatibility:
     connection_tracking: bool = False
     #: Paths of the spec that change which types launch and that the core cannot evaluate.
     unmodelled: tuple[str, ...] = ()
+    #: Why Karpenter launches no type from the class whatever the type (a block device mapping without
+    #: ``deviceName`` or ``ebs``: :func:`karpenter_gpu.k8s.go_decode.unlaunchable_mappings`); None: nothing such.
+    launches_nothing: str | None = None
 
     @classmethod
     def of(cls, name: str, spec: Mapping[str, Any], ami_family: str) -> "NodeClassCompatibility":
@@ -98,7 +102,12 @@ class NodeClassCompatibility:
             unmodelled.append("spec.cpuOptions.nestedVirtualization")
         if spec.get("placementGroupSelector") is not None:
             unmodelled.append("spec.placementGroupSelector")
-        return cls(name, ami_family, interfaces, spec.get("connectionTracking") is not None, tuple(unmodelled))
+        broken = unlaunchable_mappings({"kind": "EC2NodeClass", "spec": spec})
+        nothing = None if not broken else "; ".join(
+            f"spec.blockDeviceMappings[{i}] has no {missing}" for i, missing in broken) + \
+            " (Karpenter panics building its instance types and launch templates: it launches nothing from this class)"
+        return cls(name, ami_family, interfaces, spec.get("connectionTracking") is not None, tuple(unmodelled),
+                   nothing)
 
     @property
     def efa_only(self) -> int:
@@ -111,6 +120,8 @@ class NodeClassCompatibility:
     def refusal(self, name: str, labels: Mapping[str, str], efa_max: int) -> str | None:
         """Why the node class refuses the type (None: compatible; "unknown": the network check needs facts the
         packaged VPC limits table lacks). ``efa_max``: the type's maximum EFA interfaces (``EfaInfo``)."""
+        if self.launches_nothing is not None:
+            return self.launches_nothing
         if self.interfaces is not None:
             limits = network_limits(name)
             if limits is None:
