@@ -94,7 +94,9 @@ class PlatformConfig(Props):
 
     #: Environment name: the chart id and the dist/ folder (DNS-1123).
     environment: DnsLabel
-    node_class: NodeClassConfig
+    #: The EC2NodeClass settings of the built-in classes. Default: - none, only when every pool runs on the Auto
+    #: Mode NodeClass (``auto_mode_node_class``, named for each pool in ``pool_node_classes``).
+    node_class: NodeClassConfig | None = None
     #: Default: - none (at least one pool of some kind is required).
     inference: Annotated[tuple[GpuInferencePoolProps, ...], _many("inference", "GpuInferencePoolProps")] = ()
     #: Default: - no training pool.
@@ -134,8 +136,9 @@ class PlatformConfig(Props):
     #: NodeOverlays giving zero-GPU families (g6f, gr6f) GPU capacity. Default: - none.
     gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...] = ()
     #: Karpenter controller settings (cluster name, interruption queue, gate overrides); the feature
-    #: gates themselves are derived from the constructs.
-    karpenter: KarpenterControllerValuesProps
+    #: gates themselves are derived from the constructs. Default: - none, only when every pool runs on the Auto
+    #: Mode NodeClass: EKS runs Karpenter, so no Karpenter values, ServiceMonitor or alerts on its metrics.
+    karpenter: KarpenterControllerValuesProps | None = None
     #: GPU Operator chart options (MIG, time slicing, operands). Default: EKS-optimized-AMI defaults.
     gpu_operator: GpuOperatorValuesProps = GpuOperatorValuesProps()
     #: ServiceMonitors and alerts. Default: on, with the defaults of GpuMonitoringProps.
@@ -200,7 +203,28 @@ class PlatformConfig(Props):
                 raise KarpenterGpuError("KG100", prop=f"pool_node_classes[{pool}]", value=cls,
                                         allowed=f"a node class of this config{_closest(cls, classes)}: {sorted(classes)}",
                                         fix="name a built-in class or add it to node_classes")
+        self._check_self_managed(groups)
         return self
+
+    def auto_mode_only(self) -> bool:
+        """Whether every pool (ladder, static pool) runs on the Auto Mode NodeClass: no self-managed Karpenter."""
+        auto = self.auto_mode_node_class
+        return auto is not None and all(self.pool_node_classes.get(name) == auto.name for name in self.group_names())
+
+    def _check_self_managed(self, groups: list[str]) -> None:
+        """``node_class`` and ``karpenter`` may be left out only when no pool needs a self-managed Karpenter."""
+        if self.auto_mode_only():
+            return
+        auto = self.auto_mode_node_class.name if self.auto_mode_node_class is not None else None
+        own = [g for g in groups if auto is None or self.pool_node_classes.get(g) != auto]
+        for field, code, example in (("node_class", "KG231", "node_class=NodeClassConfig(...)"),
+                                     ("karpenter", "KG232", "karpenter=KarpenterControllerValuesProps(...)")):
+            if getattr(self, field) is None:
+                raise KarpenterGpuError(
+                    code, prop=field, value=None,
+                    allowed=f"a value while pools run on EC2NodeClasses and a self-managed Karpenter ({own})",
+                    fix=f"pass {example}, or run every pool on the Auto Mode NodeClass (auto_mode_node_class=..., "
+                        "pool_node_classes={<pool>: <its name>})")
 
     def class_names(self) -> list[str]:
         auto = [self.auto_mode_node_class.name] if self.auto_mode_node_class is not None else []
@@ -291,7 +315,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     """The keyword props of :class:`GpuPlatform`: the fields of :class:`PlatformConfig`, same types."""
 
     environment: str
-    node_class: NodeClassConfig
+    node_class: NodeClassConfig | None
     inference: tuple[GpuInferencePoolProps, ...]
     training: tuple[GpuTrainingPoolProps, ...]
     tiers: tuple[TieredSpotPoolsProps, ...]
@@ -308,7 +332,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     pool_node_classes: Mapping[str, str]
     discourage_overlays: tuple[NodeOverlayDiscourageProps, ...]
     gpu_capacity_overlays: tuple[GpuCapacityOverlayProps, ...]
-    karpenter: KarpenterControllerValuesProps
+    karpenter: KarpenterControllerValuesProps | None
     gpu_operator: GpuOperatorValuesProps
     monitoring: GpuMonitoringProps | None
     smoke_workloads: bool
@@ -316,6 +340,19 @@ class GpuPlatformKwargs(TypedDict, total=False):
     inference_volume: RootVolume
     training_volume: RootVolume
     karpenter_version: str
+
+
+def _monitoring_fields(cfg: PlatformConfig) -> dict[str, Any]:
+    """The monitoring props; without a self-managed Karpenter (``karpenter`` left out on an Auto-Mode-only
+    platform) its ServiceMonitor and the alerts on its metrics are off unless set explicitly."""
+    monitoring = cfg.monitoring
+    assert monitoring is not None  # called only when monitoring is on
+    fields = _fields(monitoring)
+    if cfg.karpenter is None:
+        for name in ("karpenter_service_monitor", "karpenter_alerts"):
+            if name not in monitoring.model_fields_set:
+                fields[name] = False
+    return fields
 
 
 def _fields(model: Props) -> dict[str, Any]:
@@ -373,7 +410,7 @@ class GpuPlatform(cdk8s.Chart):
         if "karpenter_version" in cfg.model_fields_set:  # else the cluster's (a Cluster around it), or the default
             set_karpenter_version(cluster_of(self), cfg.karpenter_version, self.node.path)
         self.config = cfg
-        base = _fields(cfg.node_class)
+        base = _fields(cfg.node_class) if cfg.node_class is not None else {}
         wanted = [(p.name, kind.node_class) for kind in POOL_TABLE if kind.node_class is not None
                   for p in getattr(cfg, kind.field)]
         used = {cfg.node_class_of(name, default) for name, default in wanted}
@@ -427,9 +464,11 @@ class GpuPlatform(cdk8s.Chart):
         nvidia = bool(self.hybrid) or any(p.props.accelerator is NVIDIA and not p.auto_mode
                                           for p in members_of(self, NodePoolConstruct))
         self.gpu_operator = GpuOperatorValues(self, "GpuOperator", props=cfg.gpu_operator) if nvidia else None
-        self.monitoring = (GpuMonitoring(self, "Monitoring", **_fields(cfg.monitoring))
+        self.monitoring = (GpuMonitoring(self, "Monitoring", **_monitoring_fields(cfg))
                            if cfg.monitoring is not None else None)
-        self.karpenter = KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
+        #: None when every pool runs on EKS Auto Mode and no ``karpenter`` settings were given (EKS runs Karpenter).
+        self.karpenter = (KarpenterControllerValues(self, "Karpenter", props=cfg.karpenter)
+                          if cfg.karpenter is not None else None)
         self.neuron_device_plugin = (NeuronDevicePluginValues(self, "NeuronDevicePlugin", props=cfg.neuron_device_plugin)
                                      if cfg.neuron_inference or cfg.neuron_training else None)
         register_derived(self)

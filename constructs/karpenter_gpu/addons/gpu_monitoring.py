@@ -53,7 +53,9 @@ selects ServiceMonitors and PrometheusRules by):
     after the node is Ready; until then ``nvidia.com/gpu`` is missing from allocatable); only a value
     that persists points at the GPU Operator or the instance.
 
-Every alert has a ``severity`` label and ``summary``/``description`` annotations.
+Every alert has a ``severity`` label and ``summary``/``description`` annotations. ``karpenter_alerts=False`` leaves
+out the ones on Karpenter's metrics (the NodePool near-limit alerts and the two ``Karpenter*`` ones): on an EKS
+Auto Mode cluster EKS runs Karpenter and its metrics are not scraped in the cluster.
 
 The pools are those of its cluster (every chart of it; see :mod:`karpenter_gpu.cluster`), read from the
 final tree at synth: create the constructs in any order. One GpuMonitoring per cluster (a second renders
@@ -182,6 +184,10 @@ class GpuMonitoringProps(Props):
     #: Render ``ServiceMonitor/karpenter``. Off when the Karpenter chart's own serviceMonitor is on.
     #: Default: True.
     karpenter_service_monitor: StrictBool = True
+    #: Render the alerts on Karpenter's metrics (each pool's NodePoolNearLimit, KarpenterProvisioningFailed,
+    #: KarpenterNodeClaimInconsistentState). Off for an EKS Auto Mode cluster: EKS runs Karpenter and its
+    #: metrics are not scraped in the cluster. Default: True.
+    karpenter_alerts: StrictBool = True
     #: Render ``ServiceMonitor/dcgm-exporter``. Default: False — the GPU Operator chart can create its own
     #: (``dcgmExporter.serviceMonitor.enabled``); both together scrape every GPU twice. Rendered anyway when
     #: the cluster has hybrid node groups (their metrics need the node's location; see the module doc).
@@ -245,6 +251,7 @@ class GpuMonitoringKwargs(TypedDict, total=False):
 
     namespace: str
     karpenter_service_monitor: bool
+    karpenter_alerts: bool
     dcgm_service_monitor: bool
     dcgm_namespace: str
     near_limit_ratio: float
@@ -365,7 +372,7 @@ class GpuMonitoring(ScopedConstruct):
         rules: list[dict[str, Any]] = []
         seen: set[str] = set()
         pools, groups = _check_pools(self, self._path)
-        for pool in pools:
+        for pool in pools if p.karpenter_alerts else ():
             name, limit = pool.props.name, pool.props.accelerator_limit
             if name in seen:
                 continue  # pool names are unique in a cluster (KG171); never twice
@@ -403,6 +410,14 @@ class GpuMonitoring(ScopedConstruct):
                                 "from being consolidated; check requests, batch sizes or a smaller GPU type."),
             },
         })
+        if p.karpenter_alerts:
+            rules.extend(self._karpenter_rules())
+        return rules
+
+    def _karpenter_rules(self) -> list[dict[str, Any]]:
+        """The alerts on Karpenter's own metrics (not on a cluster whose Karpenter EKS runs)."""
+        p = self.props
+        rules: list[dict[str, Any]] = []
         rules.append({
             "alert": "KarpenterProvisioningFailed",
             "expr": PROVISIONING_FAILED_EXPR,
