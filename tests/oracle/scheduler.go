@@ -579,19 +579,7 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
 	pods := []*corev1.Pod{pod}
 
-	daemonSetPods := lo.Map(c.DaemonSets, func(d *appsv1.DaemonSet, _ int) *corev1.Pod {
-		p := daemonset.PodForDaemonSet(d)
-		if d.Spec.Template.Spec.Affinity != nil && d.Spec.Template.Spec.Affinity.NodeAffinity != nil && d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			if p.Spec.Affinity == nil {
-				p.Spec.Affinity = &corev1.Affinity{}
-			}
-			if p.Spec.Affinity.NodeAffinity == nil {
-				p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
-			}
-			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-		}
-		return p
-	})
+	daemonSetPods := schedDaemonSetPods(c.DaemonSets)
 
 	client := fakecr.NewFakeClient()
 	clk := clock.RealClock{}
@@ -662,4 +650,22 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 		ans.Allocatable[it.Name] = m
 	}
 	return ans, nil
+}
+
+// schedDaemonSetPods are the DaemonSets' pods as the provisioner builds them (daemonset.PodForDaemonSet, with the
+// template's required node affinity).
+func schedDaemonSetPods(daemonSets []*appsv1.DaemonSet) []*corev1.Pod {
+	return lo.Map(daemonSets, func(d *appsv1.DaemonSet, _ int) *corev1.Pod {
+		p := daemonset.PodForDaemonSet(d)
+		if d.Spec.Template.Spec.Affinity != nil && d.Spec.Template.Spec.Affinity.NodeAffinity != nil && d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			if p.Spec.Affinity == nil {
+				p.Spec.Affinity = &corev1.Affinity{}
+			}
+			if p.Spec.Affinity.NodeAffinity == nil {
+				p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+			}
+			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		}
+		return p
+	})
 }

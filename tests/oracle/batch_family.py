@@ -1,0 +1,263 @@
+"""The ``batch`` oracle family: where Karpenter's provisioning scheduler puts a batch of pending pods at once.
+
+Go side (``batch.go``): Karpenter v1.14.1's ``NewTopology`` + ``NewScheduler`` + ``Solve`` on all the case's pods,
+with the scheduler family's instance types, EC2NodeClass, NodePools, DaemonSets, controller settings and launch
+(``scheduler.go``); existing nodes are launched NodeClaims carrying their NodePool's taints and the type's capacity
+and allocatable, so pods may land on them. Each case is solved ``runs`` times; when the answers differ (Go picks
+among equal topology domains, and orders equal in-flight NodeClaims, by map iteration and ``sort.Slice``) the case is
+``unstable`` and left out of the comparison (counted apart).
+
+Case: the scheduler family's case (see ``scheduler_family``) with ``pods`` (v1 Pods after EKS admission, replica
+groups sharing labels) in place of ``pod``, and ``runs``.
+
+Python side: :func:`karpenter_gpu.analysis.batch.schedule_batch` on the same manifests, catalog, AWS facts, existing
+nodes and settings as the scheduler family builds them. Compared: the NodeClaims (pool and pods, as a sorted list of
+``pool: pods``), each NodeClaim's options, launched capacity type, launch zones and type (any type at the launch's
+price agrees), the pods existing nodes take, and each Pending pod's error heads (sorted). A plan the core does not
+model (``not_modelled``) abstains and is counted apart.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any, Iterator
+
+from karpenter_gpu.analysis.batch import schedule_batch
+from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
+from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
+from tests.oracle import scheduler_family as sched
+
+FAMILY = "batch"
+_ZONE, _HOST, _CT = "topology.kubernetes.io/zone", "kubernetes.io/hostname", "karpenter.sh/capacity-type"
+_KEYS = (_ZONE, _ZONE, _HOST, _HOST, _CT)
+RUNS = 3
+
+
+def _spread(rng: random.Random, app: str, other: str) -> dict:
+    when = rng.choice(("DoNotSchedule", "DoNotSchedule", "ScheduleAnyway"))
+    tsc: dict[str, Any] = {"maxSkew": rng.choice((1, 1, 1, 2)), "topologyKey": rng.choice(_KEYS),
+                           "whenUnsatisfiable": when,
+                           "labelSelector": {"matchLabels": {"app": app if rng.random() < 0.85 else other}}}
+    if when == "DoNotSchedule" and rng.random() < 0.2:
+        tsc["minDomains"] = rng.choice((1, 2, 3, 5))
+    if rng.random() < 0.2:
+        tsc["nodeAffinityPolicy"] = rng.choice(("Honor", "Ignore"))
+    if rng.random() < 0.2:
+        tsc["nodeTaintsPolicy"] = rng.choice(("Honor", "Ignore"))
+    return tsc
+
+
+def _pod_affinity(rng: random.Random, app: str, other: str) -> dict:
+    kind = rng.choice(("podAffinity", "podAntiAffinity", "podAntiAffinity"))
+    term = {"topologyKey": rng.choice(_KEYS),
+            "labelSelector": {"matchLabels": {"app": app if rng.random() < 0.7 else other}}}
+    if rng.random() < 0.6:
+        return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    return {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": rng.randint(1, 100),
+                                                                        "podAffinityTerm": term}]}}
+
+
+def _node_affinity(rng: random.Random, zones: list[str], types: list[dict]) -> dict:
+    def expr() -> dict:
+        return rng.choice((
+            {"key": _ZONE, "operator": "In", "values": rng.sample(zones, rng.randint(1, len(zones)))},
+            {"key": _CT, "operator": "In", "values": [rng.choice(("spot", "on-demand"))]},
+            {"key": sched._AWS + "instance-family", "operator": "In",
+             "values": [rng.choice(types)["labels"][sched._AWS + "instance-family"]]},
+        ))
+    out: dict[str, Any] = {}
+    if rng.random() < 0.6:
+        out["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [{"matchExpressions": [expr()]} for _ in range(rng.choice((1, 1, 2)))]}
+    if rng.random() < 0.5:
+        weights = rng.sample(range(1, 100), rng.choice((1, 2)))
+        out["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": w, "preference": {"matchExpressions": [expr()]}} for w in weights]
+    return {"nodeAffinity": out} if out else {}
+
+
+def _requests(rng: random.Random, entry: dict, gpu: str | None) -> dict[str, str]:
+    """Requests of one replica: a share of one type's allocatable (so several pack on a node), or at its edges."""
+    if rng.random() < 0.25:
+        return sched._resources(rng, entry, gpu)
+    out = {"cpu": rng.choice(("250m", "500m", "1", "2", "3", "7")), "memory": rng.choice(("512Mi", "1Gi", "4Gi",
+                                                                                            "8Gi", "30Gi"))}
+    if gpu is not None:
+        out[gpu] = str(rng.choice((1, 1, 1, 2, 4)))
+    return out
+
+
+def _group(rng: random.Random, index: int, groups: int, entries: list[dict], pools: list[dict],
+           zones: list[str]) -> list[dict]:
+    """One replica group: 1-6 pods sharing labels, requests, tolerations and constraints."""
+    app, other = f"g{index}", f"g{rng.randrange(groups)}"
+    target = rng.choice(entries)
+    alloc = target["allocatable"]
+    gpu = sched._GPU if sched._GPU in alloc else sched._NEURON if sched._NEURON in alloc else None
+    spec: dict[str, Any] = {"containers": [{"name": "main", "image": "example.com/app:1",
+                                            "resources": {"requests": _requests(rng, target, None if gpu is None or
+                                                                                rng.random() < 0.15 else gpu)}}]}
+    if rng.random() < 0.15:
+        spec["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": rng.choice((8080, 9090)),
+                                           "protocol": "TCP"}]
+    tolerations = []
+    for pool in pools:
+        for taint in pool["spec"]["template"]["spec"].get("taints", []):
+            if taint["key"] not in (sched._GPU, sched._NEURON) and rng.random() < 0.7:
+                tol = {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+                if tol not in tolerations:
+                    tolerations.append(tol)
+    for resource in sorted(r for r in sched._requested(spec) if sched._extended(r)):
+        tolerations.append({"key": resource, "operator": "Exists", "effect": "NoSchedule"})
+    if tolerations:
+        spec["tolerations"] = tolerations
+    if rng.random() < 0.45:
+        spec["topologySpreadConstraints"] = [_spread(rng, app, other) for _ in range(rng.choice((1, 1, 2)))]
+    affinity: dict[str, Any] = {}
+    if rng.random() < 0.3:
+        affinity.update(_pod_affinity(rng, app, other))
+    if rng.random() < 0.25:
+        affinity.update(_node_affinity(rng, zones, entries))
+    if affinity:
+        spec["affinity"] = affinity
+    if rng.random() < 0.15:
+        spec["nodeSelector"] = rng.choice(({_ZONE: rng.choice(zones)}, {_CT: rng.choice(("spot", "on-demand"))},
+                                           {"karpenter.sh/nodepool": rng.choice(pools)["metadata"]["name"]}))
+    namespace = "default" if rng.random() < 0.8 else "ml"
+    labels = {"app": app, **({"tier": "web"} if rng.random() < 0.3 else {})}
+    return [{"apiVersion": "v1", "kind": "Pod",
+             "metadata": {"name": f"{app}-{i}", "namespace": namespace, "labels": dict(labels)},
+             "spec": copy.deepcopy(spec)} for i in range(rng.randint(1, 6))]
+
+
+def generate_case(rng: random.Random) -> dict:
+    """A batch case: the scheduler family's cluster (types, zones, prices, pools with limits, DaemonSets, settings,
+    existing nodes, reservations now and then) and 1-4 replica groups."""
+    zones = [z for z in sched._ZONES if rng.random() < 0.8] or [sched._ZONES[0]]
+    zone_names = [z[0] for z in zones]
+    entries = sched._pick_types(rng)
+    specs = [sched._instance_spec(e, zone_names if rng.random() < 0.8 else
+                                  sorted(rng.sample(zone_names, rng.randint(1, len(zone_names))))) for e in entries]
+    factors = dict.fromkeys(zone_names, 1.0) if rng.random() < 0.4 else \
+        {z: rng.choice(sched._SPOT_FACTORS) for z in zone_names}
+    pools = [sched._nodepool(rng, name, entries, zone_names)
+             for name in sorted(rng.sample(sched._NAMES, rng.choice((1, 2, 2, 3))))]
+    reservations = []
+    if rng.random() < 0.08:
+        entry = rng.choice(entries)
+        reservations.append({"id": f"cr-{1:017x}", "instanceType": entry["name"],
+                             "availabilityZone": rng.choice(zone_names), "reservationType": "default",
+                             "count": rng.choice((1, 2)), "interruptible": False})
+    existing = [{"nodepool": rng.choice(pools)["metadata"]["name"], "instance_type": rng.choice(entries)["name"],
+                 "zone": rng.choice(zone_names), "capacity_type": rng.choice(("on-demand", "spot"))}
+                for _ in range(rng.choice((0, 0, 0, 1, 2)))]
+    groups = rng.choice((1, 1, 2, 2, 3, 4))
+    pods = [p for g in range(groups) for p in _group(rng, g, groups, entries, pools, zone_names)]
+    settings = sched.controller_settings(random.Random(rng.random()))
+    return {"region": "us-east-1", "zones": [{"name": n, "id": i} for n, i in zones], "instance_types": specs,
+            "spot_price_factor": factors, "kubelet": sched._kubelet(rng), "capacity_reservations": reservations,
+            "nodepools": pools, "daemonsets": [sched._daemonset(rng, i, pools) for i in range(rng.choice((0, 0, 1)))],
+            "existing_nodes": existing, "pods": pods, "settings": settings, "runs": RUNS,
+            "block_device_mappings": None, "instance_store_policy": None, "network_interfaces": None,
+            "connection_tracking": None}
+
+
+def oracle_case(rng: random.Random) -> dict:
+    return generate_case(rng)
+
+
+# ---------------------------------------------------------------------------------------------
+# The core's answer
+
+
+def python_answer(case: dict) -> dict:
+    """The core's plan of the case, in the Go answer's terms."""
+    plan = schedule_batch(sched.manifests(case), case["pods"], catalog=sched._case_catalog(case),
+                          aws=aws_facts_from_documents(sched.aws_documents(case)),
+                          nodes=cluster_nodes(sched.node_claims(case)), settings=sched.case_settings(case))
+    if plan.not_modelled:
+        return {"not_modelled": list(plan.not_modelled)}
+    return {
+        "nodeclaims": sorted(({"nodepool": c.pool, "pods": sorted(c.pods), "instance_types": list(c.options),
+                               "instance_type": c.instance_type, "capacity_type": c.capacity_type,
+                               "launch_zones": list(c.zones)} for c in plan.nodeclaims),
+                             key=lambda c: ",".join(c["pods"])),
+        "existing": {u.node: sorted(u.pods) for u in plan.existing},
+        "pending": {p.pod: sorted(p.parts) for p in plan.pending},
+    }
+
+
+def core_differences(case: dict, go: Any) -> list[str]:
+    """Where the core's plan differs from Karpenter's (empty: they agree, Karpenter is unstable on the case, or the
+    core abstains)."""
+    if not isinstance(go, dict) or go.get("unstable"):
+        return []
+    try:
+        py = python_answer(case)
+    except Exception as exc:  # noqa: BLE001 - any failure of the core on a case is a disagreement
+        return [f"core raised {type(exc).__name__}: {exc}"]
+    if "not_modelled" in py:
+        return []
+    out = []
+    go_claims = sorted(go.get("nodeclaims") or [], key=lambda c: ",".join(c["pods"]))
+    shape = [f"{c['nodepool']}: {' '.join(c['pods'])}" for c in go_claims]
+    ours = [f"{c['nodepool']}: {' '.join(c['pods'])}" for c in py["nodeclaims"]]
+    if shape != ours:
+        out.append(f"nodeclaims: core {ours}, Karpenter {shape}")
+    else:
+        for g, p in zip(go_claims, py["nodeclaims"]):
+            launch = g.get("launch") or {}
+            where = f"nodeclaim {' '.join(g['pods'])}"
+            if g["instance_types"] != p["instance_types"]:
+                out.append(f"{where} options: core {p['instance_types']}, Karpenter {g['instance_types']}")
+            if launch.get("capacity_type") != p["capacity_type"]:
+                out.append(f"{where} capacity type: core {p['capacity_type']}, Karpenter {launch.get('capacity_type')}")
+            if p["instance_type"] not in (g.get("launch_cheapest_types") or [None]):
+                out.append(f"{where} launch: core {p['instance_type']}, Karpenter {g.get('launch_cheapest_types')}")
+            if (g.get("launch_zones") or []) != p["launch_zones"]:
+                out.append(f"{where} zones: core {p['launch_zones']}, Karpenter {g.get('launch_zones')}")
+    if (go.get("existing") or {}) != py["existing"]:
+        out.append(f"existing: core {py['existing']}, Karpenter {go.get('existing')}")
+    if (go.get("pending") or {}) != py["pending"]:
+        out.append(f"pending: core {py['pending']}, Karpenter {go.get('pending')}")
+    return out
+
+
+def tally(requests: list[dict], answers: list[dict]) -> str:
+    """How many cases were compared, how many Karpenter answered differently run to run, how many the core does not
+    model (and the paths it named most)."""
+    unstable = sum(1 for a in answers if isinstance(a.get("answer"), dict) and a["answer"].get("unstable"))
+    paths: dict[str, int] = {}
+    abstained = 0
+    for request, got in zip(requests, answers):
+        if isinstance(got.get("answer"), dict) and got["answer"].get("unstable"):
+            continue
+        try:
+            py = python_answer(request["case"])
+        except Exception:  # noqa: BLE001 - counted as disagreements by core_differences
+            continue
+        if "not_modelled" in py:
+            abstained += 1
+            for path in py["not_modelled"]:
+                key = path.split(": ", 1)[-1]
+                paths[key] = paths.get(key, 0) + 1
+    top = ", ".join(f"{p} ({n})" for p, n in sorted(paths.items(), key=lambda kv: -kv[1])[:6])
+    return (f"oracle family batch: {len(requests) - unstable - abstained} compared, {unstable} unstable in Karpenter "
+            f"(left out), {abstained} not modelled by the core" + (f": {top}" if top else ""))
+
+
+def smaller(case: dict) -> Iterator[dict]:
+    """Cases one step smaller: a pod, pool, existing node, DaemonSet or reservation dropped, then the scheduler
+    family's steps on the rest."""
+    for key in ("pods", "nodepools", "existing_nodes", "daemonsets", "capacity_reservations", "instance_types"):
+        items = case.get(key) or []
+        for i in range(len(items)):
+            if key in ("pods", "nodepools", "instance_types") and len(items) == 1:
+                continue
+            yield {**case, key: items[:i] + items[i + 1:]}
+    probe = {**case, "pod": case["pods"][0]}
+    for small in sched.smaller(probe):
+        if small.get("pod") is probe["pod"]:
+            out = {k: v for k, v in small.items() if k != "pod"}
+            yield out
