@@ -55,7 +55,10 @@ class PoolCost:
 
 @dataclass(frozen=True)
 class EnvironmentCost:
-    """The sum of the worst-case ceilings of an environment's pools, before and after, and its changed pools."""
+    """The sum of the worst-case ceilings of an environment's bounded pools, before and after, and its changed
+    pools. A side with an unbounded pool (``unbounded_*``) has no ceiling at all: its sum is only that of the
+    bounded pools, and no percentage compares it. ``comparable_*``: the sums over the pools bounded on both sides
+    (what ``--fail-on cost-increase`` compares; None: ``before`` / ``after``)."""
 
     environment: str
     before: Decimal
@@ -63,20 +66,28 @@ class EnvironmentCost:
     unbounded_before: tuple[str, ...]
     unbounded_after: tuple[str, ...]
     pools: tuple[PoolCost, ...]
+    comparable_before: Decimal | None = None
+    comparable_after: Decimal | None = None
 
     @property
     def increase_percent(self) -> Decimal | None:
-        """(after - before) / before in percent; None when ``before`` is 0 (any rise is unbounded in percent)."""
-        if self.before == 0:
+        """(after - before) / before in percent; None when ``before`` is 0 (any rise is unbounded in percent) or
+        either side has an unbounded pool (a sum of the bounded pools is no ceiling: limits put on an unbounded
+        pool would read as a rise)."""
+        if self.before == 0 or self.unbounded_before or self.unbounded_after:
             return None
         return (self.after - self.before) * 100 / self.before
 
     def exceeds(self, percent: Decimal) -> bool:
-        """Whether the ceiling rises by more than ``percent``; a new unbounded pool, or a rise from 0, always does."""
+        """Whether the ceiling rises by more than ``percent``: a new unbounded pool always does; unbounded → bounded
+        is a decrease; otherwise the pools bounded on both sides are compared (a rise from 0 always counts)."""
         if set(self.unbounded_after) - set(self.unbounded_before):
             return True
-        change = self.increase_percent
-        return self.after > self.before if change is None else change > percent
+        before = self.before if self.comparable_before is None else self.comparable_before
+        after = self.after if self.comparable_after is None else self.comparable_after
+        if before == 0:
+            return after > before
+        return (after - before) * 100 / before > percent
 
 
 @dataclass(frozen=True)
@@ -164,9 +175,12 @@ def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dic
                 or cost.unbounded_before != cost.unbounded_after):
             pools.append(cost)
     total = lambda reports: sum((r.worst_case_hourly or Decimal(0) for r in reports.values()), Decimal(0))  # noqa: E731
+    unbounded = {n for reports in (old, new) for n, r in reports.items() if _unbounded(r)}
+    comparable = lambda reports: total({n: r for n, r in reports.items() if n not in unbounded})  # noqa: E731
     return EnvironmentCost(environment, total(old), total(new),
                            tuple(sorted(n for n, r in old.items() if _unbounded(r))),
-                           tuple(sorted(n for n, r in new.items() if _unbounded(r))), tuple(pools))
+                           tuple(sorted(n for n, r in new.items() if _unbounded(r))), tuple(pools),
+                           comparable(old), comparable(new))
 
 
 def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,

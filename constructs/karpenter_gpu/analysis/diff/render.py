@@ -43,6 +43,22 @@ def _delta(before: Decimal, after: Decimal) -> str:
     return text
 
 
+def _env_usd(amount: Decimal, unbounded: tuple[str, ...]) -> str:
+    """An environment's ceiling: with an unbounded pool there is none (the bounded pools' sum said as such)."""
+    return f"unbounded (bounded pools {_usd(amount)})" if unbounded else _usd(amount)
+
+
+def _env_delta(e: EnvironmentCost) -> str:
+    """The change of an environment's ceiling; no percentage against a side that has no ceiling."""
+    if e.unbounded_before and not e.unbounded_after:
+        return "was unbounded"
+    if e.unbounded_after and not e.unbounded_before:
+        return "now unbounded"
+    if e.unbounded_after:
+        return "unbounded before and after"
+    return _delta(e.before, e.after)
+
+
 def _choice(choice: Choice | None, esc: Escape) -> str:
     if choice is None:
         return "none"
@@ -76,8 +92,8 @@ def cost_text(report: CostReport) -> str:
     if not report.environments:
         lines.append("  no change to any pool's instance types, first choice or worst-case ceiling")
     for e in report.environments:
-        lines.append(f"  {plain(e.environment)}: worst-case ceiling {_usd(e.before)} → {_usd(e.after)} "
-                     f"({_delta(e.before, e.after)})")
+        lines.append(f"  {plain(e.environment)}: worst-case ceiling {_env_usd(e.before, e.unbounded_before)} → "
+                     f"{_env_usd(e.after, e.unbounded_after)} ({_env_delta(e)})")
         if e.unbounded_after:
             lines.append(f"    unbounded (no GPU limit) after: {', '.join(plain(n) for n in e.unbounded_after)}")
         for p in e.pools:
@@ -94,7 +110,9 @@ def _cost_markdown_lines(report: CostReport) -> list[str]:
     for e in report.environments:
         unbounded = ", ".join(markdown(n) for n in e.unbounded_after)
         after = _usd(e.after) + (f" + unbounded: {unbounded}" if e.unbounded_after else "")
-        lines.append(f"| {markdown(e.environment)} | {_usd(e.before)} | {after} | {_delta(e.before, e.after)} |")
+        before = _usd(e.before) + (" + unbounded: " + ", ".join(markdown(n) for n in e.unbounded_before)
+                                   if e.unbounded_before else "")
+        lines.append(f"| {markdown(e.environment)} | {before} | {after} | {_env_delta(e)} |")
     if not report.environments:
         lines.append("| (none) | — | — | no cost change |")
     lines += ["", f"Prices: {markdown(report.price_list(), None)}. "
@@ -196,7 +214,8 @@ def _rise(e: EnvironmentCost) -> str:
         return f"{plain(e.environment)} gains pools without a GPU limit ({_few_labels([plain(n) for n in new])})"
     change = e.increase_percent
     if change is None:
-        return f"{plain(e.environment)} {_usd(e.before)} → {_usd(e.after)}"
+        return (f"{plain(e.environment)} {_env_usd(e.before, e.unbounded_before)} → "
+                f"{_env_usd(e.after, e.unbounded_after)}")
     return f"{plain(e.environment)} {'+' if change >= 0 else ''}{change:.1f}%"
 
 
