@@ -75,7 +75,7 @@ def stop_on(items: list) -> int:
 
 
 #: The commands, in the order ``--help`` lists them, and the module that registers and runs each.
-COMMANDS = ("validate", "explain", "diff", "synth", "import")
+COMMANDS = ("validate", "explain", "plan", "diff", "synth", "import")
 #: A command whose module is named otherwise (``import`` is a Python keyword).
 _MODULES = {"import": "import_cmd"}
 
