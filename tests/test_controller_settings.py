@@ -57,8 +57,24 @@ def test_every_field_is_read():
     assert got.ignore_dra_requests is True
     assert got.best_effort and got.node_overlay and not got.reserved_capacity and got.static_capacity
     assert [line.split(":")[1].strip().split(" ")[0] for line in got.unmodelled()] == [
-        "settings.preferencePolicy", "settings.enableZonalShift"]
+        "settings.preferencePolicy", "settings.enableZonalShift", "settings.featureGates.spotToSpotConsolidation",
+        "settings.batchMaxDuration", "settings.batchIdleDuration", "settings.isolatedVPC"]
     assert "test.values.yaml" in got.describe() and "vmMemoryOverheadPercent 0.1" in got.describe()
+
+
+def test_the_settings_line_names_each_setting_read_but_not_modelled():
+    got = settings(featureGates={"spotToSpotConsolidation": True, "nodeRepair": True}, batchMaxDuration="20s",
+                   batchIdleDuration="1000ms", isolatedVPC=True)
+    assert got.describe().endswith(
+        "; not modelled: settings.featureGates.spotToSpotConsolidation true, settings.featureGates.nodeRepair true, "
+        "settings.batchMaxDuration 20s, settings.isolatedVPC true")  # 1000ms is the default 1s
+    assert [line.split(" (")[0] for line in got.unmodelled()] == [
+        "not modelled: settings.featureGates.spotToSpotConsolidation true",
+        "not modelled: settings.featureGates.nodeRepair true", "not modelled: settings.batchMaxDuration 20s",
+        "not modelled: settings.isolatedVPC true"]
+    defaults = settings(featureGates={"spotToSpotConsolidation": False, "nodeRepair": False},
+                        batchMaxDuration="10s", batchIdleDuration="1s", isolatedVPC=False)
+    assert "not modelled" not in defaults.describe() and defaults.unmodelled() == ()
 
 
 def test_a_number_zero_is_not_rendered_by_the_chart():

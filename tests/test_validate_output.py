@@ -355,3 +355,36 @@ def test_sarif_rules_carry_their_documented_sections(defects: Path, capsys) -> N
         assert "Upstream: " in descriptor["help"]["text"]
         assert descriptor["defaultConfiguration"]["level"] in ("error", "warning", "note")
     assert set(rule_descriptor("KG300")) == {"id", "shortDescription"}
+
+
+def _environment(root: Path, name: str) -> None:
+    env = root / "dist" / name
+    (env / "helm").mkdir(parents=True)
+    shutil.copy(SEEDS / "000_s07_tiered_nodepools.yaml", env)
+    (env / "helm" / "karpenter.values.yaml").write_text("settings:\n  featureGates:\n    nodeRepair: true\n")
+
+
+def test_json_and_sarif_carry_the_settings_lines_of_the_text(tmp_path: Path, sarif_validator, capsys,
+                                                             monkeypatch) -> None:
+    _environment(tmp_path, "dev")
+    monkeypatch.chdir(tmp_path)
+    main(["validate", "dist"])
+    lines = [line.removeprefix("settings: ") for line in capsys.readouterr().out.splitlines()
+             if line.startswith("settings: ")]
+    assert len(lines) == 1 and lines[0].startswith("dev: Karpenter settings: dev/helm/karpenter.values.yaml (")
+    assert lines[0].endswith("; not modelled: settings.featureGates.nodeRepair true")
+    _, document = run(capsys, "dist", "--format", "json")
+    assert document["settings"] == lines
+    _, sarif = run(capsys, "dist", "--format", "sarif")
+    sarif_validator.validate(sarif)
+    assert sarif["runs"][0]["properties"] == {"controllerSettings": lines}
+
+
+def test_sarif_settings_lines_are_escaped_as_data(tmp_path: Path, sarif_validator, capsys, monkeypatch) -> None:
+    _environment(tmp_path, "dev\x1b[31m\u202e")
+    monkeypatch.chdir(tmp_path)
+    _, sarif = run(capsys, "dist", "--format", "sarif")
+    sarif_validator.validate(sarif)
+    (line,) = sarif["runs"][0]["properties"]["controllerSettings"]
+    assert line.isprintable() and "\x1b" not in line and "\u202e" not in line
+    assert line.startswith("dev\\x1b[31m\\u202e: Karpenter settings: dev\\x1b[31m\\u202e/helm/karpenter.values.yaml")

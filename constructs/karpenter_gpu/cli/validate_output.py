@@ -1,7 +1,9 @@
 """``karpenter-gpu validate --format json | sarif``: the findings for machines (CI, code scanning).
 
-JSON: the findings as they are (file, kind, name, field path, code, severity, message), the counts and
-whether the run failed. SARIF 2.1.0 (the OASIS standard GitHub code scanning reads): one result per
+JSON: the findings as they are (file, kind, name, field path, code, severity, message), the counts,
+whether the run failed and ``settings``: the controller-settings line of each environment the text output prints
+(which Karpenter settings the rules' simulation used, and from where).
+SARIF 2.1.0 (the OASIS standard GitHub code scanning reads): one result per
 finding, ``ruleId`` its code, ``level`` from its severity (error / warning / note), located in the
 manifest file it came from. The manifest reader keeps no line numbers, so a location names the file
 only, never a line; the object (``Kind/name``) and the field path are its logical location.
@@ -19,6 +21,8 @@ Text from manifests and file names is data in SARIF too:
   characters (before escaping).
 - Kind, name and field path (logical location, properties) are :func:`~karpenter_gpu.render.escape.plain`
   text, as in the text output: controls shown as escapes, cut at ``MAX_VALUE`` characters.
+- The run's ``properties.controllerSettings`` holds the same settings lines, as
+  :func:`~karpenter_gpu.render.escape.plain` text (a values file's path and an environment's name are input).
 - The document is ASCII (JSON ``\\uXXXX`` escapes), so it is valid UTF-8 whatever the locale.
 - At most :data:`MAX_RESULTS` results per run (GitHub code scanning's limit): past it the errors are kept
   first, then the warnings, then the notes, and one note-level :data:`LEFT_OUT` result counts, per rule,
@@ -74,6 +78,7 @@ def as_json(report: Report, *, strict: bool, verbose: bool) -> str:
                       "severity": str(f.severity), "message": f.message} for f in _findings(report, verbose)],
         "errors": counts[Severity.ERROR], "warnings": counts[Severity.WARNING], "info": counts[Severity.INFO],
         "objects": report.objects, "files": report.files, "failed": report.failed(strict),
+        "settings": list(report.settings),
     }
     return json.dumps(document, indent=2, ensure_ascii=True)
 
@@ -176,6 +181,7 @@ def as_sarif(report: Report, root: str, *, verbose: bool) -> str:
         "runs": [{
             "tool": {"driver": {"name": "karpenter-gpu", "version": __version__, "rules": rules}},
             "results": results,
+            "properties": {"controllerSettings": [escape.plain(line, None) for line in report.settings]},
         }],
     }
     return json.dumps(document, indent=2, ensure_ascii=True)

@@ -35,6 +35,7 @@ from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import go_float
+from karpenter_gpu.k8s.units import go_parse_duration
 from karpenter_gpu.upstream import (
     BINARY_DEFAULTS, CHART_SETTINGS, DEFAULT_ON, GATE_FLAG_NAMES, KARPENTER_TAG, KARPENTER_VALUES_FILE,
     MIN_VALUES_POLICIES, PREFERENCE_POLICIES, FeatureGate,
@@ -107,30 +108,52 @@ class ControllerSettings:
         return self.vm_memory_overhead_percent == 0.075 and self.reserved_enis == 0
 
     def describe(self) -> str:
-        """One line: where the settings come from and the values the analysis used."""
+        """One line: where the settings come from, the values the analysis used, and the settings set away from
+        their defaults that it does not model (named: ``not modelled: settings.<name> <value>``)."""
         gates = ", ".join(f"{g.value} {'on' if g in self.gates else 'off'}" for g in
                           (FeatureGate.NODE_OVERLAY, FeatureGate.RESERVED_CAPACITY, FeatureGate.STATIC_CAPACITY))
+        unmodelled = self._unmodelled()
         return (f"Karpenter settings: {self.source} (featureGates {gates}; minValuesPolicy {self.min_values_policy}; "
                 f"vmMemoryOverheadPercent {go_value_text(self.vm_memory_overhead_percent)}; "
-                f"reservedENIs {self.reserved_enis})")
+                f"reservedENIs {self.reserved_enis})"
+                + (f"; not modelled: {', '.join(f'settings.{name}' for name, _ in unmodelled)}" if unmodelled else ""))
+
+    def _unmodelled(self) -> list[tuple[str, str]]:
+        """(``name value``, what it changes) of each setting read away from its default that the analysis does not
+        model."""
+        out = []
+        if self.preference_policy != "Respect":
+            out.append(("preferencePolicy Ignore", "drops a pod's preferred affinities and ScheduleAnyway spreads; "
+                                                   "the analysis reads no preferences"))
+        if self.enable_zonal_shift:
+            out.append(("enableZonalShift true", "zones under an ARC zonal shift offer nothing; the shifts are "
+                                                 "runtime state"))
+        if not self.ignore_dra_requests:
+            out.append(("ignoreDRARequests false", "pods' DRA resource claims are scheduled; the analysis reads none"))
+        if FeatureGate.CAPACITY_BUFFER in self.gates:
+            out.append(("featureGates.capacityBuffer true", "CapacityBuffer objects pre-provision nodes; the "
+                                                            "analysis reads none"))
+        if FeatureGate.SPOT_TO_SPOT_CONSOLIDATION in self.gates:
+            out.append(("featureGates.spotToSpotConsolidation true", "consolidation replaces a spot node with a "
+                                                                     "cheaper spot one; the analysis prices launches, "
+                                                                     "not consolidation"))
+        if FeatureGate.NODE_REPAIR in self.gates:
+            out.append(("featureGates.nodeRepair true", "unhealthy nodes are deleted and replaced; the analysis "
+                                                        "reads no node health"))
+        for key, value in (("batchMaxDuration", self.batch_max_duration),
+                           ("batchIdleDuration", self.batch_idle_duration)):
+            if go_parse_duration(value) != go_parse_duration(BINARY_DEFAULTS[key]):
+                out.append((f"{key} {value}", "how long the provisioner gathers pending pods into one scheduling "
+                                              "batch; the analysis schedules each question as one batch"))
+        if self.isolated_vpc:
+            out.append(("isolatedVPC true", "no AWS pricing API: on-demand prices come from the list the binary "
+                                            "ships; the analysis prices from its catalog or --aws"))
+        return out
 
     def unmodelled(self) -> tuple[str, ...]:
         """The settings set away from their defaults that change what Karpenter does in ways the analysis does not
         model (each named, with what it would change)."""
-        out = []
-        if self.preference_policy != "Respect":
-            out.append("not modelled: settings.preferencePolicy Ignore (drops a pod's preferred affinities and "
-                       "ScheduleAnyway spreads; the analysis reads no preferences)")
-        if self.enable_zonal_shift:
-            out.append("not modelled: settings.enableZonalShift true (zones under an ARC zonal shift offer "
-                       "nothing; the shifts are runtime state)")
-        if not self.ignore_dra_requests:
-            out.append("not modelled: settings.ignoreDRARequests false (pods' DRA resource claims are scheduled; the "
-                       "analysis reads none)")
-        if FeatureGate.CAPACITY_BUFFER in self.gates:
-            out.append("not modelled: settings.featureGates.capacityBuffer true (CapacityBuffer objects pre-provision "
-                       "nodes; the analysis reads none)")
-        return tuple(out)
+        return tuple(f"not modelled: settings.{name} ({why})" for name, why in self._unmodelled())
 
 
 def go_value_text(value: Any) -> str:
