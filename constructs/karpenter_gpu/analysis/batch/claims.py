@@ -95,9 +95,12 @@ class NewClaim:
         requests = _merge(self.requests, data.requests)
         options = [] if _conflicts(ports, self.ports) else self.options
         remaining, why = filter_options(options, reqs, requests)
-        if not relax_min_values and any(r.min_values for r in reqs.values()) and (
-                not remaining or _min_values_short(self.report, reqs, remaining)):
+        short = _min_values_short(self.report, reqs, remaining) if remaining else {}
+        if short and not relax_min_values:
             raise Unplaced("minValues requirement is not met")  # Strict: minValuesIncompatibleErr comes first
+        if short:  # BestEffort: the NodeClaim's minValues become what its types meet
+            reqs = Requirements(Requirement(r.key, r.complement, r.values, r.gte, r.lte, short[r.key])
+                                if r.key in short else r for r in reqs.values())
         if not remaining:
             raise Unplaced(why or "no instance type met all requirements")
         return reqs, remaining
@@ -162,14 +165,16 @@ def _filter_error(met: bool, fit_any: bool, offered: bool, req_offer: bool, fit_
     return "no instance type met the requirements/resources/offering tuple"
 
 
-def _min_values_short(report: PoolReport, reqs: Requirements, options: Sequence[Candidate]) -> bool:
-    """``InstanceTypes.SatisfiesMinValues`` of the requirements over the options (:func:`distinct_values`)."""
+def _min_values_short(report: PoolReport, reqs: Requirements, options: Sequence[Candidate]) -> dict[str, int]:
+    """``InstanceTypes.SatisfiesMinValues`` of the requirements over the options (:func:`distinct_values`): each
+    key whose minValues the options do not meet, with the number of values they have."""
+    out = {}
     for key, req in reqs.items():
         if req.min_values:
             distinct = distinct_values(key, options, report.zones)
             if distinct is not None and len(distinct) < req.min_values:
-                return True
-    return False
+                out[key] = len(distinct)
+    return out
 
 
 @dataclass(eq=False)

@@ -25,31 +25,47 @@ from karpenter_gpu.analysis.batch.claims import ExistingNode, NewClaim, Unplaced
 from karpenter_gpu.analysis.batch.plan import BatchPlan, ExistingUse, Pending, PlannedClaim
 from karpenter_gpu.analysis.batch.pods import BatchPod, PodData, mapping, pod_data, read_pods, relax
 from karpenter_gpu.analysis.batch.topology import HOSTNAME, DomainGroups, Topology
-from karpenter_gpu.analysis.candidates import UNMODELLED_LIMITS, Candidate, OfferingFilter, node_resource, price_key
+from karpenter_gpu.analysis.candidates import (
+    UNMODELLED_LIMITS, Candidate, OfferingFilter, node_resource, price_key, remaining_limits,
+)
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog
 from karpenter_gpu.analysis.launch import launch
-from karpenter_gpu.analysis.notes import NoteKind
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
-from karpenter_gpu.k8s.cluster_nodes import ClusterNode
+from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
-from karpenter_gpu.k8s.labels import Label
+from karpenter_gpu.k8s.labels import NODEPOOL_KIND, Label, is_kind
 from karpenter_gpu.k8s.node_resources import UNMODELLED_NODE_RESOURCES
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
+from karpenter_gpu.k8s.views import node_pools
 from karpenter_gpu.perf import paused_collector
 
 __all__ = ["schedule_batch"]
 
 _ZERO = Decimal(0)
 _TOPOLOGY_KEYS = frozenset({Label.ZONE, HOSTNAME, Label.CAPACITY_TYPE})
-#: Problems of a pool that leave its NodeClaim template in place (the scheduler reports them per pod).
-_LIMIT_PROBLEMS = frozenset({NoteKind.NODES_EXHAUSTED, NoteKind.ALL_EXCEED_LIMITS})
-
-
 def _templates(reports: Sequence[PoolReport]) -> list[PoolReport]:
-    """``NewScheduler``'s NodeClaim templates: the dynamic pools with types left (limits are checked per pod)."""
-    return [r for r in reports if r.kind == "dynamic" and r.view is not None and (
-        r.launchable or all(p.kind in _LIMIT_PROBLEMS for p in r.problems))]
+    """``NewScheduler``'s NodeClaim templates: the dynamic pools whose requirements leave types (simulated without
+    their limits: the scheduler applies what is left of them per NodeClaim, ``addToNewNodeClaim``)."""
+    return [r for r in reports if r.kind == "dynamic" and r.view is not None and r.launchable]
+
+
+def _copies(manifests: Sequence[Mapping[str, Any]], open_pools: frozenset[str] = frozenset()) -> list:
+    """The manifests with every NodePool's ``spec.limits`` left out; the pools in ``open_pools`` also without
+    requirements (every type of the node class: what an existing node of the pool may be)."""
+    out: list = []
+    for m in manifests:
+        if not is_kind(m, NODEPOOL_KIND) or not isinstance(m.get("spec"), Mapping):
+            out.append(m)
+            continue
+        spec = {k: v for k, v in m["spec"].items() if k != "limits"}
+        name = mapping(m.get("metadata")).get("name")
+        if name in open_pools and isinstance(spec.get("template"), Mapping):
+            template = dict(spec["template"])
+            template["spec"] = {**mapping(template.get("spec")), "requirements": []}
+            spec["template"] = template
+        out.append({**m, "spec": spec})
+    return out
 
 
 def _domain_groups(reports: Sequence[PoolReport], catalog: Catalog, facts: AwsFacts | None) -> DomainGroups:
@@ -111,13 +127,14 @@ def _pod_gaps(pod: BatchPod, zones_known: bool) -> list[str]:
 
 
 def _gaps(pods: Sequence[BatchPod], templates: Sequence[PoolReport], settings: ControllerSettings,
-          facts: AwsFacts | None) -> list[str]:
+          facts: AwsFacts | None, limits: Mapping[str, Mapping[str, Any]]) -> list[str]:
     out: list[str] = []
     if settings.preference_policy != "Respect":
         out.append("settings.preferencePolicy Ignore")
     for report in templates:
         out += [f"NodePool {report.name}: {path}" for path in report.unmodelled]
-        out += [f"NodePool {report.name}: spec.limits.{r}" for r in UNMODELLED_LIMITS if r in report.limits]
+        out += [f"NodePool {report.name}: spec.limits.{r}" for r in UNMODELLED_LIMITS
+                if r in limits.get(report.name, {})]
         if any(o.offering.capacity_type == "reserved" for c in report.candidates for o in c.offerings):
             out.append(f"NodePool {report.name}: reserved offerings in a batch (ReservationManager)")
     known = facts is not None and facts.knows_zones
@@ -126,18 +143,19 @@ def _gaps(pods: Sequence[BatchPod], templates: Sequence[PoolReport], settings: C
     return sorted(set(out))
 
 
-def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], topology: Topology,
-              gaps: list[str]) -> list[ExistingNode]:
+def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_reports: Sequence[PoolReport],
+              topology: Topology, gaps: list[str]) -> list[ExistingNode]:
     """``calculateExistingNodeClaims`` + ``sortExistingNodes`` (name order): each node not marked for deletion, with
-    its pool's taints, its labels and its type's allocatable less the DaemonSets' requests (its pool's candidate)."""
+    its pool's taints, its labels, and its type's allocatable less the DaemonSets' requests (the type as a candidate
+    of its pool without requirements: the node class's kubelet, overlays and DaemonSets)."""
     by_pool = {r.name: r for r in reports}
+    opened = {r.name: r for r in open_reports}
     out = []
     for node in sorted((n for n in nodes if not n.marked_for_deletion), key=lambda n: n.name):
-        report = by_pool.get(node.nodepool or "")
-        candidate = next((c for r in ([report] if report else []) + list(reports) for c in r.candidates
-                          if c.name == node.instance_type), None)
+        report, wide = by_pool.get(node.nodepool or ""), opened.get(node.nodepool or "")
+        candidate = next((c for c in (wide.candidates if wide else ()) if c.name == node.instance_type), None)
         if candidate is None:
-            gaps.append(f"existing node {node.name}: allocatable of {node.instance_type} (not a candidate)")
+            gaps.append(f"existing node {node.name}: allocatable of {node.instance_type} in NodePool {node.nodepool}")
             continue
         labels = {HOSTNAME: node.name, Label.ARCH: candidate.instance.labels.get(Label.ARCH, ""), Label.OS: "linux",
                   "karpenter.sh/registered": "true", "karpenter.sh/initialized": "true"}
@@ -153,14 +171,24 @@ def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], topol
     return out
 
 
+def _remaining(manifests: Sequence[Mapping[str, Any]], nodes: Sequence[ClusterNode]) -> dict[str, dict[str, Decimal]]:
+    """Each NodePool's limits less its existing nodes (``NewScheduler`` ``remainingResources`` and
+    ``updateRemainingResources``: :func:`~karpenter_gpu.analysis.candidates.remaining_limits`)."""
+    used = pool_usage(nodes)
+    return {view.name: {r: amount for r, _, amount in remaining_limits(view.name, view.limits,
+                                                                        used.get(view.name, {}))}
+            for view in node_pools(manifests)}
+
+
 class _Solver:
     """``Scheduler`` for one batch."""
 
     def __init__(self, templates: list[PoolReport], reports: Sequence[PoolReport], topology: Topology,
-                 existing: list[ExistingNode], settings: ControllerSettings) -> None:
+                 existing: list[ExistingNode], settings: ControllerSettings,
+                 remaining: dict[str, dict[str, Decimal]]) -> None:
         self.templates, self.topology, self.existing = templates, topology, existing
         self.claims: list[NewClaim] = []
-        self.remaining = {r.name: dict(r.remaining) for r in reports}
+        self.remaining = remaining
         self.relax_min_values = settings.best_effort
         self.tolerate_pns = any(t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints)
         self.cached: dict[str, PodData] = {}
@@ -214,7 +242,7 @@ class _Solver:
         self.claims.sort(key=lambda c: len(c.pods))  # sort.Slice: stable for up to 12 claims (insertion sort)
         for claim in self.claims:
             try:
-                reqs, options = claim.can_add(self.topology, pod, spec, data, self.relax_min_values)
+                reqs, options = claim.can_add(self.topology, pod, spec, data, False)  # in flight: never relaxed
             except Unplaced:
                 continue
             claim.add(self.topology, pod, spec, data, reqs, options)
@@ -300,29 +328,29 @@ def _planned(claim: NewClaim) -> PlannedClaim:
 
 def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str, Any]], *,
                    catalog: Catalog | None = None, aws: AwsFacts | None = None, nodes: Sequence[ClusterNode] = (),
-                   settings: ControllerSettings | None = None,
-                   reports: Sequence[PoolReport] | None = None) -> BatchPlan:
+                   settings: ControllerSettings | None = None) -> BatchPlan:
     """Schedule ``pods`` (v1 Pod mappings after admission) on the NodePools of ``manifests`` as Karpenter's
     ``Solve`` does (module doc), with the cluster's ``nodes`` taking pods first and counting against the limits.
-    ``reports``: the pools already simulated with the same inputs (``simulate_pools``). KG480/KG481: a pod that
-    cannot be read. Inputs the core does not model make the plan say so (``BatchPlan.not_modelled``) with no
-    figure."""
+    KG480/KG481: a pod that cannot be read. Inputs the core does not model make the plan say so
+    (``BatchPlan.not_modelled``) with no figure."""
     catalog = catalog if catalog is not None else default_catalog()
     settings = settings if settings is not None else ControllerSettings()
     batch = read_pods(pods)
     with paused_collector():
-        if reports is None:
-            reports = simulate_pools(manifests, catalog, nodes=nodes, aws=aws, settings=settings)
-        reports = list(reports)
+        reports = simulate_pools(_copies(manifests), catalog, aws=aws, settings=settings)
+        live = [n for n in nodes if not n.marked_for_deletion]
+        pools_with_nodes = frozenset(n.nodepool for n in live if n.nodepool)
+        open_reports = simulate_pools(_copies(manifests, pools_with_nodes), catalog, aws=aws, settings=settings) \
+            if pools_with_nodes else []
         templates = _templates(reports)
-        gaps = _gaps(batch, templates, settings, aws)
+        gaps = _gaps(batch, templates, settings, aws, {v.name: v.limits for v in node_pools(manifests)})
         topology = Topology(_domain_groups(reports, catalog, aws))
-        existing = _existing(nodes, reports, topology, gaps)
+        existing = _existing(live, reports, open_reports, topology, gaps)
         if gaps:
             return BatchPlan(not_modelled=tuple(sorted(set(gaps))))
         for pod in batch:
             topology.update(pod, pod.spec)  # NewTopology
-        solver = _Solver(templates, reports, topology, existing, settings)
+        solver = _Solver(templates, reports, topology, existing, settings, _remaining(manifests, nodes))
         errors = solver.solve(batch)
         order = {p.key: p.index for p in batch}
         return BatchPlan(

@@ -217,14 +217,15 @@ class Topology:
     def _new(self, kind: str, key: str, pod: BatchPod, spec: Mapping[str, Any], namespaces: frozenset[str],
              selector: Any, max_skew: int = _MAX_INT32, min_domains: int | None = None,
              taint_policy: str | None = None, affinity_policy: str | None = None) -> TopologyGroup:
-        """``NewTopologyGroup``: the domains of the key the NodePools offer (with taints honoured, those on pools
-        whose taints the pod tolerates)."""
+        """``NewTopologyGroup``: the domains of the key the NodePools offer; unless the taint policy is Ignore (a
+        spread's default), only those of pools whose taints the pod tolerates (``ForEachDomain``: the zero filter of
+        an affinity group has policy "", which is not Ignore)."""
         node_filter = NodeFilter.of(spec, taint_policy or "Ignore", affinity_policy or "Honor") if kind == SPREAD \
             else NodeFilter()
         group = TopologyGroup(kind, key, namespaces, selector, max_skew, min_domains, node_filter)
         tolerations = _tolerations(spec)
         for domain, taint_sets in self.domain_groups.get(key, {}).items():
-            if node_filter.taint_policy != "Honor" or any(_tolerated(t, tolerations) for t in taint_sets):
+            if node_filter.taint_policy == "Ignore" or any(_tolerated(t, tolerations) for t in taint_sets):
                 group.register(domain)
         return group
 
