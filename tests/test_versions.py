@@ -168,3 +168,74 @@ def test_a_gate_the_1_9_chart_lacks_is_refused():
     chart, _ = _cluster_chart("1.9")
     quiet = KarpenterControllerValues(chart, "Karpenter", cluster_name="prod", feature_gates={"capacityBuffer": False})
     assert "capacityBuffer" not in quiet.feature_gates
+
+
+# --- validate / explain --karpenter-version ----------------------------------------------------------------
+
+
+@pytest.fixture
+def balanced_dev(tmp_path):
+    """dist/dev with its inference pool's consolidationPolicy set to Balanced."""
+    import shutil
+
+    from tests.conftest import ROOT
+    folder = shutil.copytree(ROOT / "dist" / "dev", tmp_path / "dist" / "dev")
+    pool = folder / "NodePool.gpu-inference.k8s.yaml"
+    text = pool.read_text()
+    assert "consolidationPolicy: WhenEmptyOrUnderutilized" in text
+    pool.write_text(text.replace("consolidationPolicy: WhenEmptyOrUnderutilized", "consolidationPolicy: Balanced"))
+    return tmp_path / "dist"
+
+
+def _validate(capsys, *args):
+    from karpenter_gpu.cli.main import main
+    code = main(["validate", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_validate_refuses_balanced_for_1_9_and_accepts_it_for_1_14(capsys, balanced_dev):
+    code, out = _validate(capsys, balanced_dev, "--karpenter-version", "1.9")
+    assert code == 1
+    assert ("dev/NodePool.gpu-inference.k8s.yaml: NodePool/gpu-inference spec.disruption.consolidationPolicy: error "
+            "KG300 'Balanced' not in enum ['WhenEmpty', 'WhenEmptyOrUnderutilized']") in out
+    assert "karpenter: dev: Karpenter v1.9.3 (--karpenter-version 1.9)" in out.splitlines()
+    code, out = _validate(capsys, balanced_dev, "--karpenter-version", "1.14")
+    assert code == 0 and "karpenter: dev: Karpenter v1.14.1 (--karpenter-version 1.14)" in out.splitlines()
+
+
+def test_validate_follows_the_controller_tag_of_the_values(capsys, balanced_dev):
+    values = balanced_dev / "dev" / "helm" / "karpenter.values.yaml"
+    code, out = _validate(capsys, balanced_dev)
+    assert code == 0
+    assert "karpenter: dev: Karpenter v1.14.1 (dev/helm/karpenter.values.yaml controller.image.tag 1.14.1)" in out
+    values.write_text(values.read_text().replace("tag: 1.14.1", "tag: 1.9.3"))
+    code, out = _validate(capsys, balanced_dev)
+    assert code == 1 and "'Balanced' not in enum" in out
+    assert "karpenter: dev: Karpenter v1.9.3 (dev/helm/karpenter.values.yaml controller.image.tag 1.9.3)" in out
+    values.write_text(values.read_text().replace("tag: 1.9.3", "tag: 1.12.0"))
+    code, out = _validate(capsys, balanced_dev)
+    assert code == 1 and "error KG660 controller.image.tag='1.12.0' is not allowed" in out
+    values.unlink()
+    code, out = _validate(capsys, balanced_dev)
+    assert code == 0 and "karpenter: dev: Karpenter v1.14.1 (the default: no --karpenter-version" in out
+
+
+def test_a_version_no_line_has_is_a_usage_error(capsys, balanced_dev):
+    code, printed = _validate(capsys, balanced_dev, "--karpenter-version", "1.10")
+    assert code == 2 and "karpenter-gpu: error: [KG660] --karpenter-version='1.10'" in printed
+
+
+def test_explain_says_its_version_and_stops_on_what_the_line_refuses(capsys, balanced_dev):
+    import json
+
+    from karpenter_gpu.cli.main import main
+    assert main(["explain", str(balanced_dev), "--karpenter-version", "1.9"]) == 2
+    err = capsys.readouterr().err
+    assert "[KG300]" in err and "'Balanced' not in enum" in err
+    assert main(["explain", str(balanced_dev), "--format", "json"]) == 0
+    [env] = json.loads(capsys.readouterr().out)["environments"]
+    assert env["karpenter"] == {"line": "1.14", "version": "1.14.1",
+                                "why": "dev/helm/karpenter.values.yaml controller.image.tag 1.14.1"}
+    assert main(["explain", str(balanced_dev), "--karpenter-version", "1.14"]) == 0
+    assert "note: answered for Karpenter v1.14.1 (--karpenter-version 1.14)" in capsys.readouterr().out

@@ -12,9 +12,9 @@ from karpenter_gpu.analysis.catalog import default_catalog, load_catalog
 from karpenter_gpu.analysis.explain import explain_environment, render_markdown, render_text
 from karpenter_gpu.analysis.pod_shape import PodShape
 from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
-from karpenter_gpu.apiserver.crds import crds_from
 from karpenter_gpu.check.validate import schema_refusals
 from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, karpenter_values, settings_of, stop_on
+from karpenter_gpu.cli.versions import KARPENTER_VERSION_HELP, crds_for, environment_lines
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, cluster_nodes
@@ -33,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     # explain cannot tell which of two objects, or what a malformed or refused one, means: exit 2 on them.
     if source.problems:
         return stop_on(source.problems)
-    refused = schema_refusals(source, crds_from(resolve_crd_dir(args.crds)))
+    line_of = environment_lines(args.karpenter_version, args.karpenter_values)
+    refused = schema_refusals(source, crds_for(resolve_crd_dir(args.crds), line_of))
     if refused:
         return stop_on(refused)
     names = [env.name for env in source.environments]
@@ -62,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
     envs = [explain_environment(name, docs, catalog, pod, args.zone, nodes, aws, env_settings,
                                 node_count=args.node_count, now=now)
             for (name, docs), env_settings in zip(loaded, settings)]
+    targets = [line_of(env) for env in selected]
+    for env, target in zip(envs, targets):  # each answer says the release it is for
+        env["karpenter"] = {"line": target.line.line, "version": target.line.version, "why": target.why}
+        if args.format != "json":  # the renderers escape notes (environment names and paths are input text)
+            env["notes"].append(f"answered for {target.describe()}")
     if args.format == "json":
         print(json.dumps({"catalog": {"source": catalog.source, "date": catalog.date, "region": catalog.region},
                           "environments": envs}, indent=1, sort_keys=True))
@@ -135,4 +141,5 @@ def register(commands: argparse._SubParsersAction) -> None:
                                                    "(default: the current time)")
     cmd.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     cmd.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
+    cmd.add_argument("--karpenter-version", metavar="LINE", help=KARPENTER_VERSION_HELP)
     cmd.set_defaults(run=run)

@@ -79,6 +79,7 @@ def as_json(report: Report, *, strict: bool, verbose: bool) -> str:
         "errors": counts[Severity.ERROR], "warnings": counts[Severity.WARNING], "info": counts[Severity.INFO],
         "objects": report.objects, "files": report.files, "failed": report.failed(strict),
         "settings": list(report.settings),
+        "karpenter": list(report.versions),
     }
     return json.dumps(document, indent=2, ensure_ascii=True)
 
