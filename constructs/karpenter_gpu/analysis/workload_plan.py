@@ -78,7 +78,7 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
     reports = simulate_pools(manifests, catalog, nodes=nodes, aws=aws, settings=settings)
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     plan = schedule_batch([*manifests, *workloads.daemonsets], workloads.pod_objects, catalog=catalog, aws=aws,
-                          nodes=nodes, settings=settings, reports=reports)
+                          nodes=nodes, settings=settings)
     out: dict[str, Any] = {
         "environment": name, "prices": basis, "settings": settings.describe(), "pods": len(workloads.pods),
         "notes": [settings.describe(), *_defaults_notes(settings, reports), *settings.notes, *settings.unmodelled(),

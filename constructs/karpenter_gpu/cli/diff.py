@@ -28,12 +28,14 @@ from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import read_sides
 from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
+from karpenter_gpu.analysis.workload_diff import diff_sides, with_workloads
 from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
 from karpenter_gpu.apiserver.crds import crds_from
 from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, PROG, karpenter_values, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.input_layout import ROOT
+from karpenter_gpu.k8s.workloads import read_workloads
 from karpenter_gpu.render.escape import plain
 
 
@@ -77,6 +79,9 @@ def parse_fail_on(items: list[str]) -> tuple[list[str], Decimal | None]:
 
 def run(args: argparse.Namespace) -> int:
     groups, percent = parse_fail_on(args.fail_on or [])
+    workloads = read_workloads(args.workload) if args.workload else None
+    if isinstance(workloads, list):
+        return stop_on(workloads)
     catalog = load_catalog(args.catalog) if args.catalog else None
     aws = load_aws_facts(args.aws) if args.aws else None
     fallback = karpenter_values(args.karpenter_values)
@@ -96,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
     changes = classify(base, head, catalog, admitted=admitted)
     cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws, karpenter_values=fallback)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
-    print(render(changes, cost), end="")
+    text = render(changes, cost)
+    if workloads is not None:
+        text = with_workloads(text, args.format, diff_sides(admitted, workloads, catalog, aws, fallback))
+    print(text, end="")
     hit = hits(changes, groups, cost, percent)
     for line in verdict_lines(hit):
         print(f"{PROG}: {line}", file=sys.stderr)
@@ -127,6 +135,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--catalog", help="instance catalog file for prices (default: the embedded catalog)")
     parser.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     parser.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
+    parser.add_argument("--workload", action="append", metavar="FILE",
+                        help="workloads (as plan reads them; repeatable): what the change does to their plan -- pods "
+                             "newly Pending or no longer, NodeClaims and $/h added or removed")
     parser.add_argument("--crds", help="folder of CRD YAML files for the schema check of both sides (default: as "
                                        "for validate)")
     parser.add_argument("--repo", help="git repository for revisions (default: the repository of the current folder)")
