@@ -36,11 +36,15 @@ EXPECTED: dict[str, dict[tuple, str]] = {
     "000": {
         (S02, NP, "gpu-general", f"{REQS}[2]", "KG414", I): "spot allowed; reclaim notices need settings.interruptionQueue",
         (S02, NP, "gpu-inference", f"{REQS}[1]", "KG414", I): "spot allowed (comment 'Spot 인스턴스 우선')",
+        (S02, NP, "gpu-inference", "spec.limits", "KG401", W):
+            "instance-gpu-name l4 admits g6f/gr6f (fractional L4, 0 GPUs): the nvidia.com/gpu limit never counts them",
         (S02, NP, "gpu-training", "spec.disruption.budgets[0]", "KG412", W):
             "budgets nodes '0' without schedule + WhenEmpty/30m: consolidation (and drift) never runs",
         (S03, NC, "gpu-optimized", "spec.amiSelectorTerms[0].alias", "KG411", W): "alias al2023@latest",
         (S03, NC, "gpu-training", "spec.amiSelectorTerms[0].alias", "KG411", W): "alias al2023@latest",
         (S04, NP, "gpu-spot-inference", f"{REQS}[0]", "KG414", I): "spot-only pool",
+        (S04, NP, "gpu-spot-inference", "spec.limits", "KG401", W):
+            "instance-gpu-name l4 admits g6f/gr6f (fractional L4, 0 GPUs): the nvidia.com/gpu limit never counts them",
         (S06, NP, "inferentia", f"{REQS}[0]", "KG455", W):
             "inf2 sizes listed by name: NeuronInferencePool selects instance-accelerator-name In [inferentia2]",
         (S06, NP, "inferentia", "spec.template.spec.expireAfter", "KG405", W):
@@ -150,7 +154,10 @@ HOST = {
         "template": {"spec": {
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
             # on-demand: a pool without a capacity-type requirement admits spot (KG414)
+            # nvidia only: AMD GPUs (g4ad) are not counted by the nvidia.com/gpu limit (KG401)
             "requirements": [{"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["0"]},
+                             {"key": "karpenter.k8s.aws/instance-gpu-manufacturer", "operator": "In",
+                              "values": ["nvidia"]},
                              {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}],
             "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
             "expireAfter": "720h",

@@ -18,12 +18,26 @@ def _cap_text(pool: Pool, bounded_by: tuple[str, ...]) -> str:
     return ", ".join(f"limits.{r} {limits.get(r)}" for r in bounded_by)
 
 
+def _unbounded_with_limit(pool: Pool, kind: str, resource: str, report: Any) -> None:
+    """The accelerator limit is set, yet the simulator finds types no limit counts (0-GPU g6f, gr6f)."""
+    note = next((n.why for n in report.notes if isinstance(n, Unbounded)), "")
+    pool.add("KG401", "spec.limits",
+             f"{kind} pool's spend is unbounded although spec.limits['{resource}'] is set"
+             f"{f': {note}' if note else ''}; a pending-pod storm buys those instances without bound; fix: keep "
+             "them out of the requirements (instance-gpu-count Gt ['0'] for 0-GPU types such as g6f, "
+             "instance-gpu-manufacturer In ['nvidia'] for other vendors' GPUs), add a limit they count (cpu, "
+             f"memory or nodes), or give them {resource} capacity with a NodeOverlay (GpuCapacityOverlay)")
+
+
 @rule("KG401", Severity.WARNING, "dynamic GPU pool whose limits do not cap its accelerators or its spend")
 def kg401_gpu_limit(env: RuleEnvironment) -> None:
     """What it checks: a dynamic GPU or Neuron NodePool without ``spec.limits`` on its accelerator resource
     (``nvidia.com/gpu``, ``amd.com/gpu``, ``aws.amazon.com/neuron``). When other limits (cpu, memory, neuroncore,
     nodes) cap the pool, the simulator's exact ceiling under them is reported as information with its figure;
-    when no limit caps some instance type the pool can launch, it is a warning.
+    when no limit caps some instance type the pool can launch, it is a warning. With the accelerator limit set it
+    is a warning too when a type the pool can launch needs none of the limited resources: a type reporting 0
+    GPUs (g6f, gr6f: fractional L4) is never counted by ``nvidia.com/gpu``, so its spend has no bound (explain
+    reports the same).
 
     Why it matters: a pending-pod storm (a bad HPA, a job retry loop) makes Karpenter buy GPU instances until a
     limit stops it; without one that bites, spend has no bound. A cap through cpu or memory holds, but says
@@ -41,9 +55,11 @@ def kg401_gpu_limit(env: RuleEnvironment) -> None:
             continue
         resource = pool.gpu_resource()
         kind = "Neuron" if pool.is_neuron else "GPU"
-        if resource in as_dict(pool.spec.get("limits")):
-            continue
         report = env.report(pool)
+        if resource in as_dict(pool.spec.get("limits")):
+            if report is not None and report.unbounded:
+                _unbounded_with_limit(pool, kind, resource, report)
+            continue
         if report is not None and not report.unbounded and report.bounded_by:
             worst = report.worst_case_hourly
             figure = f": at most about ${worst:.0f}/h" if worst is not None else ""
