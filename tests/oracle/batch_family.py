@@ -206,6 +206,7 @@ def core_differences(case: dict, go: Any) -> list[str]:
     if shape != ours:
         out.append(f"nodeclaims: core {ours}, Karpenter {shape}")
     else:
+        renaming: dict[str, str] = {}
         for g, p in zip(go_claims, py["nodeclaims"]):
             launch = g.get("launch") or {}
             where = f"nodeclaim {' '.join(g['pods'])}"
@@ -215,13 +216,28 @@ def core_differences(case: dict, go: Any) -> list[str]:
                 out.append(f"{where} capacity type: core {p['capacity_type']}, Karpenter {launch.get('capacity_type')}")
             if p["instance_type"] not in (g.get("launch_cheapest_types") or [None]):
                 out.append(f"{where} launch: core {p['instance_type']}, Karpenter {g.get('launch_cheapest_types')}")
-            if (g.get("launch_zones") or []) != p["launch_zones"]:
+            if not _renamed(renaming, p["launch_zones"], g.get("launch_zones") or []):
                 out.append(f"{where} zones: core {p['launch_zones']}, Karpenter {g.get('launch_zones')}")
     if (go.get("existing") or {}) != py["existing"]:
         out.append(f"existing: core {py['existing']}, Karpenter {go.get('existing')}")
     if (go.get("pending") or {}) != py["pending"]:
         out.append(f"pending: core {py['pending']}, Karpenter {go.get('pending')}")
     return out
+
+
+def _renamed(renaming: dict[str, str], ours: list[str], theirs: list[str]) -> bool:
+    """Whether ``ours`` is ``theirs`` under one renaming of zones kept across the NodeClaims of a case: among
+    equally good topology domains Karpenter takes the first its map (or set) iteration yields, an order no plan
+    can state, so the zones compare up to a consistent one-to-one renaming."""
+    if len(ours) != len(theirs):
+        return False
+    if len(ours) > 1:
+        return ours == theirs
+    for a, b in zip(ours, theirs):
+        if renaming.get(a, b) != b or (a not in renaming and b in renaming.values()):
+            return False
+        renaming[a] = b
+    return True
 
 
 def tally(requests: list[dict], answers: list[dict]) -> str:

@@ -15,6 +15,7 @@ from karpenter_gpu.analysis.batch.topology import HOSTNAME, Topology, TopologyEr
 from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter
 from karpenter_gpu.analysis.min_values import distinct_values
 from karpenter_gpu.analysis.simulator import PoolReport
+from karpenter_gpu.k8s.labels import Label
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, untolerated
 
 __all__ = ["ExistingNode", "NewClaim", "Unplaced", "fits"]
@@ -69,7 +70,8 @@ class NewClaim:
     requests: dict[str, Decimal] = field(default_factory=dict)
     pods: list[BatchPod] = field(default_factory=list)
     ports: list[HostPort] = field(default_factory=list)
-    min_values_relaxed: bool = False
+    #: Per candidate, its capacity-type and zone requirements (shared by the batch's NodeClaims).
+    memo: dict[int, Requirements] = field(default_factory=dict)
 
     @property
     def taints(self) -> Sequence[Mapping[str, Any]]:
@@ -94,7 +96,7 @@ class NewClaim:
         ports = host_ports(spec)
         requests = _merge(self.requests, data.requests)
         options = [] if _conflicts(ports, self.ports) else self.options
-        remaining, why = filter_options(options, reqs, requests)
+        remaining, why = filter_options(options, reqs, requests, self.memo)
         short = _min_values_short(self.report, reqs, remaining) if remaining else {}
         if short and not relax_min_values:
             raise Unplaced("minValues requirement is not met")  # Strict: minValuesIncompatibleErr comes first
@@ -117,8 +119,8 @@ class NewClaim:
         self.ports.extend(host_ports(spec))
 
 
-def filter_options(options: Sequence[Candidate], reqs: Requirements, requests: Mapping[str, Decimal]
-                   ) -> tuple[list[Candidate], str | None]:
+def filter_options(options: Sequence[Candidate], reqs: Requirements, requests: Mapping[str, Decimal],
+                   memo: dict[int, Requirements]) -> tuple[list[Candidate], str | None]:
     """``filterInstanceTypesByRequirements`` without minValues: the options compatible with ``reqs`` that have an
     available offering compatible with them and room for ``requests``; else the error head
     (``InstanceTypeFilterError.Error``) from which of the three criteria any option met."""
@@ -127,7 +129,8 @@ def filter_options(options: Sequence[Candidate], reqs: Requirements, requests: M
     met = fit_any = offered = req_offer = fit_offer = False
     for c in options:
         compat = c.instance.requirements.conflicting_key(reqs) is None and (
-            not c.reservation_requirements or c.reservation_requirements.conflicting_key(reqs) is None)
+            not c.reservation_requirements or c.reservation_requirements.conflicting_key(reqs) is None) and \
+            _offering_requirements(c, memo).conflicting_key(reqs) is None
         has_offering = not c.offerings or any(allowed(o.offering) for o in c.offerings)
         it_fits = has_offering and fits(c, requests)
         met, fit_any, offered = met or compat, fit_any or it_fits, offered or has_offering
@@ -138,6 +141,21 @@ def filter_options(options: Sequence[Candidate], reqs: Requirements, requests: M
     if kept:
         return kept, None
     return [], _filter_error(met, fit_any, offered, req_offer, fit_offer)
+
+
+def _offering_requirements(c: Candidate, memo: dict[int, Requirements]) -> Requirements:
+    """The capacity types and zones the type's own requirements name (aws ``computeRequirements``: on-demand and
+    spot, reserved with a reservation; the zones it is offered in), which ``compatible`` intersects with the
+    NodeClaim's; zones only when the offerings know them. ``memo`` holds one answer per candidate."""
+    found = memo.get(id(c))
+    if found is None:
+        found = Requirements([Requirement(Label.CAPACITY_TYPE, False,
+                                          frozenset(distinct_values(Label.CAPACITY_TYPE, [c]) or ()))])
+        zones = {o.offering.zone for o in c.offerings}
+        if zones and None not in zones:
+            found.add(Requirement(Label.ZONE, False, frozenset(z for z in zones if z is not None)))
+        memo[id(c)] = found
+    return found
 
 
 def _filter_error(met: bool, fit_any: bool, offered: bool, req_offer: bool, fit_offer: bool) -> str:

@@ -192,6 +192,7 @@ class _Solver:
         self.relax_min_values = settings.best_effort
         self.tolerate_pns = any(t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints)
         self.cached: dict[str, PodData] = {}
+        self.memo: dict[int, Requirements] = {}  # per candidate (alive for the solve): see claims.filter_options
         self._hosts = 0
 
     def solve(self, pods: list[BatchPod]) -> dict[str, Unplaced]:
@@ -270,7 +271,7 @@ class _Solver:
                 Requirement.new("karpenter.sh/registered", "In", ["true"]),
                 Requirement.new("karpenter.sh/initialized", "In", ["true"]),
                 Requirement(HOSTNAME, False, frozenset({host}))])
-            claim = NewClaim(report, host, reqs, options)
+            claim = NewClaim(report, host, reqs, options, memo=self.memo)
             try:
                 narrowed, kept = claim.can_add(self.topology, pod, spec, data, self.relax_min_values)
             except Unplaced as error:
