@@ -318,8 +318,10 @@ def test_diff_aws_cost_table_uses_the_facts(tmp_path, capsys):
     assert cost["priceList"]["basis"] == f"us-east-1 on-demand list price; spot: prices from {prices}"
     assert cost["priceList"]["aws"] == {"spot": [prices]}
     [pool] = cost["environments"][0]["pools"]
-    assert pool["firstChoiceBefore"] == {"instance": "g5.xlarge", "offering": "spot/us-east-1a", "price": "0.50"}
-    assert pool["firstChoiceAfter"] == {"instance": "g6.xlarge", "offering": "spot/us-east-1a", "price": "0.20"}
+    assert pool["firstChoiceBefore"] == {"instance": "g5.xlarge", "offering": "spot/us-east-1a", "price": "0.50",
+                                         "onDemandListPrice": False}  # --aws gave the spot price
+    assert pool["firstChoiceAfter"] == {"instance": "g6.xlarge", "offering": "spot/us-east-1a", "price": "0.20",
+                                        "onDemandListPrice": False}
     assert main(["diff", base, head, "--aws", prices]) == 0
     text = capsys.readouterr().out
     assert f"spot: prices from {prices}" in text and "standing in for reserved" in text

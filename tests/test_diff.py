@@ -752,7 +752,7 @@ def test_cost_limit_raised_doubles_the_ceiling(tmp_path):
     # every candidate's GPU count (1, 4, 8) divides 64, so ceil(128 / n) * price is exactly twice ceil(64 / n) * price
     assert p.ceiling_before is not None and p.ceiling_after == 2 * p.ceiling_before
     assert not p.added and not p.removed and p.first_before == p.first_after
-    assert "first choice g4dn.xlarge spot/ap-northeast-2a $0.53/h (unchanged)" in cost_text(report)
+    assert "first choice g4dn.xlarge spot/ap-northeast-2a $0.53/h (on-demand list price) (unchanged)" in cost_text(report)
     [env] = report.environments
     assert env.after - env.before == p.ceiling_before  # the static pool's ceiling is unchanged
     assert env.exceeds(Decimal(10)) and not env.exceeds(Decimal(1000))

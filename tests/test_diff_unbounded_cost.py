@@ -72,3 +72,24 @@ def test_json_gives_no_percentage_against_an_unbounded_side(tmp_path, capsys):
     assert main(["diff", base, head, "--format", "json"]) == 0
     env = json.loads(capsys.readouterr().out)["cost"]["environments"][0]
     assert env["increasePercent"] is None and env["unboundedBefore"] == ["b"] and env["unboundedAfter"] == []
+
+
+def _spot(pool: dict) -> dict:
+    pool["spec"]["template"]["spec"]["requirements"][1]["values"] = ["spot"]
+    return pool
+
+
+def test_a_spot_first_choice_at_the_list_price_says_so_in_every_format(tmp_path, capsys):
+    import json
+
+    base = _side(tmp_path / "base", _spot(_pool("a", 8)))
+    head = _side(tmp_path / "head", _spot(_pool("a", 8, "g6")))
+    assert main(["diff", base, head]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "first choice" in x)
+    assert line.count("spot/") == 2 and line.count("/h (on-demand list price)") == 2, line
+    assert main(["diff", base, head, "--format", "markdown"]) == 0
+    row = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("| head | a |"))
+    assert row.count("(on-demand list price)") == 2, row
+    assert main(["diff", base, head, "--format", "json"]) == 0
+    pool = json.loads(capsys.readouterr().out)["cost"]["environments"][0]["pools"][0]
+    assert pool["firstChoiceAfter"]["onDemandListPrice"] is True

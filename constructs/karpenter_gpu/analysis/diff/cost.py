@@ -102,13 +102,17 @@ class CostReport:
     #: Per environment, the Karpenter controller settings each side ran under (one line each).
     settings: tuple[str, ...] = ()
 
+    def stand_in(self) -> frozenset[str]:
+        """The capacity types shown at the on-demand list price (no spot prices or reservations from ``--aws``)."""
+        known = {"spot": self.aws is not None and bool(self.aws.sources.get("spot")),
+                 "reserved": self.aws is not None and self.aws.knows_reservations}
+        return frozenset(kind for kind, has in known.items() if not has)
+
     def price_list(self) -> str:
         where = "embedded catalog" if self.embedded else "catalog file"
         listed = price_basis(self.catalog)
         facts = price_basis(self.catalog, self.aws)[len(listed):]  # "; spot: prices from <files>" ...
-        stand_in = [kind for kind, known in (("spot", self.aws is not None and bool(self.aws.sources.get("spot"))),
-                                              ("reserved", self.aws is not None and self.aws.knows_reservations))
-                    if not known]
+        stand_in = [kind for kind in ("spot", "reserved") if kind in self.stand_in()]
         tail = f", standing in for {' and '.join(stand_in)}" if stand_in else ""
         return f"{where} {self.catalog.source} ({self.catalog.date}; {listed}s{facts}{tail})"
 
@@ -219,8 +223,11 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
 def cost_json(report: CostReport) -> dict:
     """The cost report as plain JSON types; money as strings with two decimals, keys in a fixed order."""
     money = lambda d: None if d is None else f"{d:.2f}"  # noqa: E731
+    stand_in = report.stand_in()
     choice = lambda c: None if c is None else {"instance": c.instance, "offering": c.offering,  # noqa: E731
-                                               "price": money(c.price)}
+                                               "price": money(c.price),
+                                               # a spot or reserved offering priced at the on-demand list price
+                                               "onDemandListPrice": (c.offering or "").partition("/")[0] in stand_in}
     return {
         "priceList": {"embedded": report.embedded, "source": report.catalog.source,
                       "region": report.catalog.region, "date": report.catalog.date,

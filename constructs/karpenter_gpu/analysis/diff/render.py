@@ -59,11 +59,13 @@ def _env_delta(e: EnvironmentCost) -> str:
     return _delta(e.before, e.after)
 
 
-def _choice(choice: Choice | None, esc: Escape) -> str:
+def _choice(choice: Choice | None, esc: Escape, stand_in: frozenset[str] = frozenset()) -> str:
     if choice is None:
         return "none"
     offering = f" {esc(choice.offering)}" if choice.offering else ""
-    return f"{esc(choice.instance)}{offering} ${choice.price:,.2f}/h"
+    capacity_type = (choice.offering or "").partition("/")[0]
+    label = " (on-demand list price)" if capacity_type in stand_in else ""
+    return f"{esc(choice.instance)}{offering} ${choice.price:,.2f}/h{label}"
 
 
 def _types(by_capacity: Mapping[str, tuple[str, ...]], esc: Escape) -> str:
@@ -81,8 +83,9 @@ def _ceilings(p: PoolCost) -> str:
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
-def _choices(p: PoolCost, esc: Escape) -> str:
-    a, b = _choice(p.first_before, esc), _choice(p.first_after, esc)
+def _choices(p: PoolCost, esc: Escape, stand_in: frozenset[str] = frozenset()) -> str:
+    """First choice before and after; a spot or reserved price that is the on-demand list price says so."""
+    a, b = _choice(p.first_before, esc, stand_in), _choice(p.first_after, esc, stand_in)
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
@@ -97,7 +100,7 @@ def cost_text(report: CostReport) -> str:
         if e.unbounded_after:
             lines.append(f"    unbounded (no GPU limit) after: {', '.join(plain(n) for n in e.unbounded_after)}")
         for p in e.pools:
-            lines.append(f"    NodePool {plain(p.pool)}: ceiling {_ceilings(p)}; first choice {_choices(p, plain)}")
+            lines.append(f"    NodePool {plain(p.pool)}: ceiling {_ceilings(p)}; first choice {_choices(p, plain, report.stand_in())}")
             if p.added:
                 lines.append(f"      types added: {_types(p.added, plain)}")
             if p.removed:
@@ -123,7 +126,7 @@ def _cost_markdown_lines(report: CostReport) -> list[str]:
         lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",
                   "|---|---|---|---|---|---|"]
         for env, p in pools:
-            lines.append(f"| {markdown(env)} | {markdown(p.pool)} | {_ceilings(p)} | {_choices(p, markdown)} | "
+            lines.append(f"| {markdown(env)} | {markdown(p.pool)} | {_ceilings(p)} | {_choices(p, markdown, report.stand_in())} | "
                          f"{_types(p.added, markdown)} | {_types(p.removed, markdown)} |")
     return lines
 
