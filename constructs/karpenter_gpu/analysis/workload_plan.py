@@ -9,7 +9,9 @@ per node) and gives:
   ``capacity_type``, ``zone``, $/h and pods; ``existing``: the pods existing nodes (``--nodes``) take;
 - ``pending``: each pod left Pending with Karpenter's reason;
 - ``hourly``: the total, per pool and per namespace (a NodeClaim's $/h shared equally among its pods: Karpenter
-  does not split a node's cost), with spot NodeClaims priced at the on-demand list price said so;
+  does not split a node's cost), with spot NodeClaims priced at the on-demand list price said so; a NodeClaim whose
+  price a NodeOverlay set is billed at the price without it (``ranked_at``: the overlay's price, which Karpenter
+  ranked the offerings by, and ``overlay`` its name);
 - ``remaining``: what is left of each NodePool's limits after the existing nodes and the new NodeClaims;
 - ``notes``: the controller settings line and the notes explain prints (defaults, AWS facts), the workloads' own
   (objects not read, settings not modelled) and, when the batch depends on inputs the core does not model,
@@ -53,20 +55,37 @@ def _str(value: Decimal | None) -> str | None:
 
 
 def _capacity_label(claim: PlannedClaim, aws: AwsFacts | None) -> str | None:
-    if claim.capacity_type == "spot" and claim.instance_type is not None and \
-            (aws is None or claim.instance_type not in aws.spot_types):
-        return SPOT_AT_LIST
-    return claim.capacity_type
+    offering = claim.launch.offering if claim.launch is not None else None
+    listed = offering.on_demand_stand_in if offering is not None and offering.overlay is None else \
+        claim.instance_type is not None and (aws is None or claim.instance_type not in aws.spot_types)
+    return SPOT_AT_LIST if claim.capacity_type == "spot" and listed else claim.capacity_type
 
 
-def _per_namespace(plan: BatchPlan) -> dict[str, str | None]:
+def _billed(claim: PlannedClaim, catalog: Catalog, aws: AwsFacts | None) -> Decimal | None:
+    """What the NodeClaim costs an hour: the launched offering's price, unless a NodeOverlay set the price Karpenter
+    ranked it by; then the price without the overlay (the catalog's on-demand list price, the spot price ``--aws``
+    gives for the type and zone, else the list price standing in; a reserved offering's is not known: None)."""
+    offering = claim.launch.offering if claim.launch is not None else None
+    if offering is None or offering.overlay is None or claim.instance_type is None:
+        return claim.hourly
+    listed = catalog.by_name.get(claim.instance_type)
+    list_price = listed.price if listed is not None else None
+    if claim.capacity_type == "spot" and aws is not None and claim.zone is not None:
+        return aws.spot.get((claim.instance_type, claim.zone), list_price)
+    return None if claim.capacity_type == "reserved" else list_price
+
+
+def _sum(values: Sequence[Decimal | None]) -> Decimal | None:
+    return None if any(v is None for v in values) else sum((v for v in values if v is not None), Decimal(0))
+
+
+def _per_namespace(plan: BatchPlan, billed: Sequence[Decimal | None]) -> dict[str, str | None]:
     shares: dict[str, Decimal | None] = {}
-    for claim in plan.nodeclaims:
+    for claim, price in zip(plan.nodeclaims, billed):
         for pod in claim.pods:
             namespace = pod.split("/", 1)[0]
             have = shares.get(namespace, Decimal(0))
-            shares[namespace] = None if have is None or claim.hourly is None else \
-                have + claim.hourly / len(claim.pods)
+            shares[namespace] = None if have is None or price is None else have + price / len(claim.pods)
     return {ns: _str(None if v is None else v.quantize(_CENT)) for ns, v in sorted(shares.items())}
 
 
@@ -79,6 +98,7 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
     basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     plan = schedule_batch([*manifests, *workloads.daemonsets], workloads.pod_objects, catalog=catalog, aws=aws,
                           nodes=nodes, settings=settings)
+    billed = [_billed(c, catalog, aws) for c in plan.nodeclaims]
     out: dict[str, Any] = {
         "environment": name, "prices": basis, "settings": settings.describe(), "pods": len(workloads.pods),
         "notes": [settings.describe(), *_defaults_notes(settings, reports), *settings.notes, *settings.unmodelled(),
@@ -86,15 +106,18 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
         "not_modelled": list(plan.not_modelled),
         "nodeclaims": [{"pool": c.pool, "options": list(c.options), "instance_type": c.instance_type,
                         "capacity_type": c.capacity_type, "price_label": _capacity_label(c, aws), "zone": c.zone,
-                        "hourly": _str(c.hourly), "pods": list(c.pods)} for c in plan.nodeclaims],
+                        "hourly": _str(price), "ranked_at": _str(c.hourly) if price != c.hourly else None,
+                        "overlay": c.launch.offering.overlay if c.launch is not None else None, "pods": list(c.pods)}
+                       for c, price in zip(plan.nodeclaims, billed)],
         "existing": [{"node": e.node, "pool": e.pool, "pods": list(e.pods)} for e in plan.existing],
         "pending": [{"pod": p.pod, "reason": p.reason} for p in plan.pending],
         "remaining": {pool: {k: _str(v) for k, v in sorted(left.items())} for pool, left in sorted(plan.remaining.items())},
     }
+    pools = sorted({c.pool for c in plan.nodeclaims})
     out["hourly"] = None if plan.not_modelled else {
-        "total": _str(plan.hourly),
-        "per_pool": {pool: _str(v) for pool, v in sorted(plan.hourly_by_pool().items())},
-        "per_namespace": _per_namespace(plan),
+        "total": _str(_sum(billed)),
+        "per_pool": {pool: _str(_sum([p for c, p in zip(plan.nodeclaims, billed) if c.pool == pool])) for pool in pools},
+        "per_namespace": _per_namespace(plan, billed),
     }
     return out
 
@@ -119,9 +142,12 @@ def _hourly_lines(env: dict, bullet: str, esc: Callable[..., str]) -> list[str]:
 def _claim_cells(c: dict) -> list[str]:
     options = c["options"]
     shown = ", ".join(options[:3]) + (f" +{len(options) - 3}" if len(options) > 3 else "")
-    return [c["pool"], c["instance_type"] or "-", c["price_label"] or "-", c["zone"] or "-",
-            _money(None if c["hourly"] is None else Decimal(c["hourly"])), f"{len(c['pods'])}: {', '.join(c['pods'])}",
-            f"{len(options)}: {shown}"]
+    price = _money(None if c["hourly"] is None else Decimal(c["hourly"]))
+    if c["overlay"]:
+        price += f" (ranked at {_money(None if c['ranked_at'] is None else Decimal(c['ranked_at']))} by NodeOverlay " \
+                 f"{c['overlay']})"
+    return [c["pool"], c["instance_type"] or "-", c["price_label"] or "-", c["zone"] or "-", price,
+            f"{len(c['pods'])}: {', '.join(c['pods'])}", f"{len(options)}: {shown}"]
 
 
 CLAIM_HEADER = ["pool", "instance type", "capacity", "zone", "$/h", "pods", "options"]
