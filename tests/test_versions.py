@@ -239,3 +239,77 @@ def test_explain_says_its_version_and_stops_on_what_the_line_refuses(capsys, bal
                                 "why": "dev/helm/karpenter.values.yaml controller.image.tag 1.14.1"}
     assert main(["explain", str(balanced_dev), "--karpenter-version", "1.14"]) == 0
     assert "note: answered for Karpenter v1.14.1 (--karpenter-version 1.14)" in capsys.readouterr().out
+
+
+# --- diff: the release each side installs, and upgrade verdicts ---------------------------------------------
+
+
+@pytest.fixture
+def sides(tmp_path):
+    """dist/dev as it is (head, v1.14.1) and as a v1.9 cluster's values would install it (base)."""
+    import shutil
+
+    from tests.conftest import ROOT
+    head = shutil.copytree(ROOT / "dist" / "dev", tmp_path / "head" / "dev")
+    base = shutil.copytree(ROOT / "dist" / "dev", tmp_path / "base" / "dev")
+    values = base / "helm" / "karpenter.values.yaml"
+    text = values.read_text()
+    assert "tag: 1.14.1" in text and "capacityBuffer: false" in text
+    values.write_text(text.replace("tag: 1.14.1", "tag: 1.9.3").replace("    capacityBuffer: false\n", ""))
+    return base.parent, head.parent
+
+
+def _diff(capsys, *args):
+    from karpenter_gpu.cli.main import main
+    code = main(["diff", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_diff_of_an_upgrade_lists_gates_behaviour_and_the_nodes_that_drift(capsys, sides):
+    base, head = sides
+    code, out, err = _diff(capsys, base, head)
+    assert code == 0
+    assert ("upgrade: dev: Karpenter v1.9.3 -> v1.14.1 (base: base dev/helm/karpenter.values.yaml controller.image.tag "
+            "1.9.3; head: head dev/helm/karpenter.values.yaml controller.image.tag 1.14.1)") in out
+    assert "  gate: featureGates.capacityBuffer is new in v1.14.1's chart: rendered off unless the values set it" in out
+    assert "  drift: v1.12.0: the node class's CA bundle joins the drift hash" in out
+    assert "the nodes of NodePools gpu-inference\n" in out
+    assert "note: dev: answered for Karpenter v1.9.3 (base" in err and "-> Karpenter v1.14.1 (head" in err
+    code, _, err = _diff(capsys, base, head, "--fail-on", "upgrade")
+    assert code == 1 and "fail-on upgrade: the Karpenter release changes (dev v1.9.3 -> v1.14.1)" in err
+    code, out, _ = _diff(capsys, head, head, "--fail-on", "upgrade")  # the same release: no verdict
+    assert code == 0 and "upgrade:" not in out
+
+
+def test_a_downgrade_refuses_what_the_older_line_lacks(capsys, sides):
+    import json
+
+    base, head = sides
+    pool = head / "dev" / "NodePool.gpu-inference.k8s.yaml"
+    pool.write_text(pool.read_text().replace("consolidationPolicy: WhenEmptyOrUnderutilized",
+                                             "consolidationPolicy: Balanced"))
+    code, out, _ = _diff(capsys, head, base, "--format", "json")  # v1.14.1 -> v1.9.3
+    assert code == 0
+    document = json.loads(out)
+    [upgrade] = document["upgrades"]
+    assert (upgrade["base"], upgrade["head"]) == ("1.14.1", "1.9.3")
+    assert {"kind": "gate", "text": "featureGates.capacityBuffer does not exist in v1.9.3's chart: a value for it is "
+                                    "ignored"} in upgrade["items"]
+    # The values move to v1.9 while the pool stays Balanced: the head object is refused, and the verdict says why.
+    older = base / "dev" / "NodePool.gpu-inference.k8s.yaml"
+    older.write_text(pool.read_text())
+    code, out, _ = _diff(capsys, head, base, "--format", "json", "--fail-on", "refused")
+    assert code == 1
+    [upgrade] = json.loads(out)["upgrades"]
+    assert {"kind": "refused", "text": "NodePool/gpu-inference spec.disruption.consolidationPolicy: 'Balanced' not in "
+                                       "enum ['WhenEmpty', 'WhenEmptyOrUnderutilized'] (KG300)"} in upgrade["items"]
+    older.write_text(older.read_text().replace("consolidationPolicy: Balanced",
+                                               "consolidationPolicy: WhenEmptyOrUnderutilized"))
+    # --karpenter-version answers both sides for one line: v1.9 refuses the Balanced head pool, v1.14 accepts it
+    code, out, _ = _diff(capsys, base, head, "--karpenter-version", "1.9", "--format", "json")
+    refused = [c for c in json.loads(out)["changes"] if c["category"] == "REFUSED"]
+    assert [c["name"] for c in refused] == ["gpu-inference"] and "Balanced" in " ".join(refused[0]["reasons"])
+    code, out, _ = _diff(capsys, base, head, "--karpenter-version", "1.14", "--format", "json")
+    assert not [c for c in json.loads(out)["changes"] if c["category"] == "REFUSED"]
+    assert "upgrades" not in json.loads(out)  # one line for both sides: no release change

@@ -157,6 +157,22 @@ INTRODUCED: dict[str, str] = {
 }
 
 
+#: What a release changes for objects that stay as written (no schema change), between the packaged lines: what an
+#: upgrade verdict lists for the releases it crosses (aws/karpenter-provider-aws and kubernetes-sigs/karpenter release
+#: notes; ``drifts`` marks the change that replaces every node once).
+BEHAVIOUR_CHANGES: tuple[tuple[str, str, bool], ...] = (
+    ("1.10.0", "launches into interruptible capacity reservations (aws/karpenter-provider-aws#9019); the interruption "
+               "EventBridge rule needs its new detail-type", False),
+    ("1.11.0", "limits.nodes is honoured on dynamic NodePools too (kubernetes-sigs/karpenter#2526); instance types "
+               "a node class cannot launch are filtered out (aws/karpenter-provider-aws#9017)", False),
+    ("1.12.0", "the node class's CA bundle joins the drift hash: every node drifts once and is replaced "
+               "(aws/karpenter-provider-aws#9083, upgrade guide)", True),
+    ("1.13.0", "readiness.k8s.io/* taints are ephemeral (kubernetes-sigs/karpenter#3025)", False),
+    ("1.14.0", "consolidateAfter also protects the destination nodes of consolidation (kubernetes-sigs/karpenter#3006); "
+               "DaemonSet overhead follows the instance type's requirements (kubernetes-sigs/karpenter#2975)", False),
+)
+
+
 def karpenter_line(name: str) -> KarpenterLine:
     """The line ``name`` ("1.9", "1.14", or a release of one such as "1.9.3" / "v1.14.1"); KeyError otherwise."""
     text = name[1:] if name.startswith("v") else name
@@ -168,7 +184,7 @@ def karpenter_line(name: str) -> KarpenterLine:
     raise KeyError(name)
 
 
-__all__ = ["BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_LINE", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
+__all__ = ["BEHAVIOUR_CHANGES", "BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_LINE", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
            "GPU_OPERATOR_VERSION", "INTRODUCED", "KARPENTER_CHART", "KARPENTER_CHART_VERSION", "KARPENTER_IMAGE",
            "KARPENTER_LINES", "KARPENTER_TAG", "KARPENTER_VALUES_FILE", "KARPENTER_VERSION", "MIN_VALUES_POLICIES",
            "PREFERENCE_POLICIES", "PROMETHEUS_OPERATOR_TAG", "FeatureGate", "KarpenterLine", "karpenter_line"]

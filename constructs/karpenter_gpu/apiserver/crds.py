@@ -3,6 +3,7 @@ so that ``diff`` and ``explain`` can load them without the rules)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from karpenter_gpu.apiserver.conformance import load_crds
@@ -22,9 +23,11 @@ def crds_from(crd_dir: str | Path) -> dict:
     return crds
 
 
+@functools.lru_cache(maxsize=4)
 def line_crds(line: KarpenterLine) -> dict:
     """The packaged CRDs of a Karpenter line: the folder's (the current line's, and the prometheus-operator ones),
-    with the line's own Karpenter CRDs from its sub-folder in their place."""
+    with the line's own Karpenter CRDs from its sub-folder in their place. One mapping per line and process (the
+    packaged files do not change); treat it as read-only."""
     crds = crds_from(PACKAGED_DIR)
     if not line.crd_subdir:
         return crds

@@ -26,15 +26,17 @@ from karpenter_gpu.analysis.diff import (
 )
 from karpenter_gpu.analysis.diff.admission import admit
 from karpenter_gpu.analysis.diff.read import read_sides
+from karpenter_gpu.analysis.diff.upgrade import side_lines, upgrade_json, upgrade_lines, upgrades
 from karpenter_gpu.analysis.diff.render import verdict_lines
 from karpenter_gpu.analysis.diff.verdict import hits
 from karpenter_gpu.analysis.workload_diff import diff_sides, with_workloads
-from karpenter_gpu.apiserver.crd_source import resolve_crd_dir
-from karpenter_gpu.apiserver.crds import crds_from
+from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR, resolve_crd_dir
+from karpenter_gpu.apiserver.crds import crds_from, line_crds
 from karpenter_gpu.cli.main import AWS_HELP, KARPENTER_VALUES_HELP, PROG, karpenter_values, stop_on
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import load_aws_facts
 from karpenter_gpu.k8s.input_layout import ROOT
+from karpenter_gpu.k8s.target_line import environment_line, explicit_line
 from karpenter_gpu.k8s.workloads import read_workloads
 from karpenter_gpu.render.escape import plain
 
@@ -48,6 +50,8 @@ def _label_root(base: Side, head: Side, name: str) -> tuple[Side, Side]:
 
 
 COST_INCREASE = "cost-increase="
+#: ``--fail-on upgrade``: an environment's Karpenter release differs between the sides.
+UPGRADE = "upgrade"
 
 
 def parse_fail_on(items: list[str]) -> tuple[list[str], Decimal | None]:
@@ -78,7 +82,8 @@ def parse_fail_on(items: list[str]) -> tuple[list[str], Decimal | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    groups, percent = parse_fail_on(args.fail_on or [])
+    upgrade = UPGRADE in (args.fail_on or [])
+    groups, percent = parse_fail_on([item for item in args.fail_on or [] if item != UPGRADE])
     workloads = read_workloads(args.workload) if args.workload else None
     if isinstance(workloads, list):
         return stop_on(workloads)
@@ -93,22 +98,43 @@ def run(args: argparse.Namespace) -> int:
         base, head = side_of(base_source), side_of(head_source)
     except InputProblems as ex:
         return stop_on(ex.problems)
-    crds = crds_from(resolve_crd_dir(args.crds))
     root = head_source.environment(ROOT) or base_source.environment(ROOT)
     if root is not None:
         base, head = _label_root(base, head, root.name)
-    admitted = admit(base, head, crds)  # both sides through the API server's checks, once
+    explicit = explicit_line(args.karpenter_version)
+    lines = {"base": side_lines(base, explicit, "base"), "head": side_lines(head, explicit, "head")}
+    default = environment_line(None, None, "")
+    if explicit is not None or any(t != default for side in lines.values() for t in side.values()):
+        for env in sorted(set(base) | set(head)):  # the release each environment is answered for, when any is named
+            said = " -> ".join(dict.fromkeys(lines[side][env].describe() for side in lines if env in lines[side]))
+            print(f"{PROG}: note: {plain(env)}: answered for {plain(said, None)}", file=sys.stderr)
+    crd_dir = resolve_crd_dir(args.crds)
+    if Path(crd_dir).resolve() != PACKAGED_DIR.resolve():  # the user's CRDs, for both sides
+        admitted = admit(base, head, crds_from(crd_dir))  # both sides through the API server's checks, once
+    else:  # each side's environment under its line's packaged CRDs
+        admitted = admit(base, head, crds_of=lambda side, env: line_crds(
+            (lines[side].get(env) or lines["head" if side == "base" else "base"].get(env) or default).line))
+    found = upgrades(base, head, lines["base"], lines["head"])
     changes = classify(base, head, catalog, admitted=admitted)
     cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws, karpenter_values=fallback)
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     text = render(changes, cost)
     if workloads is not None:
         text = with_workloads(text, args.format, diff_sides(admitted, workloads, catalog, aws, fallback))
+    if args.format == "json":
+        text = upgrade_json(text, found)
+    elif found:
+        markdown = args.format == "markdown"
+        text += ("\n" if markdown else "") + "".join(f"{line}\n" for line in upgrade_lines(found, markdown=markdown))
     print(text, end="")
     hit = hits(changes, groups, cost, percent)
     for line in verdict_lines(hit):
         print(f"{PROG}: {line}", file=sys.stderr)
-    return 1 if hit else 0
+    upgraded = upgrade and bool(found)
+    if upgraded:
+        names = ", ".join(f"{plain(u.environment)} v{u.base.line.version} -> v{u.head.line.version}" for u in found)
+        print(f"{PROG}: fail-on upgrade: the Karpenter release changes ({names})", file=sys.stderr)
+    return 1 if hit or upgraded else 0
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -131,10 +157,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--fail-on", dest="fail_on", nargs="+", action="extend", metavar="CONDITION",
                         default=[], help="exit 1 when: drift (a change replaces nodes or drains a pool), refused (by "
                                          "the API server), cost-increase=PERCENT (an environment's worst-case "
-                                         "ceiling rises by more than PERCENT, or a pool without GPU limit appears)")
+                                         "ceiling rises by more than PERCENT, or a pool without GPU limit appears), "
+                                         "upgrade (an environment's Karpenter release differs between the sides)")
     parser.add_argument("--catalog", help="instance catalog file for prices (default: the embedded catalog)")
     parser.add_argument("--aws", action="append", metavar="FILE", help=AWS_HELP)
     parser.add_argument("--karpenter-values", metavar="FILE", help=KARPENTER_VALUES_HELP)
+    parser.add_argument("--karpenter-version", metavar="LINE",
+                        help="the Karpenter line both sides are answered for (default: each side's "
+                             "helm/karpenter.values.yaml controller.image.tag, else the default line); when the "
+                             "sides' lines differ, an upgrade section lists what the change of release does")
     parser.add_argument("--workload", action="append", metavar="FILE",
                         help="workloads (as plan reads them; repeatable): what the change does to their plan -- pods "
                              "newly Pending or no longer, NodeClaims and $/h added or removed")

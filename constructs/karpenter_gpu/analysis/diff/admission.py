@@ -24,6 +24,7 @@ ConfigMap, Helm values) are compared as written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from karpenter_gpu.analysis.diff.read import Key, Side
 from karpenter_gpu.apiserver.conformance import SCHEMA_VIOLATION, UNKNOWN_FIELD, UNKNOWN_KIND, Crds, apply_defaults, assess
@@ -100,18 +101,22 @@ def with_defaults(side: Side, crds: Crds, like: tuple[Side, Side] | None = None)
     return {env: {key: defaulted(env, key, m) for key, m in objects.items()} for env, objects in side.items()}
 
 
-def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
-    """Both sides through the API server: refused objects set aside (see the module docstring), defaults applied."""
-    crds = crds_or_default(crds)
+def admit(base: Side, head: Side, crds: Crds | None = None, *,
+          crds_of: Callable[[str, str], Crds] | None = None) -> Admitted:
+    """Both sides through the API server: refused objects set aside (see the module docstring), defaults applied.
+    ``crds_of(side, environment)``: the CRDs of each side's environment (its Karpenter line's), instead of ``crds``."""
+    crds = crds_or_default(crds) if crds_of is None else {}
+    of = crds_of or (lambda side, environment: crds)
     refusals: list[Refusal] = []
     kept_base: Side = {}
     kept_head: Side = {}
     for environment in sorted(set(base) | set(head)):
         old, new = base.get(environment, {}), head.get(environment, {})
-        old_reasons = {k: refusal_reasons(k, m, crds) for k, m in old.items()}
-        # An object written the same on both sides gets the same answer: it is checked once.
-        new_reasons = {k: old_reasons[k] if k in old and old[k] == m else refusal_reasons(k, m, crds)
-                       for k, m in new.items()}
+        old_crds, new_crds = of("base", environment), of("head", environment)
+        old_reasons = {k: refusal_reasons(k, m, old_crds) for k, m in old.items()}
+        # An object written the same on both sides (under the same CRDs) gets the same answer: it is checked once.
+        new_reasons = {k: old_reasons[k] if k in old and old[k] == m and old_crds is new_crds
+                       else refusal_reasons(k, m, new_crds) for k, m in new.items()}
         old_refused = {k: r for k, r in old_reasons.items() if r}
         new_refused = {k: r for k, r in new_reasons.items() if r}
         kept_base[environment] = {k: m for k, m in old.items() if k not in old_refused}
@@ -124,5 +129,14 @@ def admit(base: Side, head: Side, crds: Crds | None = None) -> Admitted:
                 kept_head[environment].setdefault(kept, kept_base[environment][kept])
         refusals += [Refusal("head", environment, k, r) for k, r in sorted(new_refused.items())]
         refusals += [Refusal("base", environment, k, r) for k, r in sorted(old_refused.items())]
-    defaulted_base = with_defaults(kept_base, crds)
-    return Admitted(defaulted_base, with_defaults(kept_head, crds, (kept_base, defaulted_base)), tuple(refusals))
+    if crds_of is None:
+        defaulted_base = with_defaults(kept_base, crds)
+        return Admitted(defaulted_base, with_defaults(kept_head, crds, (kept_base, defaulted_base)), tuple(refusals))
+    defaulted_base, defaulted_head = {}, {}
+    for environment in kept_base:
+        defaulted_base.update(with_defaults({environment: kept_base[environment]}, of("base", environment)))
+    for environment in kept_head:
+        same = of("base", environment) is of("head", environment)
+        defaulted_head.update(with_defaults({environment: kept_head[environment]}, of("head", environment),
+                                            (kept_base, defaulted_base) if same else None))
+    return Admitted(defaulted_base, defaulted_head, tuple(refusals))
