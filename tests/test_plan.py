@@ -144,3 +144,18 @@ def test_workload_reader_problems_and_a_missing_workload_option_exit_2(capsys, f
     assert code == 2 and "[KG312]" in err
     code, _, err = plan(capsys, files("pools.yaml", pool(), NODE_CLASS))
     assert code == 2 and "[KG911]" in err and "--workload" in err
+
+
+def test_an_existing_node_takes_pods_first_and_counts_against_the_limit(capsys, files):
+    from tests.test_cluster_nodes import READY, claim
+
+    node = claim("n1", pool_name="gpu", itype="g4dn.12xlarge",
+                 capacity={"cpu": "48", "memory": "180Gi", "nvidia.com/gpu": "4", "pods": "58"})
+    node["metadata"]["labels"].update(READY)
+    env = plan_json(capsys, files("pools.yaml", pool(gpus=4), NODE_CLASS),
+                    "--workload", files("vllm.yaml", deployment("vllm", 5)), "--nodes", files("claims.yaml", node))
+    assert env["nodeclaims"] == [] and [len(e["pods"]) for e in env["existing"]] == [4]
+    assert [p["pod"] for p in env["pending"]] == ["ml/vllm-4"] and env["hourly"]["total"] == "0"
+    code, out, _ = plan(capsys, files("pools.yaml", pool(gpus=4), NODE_CLASS),
+                        "--workload", files("vllm.yaml", deployment("vllm", 5)), "--nodes", files("claims.yaml", node))
+    assert code == 0 and "existing node n1 (gpu) takes ml/vllm-0, ml/vllm-1, ml/vllm-2, ml/vllm-3" in out
