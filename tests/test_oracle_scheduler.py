@@ -109,3 +109,23 @@ def test_the_cases_hold_every_input():
                                                            "connection-tracking", "node-class-storage",
                                                            "pod-resources", "not-modelled"}
     assert any(c["existing_nodes"] for c in cases)
+
+
+def test_the_schema_draws_reach_ami_selection_node_role_and_static_pools():
+    """The scheduler family draws the node class's AMI selection, role / instanceProfile and the pools' replicas
+    (scheduler_schema); the Go side drops static pools as Provisioner.NewScheduler does, and the core agrees."""
+    from tests.oracle import scheduler_schema
+
+    assert {"spec.replicas"} <= set(scheduler_schema.pool_paths())
+    assert {"spec.amiSelectorTerms[].alias", "spec.amiFamily", "spec.role", "spec.instanceProfile"} <= set(
+        scheduler_schema.class_paths())
+    vectors = _vectors()
+    static = [v for v in vectors if any(p["spec"].get("replicas") is not None for p in v["case"]["nodepools"])]
+    drawn = [v for v in vectors if "amiSelectorTerms" in (v["case"].get("node_class_spec") or {})]
+    assert static and drawn
+    for v in static + drawn:
+        assert fam.agree(v["answer"], fam.python_answer(v["case"])), v["id"]
+    for v in static:  # a static pool never takes the pending pod
+        pools = {p["metadata"]["name"]: p for p in v["case"]["nodepools"]}
+        chosen = v["answer"]["nodepool"]
+        assert chosen is None or pools[chosen]["spec"].get("replicas") is None

@@ -560,7 +560,12 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	}
 	byName := lo.SliceToMap(its, func(it *cloudprovider.InstanceType) (string, *cloudprovider.InstanceType) { return it.Name, it })
 
-	nodePools := c.NodePools
+	// Provisioner.NewScheduler (pkg/controllers/provisioning/provisioner.go) schedules with the dynamic pools only:
+	// a static pool (spec.replicas) is provisioned by its own controller, never for a pending pod.
+	nodePools := lo.Filter(c.NodePools, func(np *karpv1.NodePool, _ int) bool { return !nodepoolutils.IsStatic(np) })
+	if len(nodePools) == 0 {
+		return schedAnswer{Reason: "other", Error: "no dynamic nodepool (Provisioner.NewScheduler: ErrNodePoolsNotFound)"}, nil
+	}
 	for _, np := range nodePools {
 		np.UID = types.UID("nodepool-" + np.Name)
 	}

@@ -7,13 +7,20 @@ one or two leaves of the EC2NodeClass CRD. The node class is split back into the
 ``block_device_mappings``, ``instance_store_policy``, ``network_interfaces``, ``connection_tracking``, and
 ``node_class_spec`` for every other field (both sides apply it over the node class they build).
 
-Left to the harness (the scheduler family resolves them itself, so a draw there would not reach Karpenter):
-the NodePools' ``nodeClassRef`` and ``replicas`` (the case hands its pools straight to ``NewScheduler``, after
-``Provisioner.NewScheduler``'s filter of managed, ready, dynamic pools), and the node class's AMI selection
-(``amiSelectorTerms``, ``amiFamily``: the harness's AMIs are AL2023), subnets, security groups, capacity
-reservations (from the case's zones and reservations), ``role`` / ``instanceProfile`` and
-``placementGroupSelector`` (the harness has no placement-group provider: ``InjectOfferings`` would look one up in
-EC2). The apiserver and drift families draw those.
+Drawn as well: the node class's AMI selection (``amiSelectorTerms``, ``amiFamily``: Karpenter's ``AMIFamily()``
+reads the alias or ``amiFamily``, and the instance types' overhead, pod density and ephemeral storage follow it; both
+sides apply the draw over the harness's AL2023 alias), ``role`` / ``instanceProfile`` (read at launch only: no
+scheduling answer depends on them, which the coverage table shows), and the NodePools' ``replicas`` (the Go side
+drops static pools before ``NewScheduler`` as ``Provisioner.NewScheduler`` does; the core's static pools take no
+pending pod).
+
+Left to the harness (the scheduler family resolves them itself, so a draw there would not reach Karpenter): the
+NodePools' ``nodeClassRef`` (the one node class; another group, kind or name makes ``ListManaged`` or the NodePool's
+readiness drop the pool, which the apiserver and drift families cover), the node class's subnets, security groups
+and capacity reservations (the Go side writes the case's zones and reservations into the status the selector terms
+would resolve to; no EC2 behind them) and ``placementGroupSelector`` (the harness has no placement-group provider:
+``InjectOfferings`` would look one up in EC2; the core names it not modelled). The apiserver and drift families draw
+those.
 
 A block device mapping without ``deviceName`` or without ``ebs`` is admitted, but the AWS provider v1.14.1
 dereferences both when it builds instance types (``pkg/providers/instancetype/types.go`` ``ephemeralStorage``):
@@ -29,16 +36,15 @@ from typing import Any
 from tests.oracle import schema_gen
 
 #: The NodePool and EC2NodeClass leaves the harness decides (see the module docstring).
-_POOL_HARNESS = ("spec.template.spec.nodeClassRef.", "spec.replicas")
-_CLASS_HARNESS = ("spec.amiSelectorTerms", "spec.amiFamily", "spec.subnetSelectorTerms",
-                  "spec.securityGroupSelectorTerms", "spec.capacityReservationSelectorTerms", "spec.role",
-                  "spec.instanceProfile", "spec.placementGroupSelector")
+_POOL_HARNESS = ("spec.template.spec.nodeClassRef.",)
+_CLASS_HARNESS = ("spec.subnetSelectorTerms", "spec.securityGroupSelectorTerms", "spec.capacityReservationSelectorTerms",
+                  "spec.placementGroupSelector")
 #: Node class spec fields the case holds in fields of its own.
 _CASE_FIELDS = {"kubelet": "kubelet", "blockDeviceMappings": "block_device_mappings",
                 "instanceStorePolicy": "instance_store_policy", "networkInterfaces": "network_interfaces",
                 "connectionTracking": "connection_tracking"}
-_HARNESS_SPEC = {"amiSelectorTerms", "amiFamily", "subnetSelectorTerms", "securityGroupSelectorTerms",
-                 "capacityReservationSelectorTerms", "role", "instanceProfile", "placementGroupSelector"}
+_HARNESS_SPEC = {"subnetSelectorTerms", "securityGroupSelectorTerms", "capacityReservationSelectorTerms",
+                 "placementGroupSelector"}
 #: What the harness's node class is admitted with (selector terms the Go side resolves into its status).
 _SELECTORS = {"subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "oracle"}}],
               "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "oracle"}}]}
