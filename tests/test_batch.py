@@ -154,3 +154,24 @@ def test_fails_when_a_pod_cannot_be_read(pods):
     with pytest.raises(KarpenterGpuError) as err:
         schedule_batch([pool("gpu", req("family", "In", "g6"))], pods)
     assert err.value.code == "KG480"
+
+
+def test_the_batch_oracle_comparison_can_fail():
+    """A committed batch vector whose recorded answer moves a pod to another NodeClaim, or drops a Pending reason,
+    disagrees (tests/oracle/vectors/batch.jsonl holds Karpenter's Solve answers)."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import compare
+
+    lines = (Path(__file__).parent / "oracle" / "vectors" / "batch.jsonl").read_text().splitlines()
+    vectors = [json.loads(line) for line in lines]
+    claims = next(v for v in vectors if len(v["answer"].get("nodeclaims") or []) >= 2)
+    moved = json.loads(json.dumps(claims["answer"]))
+    moved["nodeclaims"][0]["pods"].append(moved["nodeclaims"][1]["pods"].pop())
+    assert compare.differences("batch", claims["case"], claims["answer"]) == []
+    assert compare.differences("batch", claims["case"], moved)
+    pending = next(v for v in vectors if v["answer"].get("pending"))
+    fewer = json.loads(json.dumps(pending["answer"]))
+    fewer["pending"].popitem()
+    assert compare.differences("batch", pending["case"], fewer)

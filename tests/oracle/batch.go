@@ -56,11 +56,12 @@ type batchClaim struct {
 }
 
 type batchAnswer struct {
-	NodeClaims []batchClaim        `json:"nodeclaims"`
-	Existing   map[string][]string `json:"existing"`
-	Pending    map[string][]string `json:"pending"`
-	Errors     map[string]string   `json:"errors,omitempty"`
-	Unstable   bool                `json:"unstable,omitempty"`
+	NodeClaims []batchClaim        `json:"nodeclaims,omitempty"`
+	Existing   map[string][]string `json:"existing,omitempty"`
+	Pending    map[string][]string `json:"pending,omitempty"`
+	// Errors: the full error texts (they name hostname placeholders, numbered per process): for debugging only.
+	Errors   map[string]string `json:"-"`
+	Unstable bool              `json:"unstable,omitempty"`
 }
 
 // batchHeads are the heads of the scheduler's error texts a pod's error is made of (one per NodePool template
@@ -267,9 +268,8 @@ func batchCaseAnswer(raw json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if stable(again) != want {
-			first.Unstable = true
-			break
+		if stable(again) != want { // only the fact: the answers themselves differ from run to run
+			return batchAnswer{Unstable: true}, nil
 		}
 	}
 	return first, nil

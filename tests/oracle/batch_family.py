@@ -31,7 +31,7 @@ from tests.oracle import scheduler_family as sched
 FAMILY = "batch"
 _ZONE, _HOST, _CT = "topology.kubernetes.io/zone", "kubernetes.io/hostname", "karpenter.sh/capacity-type"
 _KEYS = (_ZONE, _ZONE, _HOST, _HOST, _CT)
-RUNS = 3
+RUNS = 12
 
 
 def _spread(rng: random.Random, app: str, other: str) -> dict:

@@ -17,6 +17,7 @@ import yaml
 
 from tests.oracle import schema_gen
 from tests.oracle.apiserver_family import apiserver_case
+from tests.oracle.batch_family import oracle_case as batch_case
 from tests.oracle.budgets_family import oracle_case as budgets_case
 from tests.oracle.overlay_family import oracle_case as overlay_case
 from tests.oracle.scheduler_family import oracle_case as scheduler_case
@@ -442,6 +443,7 @@ GENERATORS: dict[str, Callable[..., dict]] = {
     "overlay": overlay_case,
     "cron": cron_case,
     "budgets": budgets_case,
+    "batch": batch_case,
 }
 #: Generators that may start from dist/ (``dist=False`` for the vectors, so a change to dist/ leaves them valid).
 _FROM_DIST = (drift_case, apiserver_case)

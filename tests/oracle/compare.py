@@ -17,7 +17,7 @@ from karpenter_gpu.k8s.cron import Cron
 from karpenter_gpu.k8s.drift import same_drift_hash
 from karpenter_gpu.k8s.labels import WELL_KNOWN_LABELS
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, satisfies_min_values, untolerated
-from tests.oracle import apiserver_family, budgets_family, overlay_family, scheduler_family
+from tests.oracle import apiserver_family, batch_family, budgets_family, overlay_family, scheduler_family
 
 
 # ----------------------------------------------------------------------------------------------- requirements
@@ -97,10 +97,12 @@ ANSWERS: dict[str, Callable[[dict], dict]] = {
     "overlay": overlay_family.core_answer,
     "cron": _cron,
     "budgets": budgets_family.core_answer,
+    "batch": batch_family.python_answer,
 }
 #: Per family, the cases one step smaller than a case (default: :func:`_smaller` on the case's fields).
 SMALLER: dict[str, Callable[[dict], Iterator[dict]]] = {"scheduler": scheduler_family.smaller,
-                                                        "overlay": overlay_family.smaller}
+                                                        "overlay": overlay_family.smaller,
+                                                        "batch": batch_family.smaller}
 
 
 def answer(family: str, case: dict) -> Any:
@@ -134,6 +136,8 @@ def differences(family: str, case: dict, karpenter: Any, error: str | None = Non
             return scheduler_family.core_differences(case, karpenter)
         if family == "overlay":
             return overlay_family.core_differences(case, karpenter)
+        if family == "batch":
+            return batch_family.core_differences(case, karpenter)
         ours = answer(family, case)
         if family == "apiserver":
             ours = apiserver_family.core_comparable(ours, karpenter)

@@ -87,7 +87,7 @@ class NewClaim:
             raise Unplaced("incompatible requirements")
         reqs = self.requirements.merged(data.requirements)
         try:
-            narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs)
+            narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs, _written_order(self.report))
         except TopologyError as error:
             raise Unplaced(str(error)) from None
         if reqs.compatible(narrowed, well_known) is not None:
@@ -117,6 +117,18 @@ class NewClaim:
         topology.register(HOSTNAME, self.hostname)
         topology.record(pod, self.taints, reqs)
         self.ports.extend(host_ports(spec))
+
+
+def _written_order(report: PoolReport) -> dict[str, list[str]]:
+    """Per key, the values of the NodePool's first In requirement on it in the order written: among equally good
+    domains Karpenter's iteration of the requirement's value set meets them in that order (observed with the
+    oracle; Go's set iteration order is not specified)."""
+    raw = report.view.template_spec.get("requirements") if report.view is not None else None
+    out: dict[str, list[str]] = {}
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, Mapping) and item.get("operator") == "In" and isinstance(item.get("values"), list):
+            out.setdefault(str(item.get("key")), [str(v) for v in item["values"]])
+    return out
 
 
 def filter_options(options: Sequence[Candidate], reqs: Requirements, requests: Mapping[str, Decimal],

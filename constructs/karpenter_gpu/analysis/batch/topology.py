@@ -121,10 +121,12 @@ class TopologyGroup:
                 self.domains[domain] = 0
                 self.empty.add(domain)
 
-    def get(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement) -> Requirement:
-        """``TopologyGroup.Get``: the domains the pod may go to on a node with ``node_domains``."""
+    def get(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement,
+            order: Sequence[str] = ()) -> Requirement:
+        """``TopologyGroup.Get``: the domains the pod may go to on a node with ``node_domains``. ``order``: the
+        NodePool's own order of the key's values, in which upstream's iteration meets equally good domains."""
         if self.kind == SPREAD:
-            return self._spread(pod, pod_domains, node_domains)
+            return self._spread(pod, pod_domains, node_domains, order)
         if self.kind == AFFINITY:
             return self._affinity(pod, pod_domains, node_domains)
         return self._anti_affinity(pod_domains, node_domains)
@@ -140,7 +142,8 @@ class TopologyGroup:
             return 0
         return low
 
-    def _spread(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement) -> Requirement:
+    def _spread(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement,
+                order: Sequence[str] = ()) -> Requirement:
         """``nextDomainTopologySpread``."""
         low = self._min_count(pod_domains)
         own = 1 if self.selects(pod) else 0
@@ -148,7 +151,9 @@ class TopologyGroup:
             host = next(iter(node_domains.values))
             return _in(self.key, [host]) if self.domains.get(host, 0) + own <= self.max_skew else _in(self.key, [])
         if node_domains.operator == "In":
-            choices = [d for d in sorted(node_domains.values) if d in self.domains]
+            rank = {d: i for i, d in enumerate(order)}
+            choices = [d for d in sorted(node_domains.values, key=lambda d: (rank.get(d, len(rank)), d))
+                       if d in self.domains]
         else:
             choices = [d for d in sorted(self.domains) if node_domains.has(d)]
         best, best_count = None, _MAX_INT32
@@ -275,7 +280,8 @@ class Topology:
                 group.record(*sorted(requirements.get(group.key).values))
 
     def add_requirements(self, pod: BatchPod, taints: Sequence[Mapping[str, Any]], pod_requirements: Requirements,
-                         node_requirements: Requirements) -> Requirements:
+                         node_requirements: Requirements,
+                         order: Mapping[str, Sequence[str]] | None = None) -> Requirements:
         """``Topology.AddRequirements``: the node's requirements narrowed to the domains each group allows;
         raises :class:`TopologyError` for a group that allows none."""
         out = Requirements(node_requirements.values())
@@ -284,7 +290,7 @@ class Topology:
         for group in matching:
             pod_domains = pod_requirements[group.key] if group.key in pod_requirements else _exists(group.key)
             node_domains = node_requirements[group.key] if group.key in node_requirements else _exists(group.key)
-            domains = group.get(pod, pod_domains, node_domains)
+            domains = group.get(pod, pod_domains, node_domains, (order or {}).get(group.key, ()))
             if not domains.complement and not domains.values:
                 raise TopologyError(group)
             out.add(domains)
