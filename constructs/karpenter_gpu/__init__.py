@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from karpenter_gpu.addons.gpu_workload import GpuWorkload as GpuWorkload, GpuWorkloadKwargs as GpuWorkloadKwargs, GpuWorkloadProps as GpuWorkloadProps, pod_placement as pod_placement
     from karpenter_gpu.addons.neuron_device_plugin_values import NeuronDevicePluginValues as NeuronDevicePluginValues, NeuronDevicePluginValuesKwargs as NeuronDevicePluginValuesKwargs, NeuronDevicePluginValuesProps as NeuronDevicePluginValuesProps
     from karpenter_gpu.addons.helm_values import HelmValues as HelmValues, helm_values_in as helm_values_in
+    from karpenter_gpu.addons.gitops_argocd import ArgoCdApplications as ArgoCdApplications, ArgoCdApplicationsKwargs as ArgoCdApplicationsKwargs, ArgoCdApplicationsProps as ArgoCdApplicationsProps
+    from karpenter_gpu.addons.gitops_flux import FluxHelmReleases as FluxHelmReleases, FluxHelmReleasesKwargs as FluxHelmReleasesKwargs, FluxHelmReleasesProps as FluxHelmReleasesProps
     from karpenter_gpu.addons.imported_object import ImportedObject as ImportedObject, ImportedObjectKwargs as ImportedObjectKwargs, ImportedObjectProps as ImportedObjectProps
     from karpenter_gpu.addons.karpenter_values import KarpenterControllerValues as KarpenterControllerValues, KarpenterControllerValuesKwargs as KarpenterControllerValuesKwargs, KarpenterControllerValuesProps as KarpenterControllerValuesProps
     from karpenter_gpu.check.acknowledge import acknowledge as acknowledge
@@ -75,6 +77,8 @@ _MODULES: dict[str, str] = {
     "addons.gpu_workload": "GpuWorkload GpuWorkloadKwargs GpuWorkloadProps pod_placement",
     "addons.neuron_device_plugin_values": "NeuronDevicePluginValues NeuronDevicePluginValuesKwargs NeuronDevicePluginValuesProps",
     "addons.helm_values": "HelmValues helm_values_in",
+    "addons.gitops_argocd": "ArgoCdApplications ArgoCdApplicationsKwargs ArgoCdApplicationsProps",
+    "addons.gitops_flux": "FluxHelmReleases FluxHelmReleasesKwargs FluxHelmReleasesProps",
     "addons.imported_object": "ImportedObject ImportedObjectKwargs ImportedObjectProps",
     "addons.karpenter_values": "KarpenterControllerValues KarpenterControllerValuesKwargs KarpenterControllerValuesProps",
     "check.acknowledge": "acknowledge",

@@ -27,6 +27,8 @@ from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.feature_gates import GateNeed, feature_gate_summary, required_feature_gates
 from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay, GpuCapacityOverlayProps
+from karpenter_gpu.addons.gitops_argocd import ArgoCdApplications, ArgoCdApplicationsProps
+from karpenter_gpu.addons.gitops_flux import FluxHelmReleases, FluxHelmReleasesProps
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.gpu_operator_values import GpuOperatorValues, GpuOperatorValuesProps
 from karpenter_gpu.addons.gpu_workload import GpuWorkload
@@ -146,6 +148,10 @@ class PlatformConfig(Props):
     #: A replicas-0 pause Deployment per NodePool of the cluster (every chart of it, read at synth) whose pod
     #: spec would land there. Default: True.
     smoke_workloads: bool = True
+    #: GitOps delivery of the environment's charts (Karpenter, GPU Operator, Neuron) at their pinned versions with
+    #: the generated values inline: Argo CD Applications or Flux HelmRepositories and HelmReleases.
+    #: Default: - none (the values files only, for helm upgrade --install).
+    gitops: ArgoCdApplicationsProps | FluxHelmReleasesProps | None = None
     #: Validation warnings acknowledged on NodePools: (pool name, code, reason). Default: - none.
     acknowledgements: tuple[tuple[str, str, str], ...] = ()
     #: Override the inference / training root volumes. Default: the presets.
@@ -336,6 +342,7 @@ class GpuPlatformKwargs(TypedDict, total=False):
     gpu_operator: GpuOperatorValuesProps
     monitoring: GpuMonitoringProps | None
     smoke_workloads: bool
+    gitops: ArgoCdApplicationsProps | FluxHelmReleasesProps | None
     acknowledgements: tuple[tuple[str, str, str], ...]
     inference_volume: RootVolume
     training_volume: RootVolume
@@ -471,6 +478,11 @@ class GpuPlatform(cdk8s.Chart):
                           if cfg.karpenter is not None else None)
         self.neuron_device_plugin = (NeuronDevicePluginValues(self, "NeuronDevicePlugin", props=cfg.neuron_device_plugin)
                                      if cfg.neuron_inference or cfg.neuron_training else None)
+        #: The GitOps delivery of the charts (``gitops``), or None.
+        self.gitops: ArgoCdApplications | FluxHelmReleases | None = (
+            ArgoCdApplications(self, "GitOps", props=cfg.gitops) if isinstance(cfg.gitops, ArgoCdApplicationsProps)
+            else FluxHelmReleases(self, "GitOps", props=cfg.gitops) if isinstance(cfg.gitops, FluxHelmReleasesProps)
+            else None)
         register_derived(self)
 
     def _each(self, field: str, make: Callable[[Any], T]) -> tuple[T, ...]:

@@ -64,6 +64,7 @@ from karpenter_gpu._props import Props, build, DnsLabel
 from karpenter_gpu._construct_tree import path_of
 from karpenter_gpu._signature import ConstructSignature
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.addons.chart_delivery import delivered
 from karpenter_gpu.addons.gpu_monitoring import GpuMonitoring, GpuMonitoringProps
 from karpenter_gpu.addons.gpu_operator_chart import check_chart_validations
 from karpenter_gpu.addons.gpu_operator_mig import mig_manager_values, mig_pools, mig_settings
@@ -410,7 +411,9 @@ class GpuOperatorValues(HelmValues):
                  "carry nvidia.com/gpu.deploy.<operand>=false template labels instead: "
                  + "; ".join(f"{name}: {', '.join(labels)}" for name, labels in patched.items()),
                  "Apply the NodePools first; nodes they launched earlier keep =true until replaced (drift), so",
-                 "before upgrading this release run:"]
+                 "before upgrading this release run:" if not delivered(self) else
+                 "once, when these labels first ship, run this one-off (no GitOps sync runs it; drift replaces the "
+                 "nodes anyway, it only closes the window until then):"]
         for keys, names in by_labels.items():
             lines.append(f"  kubectl label nodes -l 'karpenter.sh/nodepool in ({','.join(names)})' "
                          + " ".join(f"{key}=false" for key in keys) + " --overwrite")
