@@ -21,6 +21,7 @@ from karpenter_gpu.k8s.scheduling import Requirement, Requirements, untolerated
 __all__ = ["ExistingNode", "NewClaim", "Unplaced", "fits"]
 
 _ZERO = Decimal(0)
+_ONE = Decimal(1)
 
 
 class Unplaced(Exception):
@@ -72,10 +73,28 @@ class NewClaim:
     ports: list[HostPort] = field(default_factory=list)
     #: Per candidate, its capacity-type and zone requirements (shared by the batch's NodeClaims).
     memo: dict[int, Requirements] = field(default_factory=dict)
+    _most: tuple[list[Candidate], dict[str, Decimal]] | None = field(default=None, repr=False)
 
     @property
     def taints(self) -> Sequence[Mapping[str, Any]]:
         return self.report.taints
+
+    def room(self, data: PodData) -> bool:
+        """A necessary condition of :meth:`can_add` for an in-flight NodeClaim, cheap to check first (its checks
+        have no side effects and in-flight errors are not reported): some option has room for each resource the
+        pods ask for, summed with this one's."""
+        most = self._most
+        if most is None or most[0] is not self.options:
+            free: dict[str, Decimal] = {}
+            for c in self.options:
+                for r in set(c.capacity) | set(self.requests) | set(c.daemon_overhead):
+                    value = c.free(r)
+                    if r not in free or value > free[r]:
+                        free[r] = value
+            most = self._most = (self.options, free)
+        free = most[1]
+        return all(self.requests.get(r, _ZERO) + v <= free.get(r, _ONE if r == "pods" else _ZERO)
+                   for r, v in data.requests.items() if v)
 
     def can_add(self, topology: Topology, pod: BatchPod, spec: Mapping[str, Any], data: PodData,
                 relax_min_values: bool) -> tuple[Requirements, list[Candidate]]:

@@ -242,6 +242,8 @@ class _Solver:
             return
         self.claims.sort(key=lambda c: len(c.pods))  # sort.Slice: stable for up to 12 claims (insertion sort)
         for claim in self.claims:
+            if not claim.room(data):
+                continue
             try:
                 reqs, options = claim.can_add(self.topology, pod, spec, data, False)  # in flight: never relaxed
             except Unplaced:
