@@ -145,3 +145,12 @@ def test_imported_object_takes_part_in_the_duplicate_check(chart):
     with pytest.raises(KarpenterGpuError) as err:
         ImportedObject(chart, "B", manifest=manifest)
     assert err.value.code == "KG171"
+
+
+def test_a_live_object_imports_its_desired_state_only(tmp_path):
+    # kubectl get -o yaml: uid, resourceVersion, status and the controller's hash annotations are not desired state
+    code = _round_trip(PUBLIC.parent / "live", tmp_path, compare="live",
+                       changes="1 change: 1 info\n\nlive:\n  NodePool gpu-live: info\n"
+                               "    - metadata.annotations changed: karpenter.sh/nodepool-hash removed")
+    assert "not imported: status, metadata.uid, metadata.resourceVersion" in code
+    assert "0b0e7f7e" not in code and "'status'" not in code and "'kubectl.kubernetes.io/" not in code

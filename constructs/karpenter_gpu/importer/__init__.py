@@ -43,6 +43,14 @@ FITS = {
                     "its requirements and weight are derived from the pools, not copied"),
 }
 
+#: What the API server and the controllers set on a live object (``kubectl get -o yaml``): not desired state, so
+#: not imported (applying a uid or a resourceVersion back would conflict).
+SERVER_METADATA = ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
+                   "deletionTimestamp", "deletionGracePeriodSeconds")
+SERVER_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", "karpenter.sh/nodepool-hash",
+                      "karpenter.sh/nodepool-hash-version", "karpenter.k8s.aws/ec2nodeclass-hash",
+                      "karpenter.k8s.aws/ec2nodeclass-hash-version")
+
 #: A name that may appear in a comment or an identifier as it is (a DNS name); anything else is left out.
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z", re.ASCII)
 #: An environment folder synth accepts (pipeline's ENVIRONMENT, without the leading-dot names).
@@ -99,6 +107,26 @@ def _reason(kind: str) -> str:
             "reviewed with karpenter-gpu diff")
 
 
+def desired(manifest: dict) -> tuple[dict, list[str]]:
+    """The object without what the server set (``status``, :data:`SERVER_METADATA`, :data:`SERVER_ANNOTATIONS`),
+    and the paths left out."""
+    kept = {k: v for k, v in manifest.items() if k != "status"}
+    dropped = ["status"] if "status" in manifest else []
+    meta = metadata(manifest)
+    if meta:
+        kept["metadata"] = {k: v for k, v in meta.items() if k not in SERVER_METADATA}
+        dropped += [f"metadata.{k}" for k in SERVER_METADATA if k in meta]
+        notes = meta.get("annotations")
+        if isinstance(notes, dict) and any(k in notes for k in SERVER_ANNOTATIONS):
+            rest = {k: v for k, v in notes.items() if k not in SERVER_ANNOTATIONS}
+            dropped += [f"metadata.annotations[{k}]" for k in SERVER_ANNOTATIONS if k in notes]
+            if rest:
+                kept["metadata"]["annotations"] = rest
+            else:
+                del kept["metadata"]["annotations"]
+    return kept, dropped
+
+
 def _environment(env: Environment, folder: str, function: str, out: Imported) -> list[str]:
     lines = [f"def {function}() -> cdk8s.App:",
              f'    """The environment written to <output>/{folder}/."""',
@@ -106,10 +134,12 @@ def _environment(env: Environment, folder: str, function: str, out: Imported) ->
              '    chart = cdk8s.Chart(app, "imported")']
     used: set[str] = set()
     for index, m in enumerate(env.manifests, 1):
-        manifest = m.manifest
+        manifest, dropped = desired(m.manifest)
         kind, name = str(manifest.get("kind")), metadata(manifest).get("name")
         shown = _plain(name)
         lines.append(f"    # {kind if _PLAIN.match(kind) else 'object'} {shown or '(name in the manifest)'}")
+        if dropped:  # fixed field names only: no input text in a comment
+            lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
         cid = _construct_id(kind, name, index, used)
         lines += ["    ImportedObject(", f"        chart, {cid!r},", f"        reason={literal(_reason(kind), 2)},",
                   f"        manifest={literal(manifest, 2)},", "    )"]
