@@ -39,6 +39,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Mapping, Sequence
 
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
 __all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "coalesce",
@@ -155,14 +156,28 @@ def fits(selector: Mapping[str, Any], affinity: Any, tolerations: Sequence[Any],
         return None
     reasons = []
     for term in terms:
-        try:
-            failed = Requirements.from_dicts(term.get("matchExpressions") or []).admits_labels(labels)
-        except Exception:  # noqa: BLE001 - an expression Kubernetes refuses matches nothing
-            failed = "an expression the API server refuses"
+        failed = _term_fails(term, labels)
         if failed is None:
             return None
         reasons.append(failed)
     return f"required node affinity: {'; '.join(reasons)}"
+
+
+def _term_fails(term: Mapping[str, Any], labels: Mapping[str, str]) -> str | None:
+    """None when the node matches every expression of the term (each on its own: Kubernetes ANDs them, it does not
+    intersect two expressions on one key as Karpenter's Requirements do; component-helpers ``nodeaffinity``
+    ``nodeSelectorTerm.match``), else the first that fails. A term without expressions matches nothing."""
+    expressions = term.get("matchExpressions") or []
+    if not expressions or term.get("matchFields"):
+        return "a term without matchExpressions (or with matchFields) matches no node here"
+    for i, expression in enumerate(expressions):
+        try:
+            failed = Requirements.from_dicts([expression], f"matchExpressions[{i}]").admits_labels(labels)
+        except KarpenterGpuError:
+            return f"matchExpressions[{i}] is not a selector the API server accepts"
+        if failed is not None:
+            return failed
+    return None
 
 
 def _operator_values(values: Mapping[str, Any]) -> dict:

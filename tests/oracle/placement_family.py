@@ -1,0 +1,307 @@
+"""The ``placement`` oracle family: the real charts, rendered by helm v4, against the Python placement model.
+
+The Go program (tests/oracle/charts/, its own module: helm v4.3.2 and the k8s.io v0.37 libraries, apart from the
+Karpenter module's) renders charts/karpenter of aws/karpenter-provider-aws v1.14.1 and the NVIDIA GPU Operator
+v26.7.0 chart with each case's values, applies the operator's operand transform and places the NFD worker, every
+enabled operand and the Karpenter controller on the case's synthetic nodes with component-helpers' predicates; it
+also answers the controller's ``FEATURE_GATES``. :func:`core_answer` answers the same with
+:mod:`karpenter_gpu.analysis.operand_placement` and :func:`karpenter_gpu.k8s.controller_settings.read_settings`.
+
+Cases: generated platforms (pools, Auto Mode and hybrid nodes, NVIDIA, Neuron and CPU accelerators, MIG-capable
+GPUs, random taints and labels incl. preset deploy labels) with random values (tolerations, selectors, required
+affinity terms, operand switches, ``nfd.enabled``, unknown keys, Helm ``null`` deletions, feature gates), and every
+dist/ environment's pools and values.
+
+    python -m tests.oracle.placement_family --gpu-operator DIR [--count N] [--seed S]
+    python -m tests.oracle.placement_family --gpu-operator DIR --write-vectors   # tests/oracle/vectors/placement.jsonl
+
+``--gpu-operator``: a checkout of NVIDIA/gpu-operator at the v26.7.0 tag (the module proxy does not serve that
+module at the tag's commit). ``make test`` checks the committed vectors without Go or the charts
+(tests/test_placement_vectors.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from karpenter_gpu.analysis.operand_placement import PlacementNode, controller_placement, gpu_operator_placement
+from karpenter_gpu.k8s.controller_settings import read_settings
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+BUILD = ROOT / "build" / "oracle"
+VECTORS = HERE / "vectors" / "placement.jsonl"
+VECTOR_SEED = 20261203
+VECTOR_COUNT = 400
+FRESH_COUNT = 600
+KARPENTER_TAG = "v1.14.1"
+
+TAINT_KEYS = ["nvidia.com/gpu", "workload", "team", "aws.amazon.com/neuron", "on-premises", "example.com/x",
+              "CriticalAddonsOnly", "node.kubernetes.io/unschedulable"]
+TAINT_VALUES = ["", "true", "training", "research"]
+EFFECTS = ["NoSchedule", "NoExecute", "PreferNoSchedule"]
+LABEL_KEYS = ["gpu-operator", "workload", "team", "eks.amazonaws.com/compute-type", "karpenter.sh/nodepool",
+              "kubernetes.io/os", "nvidia.com/gpu.deploy.driver", "nvidia.com/gpu.deploy.device-plugin",
+              "nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.mig-manager",
+              "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.gpu-feature-discovery"]
+LABEL_VALUES = ["enabled", "true", "false", "", "auto", "hybrid", "training", "linux", "p1"]
+OPERANDS = ["driver", "toolkit", "devicePlugin", "dcgm", "dcgmExporter", "gfd", "migManager", "nodeStatusExporter"]
+GATES = ["reservedCapacity", "spotToSpotConsolidation", "nodeOverlay", "staticCapacity", "nodeRepair",
+         "capacityBuffer"]
+UNKNOWN = [("devicePluginn", {"enabled": False}), ("daemonset", {"tolerations": []}), ("gfd2", {"enabled": True})]
+
+
+def _taint(rng: random.Random) -> dict:
+    out = {"key": rng.choice(TAINT_KEYS), "effect": rng.choice(EFFECTS)}
+    value = rng.choice(TAINT_VALUES)
+    if value:
+        out["value"] = value
+    return out
+
+
+def _toleration(rng: random.Random, taints: list[dict]) -> dict:
+    if taints and rng.random() < 0.5:  # aimed at a taint of the case
+        base = dict(rng.choice(taints))
+        if rng.random() < 0.5:
+            return {"key": base["key"], "operator": "Exists", **({"effect": base["effect"]} if rng.random() < 0.7
+                                                                 else {})}
+        return {"key": base["key"], "operator": "Equal", "value": base.get("value", rng.choice(TAINT_VALUES)),
+                "effect": base["effect"]}
+    operator = rng.choice(["Exists", "Equal", ""])
+    out: dict[str, Any] = {}
+    if operator != "Exists" or rng.random() < 0.8:
+        out["key"] = rng.choice(TAINT_KEYS)
+    if operator:
+        out["operator"] = operator
+    if operator != "Exists":
+        out["value"] = rng.choice(TAINT_VALUES)
+    if rng.random() < 0.8:
+        out["effect"] = rng.choice(EFFECTS)
+    return out
+
+
+def _labels(rng: random.Random, n: int) -> dict[str, str]:
+    return {rng.choice(LABEL_KEYS): rng.choice(LABEL_VALUES) for _ in range(n)}
+
+
+def _affinity(rng: random.Random) -> dict:
+    terms = []
+    for _ in range(rng.randint(1, 2)):
+        exprs = []
+        for _ in range(rng.randint(1, 2)):
+            op = rng.choice(["In", "NotIn", "Exists", "DoesNotExist"])
+            expr: dict[str, Any] = {"key": rng.choice(LABEL_KEYS), "operator": op}
+            if op in ("In", "NotIn"):
+                expr["values"] = sorted({rng.choice(LABEL_VALUES[:-1] + ["x"]) for _ in range(rng.randint(1, 2))})
+            exprs.append(expr)
+        terms.append({"matchExpressions": exprs})
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+
+
+def _node(rng: random.Random, i: int) -> dict:
+    kind = rng.choice(["pool", "pool", "pool", "auto", "hybrid"])
+    labels = _labels(rng, rng.randint(0, 4))
+    if kind != "hybrid":
+        labels["karpenter.sh/nodepool"] = f"p{i}"
+    if kind == "auto":
+        labels["eks.amazonaws.com/compute-type"] = "auto"
+    if kind == "hybrid":
+        labels["eks.amazonaws.com/compute-type"] = "hybrid"
+    if rng.random() < 0.7:
+        labels["kubernetes.io/os"] = "linux"
+    taints = [_taint(rng) for _ in range(rng.randint(0, 3))]
+    return {"name": f"n{i}", "kind": kind, "labels": labels, "taints": taints,
+            "accelerator": rng.choice(["nvidia", "nvidia", "nvidia", "neuron", ""]), "mig_capable": rng.random() < 0.3}
+
+
+def _operator_values(rng: random.Random, taints: list[dict]) -> dict:
+    values: dict[str, Any] = {}
+    if rng.random() < 0.8:
+        values["daemonsets"] = {"tolerations": [_toleration(rng, taints) for _ in range(rng.randint(0, 4))]}
+    worker: dict[str, Any] = {}
+    if rng.random() < 0.6:
+        worker["nodeSelector"] = _labels(rng, rng.randint(0, 2))
+    if rng.random() < 0.5:
+        worker["affinity"] = _affinity(rng)
+    if rng.random() < 0.8:
+        worker["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 4))]
+    if worker:
+        values["node-feature-discovery"] = {"worker": worker}
+    for operand in OPERANDS:
+        if rng.random() < 0.5:
+            values[operand] = {"enabled": rng.random() < 0.5}
+    if rng.random() < 0.05:
+        values["nfd"] = {"enabled": False}
+    if rng.random() < 0.2:
+        key, value = rng.choice(UNKNOWN)
+        values[key] = value
+    return values
+
+
+def _karpenter_values(rng: random.Random, taints: list[dict]) -> dict:
+    values: dict[str, Any] = {"settings": {"clusterName": "c"}}
+    gates = {g: rng.random() < 0.5 for g in GATES if rng.random() < 0.5}
+    if gates:
+        values["settings"]["featureGates"] = gates
+    roll = rng.random()
+    if roll < 0.2:
+        values["affinity"] = {"nodeAffinity": None}
+    elif roll < 0.4:
+        values["affinity"] = _affinity(rng)
+    if rng.random() < 0.4:
+        values["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.3:
+        values["nodeSelector"] = _labels(rng, rng.randint(0, 2)) if rng.random() < 0.7 else {"kubernetes.io/os": None}
+    return values
+
+
+def generated(seed: int, count: int) -> Iterator[dict]:
+    rng = random.Random(seed)
+    for i in range(count):
+        nodes = [_node(rng, j) for j in range(rng.randint(1, 4))]
+        taints = [t for n in nodes for t in n["taints"]]
+        case: dict[str, Any] = {"nodes": nodes, "gpu_operator_values": None, "karpenter_values": None}
+        if rng.random() < 0.9:
+            case["gpu_operator_values"] = _operator_values(rng, taints)
+        if rng.random() < 0.6 or case["gpu_operator_values"] is None:
+            case["karpenter_values"] = _karpenter_values(rng, taints)
+        yield {"id": f"placement-{seed}-{i}", "case": case}
+
+
+def _node_json(node: PlacementNode) -> dict:
+    return {"name": node.name, "kind": node.kind, "labels": dict(node.labels), "taints": [dict(t) for t in node.taints],
+            "accelerator": node.accelerator, "mig_capable": node.mig_capable}
+
+
+def dist_cases() -> Iterator[dict]:
+    """One case per dist/ environment: its GPU pools' and hybrid groups' nodes (as validate builds them) and values."""
+    from karpenter_gpu.check.rules._model import RuleEnvironment
+    from karpenter_gpu.check.rules.operands import _nodes
+    from karpenter_gpu.k8s.controller_settings import environment_settings
+    from karpenter_gpu.k8s.input_layout import read_path
+    for folder in sorted(p for p in (ROOT / "dist").iterdir() if p.is_dir()):
+        (source,) = read_path(folder).environments
+        env = RuleEnvironment([(m.file, m.manifest) for m in source.manifests], source.name, source.values,
+                              environment_settings(source.values, str(folder)))
+        nodes = [_node_json(node) for _, node in _nodes(env)]
+        yield {"id": f"placement-dist-{folder.name}",
+               "case": {"nodes": nodes, "gpu_operator_values": source.values.get("gpu-operator.values.yaml"),
+                        "karpenter_values": source.values.get("karpenter.values.yaml")}}
+
+
+def core_answer(case: dict) -> dict:
+    """The Python model's answer, in the Go program's shape."""
+    out: dict[str, Any] = {}
+    nodes = [PlacementNode(n["name"], n["kind"], n["labels"], tuple(n["taints"]), n["accelerator"],
+                           mig_capable=n["mig_capable"]) for n in case["nodes"]]
+    if case["gpu_operator_values"] is not None:
+        for node in nodes:
+            placed = gpu_operator_placement(case["gpu_operator_values"], node)
+            out.setdefault(node.name, {}).update({k: v.lands for k, v in placed.items()})
+    if case["karpenter_values"] is not None:
+        gates = read_settings(case["karpenter_values"], "case").gates
+        out["feature_gates"] = sorted(g.value for g in gates)
+        for node in nodes:
+            if node.kind != "hybrid":
+                out.setdefault(node.name, {})["karpenter"] = controller_placement(case["karpenter_values"], node).lands
+    return out
+
+
+def normalised(answer: dict) -> dict:
+    """Go's answer with ``FEATURE_GATES`` ("NodeOverlay=true,…") as the sorted values names that are on."""
+    out = dict(answer)
+    if "feature_gates" in out and isinstance(out["feature_gates"], str):
+        out["feature_gates"] = sorted(part.split("=")[0][:1].lower() + part.split("=")[0][1:]
+                                      for part in out["feature_gates"].split(",") if part.endswith("=true"))
+    return out
+
+
+def differences(case: dict, answer: dict) -> list[str]:
+    mine, theirs = core_answer(case), normalised(answer)
+    out = []
+    for key in sorted(set(mine) | set(theirs)):
+        if mine.get(key) != theirs.get(key):
+            out.append(f"{key}: core {mine.get(key)} != charts {theirs.get(key)}")
+    return out
+
+
+def build() -> Path:
+    go = shutil.which("go")
+    if go is None:
+        sys.exit("oracle: Go is not on PATH (the placement family needs Go 1.26)")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    binary = BUILD / "charts"
+    subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE / "charts", check=True)
+    return binary
+
+
+def karpenter_chart() -> Path:
+    cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
+    chart = Path(cache) / "github.com" / "aws" / f"karpenter-provider-aws@{KARPENTER_TAG}" / "charts" / "karpenter"
+    if not chart.is_dir():
+        subprocess.run(["go", "mod", "download", f"github.com/aws/karpenter-provider-aws@{KARPENTER_TAG}"],
+                       cwd=HERE, check=True)
+    return chart
+
+
+def ask(binary: Path, gpu_operator: Path, requests: list[dict]) -> list[dict]:
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in requests)
+    done = subprocess.run([str(binary), "-karpenter-chart", str(karpenter_chart()), "-gpu-operator", str(gpu_operator)],
+                          input=text, capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def run(gpu_operator: Path, seed: int, count: int) -> int:
+    requests = list(generated(seed, count)) + list(dist_cases())
+    answers = ask(build(), gpu_operator, requests)
+    bad = 0
+    for request, got in zip(requests, answers, strict=True):
+        found = [f"charts could not render: {got['error']}"] if got.get("error") else \
+            differences(request["case"], got["answer"])
+        if found:
+            bad += 1
+            if bad <= 5:
+                print(f"  {request['id']}: {json.dumps(request['case'], sort_keys=True)}")
+                for line in found[:6]:
+                    print(f"    {line}")
+    print(f"oracle family placement: {len(requests)} cases, {bad} disagreements (seed {seed})")
+    return 1 if bad else 0
+
+
+def write_vectors(gpu_operator: Path) -> int:
+    requests = list(generated(VECTOR_SEED, VECTOR_COUNT)) + list(dist_cases())
+    answers = ask(build(), gpu_operator, requests)
+    lines = []
+    for request, got in zip(requests, answers, strict=True):
+        if got.get("error"):
+            raise SystemExit(f"oracle: the charts could not answer vector {request['id']}: {got['error']}")
+        lines.append(json.dumps({"id": request["id"], "case": request["case"], "answer": got["answer"]},
+                                sort_keys=True, separators=(",", ":")))
+    VECTORS.write_text("".join(line + "\n" for line in lines))
+    print(f"oracle: wrote {len(lines)} placement vectors (seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.oracle.placement_family", description=__doc__.split("\n")[0])
+    parser.add_argument("--gpu-operator", type=Path, required=True,
+                        help="a checkout of NVIDIA/gpu-operator at the v26.7.0 tag")
+    parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one)")
+    parser.add_argument("--count", type=int, default=FRESH_COUNT, help=f"fresh cases (default {FRESH_COUNT})")
+    parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/placement.jsonl")
+    args = parser.parse_args(argv)
+    if args.write_vectors:
+        return write_vectors(args.gpu_operator)
+    return run(args.gpu_operator, args.seed if args.seed is not None else secrets.randbelow(2**31), args.count)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
