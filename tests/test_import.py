@@ -154,3 +154,10 @@ def test_a_live_object_imports_its_desired_state_only(tmp_path):
                                "    - metadata.annotations changed: karpenter.sh/nodepool-hash removed")
     assert "not imported: status, metadata.uid, metadata.resourceVersion" in code
     assert "0b0e7f7e" not in code and "'status'" not in code and "'kubectl.kubernetes.io/" not in code
+
+
+def test_the_four_environments_of_dist_round_trip_with_every_values_file(tmp_path):
+    # 61 objects of every kind the constructs write (pools, node classes, overlays, monitors, rules, workloads) and
+    # the Karpenter, GPU Operator and Neuron values files
+    code = _round_trip(ROOT / "dist", tmp_path)
+    assert code.count("def environment_") == 4 and "version=NEURON_VERSION" in code

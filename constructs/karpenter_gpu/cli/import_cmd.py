@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if not imported.environments:
         raise KarpenterGpuError("KG770", prop="input", value=args.input,
                                 allowed="NodePools, EC2NodeClasses, NodeOverlays or the values files karpenter-gpu "
-                                        "writes (karpenter.values.yaml, gpu-operator.values.yaml)",
+                                        "writes (karpenter.values.yaml, gpu-operator.values.yaml, neuron-device-plugin.values.yaml)",
                                 fix="point at the folder or file holding the Karpenter manifests")
     if args.out == "-":
         sys.stdout.write(imported.code)

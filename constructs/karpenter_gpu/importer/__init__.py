@@ -5,7 +5,7 @@ so ``karpenter-gpu diff <input> <output> --fail-on drift`` exits 0: original nam
 node replaced. Every NodePool, EC2NodeClass and NodeOverlay (and every other object in the input) becomes an
 :class:`~karpenter_gpu.addons.imported_object.ImportedObject` holding the object as given, with a comment saying
 which construct would fit and why it is not used; the Helm values files karpenter-gpu writes
-(``karpenter.values.yaml``, ``gpu-operator.values.yaml``) become ``HelmValues`` with the pinned chart and version.
+(``karpenter.values.yaml``, ``gpu-operator.values.yaml``, ``neuron-device-plugin.values.yaml``) become ``HelmValues`` with the pinned chart and version.
 Adopting a construct is offered as a follow-up, reviewed with ``karpenter-gpu diff``, never forced.
 
 Environments: as every command reads input (:mod:`karpenter_gpu.k8s.input_layout`), each top-level sub-folder is
@@ -25,10 +25,13 @@ from karpenter_gpu.importer.literal import literal
 from karpenter_gpu.k8s.input_layout import ROOT, Environment, Source, metadata
 from karpenter_gpu.output.layout import HELM_DIR
 
-#: Values files the constructs write, and the upstream constants naming their chart and version.
+#: Values files the constructs write: (module, its constant naming the chart, its constant naming the version, the
+#: names the generated code gives them). The generated code imports them: it never spells a version.
 KNOWN_VALUES = {
-    "karpenter.values.yaml": ("KARPENTER_CHART", "KARPENTER_CHART_VERSION"),
-    "gpu-operator.values.yaml": ("GPU_OPERATOR_CHART", "GPU_OPERATOR_VERSION"),
+    "karpenter.values.yaml": ("karpenter_gpu.upstream", "KARPENTER_CHART", "KARPENTER_CHART_VERSION", "", ""),
+    "gpu-operator.values.yaml": ("karpenter_gpu.upstream", "GPU_OPERATOR_CHART", "GPU_OPERATOR_VERSION", "", ""),
+    "neuron-device-plugin.values.yaml": ("karpenter_gpu.addons.neuron_device_plugin_values", "CHART", "VERSION",
+                                         "NEURON_CHART", "NEURON_VERSION"),
 }
 
 #: Which construct would build an object of a kind, and what it would change: the follow-up each comment offers.
@@ -149,7 +152,7 @@ def _environment(env: Environment, folder: str, function: str, out: Imported) ->
         if constants is None:
             out.skipped_values.append(env.value_paths.get(file_name, file_name))
             continue
-        chart_const, version_const = constants
+        chart_const, version_const = constants[3] or constants[1], constants[4] or constants[2]
         cid = _construct_id("Values", file_name.removesuffix(".values.yaml"), 0, used)
         lines.append(f"    # helm/{file_name}: the values as given; the chart and version pinned by this release.")
         lines += ["    HelmValues(", f"        chart, {cid!r}, chart={chart_const}, version={version_const},",
@@ -178,8 +181,7 @@ def import_source(source: Source) -> Imported:
         functions.append(function)
         out.environments.append(folder)
         body += ["", "", *_environment(env, folder, function, out)]
-    constants = sorted({c for env in source.environments for name in env.values
-                        for c in KNOWN_VALUES.get(name, ())})
+    known = sorted({KNOWN_VALUES[name] for env in source.environments for name in env.values if name in KNOWN_VALUES})
     head = [
         '"""Karpenter objects imported by `karpenter-gpu import`, kept as given: synthesizing this app writes the',
         "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
@@ -195,11 +197,7 @@ def import_source(source: Source) -> Imported:
         "from karpenter_gpu import " + ", ".join(n for n, used in (("HelmValues", out.values),
                                                                    ("ImportedObject", out.objects)) if used),
     ]
-    line = f"from karpenter_gpu.upstream import {', '.join(constants)}"
-    if constants and len(line) <= 88:  # isort's own layout at its default width (a trailing comma keeps it split)
-        head.append(line)
-    elif constants:
-        head += ["from karpenter_gpu.upstream import (", *(f"    {c}," for c in constants), ")"]
+    head += _imports(known)
     head += ["", "import cdk8s  # isort: skip (after karpenter_gpu, which points jsii at the packaged Node)"]
     tail = ["", "", "def apps() -> list[cdk8s.App]:", '    """Every environment, one App each."""',
             f"    return [{', '.join(f'{f}()' for f in functions)}]", ""]
@@ -207,6 +205,23 @@ def import_source(source: Source) -> Imported:
         tail[-1:] = ["", "# Not imported (values files karpenter-gpu does not write; keep them where they are):",
                      *(f"#   {p}" for p in (_plain_path(v) for v in out.skipped_values)), ""]
     out.code = "\n".join(head + body + tail)
+    return out
+
+
+def _imports(known: list[tuple[str, str, str, str, str]]) -> list[str]:
+    """The import lines for the chart and version constants, as isort lays them out at its default width (a name
+    given another name on a line of its own; a trailing comma keeps a long list split)."""
+    out: list[str] = []
+    for module in sorted({k[0] for k in known}):
+        plain = sorted({name for k in known if k[0] == module and not k[3] for name in k[1:3]})
+        renamed = sorted({(name, alias) for k in known if k[0] == module and k[3] for name, alias in
+                          ((k[1], k[3]), (k[2], k[4]))})
+        out += [f"from {module} import {name} as {alias}" for name, alias in renamed]
+        line = f"from {module} import {', '.join(plain)}"
+        if plain and len(line) <= 88:
+            out.append(line)
+        elif plain:
+            out += [f"from {module} import (", *(f"    {c}," for c in plain), ")"]
     return out
 
 
