@@ -32,6 +32,9 @@ FAMILY = "batch"
 _ZONE, _HOST, _CT = "topology.kubernetes.io/zone", "kubernetes.io/hostname", "karpenter.sh/capacity-type"
 _KEYS = (_ZONE, _ZONE, _HOST, _HOST, _CT)
 RUNS = 12
+#: Solves per vector case: Karpenter's rarer alternatives show only over many solves, and a rebuild of the committed
+#: vectors must find the same unstable cases.
+VECTOR_RUNS = 48
 
 
 def _spread(rng: random.Random, app: str, other: str) -> dict:
@@ -45,6 +48,8 @@ def _spread(rng: random.Random, app: str, other: str) -> dict:
         tsc["nodeAffinityPolicy"] = rng.choice(("Honor", "Ignore"))
     if rng.random() < 0.2:
         tsc["nodeTaintsPolicy"] = rng.choice(("Honor", "Ignore"))
+    if rng.random() < 0.1:
+        tsc["matchLabelKeys"] = [rng.choice(("tier", "app", "absent"))]
     return tsc
 
 
