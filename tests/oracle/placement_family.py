@@ -15,6 +15,9 @@ dist/ environment's pools and values.
     python -m tests.oracle.placement_family --gpu-operator DIR [--count N] [--seed S]
     python -m tests.oracle.placement_family --gpu-operator DIR --write-vectors   # tests/oracle/vectors/placement.jsonl
 
+``python -m tests.oracle.run`` (``make oracle``) runs the family too, when it finds the chart source
+(``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else build/gpu-operator), and says so when it does not.
+
 ``--gpu-operator``: a checkout of NVIDIA/gpu-operator at the v26.7.0 tag (the module proxy does not serve that
 module at the tag's commit). ``make test`` checks the committed vectors without Go or the charts
 (tests/test_placement_vectors.py).
@@ -24,11 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import secrets
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -261,7 +266,69 @@ def ask(binary: Path, gpu_operator: Path, requests: list[dict]) -> list[dict]:
 
 def run(gpu_operator: Path, seed: int, count: int) -> int:
     requests = list(generated(seed, count)) + list(dist_cases())
-    answers = ask(build(), gpu_operator, requests)
+    bad = _compare(requests, ask(build(), gpu_operator, requests))
+    print(f"oracle family placement: {len(requests)} cases, {bad} disagreements (seed {seed})")
+    return 1 if bad else 0
+
+
+def vector_text(gpu_operator: Path) -> str:
+    """The vectors file: the fixed-seed cases with the charts' answers (not dist/: a change there must not make the
+    vectors stale; fresh runs add every dist/ environment)."""
+    requests = list(generated(VECTOR_SEED, VECTOR_COUNT))
+    lines = []
+    for request, got in zip(requests, ask(build(), gpu_operator, requests), strict=True):
+        if got.get("error"):
+            raise SystemExit(f"oracle: the charts could not answer vector {request['id']}: {got['error']}")
+        lines.append(json.dumps({"id": request["id"], "case": request["case"], "answer": got["answer"]},
+                                sort_keys=True, separators=(",", ":")))
+    return "".join(line + "\n" for line in lines)
+
+
+def write_vectors(gpu_operator: Path) -> int:
+    text = vector_text(gpu_operator)
+    VECTORS.write_text(text)
+    print(f"oracle: wrote {text.count(chr(10))} placement vectors (seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
+    return 0
+
+
+#: Where ``make oracle`` finds the GPU Operator chart source: this variable, else build/gpu-operator.
+SOURCE_VARIABLE = "KARPENTER_GPU_GPU_OPERATOR_SOURCE"
+GPU_OPERATOR_COMMIT = "10ee5b3638b89e11e949412aafa5ba99279c3721"
+
+
+def gpu_operator_source() -> Path | None:
+    """A checkout of NVIDIA/gpu-operator v26.7.0 (``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else build/gpu-operator),
+    None when there is none."""
+    path = Path(os.environ.get(SOURCE_VARIABLE) or ROOT / "build" / "gpu-operator")
+    return path if (path / "deployments" / "gpu-operator" / "Chart.yaml").is_file() else None
+
+
+def from_run(seed: int, count: int | None, check_vectors: bool) -> tuple[int, int]:
+    """The family as ``python -m tests.oracle.run`` runs it: (cases, disagreements); a stale vectors file counts as
+    one disagreement. Without the chart source it says so and runs nothing (the committed vectors are still checked
+    against the core by ``make test``)."""
+    source = gpu_operator_source()
+    if source is None:
+        print(f"oracle family placement: not run: no GPU Operator v26.7.0 chart source (set {SOURCE_VARIABLE} to a "
+              f"checkout of NVIDIA/gpu-operator at {GPU_OPERATOR_COMMIT[:12]}; the module proxy does not serve that "
+              f"module); its {VECTOR_COUNT} committed vectors are checked by make test")
+        return 0, 0
+    stale = 0
+    if check_vectors:
+        before = VECTORS.read_text() if VECTORS.exists() else ""
+        after = vector_text(source)
+        if after != before:
+            print("oracle: the committed placement vectors are stale: run `python -m tests.oracle.placement_family "
+                  "--gpu-operator DIR --write-vectors` and commit tests/oracle/vectors/placement.jsonl")
+            stale = 1
+    started = time.monotonic()
+    requests = list(generated(seed, count or FRESH_COUNT)) + list(dist_cases())
+    bad = _compare(requests, ask(build(), source, requests))
+    print(f"oracle family placement: {len(requests)} cases, {bad} disagreements ({time.monotonic() - started:.1f}s)")
+    return len(requests), bad + stale
+
+
+def _compare(requests: list[dict], answers: list[dict]) -> int:
     bad = 0
     for request, got in zip(requests, answers, strict=True):
         found = [f"charts could not render: {got['error']}"] if got.get("error") else \
@@ -272,32 +339,20 @@ def run(gpu_operator: Path, seed: int, count: int) -> int:
                 print(f"  {request['id']}: {json.dumps(request['case'], sort_keys=True)}")
                 for line in found[:6]:
                     print(f"    {line}")
-    print(f"oracle family placement: {len(requests)} cases, {bad} disagreements (seed {seed})")
-    return 1 if bad else 0
-
-
-def write_vectors(gpu_operator: Path) -> int:
-    requests = list(generated(VECTOR_SEED, VECTOR_COUNT)) + list(dist_cases())
-    answers = ask(build(), gpu_operator, requests)
-    lines = []
-    for request, got in zip(requests, answers, strict=True):
-        if got.get("error"):
-            raise SystemExit(f"oracle: the charts could not answer vector {request['id']}: {got['error']}")
-        lines.append(json.dumps({"id": request["id"], "case": request["case"], "answer": got["answer"]},
-                                sort_keys=True, separators=(",", ":")))
-    VECTORS.write_text("".join(line + "\n" for line in lines))
-    print(f"oracle: wrote {len(lines)} placement vectors (seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
-    return 0
+    return bad
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle.placement_family", description=__doc__.split("\n")[0])
-    parser.add_argument("--gpu-operator", type=Path, required=True,
-                        help="a checkout of NVIDIA/gpu-operator at the v26.7.0 tag")
+    parser.add_argument("--gpu-operator", type=Path, default=gpu_operator_source(),
+                        help=f"a checkout of NVIDIA/gpu-operator at the v26.7.0 tag (default: ${SOURCE_VARIABLE}, "
+                             "else build/gpu-operator)")
     parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one)")
     parser.add_argument("--count", type=int, default=FRESH_COUNT, help=f"fresh cases (default {FRESH_COUNT})")
     parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/placement.jsonl")
     args = parser.parse_args(argv)
+    if args.gpu_operator is None:
+        parser.error(f"no GPU Operator v26.7.0 chart source: give --gpu-operator or set {SOURCE_VARIABLE}")
     if args.write_vectors:
         return write_vectors(args.gpu_operator)
     return run(args.gpu_operator, args.seed if args.seed is not None else secrets.randbelow(2**31), args.count)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tests.oracle import batch_family, cases, compare, coverage
+from tests.oracle import placement_family
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -141,9 +142,6 @@ def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[
         if families is not None and family not in families:
             continue
         requests = list(cases.generate(family, VECTOR_SEED, count, dist=False))
-        if family == "batch":  # more solves per case: see batch_family.VECTOR_RUNS
-            for request in requests:
-                request["case"]["runs"] = batch_family.VECTOR_RUNS
         answers = oracle.batch(requests)
         lines = []
         for request, got in zip(requests, answers):
@@ -224,6 +222,9 @@ def main(argv: Iterable[str] | None = None) -> int:
                   f"({time.monotonic() - started:.1f}s)")
             if family == "batch":  # compared, unstable in Karpenter, not modelled by the core
                 print(batch_family.tally(requests, answers))
+        if not args.family:  # its own Go module, on the charts (tests/oracle/placement_family.py)
+            placed, placed_bad = placement_family.from_run(seed, args.count, args.check_vectors)
+            total, bad_total = total + placed, bad_total + placed_bad
         for line in table.lines():
             print(line)
         unset = table.unset() if set(coverage.OBJECTS) <= set(families) else []
