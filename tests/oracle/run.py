@@ -142,6 +142,9 @@ def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[
         if families is not None and family not in families:
             continue
         requests = list(cases.generate(family, VECTOR_SEED, count, dist=False))
+        if family == "batch":  # more solves per case: see batch_family.VECTOR_RUNS
+            for request in requests:
+                request["case"]["runs"] = batch_family.VECTOR_RUNS
         answers = oracle.batch(requests)
         lines = []
         for request, got in zip(requests, answers):
