@@ -119,3 +119,24 @@ def test_explain_says_a_class_with_an_incomplete_mapping_launches_nothing():
     assert report.candidate_names == () and report.worst_case_hourly in (None, 0)
     notes = explain_environment("dev", [broken, pool], default_catalog())["pools"][0]["notes"]
     assert any("spec.blockDeviceMappings[1] has no ebs" in n and "launches nothing" in n for n in notes), notes
+
+
+def test_kg419_names_the_incomplete_mapping_as_the_fix_not_the_requirements():
+    requirements = [{"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g6"]},
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]
+    pool = _pool({"nvidia.com/gpu": "8"})
+    pool["spec"]["template"]["spec"]["requirements"] = requirements
+    whole = [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "200Gi"}}]
+    broken = _node_class(blockDeviceMappings=[*whole, {"ebs": {"volumeSize": "20Gi"}}])
+    kg419 = [f for f in check_rules([("m.yaml", broken), ("m.yaml", pool)]) if f.code == "KG419"]
+    assert len(kg419) == 1
+    fix = kg419[0].message.split("; fix: ", 1)[1]
+    assert "spec.blockDeviceMappings" in fix and "EC2NodeClass c" in fix and "deviceName" in fix
+    assert "describe instances by properties" not in fix
+    # a pool whose own requirements exclude every type keeps the requirements hint
+    narrow = copy.deepcopy(pool)
+    narrow["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["64"]})
+    kg419 = [f for f in check_rules([("m.yaml", _node_class(blockDeviceMappings=whole)), ("m.yaml", narrow)])
+             if f.code == "KG419"]
+    assert len(kg419) == 1 and "describe instances by properties" in kg419[0].message

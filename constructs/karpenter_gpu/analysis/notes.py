@@ -323,6 +323,9 @@ class NodeClassIncompatible(Note, kind=NoteKind.NODE_CLASS_INCOMPATIBLE):
 class NodeClassRefusesAll(Note, kind=NoteKind.NODE_CLASS_REFUSES_ALL):
     node_class: str
     count: int
+    #: Why the class launches no type whatever the type (``NodeClassCompatibility.launches_nothing``: a block
+    #: device mapping without ``deviceName`` or ``ebs``); None: each type is refused for its own reason.
+    launches_nothing: str | None = None
 
     @property
     def text(self) -> str:

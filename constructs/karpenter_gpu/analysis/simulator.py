@@ -273,7 +273,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if not candidates and not excluded:
         known_refused = [name for name, why in refused if why != "unknown"]
         if known_refused and compat is not None and not unoffered and not unpriced_gone:
-            problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused)))
+            problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused), compat.launches_nothing))
         else:
             problems.insert(0, _no_candidate(catalog, unoffered, unpriced_gone))
     min_values(pool, zones, candidates, notes, problems, context.settings.best_effort)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from karpenter_gpu.analysis.notes import NoteKind
+from karpenter_gpu.analysis.notes import NodeClassRefusesAll, NoteKind
 from karpenter_gpu.analysis.pod_fit import fit_reports
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import RuleEnvironment
@@ -47,7 +47,9 @@ def kg419_launches_nothing(env: RuleEnvironment) -> None:
     required offering".
 
     Fix: describe instances by properties (GPU count, memory) instead of listing them; the message says what
-    excluded every type (for a static pool with the ``staticCapacity`` gate off: turn the gate on).
+    excluded every type (for a static pool with the ``staticCapacity`` gate off: turn the gate on; for a node class
+    with a block device mapping without ``deviceName`` or ``ebs``, which launches nothing whatever the type: complete
+    or remove the mapping).
 
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/scheduler.go``
     (``Solve``: no instance type) and ``pkg/scheduling/requirements.go`` ``Intersects``.
@@ -57,9 +59,14 @@ def kg419_launches_nothing(env: RuleEnvironment) -> None:
         if report is None or not pool.is_gpu or (report.candidates and report.launchable):
             continue
         why = "; ".join(p.text for p in report.problems) or "no instance type of the catalog matches every requirement"
+        broken = next((p for p in report.problems if isinstance(p, NodeClassRefusesAll) and p.launches_nothing),
+                      None)
         if any(p.kind is NoteKind.STATIC_CAPACITY_OFF for p in report.problems):
             fix = ("turn on settings.featureGates.staticCapacity in the Karpenter values (no static controller runs "
                    "without it)")
+        elif broken is not None:
+            fix = (f"give every spec.blockDeviceMappings entry of EC2NodeClass {broken.node_class} both a deviceName "
+                   "and an ebs volume, or remove the entry (KG473); no requirement of the pool changes this")
         else:
             fix = "describe instances by properties (GPU count, memory) instead of listing them"
         pool.add("KG419", pool.REQS, f"this pool can launch nothing: {why}; pods stay Pending with 'no instance "
