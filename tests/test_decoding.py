@@ -140,3 +140,19 @@ def test_kg419_names_the_incomplete_mapping_as_the_fix_not_the_requirements():
     kg419 = [f for f in check_rules([("m.yaml", _node_class(blockDeviceMappings=whole)), ("m.yaml", narrow)])
              if f.code == "KG419"]
     assert len(kg419) == 1 and "describe instances by properties" in kg419[0].message
+
+
+def test_an_accepted_answer_without_decodes_is_a_disagreement_and_every_regression_carries_it():
+    """No apiserver answer skips ``decodes``: one recorded without it disagrees (the core always answers it)."""
+    import json
+    from pathlib import Path
+
+    fine = {"object": _pool({"memory": "1e3"})}
+    karpenter = {"served": True, "accepted": True, "refused": [], "types": [], "unknown": [], "celSkipped": False,
+                 "decodeError": "", "namespace": ""}
+    assert compare.differences("apiserver", fine, {**karpenter, "decodes": True}) == []
+    assert compare.differences("apiserver", fine, karpenter)
+    path = Path(__file__).parent / "oracle" / "vectors" / "regressions.jsonl"
+    accepted = [v for v in map(json.loads, path.read_text().splitlines())
+                if v["family"] == "apiserver" and v["answer"].get("accepted")]
+    assert accepted and all("decodes" in v["answer"] for v in accepted)

@@ -386,8 +386,7 @@ def comparable(karpenter: Any, case: dict) -> Any:
         meta = obj.get("metadata") if isinstance(obj, dict) else None
         had = isinstance(meta, dict) and bool(meta.get("namespace"))
         out["namespaceCleared"] = had and not karpenter.get("namespace")
-        if "decodes" in karpenter:  # regression vectors recorded before the field was asked carry none
-            out["decodes"] = karpenter["decodes"] is True
+        out["decodes"] = karpenter.get("decodes") is True
     return out
 
 
@@ -397,6 +396,4 @@ def core_comparable(ours: dict, karpenter: Any) -> dict:
         metadata = [p for p in ours["refused"] if p == "metadata" or p.startswith("metadata.")]
         return {"served": True, "accepted": ours["accepted"],
                 "refused": "<decode error>" if metadata else ours["refused"]}
-    if isinstance(karpenter, dict) and karpenter.get("accepted") and "decodes" not in karpenter:
-        return {k: v for k, v in ours.items() if k != "decodes"}
     return ours
