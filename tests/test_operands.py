@@ -150,3 +150,11 @@ def test_operator_honours_a_preset_deploy_label_and_replaces_tolerations():
     assert placement["devicePlugin"].lands and placement["gfd"].lands
     assert not placement["driver"].lands and "nvidia.com/gpu.deploy.driver=true" in str(placement["driver"].why)
     assert not controller_placement({}, node).lands
+
+
+def test_values_the_model_does_not_follow_are_said_to_be_not_modelled(tmp_path):
+    folder = _copy(tmp_path, "prod")
+    _edit(folder, "gpu-operator.values.yaml", lambda v: v.update(sandboxWorkloads={"enabled": True}))
+    found = _findings(folder, "KG640")
+    assert [(f.path, str(f.severity)) for f in found] == [("sandboxWorkloads.enabled", "info")]
+    assert found[0].message.startswith("not modelled: sandboxWorkloads.enabled")

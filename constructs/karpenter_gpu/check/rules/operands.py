@@ -119,6 +119,11 @@ def kg640_operand_cannot_land(env: RuleEnvironment) -> None:
     """
     values = _operator_values(env)
     if values is None:
+        for path in not_modelled(env.values) if env.values else []:
+            _values_object(env, GPU_OPERATOR_VALUES).add(
+                "KG640", path, f"not modelled: {path}: where the operands land is not checked for these values "
+                "(the placement model follows the container workload stack only); fix: none needed if intended",
+                Severity.INFO)
         return
     for obj, node in _nodes(env):
         if node.accelerator != "nvidia" or node.kind == "auto":
