@@ -236,7 +236,13 @@ func batchSolve(c *batchCase) (*batchAnswer, error) {
 		claim.InstanceTypes = lo.Map(nc.InstanceTypeOptions, func(it *cloudprovider.InstanceType, _ int) string { return it.Name })
 		sort.Strings(claim.InstanceTypes)
 		var one schedAnswer
+		// The provider's launch filters narrow it.Offerings in place (filter.go: safe there, each Create gets its own
+		// instance types); here the NodeClaims share them, so each launch gets them back as they were.
+		saved := lo.Map(nc.InstanceTypeOptions, func(it *cloudprovider.InstanceType, _ int) cloudprovider.Offerings { return it.Offerings })
 		claim.Launch = schedLaunch(ctx, nc, &one)
+		for i, it := range nc.InstanceTypeOptions {
+			it.Offerings = saved[i]
+		}
 		claim.LaunchTypes, claim.LaunchZones, claim.LaunchCheapestTypes = one.LaunchTypes, one.LaunchZones, one.LaunchCheapestTypes
 		ans.NodeClaims = append(ans.NodeClaims, claim)
 	}
