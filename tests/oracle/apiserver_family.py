@@ -39,11 +39,10 @@ from typing import Any, Iterator
 
 import yaml
 
-from karpenter_gpu.apiserver.conformance import assess, load_crds
-from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
+from karpenter_gpu.apiserver.conformance import assess
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.k8s.go_decode import decode_problems
-from tests.oracle import schema_gen
+from tests.oracle import lines, schema_gen
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("NodePool", "EC2NodeClass", "NodeOverlay")
@@ -349,11 +348,8 @@ def api_server_path(path: str, message: str = "") -> str:
     return out
 
 
-_CRDS: dict = {}
-
-
 def core_answer(case: dict) -> dict:
-    crds = _CRDS.setdefault("crds", load_crds(PACKAGED_DIR))
+    crds = lines.crds()  # the oracle pass's Karpenter line's packaged CRDs
     obj = expand(case)
     findings, _ = assess(obj, crds, "")
     if any(f.code == "KG304" and f.path == "<root>" for f in findings):

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tests.oracle import batch_family, cases, compare, coverage
-from tests.oracle import placement_family
+from tests.oracle import lines, placement_family
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -46,24 +46,26 @@ REGRESSIONS = VECTORS / "regressions.jsonl"
 KARPENTER = "Karpenter v1.14.1"
 
 
-def build() -> Path:
-    """``go build`` the oracle into build/oracle/ (Go's cache makes a rebuild take a second)."""
+def build(line: str = "1.14") -> Path:
+    """``go build`` the oracle of a Karpenter line (its module: tests/oracle/lines.py) into build/oracle/ (Go's cache
+    makes a rebuild take a second)."""
     go = shutil.which("go")
     if go is None:
         sys.exit("oracle: Go is not on PATH (the oracle needs Go 1.26; `make test` checks the committed vectors "
                  "without it)")
     BUILD.mkdir(parents=True, exist_ok=True)
-    binary = BUILD / "oracle"
-    subprocess.run([go, "build", "-o", str(binary), "."], cwd=HERE, check=True)
+    binary = BUILD / ("oracle" if line == "1.14" else f"oracle-v{line}")
+    subprocess.run([go, "build", "-o", str(binary), "."], cwd=lines.MODULES[line][0], check=True,
+                   env=lines.go_env(line))
     return binary
 
 
 class Oracle:
     """The Go program as a long-running process: a batch is streamed through it, single cases go one by one."""
 
-    def __init__(self, binary: Path) -> None:
+    def __init__(self, binary: Path, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     bufsize=1 << 20)
+                                     bufsize=1 << 20, env=env)
 
     def batch(self, requests: list[dict]) -> list[dict]:
         assert self.proc.stdin and self.proc.stdout
@@ -132,6 +134,28 @@ def _write_disagreements(report: list[dict]) -> None:
         print(f"  {item['id']} (shrunk): {json.dumps(item['case'], sort_keys=True)}")
         for line in item["core"][:6]:
             print(f"    {line}")
+
+
+def older_line(line: str, families: list[str], seed: int, count: int | None, report: list[dict]) -> tuple[int, int]:
+    """Fresh cases of ``families`` against an older Karpenter line's own Go module (tests/oracle/lines.py), the
+    core reading that line's packaged CRDs: (cases, disagreements), one printed line per family with the version."""
+    oracle = Oracle(build(line), lines.go_env(line))
+    lines.use(line)
+    total = bad_total = 0
+    try:
+        for family in families:
+            started = time.monotonic()
+            requests = list(cases.generate(family, seed, count or FRESH_COUNT.get(family, 17000)))
+            for request in requests:
+                request["id"] = f"v{line}-{request['id']}"
+            bad = check(oracle, family, requests, report)
+            total, bad_total = total + len(requests), bad_total + bad
+            print(f"oracle family {family} ({lines.label(line)}): {len(requests)} cases, {bad} disagreements "
+                  f"({time.monotonic() - started:.1f}s)")
+    finally:
+        lines.use("1.14")
+        oracle.close()
+    return total, bad_total
 
 
 def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[str, str]:
@@ -221,20 +245,24 @@ def main(argv: Iterable[str] | None = None) -> int:
             bad = check(oracle, family, requests, report, answers_out=answers)
             table.add(family, requests, answers, oracle.batch)
             total, bad_total = total + len(requests), bad_total + bad
-            print(f"oracle family {family}: {len(requests)} cases, {bad} disagreements "
+            print(f"oracle family {family} ({lines.label('1.14')}): {len(requests)} cases, {bad} disagreements "
                   f"({time.monotonic() - started:.1f}s)")
             if family == "batch":  # compared, unstable in Karpenter, not modelled by the core
                 print(batch_family.tally(requests, answers))
         if not args.family:  # its own Go module, on the charts (tests/oracle/placement_family.py)
             placed, placed_bad = placement_family.from_run(seed, args.count, args.check_vectors)
             total, bad_total = total + placed, bad_total + placed_bad
+        for older in [name for name in lines.MODULES if name != "1.14" and lines.families(name, families)]:
+            checked, older_bad = older_line(older, lines.families(older, families), seed, args.count, report)
+            total, bad_total = total + checked, bad_total + older_bad
         for line in table.lines():
             print(line)
         unset = table.unset() if set(coverage.OBJECTS) <= set(families) else []
         for path in unset:
             print(f"oracle coverage: no case set {path} (a generator that never sets a field cannot see it)")
         _write_disagreements(report)
-        print(f"oracle: {total} cases in {len(families)} families, {bad_total} disagreements ({KARPENTER})")
+        print(f"oracle: {total} cases in {len(families)} families, {bad_total} disagreements ({KARPENTER}; "
+              f"{', '.join(f'{lines.label(name)}: {len(lines.families(name, families))} families' for name in lines.MODULES if name != '1.14')})")
         if report:
             print(f"oracle: shrunk cases in {DISAGREEMENTS.relative_to(ROOT)}/")
         return 1 if bad_total or unset else 0

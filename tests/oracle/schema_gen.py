@@ -29,11 +29,12 @@ import re
 import string
 from functools import cache
 from importlib import import_module
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import yaml
 
-from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
+from tests.oracle import lines
 
 Schema = dict[str, Any]
 #: The CRD file of each kind the generators draw.
@@ -56,10 +57,14 @@ _C: Any = import_module("re._constants")
 
 # ----------------------------------------------------------------------------------------------- schemas
 
-@cache
 def root_schema(kind: str) -> Schema:
-    """The served version's openAPIV3Schema of ``kind``."""
-    doc = yaml.safe_load((PACKAGED_DIR / CRD_FILES[kind]).read_text())
+    """The served version's openAPIV3Schema of ``kind``, in the CRDs of the oracle pass's Karpenter line."""
+    return _root_schema(kind, lines.crd_file(CRD_FILES[kind]))
+
+
+@cache
+def _root_schema(kind: str, path: Path) -> Schema:
+    doc = yaml.safe_load(path.read_text())
     version = next(v for v in doc["spec"]["versions"] if v.get("served") and v.get("storage", True))
     return version["schema"]["openAPIV3Schema"]
 
@@ -86,8 +91,12 @@ def _join(prefix: str, name: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-@cache
 def _leaves(kind: str) -> tuple[tuple[str, ...], dict[str, Schema]]:
+    return _leaves_in(kind, lines.crd_file(CRD_FILES[kind]))  # the oracle pass's Karpenter line's
+
+
+@cache
+def _leaves_in(kind: str, path: Path) -> tuple[tuple[str, ...], dict[str, Schema]]:
     found: dict[str, Schema] = {}
 
     def walk(schema: Schema, path: str) -> None:
@@ -97,7 +106,7 @@ def _leaves(kind: str) -> tuple[tuple[str, ...], dict[str, Schema]]:
         for name, child in _children(schema):
             walk(child, _join(path, name))
 
-    walk(root_schema(kind), "")
+    walk(_root_schema(kind, path), "")
     return tuple(found), found
 
 
