@@ -313,3 +313,22 @@ def test_a_downgrade_refuses_what_the_older_line_lacks(capsys, sides):
     code, out, _ = _diff(capsys, base, head, "--karpenter-version", "1.14", "--format", "json")
     assert not [c for c in json.loads(out)["changes"] if c["category"] == "REFUSED"]
     assert "upgrades" not in json.loads(out)  # one line for both sides: no release change
+
+
+# --- an environment targeting 1.9, synthesized --------------------------------------------------------------
+
+
+def test_an_environment_targeting_1_9_synthesizes_validates_against_v1_9_and_installs_chart_1_9(tmp_path, capsys):
+    from karpenter_gpu.pipeline import synth
+    from stacks import prod
+
+    fields = {k: getattr(prod.CONFIG, k) for k in type(prod.CONFIG).model_fields}
+    synth([PlatformConfig(**{**fields, "karpenter_version": "1.9"})], tmp_path / "dist")
+    values_text = (tmp_path / "dist" / "prod" / "helm" / "karpenter.values.yaml").read_text()
+    assert "helm upgrade --install <release> oci://public.ecr.aws/karpenter/karpenter --version 1.9.3 -f" in values_text
+    values = yaml.safe_load(values_text)
+    assert values["controller"]["image"]["tag"] == "1.9.3" and "capacityBuffer" not in values["settings"]["featureGates"]
+    code, out = _validate(capsys, tmp_path / "dist")
+    assert code == 0, out
+    assert "karpenter: prod: Karpenter v1.9.3 (prod/helm/karpenter.values.yaml controller.image.tag 1.9.3)" in out
+    assert line_crds(V19) is not line_crds(V114)
