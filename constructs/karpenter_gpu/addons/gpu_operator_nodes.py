@@ -14,13 +14,17 @@ writes, with the placement rules of NVIDIA/gpu-operator v26.7.0 and the scheduli
 3. An operand's DaemonSet exists when ``<operand>.enabled`` is true in the values, selects
    ``nvidia.com/gpu.deploy.<operand>: "true"`` (``assets/state-*/0500_daemonset.yaml``) and tolerates
    ``daemonsets.tolerations``.
+
+The rules themselves are written once, in :mod:`karpenter_gpu.analysis.operand_placement` (checked against the
+rendered charts by the ``placement`` oracle family); these functions ask it about one node.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from karpenter_gpu.k8s.scheduling import Requirements, untolerated
+from karpenter_gpu.analysis.operand_placement import (NFD_WORKER, PlacementNode, gpu_operator_placement,
+                                                      placed_labels)
 
 __all__ = ["OPERANDS", "nfd_worker_runs", "operand_runs", "operator_labels"]
 
@@ -34,57 +38,26 @@ OPERANDS: Mapping[str, str] = {
     "dcgm": "nvidia.com/gpu.deploy.dcgm",
     "nodeStatusExporter": "nvidia.com/gpu.deploy.node-status-exporter",
 }
-_OPERANDS_LABEL = "nvidia.com/gpu.deploy.operands"
-_GPU_PRESENT = "nvidia.com/gpu.present"
-#: Operands the chart enables unless the values say otherwise (``deployments/gpu-operator/values.yaml``).
-_CHART_DEFAULT_ON = frozenset({"driver", "toolkit", "devicePlugin", "dcgmExporter", "gfd"})
 
 
-def _schedulable(selector: Mapping[str, str], affinity: Any, tolerations: Iterable[Mapping[str, Any]],
-                 labels: Mapping[str, str], taints: Iterable[Mapping[str, Any]]) -> bool:
-    """Whether the kube-scheduler may place a pod with these fields on a node with these labels and taints."""
-    if Requirements.from_labels(selector).admits_labels(labels) is not None:
-        return False
-    required = (((affinity or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
-                or {})
-    terms = required.get("nodeSelectorTerms") or []
-    if terms and not any(Requirements.from_dicts(t.get("matchExpressions") or []).admits_labels(labels) is None
-                         for t in terms):
-        return False
-    return not untolerated(taints, list(tolerations))
+def _node(labels: Mapping[str, str], taints: Iterable[Mapping[str, Any]], nvidia_gpu: bool) -> PlacementNode:
+    return PlacementNode("node", "pool", dict(labels), tuple(taints), "nvidia" if nvidia_gpu else "")
 
 
 def nfd_worker_runs(values: Mapping[str, Any], labels: Mapping[str, str],
                     taints: Iterable[Mapping[str, Any]] = ()) -> bool:
     """Whether the NFD worker (hence GPU discovery) runs on the node."""
-    worker = (values.get("node-feature-discovery") or {}).get("worker") or {}
-    return _schedulable(worker.get("nodeSelector") or {}, worker.get("affinity"), worker.get("tolerations") or [],
-                        labels, taints)
+    return gpu_operator_placement(values, _node(labels, taints, True))[NFD_WORKER].lands
 
 
 def operator_labels(values: Mapping[str, Any], labels: Mapping[str, str], taints: Iterable[Mapping[str, Any]] = (),
                     *, nvidia_gpu: bool = True) -> dict[str, str]:
-    """The node's labels after the operator's node labelling (unchanged when it does not see a GPU there)."""
-    taints = list(taints)
-    out = dict(labels)
-    if not nvidia_gpu or not nfd_worker_runs(values, labels, taints):
-        return out
-    out[_GPU_PRESENT] = "true"
-    if out.get(_OPERANDS_LABEL) == "false":
-        return {k: v for k, v in out.items() if k not in OPERANDS.values()}
-    for label in OPERANDS.values():
-        if not out.get(label):  # a preset non-empty value is honoured
-            out[label] = "true"
-    return out
+    """The node's labels after NFD's and the operator's labelling (unchanged when they do not see a GPU there)."""
+    return placed_labels(values, _node(labels, taints, nvidia_gpu))
 
 
 def operand_runs(values: Mapping[str, Any], operand: str, labels: Mapping[str, str],
                  taints: Iterable[Mapping[str, Any]] = (), *, nvidia_gpu: bool = True) -> bool:
     """Whether ``operand`` (a values key of :data:`OPERANDS`, e.g. "driver") runs on the node."""
-    settings = values.get(operand) or {}
-    if not settings.get("enabled", operand in _CHART_DEFAULT_ON):
-        return False
-    taints = list(taints)
-    labelled = operator_labels(values, labels, taints, nvidia_gpu=nvidia_gpu)
-    tolerations = (values.get("daemonsets") or {}).get("tolerations") or []
-    return _schedulable({OPERANDS[operand]: "true"}, None, tolerations, labelled, taints)
+    verdict = gpu_operator_placement(values, _node(labels, taints, nvidia_gpu)).get(operand)
+    return verdict is not None and verdict.lands

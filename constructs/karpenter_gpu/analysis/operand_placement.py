@@ -43,7 +43,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
 __all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "coalesce",
-           "controller_placement", "device_plugins", "gpu_operator_placement", "not_modelled", "unknown_keys"]
+           "controller_placement", "device_plugins", "gpu_operator_placement", "not_modelled", "placed_labels",
+           "unknown_keys"]
 
 NFD_WORKER = "nfd-worker"
 KARPENTER = "karpenter"
@@ -217,6 +218,12 @@ def _labelled(node: PlacementNode) -> dict[str, str]:
     if node.mig_capable and MIG_MANAGER_LABEL not in labels:
         labels[MIG_MANAGER_LABEL] = "true"
     return labels
+
+
+def placed_labels(values: Mapping[str, Any], node: PlacementNode) -> dict[str, str]:
+    """The node's labels once the NFD worker ran there (when it does) and the operator labelled it."""
+    lands = gpu_operator_placement(values, node)[NFD_WORKER].lands
+    return _labelled(node) if lands else dict(node.labels)
 
 
 def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> dict[str, Verdict]:
