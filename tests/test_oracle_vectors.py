@@ -18,6 +18,7 @@ from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
 from karpenter_gpu.check.validate import validate_source
 from karpenter_gpu.k8s.input_layout import Environment, Manifest, Source
 from tests.oracle import apiserver_family, compare
+from tests.oracle import lines as oracle_lines
 from tests.oracle.run import VECTOR_COUNT
 
 VECTORS = Path(__file__).parent / "oracle" / "vectors"
@@ -96,3 +97,27 @@ def test_a_wrong_overlay_answer_is_a_disagreement():
     entry["capacity"]["nvidia.com/gpu"] = "99"
     found = compare.differences("overlay", vector["case"], answer)
     assert any("price core" in line for line in found) and any("capacity nvidia.com/gpu" in line for line in found)
+
+
+OLDER_LINES = [(line, family) for line, (_, families, _) in sorted(oracle_lines.MODULES.items()) if families
+               for family in families]
+
+
+@pytest.mark.parametrize(("line", "family"), OLDER_LINES)
+def test_core_agrees_with_an_older_karpenter_line_on_its_vectors(line, family):
+    """tests/oracle/vectors/v<line>/: the cases that line's own Go module answered (tests/oracle/v1_9), the core
+    reading that line's packaged CRDs."""
+    vectors = _load(f"v{line}/{family}.jsonl")
+    assert len(vectors) == VECTOR_COUNT[family]
+    oracle_lines.use(line)
+    try:
+        bad = {v["id"]: found for v in vectors if (found := compare.differences(family, v["case"], v["answer"]))}
+    finally:
+        oracle_lines.use("1.14")
+    assert not bad, f"{len(bad)} of {len(vectors)} disagree, e.g. {next(iter(bad.items()))}"
+
+
+def test_the_older_lines_apiserver_vectors_tell_the_lines_apart():
+    """Answered with the v1.14 CRDs instead, some v1.9 apiserver vectors disagree: the line's CRDs are what count."""
+    vectors = _load("v1.9/apiserver.jsonl")
+    assert any(compare.differences("apiserver", v["case"], v["answer"]) for v in vectors)

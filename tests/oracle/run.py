@@ -158,6 +158,23 @@ def older_line(line: str, families: list[str], seed: int, count: int | None, rep
     return total, bad_total
 
 
+def older_vectors(families: Iterable[str] | None) -> dict[str, str]:
+    """The vectors of each older Karpenter line's families (``v1.9/<family>.jsonl``), answered by its own module."""
+    out = {}
+    for line in [name for name in lines.MODULES if name != "1.14"]:
+        wanted = lines.families(line, list(families) if families is not None else list(VECTOR_COUNT))
+        if not wanted:
+            continue
+        oracle = Oracle(build(line), lines.go_env(line))
+        lines.use(line)
+        try:
+            out |= {f"v{line}/{family}.jsonl": text for family, text in vector_lines(oracle, wanted).items()}
+        finally:
+            lines.use("1.14")
+            oracle.close()
+    return out
+
+
 def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[str, str]:
     """The vectors' text per family (``families``: only these): the fixed-seed cases with Karpenter's answers, one
     JSON line each."""
@@ -216,15 +233,16 @@ def main(argv: Iterable[str] | None = None) -> int:
             return keep_disagreements(oracle)
         if args.write_vectors or args.check_vectors:
             fresh = vector_lines(oracle, args.family)
+            files = {f"{family}.jsonl": text for family, text in fresh.items()} | older_vectors(args.family)
             if args.write_vectors:
-                VECTORS.mkdir(exist_ok=True)
-                for family, text in fresh.items():
-                    (VECTORS / f"{family}.jsonl").write_text(text)
-                print(f"oracle: wrote {sum(VECTOR_COUNT[f] for f in fresh)} vectors in {len(fresh)} families "
-                      f"(seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
+                for name, text in files.items():
+                    (VECTORS / name).parent.mkdir(parents=True, exist_ok=True)
+                    (VECTORS / name).write_text(text)
+                print(f"oracle: wrote {sum(text.count(chr(10)) for text in files.values())} vectors in {len(files)} "
+                      f"files (seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
                 return 0
-            stale = [f for f, text in fresh.items()
-                     if not (VECTORS / f"{f}.jsonl").exists() or (VECTORS / f"{f}.jsonl").read_text() != text]
+            stale = [name for name, text in files.items()
+                     if not (VECTORS / name).exists() or (VECTORS / name).read_text() != text]
             if stale:
                 print(f"oracle: the committed vectors are stale for {', '.join(stale)}: run "
                       "`python -m tests.oracle.run --write-vectors` and commit tests/oracle/vectors/")
