@@ -40,6 +40,7 @@ from typing import Any, Iterator
 from karpenter_gpu.analysis.operand_placement import (PlacementNode, controller_placement, gpu_operator_placement,
                                                       not_modelled)
 from karpenter_gpu.k8s.controller_settings import read_settings
+from karpenter_gpu.upstream import KARPENTER_VERSION
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -48,7 +49,7 @@ VECTORS = HERE / "vectors" / "placement.jsonl"
 VECTOR_SEED = 20261203
 VECTOR_COUNT = 400
 FRESH_COUNT = 600
-KARPENTER_TAG = "v1.14.1"
+KARPENTER_TAG = f"v{KARPENTER_VERSION}"
 
 TAINT_KEYS = ["nvidia.com/gpu", "workload", "team", "aws.amazon.com/neuron", "on-premises", "example.com/x",
               "CriticalAddonsOnly", "node.kubernetes.io/unschedulable"]
@@ -227,8 +228,10 @@ def core_answer(case: dict) -> dict:
 
 
 def normalised(answer: dict) -> dict:
-    """Go's answer with ``FEATURE_GATES`` ("NodeOverlay=true,…") as the sorted values names that are on."""
+    """Go's answer with ``FEATURE_GATES`` ("NodeOverlay=true,…") as the sorted values names that are on, without the
+    controller image (the core does not model it; :func:`image_problems` checks dist/'s)."""
     out = dict(answer)
+    out.pop("controller_image", None)
     if "feature_gates" in out and isinstance(out["feature_gates"], str):
         out["feature_gates"] = sorted(part.split("=")[0][:1].lower() + part.split("=")[0][1:]
                                       for part in out["feature_gates"].split(",") if part.endswith("=true"))
@@ -245,6 +248,18 @@ def differences(case: dict, answer: dict) -> list[str]:
     for key in sorted(set(mine) | set(theirs)):
         if mine.get(key) != theirs.get(key):
             out.append(f"{key}: core {mine.get(key)} != charts {theirs.get(key)}")
+    return out
+
+
+def image_problems(requests: list[dict], answers: list[dict]) -> list[str]:
+    """dist/'s Karpenter values must pin the controller image of the intended version (the chart at a release tag
+    names the previous one): the rendered Deployment's image tag must be :data:`KARPENTER_VERSION`."""
+    out = []
+    for request, got in zip(requests, answers, strict=True):
+        image = (got.get("answer") or {}).get("controller_image")
+        if request["id"].startswith("placement-dist-") and image is not None and \
+                image.rpartition("/")[2].split("@")[0] != f"controller:{KARPENTER_VERSION}":
+            out.append(f"{request['id']}: the controller image rendered is {image}, not {KARPENTER_VERSION}")
     return out
 
 
@@ -276,7 +291,11 @@ def ask(binary: Path, gpu_operator: Path, requests: list[dict]) -> list[dict]:
 
 def run(gpu_operator: Path, seed: int, count: int) -> int:
     requests = list(generated(seed, count)) + list(dist_cases())
-    bad = _compare(requests, ask(build(), gpu_operator, requests))
+    answers = ask(build(), gpu_operator, requests)
+    bad = _compare(requests, answers)
+    for problem in image_problems(requests, answers):
+        print(f"  {problem}")
+        bad += 1
     print(f"oracle family placement: {len(requests)} cases, {bad} disagreements (seed {seed})")
     return 1 if bad else 0
 
@@ -333,7 +352,11 @@ def from_run(seed: int, count: int | None, check_vectors: bool) -> tuple[int, in
             stale = 1
     started = time.monotonic()
     requests = list(generated(seed, count or FRESH_COUNT)) + list(dist_cases())
-    bad = _compare(requests, ask(build(), source, requests))
+    answers = ask(build(), source, requests)
+    bad = _compare(requests, answers)
+    for problem in image_problems(requests, answers):
+        print(f"  {problem}")
+        bad += 1
     left_out = sum("not modelled" in core_answer(r["case"]) for r in requests)
     print(f"oracle family placement: {len(requests)} cases, {bad} disagreements ({time.monotonic() - started:.1f}s; "
           f"{left_out} not modelled by the core, left out)")

@@ -9,7 +9,8 @@
 // deployments/gpu-operator is rendered, assets/ holds the operand DaemonSets.
 //
 // One JSON request a line ({"id", "case": {"gpu_operator_values", "karpenter_values", "nodes"}}), one answer a
-// line ({"id", "answer": {"<node>": {"<agent>": true|false}, ...}, "feature_gates": "..."} or {"id", "error"}).
+// line ({"id", "answer": {"<node>": {"<agent>": true|false}, ...}, "feature_gates": "...", "controller_image": "..."}
+// or {"id", "error"}).
 //
 // The operator's run-time behaviour, read from NVIDIA/gpu-operator v26.7.0 (its module is not served by the module
 // proxy at that commit, so it is cited, not imported):
@@ -294,6 +295,7 @@ func (r *renderer) karpenterAnswer(values map[string]any, nodes []node, out map[
 		return err
 	}
 	for _, c := range spec.Containers {
+		out["controller_image"] = c.Image
 		for _, env := range c.Env {
 			if env.Name == "FEATURE_GATES" {
 				out["feature_gates"] = env.Value
