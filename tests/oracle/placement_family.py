@@ -16,7 +16,8 @@ dist/ environment's pools and values.
     python -m tests.oracle.placement_family --gpu-operator DIR --write-vectors   # tests/oracle/vectors/placement.jsonl
 
 ``python -m tests.oracle.run`` (``make oracle``) runs the family too, when it finds the chart source
-(``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else build/gpu-operator), and says so when it does not.
+(``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else the vendored copy tests/oracle/charts/gpu-operator), and says so
+when it does not.
 
 ``--gpu-operator``: a checkout of NVIDIA/gpu-operator at the v26.7.0 tag (the module proxy does not serve that
 module at the tag's commit). ``make test`` checks the committed vectors without Go or the charts
@@ -320,15 +321,18 @@ def write_vectors(gpu_operator: Path) -> int:
     return 0
 
 
-#: Where ``make oracle`` finds the GPU Operator chart source: this variable, else build/gpu-operator.
+#: Where ``make oracle`` finds the GPU Operator chart source: this variable, else the copy vendored beside the
+#: renderer (tests/oracle/charts/gpu-operator: the tag's chart and operand assets, unmodified; VENDORED.json holds
+#: the commit and a digest tests/test_placement_vectors.py checks).
 SOURCE_VARIABLE = "KARPENTER_GPU_GPU_OPERATOR_SOURCE"
+VENDORED = Path(__file__).resolve().parent / "charts" / "gpu-operator"
 GPU_OPERATOR_COMMIT = "10ee5b3638b89e11e949412aafa5ba99279c3721"
 
 
 def gpu_operator_source() -> Path | None:
-    """A checkout of NVIDIA/gpu-operator v26.7.0 (``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else build/gpu-operator),
+    """A checkout of NVIDIA/gpu-operator v26.7.0 (``$KARPENTER_GPU_GPU_OPERATOR_SOURCE``, else the vendored copy),
     None when there is none."""
-    path = Path(os.environ.get(SOURCE_VARIABLE) or ROOT / "build" / "gpu-operator")
+    path = Path(os.environ.get(SOURCE_VARIABLE) or VENDORED)
     return path if (path / "deployments" / "gpu-operator" / "Chart.yaml").is_file() else None
 
 
@@ -381,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.oracle.placement_family", description=__doc__.split("\n")[0])
     parser.add_argument("--gpu-operator", type=Path, default=gpu_operator_source(),
                         help=f"a checkout of NVIDIA/gpu-operator at the v26.7.0 tag (default: ${SOURCE_VARIABLE}, "
-                             "else build/gpu-operator)")
+                             "else the vendored tests/oracle/charts/gpu-operator)")
     parser.add_argument("--seed", type=int, help="seed of the fresh cases (default: a new one)")
     parser.add_argument("--count", type=int, default=FRESH_COUNT, help=f"fresh cases (default {FRESH_COUNT})")
     parser.add_argument("--write-vectors", action="store_true", help="rebuild tests/oracle/vectors/placement.jsonl")
