@@ -15,7 +15,7 @@ The key tree is ``values.yaml`` united with every ``.Values.<path>`` the chart's
 reads but ``values.yaml`` leaves out, such as ``operator.version``, are real keys). A node is a map of known
 children, or null where any key below is the user's (an empty map or a list by default, or a scalar).
 
-    python tools/build_chart_data.py --gpu-operator DIR [--karpenter-chart DIR] [--check]
+    python tools/build_chart_data.py [--gpu-operator DIR] [--karpenter-chart DIR] [--check]
 """
 
 from __future__ import annotations
@@ -168,8 +168,9 @@ def _module_chart() -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gpu-operator", type=Path, required=True,
-                        help=f"a checkout of NVIDIA/gpu-operator at {GPU_OPERATOR_COMMIT}")
+    parser.add_argument("--gpu-operator", type=Path, default=ROOT / "tests" / "oracle" / "charts" / "gpu-operator",
+                        help=f"a checkout of NVIDIA/gpu-operator at {GPU_OPERATOR_COMMIT} (default: the copy "
+                             "vendored for the placement oracle)")
     parser.add_argument("--karpenter-chart", type=Path, help="charts/karpenter (default: the Go module cache)")
     parser.add_argument("--check", action="store_true", help="fail when the committed file differs")
     args = parser.parse_args()
