@@ -52,7 +52,8 @@ def test_the_seed_yaml_round_trips_without_drift(tmp_path):
         shutil.copy(SEEDS / name, source / name.removesuffix(".yaml") / name)
     code = _round_trip(source, tmp_path)
     assert code.count("def environment_") == len(VALID_SEEDS)
-    assert "GpuInferencePool / GpuTrainingPool would fit" in code  # the follow-up, offered not forced
+    # no seed pool is one a construct writes as it is: each stays as given, its reason naming the field
+    assert "GpuInferencePool / GpuTrainingPool would not keep it '\n            'as it is (spec." in code
 
 
 def test_public_examples_round_trip_with_their_values_files(tmp_path, capsys):
@@ -161,3 +162,80 @@ def test_the_four_environments_of_dist_round_trip_with_every_values_file(tmp_pat
     # the Karpenter, GPU Operator and Neuron values files
     code = _round_trip(ROOT / "dist", tmp_path)
     assert code.count("def environment_") == 4 and "version=NEURON_VERSION" in code
+
+
+def _dist_objects(environment: str) -> list[dict]:
+    import yaml
+
+    return [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "dist" / environment).glob("*.yaml"))]
+
+
+def _adopt(objects: list[dict]):
+    from karpenter_gpu.importer.adopt import adopt
+    from karpenter_gpu.importer.fit import Checker
+
+    return adopt(objects, [f"Object{i}" for i in range(len(objects))], Checker())
+
+
+def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
+    # every environment of dist/: 7 of 8 EC2NodeClasses and 10 of 16 NodePools are construct calls; the round trip
+    # (synth of the calls, diff --fail-on drift) says no change
+    counts = {"EC2NodeClass": [0, 0], "NodePool": [0, 0]}
+    for environment in ("dev", "fleet", "prod", "staging"):
+        objects = _dist_objects(environment)
+        adopted = _adopt(objects)
+        for i, o in enumerate(objects):
+            if o["kind"] in counts:
+                counts[o["kind"]][0] += i in adopted.calls
+                counts[o["kind"]][1] += 1
+    assert counts == {"EC2NodeClass": [7, 8], "NodePool": [10, 16]}
+    app = tmp_path / "dev_app.py"
+    assert main(["import", str(ROOT / "dist" / "dev"), "--out", str(app)]) == 0
+    code = app.read_text(encoding="utf-8")
+    assert "node_class_gpu_inference = GpuNodeClass(" in code
+    assert "GpuInferencePool(\n        chart, 'NodePool-gpu-inference', node_class=node_class_gpu_inference," in code
+    assert "ImportedObject(\n        chart, 'NodePool-" not in code and "ImportedObject(\n        chart, 'EC2" not in code
+
+
+def test_a_field_the_construct_does_not_write_keeps_the_object_as_given_and_is_named():
+    objects = _dist_objects("dev")
+    pool = next(i for i, o in enumerate(objects) if o["kind"] == "NodePool")
+    node_class = next(i for i, o in enumerate(objects) if o["kind"] == "EC2NodeClass")
+    objects[pool]["spec"]["template"]["metadata"]["annotations"] = {"example.com/x": "y"}
+    adopted = _adopt(objects)
+    assert node_class in adopted.calls and pool not in adopted.calls
+    assert adopted.unfit[pool].field == "spec.template.metadata.annotations"
+    assert "would not keep it as it is (spec.template.metadata.annotations" in adopted.unfit[pool].reason()
+    del objects[node_class]  # a pool whose node class is kept as given says so, and its own field first
+    adopted = _adopt(objects)
+    unfit = adopted.unfit[pool - (node_class < pool)]
+    assert unfit.field == "spec.template.metadata.annotations" and "not a GpuNodeClass construct" in unfit.detail
+
+
+def test_a_pool_on_a_node_class_kept_as_given_would_fit_once_it_is_one():
+    objects = [o for o in _dist_objects("dev") if o["kind"] == "NodePool"]
+    unfit = _adopt(objects).unfit[0]
+    assert unfit.field == "spec.template.spec.nodeClassRef" and "would be written as it is" in unfit.detail
+
+
+def test_the_generated_names_are_the_packages_exports():
+    import karpenter_gpu
+    from karpenter_gpu.importer.fit import CALLABLE
+
+    assert all(getattr(karpenter_gpu, name) is value for name, value in CALLABLE.items())
+
+
+def test_props_source_rebuilds_the_values():
+    from karpenter_gpu import Budget, CapacityType, Duration, GpuMemory, Operator, Quantity, Requirement, Taint
+    from karpenter_gpu.importer.fit import CALLABLE
+    from karpenter_gpu.importer.pysource import source
+
+    values = [Duration.parse("1h30m"), Duration.never(), Quantity("200Gi"), GpuMemory.mib(22888), CapacityType.SPOT,
+              Requirement("example.com/k", Operator.IN, ["a", "'\""], min_values=1), Requirement.exists("x.io/y"),
+              Taint.gpu(), Taint("k", None, "NoExecute"),
+              Budget(nodes="10%", reasons=("Drifted",), schedule="0 9 * * *", duration=Duration.hours(8), note="n\n'"),
+              (Taint.gpu(),), ()]
+    for value in values:
+        names: set[str] = set()
+        text = source(value, names)
+        assert eval(text, {n: CALLABLE[n] for n in names}) == value, text

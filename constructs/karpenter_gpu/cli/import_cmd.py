@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
                                     allowed=f"a file that can be created ({ex.strerror})",
                                     fix="choose a writable path") from None
         module = out.stem if out.stem.isidentifier() else "<module>"
-        print(f"{PROG}: wrote {printable(args.out)}: {imported.objects} object(s), {imported.values} values file(s) "
+        print(f"{PROG}: wrote {printable(args.out)}: {imported.objects} object(s) ({imported.constructs} as construct "
+              f"calls, the rest as given), {imported.values} values file(s) "
               f"in {len(imported.environments)} environment(s) ({', '.join(imported.environments)}); synthesize "
               f"with `{PROG} synth --app {module}:apps --out <folder>`", file=sys.stderr)
     for path in imported.skipped_values:
@@ -56,8 +57,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "import", help="write a Python app that synthesizes existing Karpenter YAML unchanged",
         description="Read NodePools, EC2NodeClasses, NodeOverlays (any object) and the values files karpenter-gpu "
                     "writes, one environment per top-level folder, and write a cdk8s app whose synth gives the same "
-                    "objects: karpenter-gpu diff INPUT OUTPUT --fail-on drift exits 0. Each object's comment names "
-                    "the construct that would build it, as a follow-up. Exit codes: 0 written, 2 usage or input "
+                    "objects: karpenter-gpu diff INPUT OUTPUT --fail-on drift exits 0. An object a construct writes as "
+                    "it was read becomes that construct's call (checked at import); the others are kept as given, "
+                    "their reason naming the field that kept the construct out. Exit codes: 0 written, 2 usage or input "
                     "error.")
     parser.add_argument("input", help="folder, file or - for stdin")
     parser.add_argument("--out", required=True, metavar="FILE",

@@ -2,10 +2,13 @@
 
 The contract ("keep as is"): synthesizing the generated app gives, per environment, the objects that were read,
 so ``karpenter-gpu diff <input> <output> --fail-on drift`` exits 0: original names, labels and fields kept, no
-node replaced. Every NodePool, EC2NodeClass and NodeOverlay (and every other object in the input) becomes an
-:class:`~karpenter_gpu.addons.imported_object.ImportedObject` holding the object as given, with a comment saying
-which construct would fit and why it is not used; the Helm values files karpenter-gpu writes
-(``karpenter.values.yaml``, ``gpu-operator.values.yaml``, ``neuron-device-plugin.values.yaml``) become ``HelmValues`` with the pinned chart and version.
+node replaced. An EC2NodeClass or NodePool that a construct writes exactly as it was read becomes that construct's
+call (derived and checked in :mod:`.adopt`: the call's source is synthesized in a scratch chart and compared with
+the object as ``diff`` compares them); every other object becomes an
+:class:`~karpenter_gpu.addons.imported_object.ImportedObject` holding the object as given, its reason naming the
+field that kept the construct out (or, for the kinds no construct is tried for, the construct that would fit);
+the Helm values files karpenter-gpu writes (``karpenter.values.yaml``, ``gpu-operator.values.yaml``,
+``neuron-device-plugin.values.yaml``) become ``HelmValues`` with the pinned chart and version.
 Adopting a construct is offered as a follow-up, reviewed with ``karpenter-gpu diff``, never forced.
 
 Environments: as every command reads input (:mod:`karpenter_gpu.k8s.input_layout`), each top-level sub-folder is
@@ -21,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from karpenter_gpu.importer.adopt import adopt
+from karpenter_gpu.importer.fit import Call, Checker, Unfit
 from karpenter_gpu.importer.literal import literal
 from karpenter_gpu.k8s.input_layout import ROOT, Environment, Source, metadata
 from karpenter_gpu.output.layout import HELM_DIR
@@ -67,7 +72,11 @@ class Imported:
     code: str
     environments: list[str] = field(default_factory=list)
     objects: int = 0
+    #: Of ``objects``, those a construct call writes as they were read.
+    constructs: int = 0
     values: int = 0
+    #: The ``karpenter_gpu`` names the code uses.
+    names: set[str] = field(default_factory=set)
     skipped_values: list[str] = field(default_factory=list)
 
 
@@ -130,23 +139,43 @@ def desired(manifest: dict) -> tuple[dict, list[str]]:
     return kept, dropped
 
 
-def _environment(env: Environment, folder: str, function: str, out: Imported) -> list[str]:
+def _object_lines(kind: str, name: object, dropped: list[str], cid: str, manifest: dict, found: Call | Unfit | None
+                  ) -> list[str]:
+    shown = _plain(name)
+    lines = [f"    # {kind if _PLAIN.match(kind) else 'object'} {shown or '(name in the manifest)'}"]
+    if dropped:  # fixed field names only: no input text in a comment
+        lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
+    if isinstance(found, Call):
+        lines.append(f"    # {found.construct}: writes the object as it was read (checked at import)")
+        return lines + [f"    {line}" for line in found.lines()]
+    reason = found.reason() if found is not None else _reason(kind)
+    return lines + ["    ImportedObject(", f"        chart, {cid!r},", f"        reason={literal(reason, 2)},",
+                    f"        manifest={literal(manifest, 2)},", "    )"]
+
+
+def _environment(env: Environment, folder: str, function: str, out: Imported, checker: Checker) -> list[str]:
     lines = [f"def {function}() -> cdk8s.App:",
              f'    """The environment written to <output>/{folder}/."""',
              f"    app = cdk8s.App(outdir={folder!r})",
              '    chart = cdk8s.Chart(app, "imported")']
     used: set[str] = set()
-    for index, m in enumerate(env.manifests, 1):
-        manifest, dropped = desired(m.manifest)
-        kind, name = str(manifest.get("kind")), metadata(manifest).get("name")
-        shown = _plain(name)
-        lines.append(f"    # {kind if _PLAIN.match(kind) else 'object'} {shown or '(name in the manifest)'}")
-        if dropped:  # fixed field names only: no input text in a comment
-            lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
-        cid = _construct_id(kind, name, index, used)
-        lines += ["    ImportedObject(", f"        chart, {cid!r},", f"        reason={literal(_reason(kind), 2)},",
-                  f"        manifest={literal(manifest, 2)},", "    )"]
+    read = [desired(m.manifest) for m in env.manifests]
+    ids = [_construct_id(str(m.get("kind")), metadata(m).get("name"), index, used)
+           for index, (m, _) in enumerate(read, 1)]
+    adopted = adopt([m for m, _ in read], ids, checker)
+    order = [i for i, m in enumerate(read) if adopted.calls.get(i) in adopted.node_classes]
+    order += [i for i in range(len(read)) if i not in order]  # node classes first: the pools refer to them
+    for i in order:
+        manifest, dropped = read[i]
+        found = adopted.calls.get(i) or adopted.unfit.get(i)
+        lines += _object_lines(str(manifest.get("kind")), metadata(manifest).get("name"), dropped, ids[i], manifest,
+                               found)
         out.objects += 1
+        if isinstance(found, Call):
+            out.constructs += 1
+            out.names |= found.names
+        else:
+            out.names.add("ImportedObject")
     for file_name, values in sorted(env.values.items()):
         constants = KNOWN_VALUES.get(file_name)
         if constants is None:
@@ -165,6 +194,7 @@ def _environment(env: Environment, folder: str, function: str, out: Imported) ->
 def import_source(source: Source) -> Imported:
     """The app for everything ``source`` holds (reader problems are the caller's to refuse first)."""
     out = Imported(code="")
+    checker = Checker()
     body: list[str] = []
     functions: list[str] = []
     used_functions: set[str] = set()
@@ -180,22 +210,22 @@ def import_source(source: Source) -> Imported:
         function = _function_name(folder, index, used_functions)
         functions.append(function)
         out.environments.append(folder)
-        body += ["", "", *_environment(env, folder, function, out)]
+        body += ["", "", *_environment(env, folder, function, out, checker)]
     known = sorted({KNOWN_VALUES[name] for env in source.environments for name in env.values if name in KNOWN_VALUES})
     head = [
-        '"""Karpenter objects imported by `karpenter-gpu import`, kept as given: synthesizing this app writes the',
+        '"""Karpenter objects imported by `karpenter-gpu import`, kept as they are: synthesizing this app writes the',
         "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
+        "Construct calls where a construct writes the object as it was read (checked at import), ImportedObject",
+        "where none does (its reason names the field that kept the construct out).",
         "",
         "    karpenter-gpu synth --app <this module>:apps --out <output>",
         "",
-        "Follow-up, not forced: each object's comment names the construct that would build it and what adopting it",
-        "changes; replace one ImportedObject at a time and review the change with `karpenter-gpu diff`.",
+        "Follow-up, not forced: replace one ImportedObject at a time and review the change with `karpenter-gpu diff`.",
         '"""',
         "",
         "from __future__ import annotations",
         "",
-        "from karpenter_gpu import " + ", ".join(n for n, used in (("HelmValues", out.values),
-                                                                   ("ImportedObject", out.objects)) if used),
+        *_import_line(sorted(out.names | ({"HelmValues"} if out.values else set()))),
     ]
     head += _imports(known)
     head += ["", "import cdk8s  # isort: skip (after karpenter_gpu, which points jsii at the packaged Node)"]
@@ -206,6 +236,14 @@ def import_source(source: Source) -> Imported:
                      *(f"#   {p}" for p in (_plain_path(v) for v in out.skipped_values)), ""]
     out.code = "\n".join(head + body + tail)
     return out
+
+
+def _import_line(names: list[str]) -> list[str]:
+    """``from karpenter_gpu import ...`` as isort lays it out (one line when it fits, else one name a line)."""
+    line = "from karpenter_gpu import " + ", ".join(names)
+    if len(line) <= 88:
+        return [line]
+    return ["from karpenter_gpu import (", *(f"    {n}," for n in names), ")"]
 
 
 def _imports(known: list[tuple[str, str, str, str, str]]) -> list[str]:
