@@ -80,7 +80,7 @@ func hashOf(kind string, raw json.RawMessage) (string, error) {
 		if err := json.Unmarshal(stored, &nc); err != nil {
 			return "", fmt.Errorf("decode EC2NodeClass: %w", err)
 		}
-		return nc.Hash(nil), nil
+		return nodeClassHash(&nc), nil
 	}
 	return "", fmt.Errorf("unknown kind %q", kind)
 }
