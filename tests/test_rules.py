@@ -1128,6 +1128,22 @@ def test_kg445_says_to_turn_on_the_overlay_gate_when_the_overlays_are_ignored(ch
                 if f.code == "KG445"]
 
 
+def test_kg445_leaves_the_gate_karpenter_values_turn_off_to_kg642(chart):
+    """Karpenter values with nodeOverlay off: the MIG capacity the overlays add is not applied. One cause, one
+    finding: KG642 on each overlay, not KG445 on the pod too; a profile no overlay adds is still KG445's."""
+    from karpenter_gpu.k8s.controller_settings import read_settings
+
+    objects, values = _mig_env(chart)
+    values["karpenter.values.yaml"] = {"settings": {"featureGates": {"nodeOverlay": False}}}
+    off = read_settings(values["karpenter.values.yaml"], "helm/karpenter.values.yaml")
+    assert not off.node_overlay
+    ours = _pod("slice", "gpu-mig", {"nvidia.com/mig-1g.10gb": "1"})
+    other = _pod("big-slice", "gpu-mig", {"nvidia.com/mig-3g.40gb": "1"})
+    found = check_rules([("x", m) for m in [*objects, ours, other]], values=values, settings=off)
+    assert {f.kind for f in found if f.code == "KG642"} == {"NodeOverlay"}
+    assert [f.name for f in found if f.code == "KG445"] == ["big-slice"]
+
+
 def test_kg419_on_a_static_pool_without_the_static_gate_says_to_turn_it_on():
     pool = gpu_pool()
     pool["spec"]["replicas"] = 1

@@ -10,7 +10,7 @@ from karpenter_gpu.analysis.simulator import PoolReport
 from karpenter_gpu.apiserver.findings import Severity
 from karpenter_gpu.check.rules._model import RuleEnvironment, Pool, as_dict
 from karpenter_gpu.check.rules._registry import rule
-from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.k8s.controller_settings import CHART_DEFAULTS, ControllerSettings
 from karpenter_gpu.k8s.labels import NVIDIA_GPU, OVERLAY_KIND, kind_of
 from karpenter_gpu.k8s.mig import MIG_CONFIG_LABEL, MIG_RESOURCE_PREFIX, mig_partitioned, mig_table
 
@@ -51,6 +51,12 @@ def _mig_requests(env: RuleEnvironment) -> Iterable[tuple[Any, dict[str, Decimal
             yield work, totals, sorted(r for r in totals if r.startswith(MIG_RESOURCE_PREFIX))
 
 
+def _overlay_resources(env: RuleEnvironment) -> set[str]:
+    """The MIG resources the environment's NodeOverlays add to capacity."""
+    return {str(r) for m in env.manifests if kind_of(m) == OVERLAY_KIND
+            for r in as_dict(as_dict(m.get("spec")).get("capacity")) if str(r).startswith(MIG_RESOURCE_PREFIX)}
+
+
 @rule("KG445", Severity.ERROR, "workload requesting a MIG resource that no NodePool advertises")
 def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
     """What it checks: a workload requesting ``nvidia.com/mig-*`` that no NodePool of the environment advertises
@@ -59,7 +65,9 @@ def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
     Why it matters: Karpenter launches nothing for the pod and it stays Pending.
 
     Fix: add a MigPartitionedPool whose config has that profile, or request one that a pool advertises (with the
-    ``nodeOverlay`` gate off and NodeOverlays present: turn the gate on).
+    ``nodeOverlay`` gate off and NodeOverlays present: turn the gate on). When the Karpenter values turn that gate
+    off, KG642 reports each NodeOverlay they leave ignored and this rule stays silent for the MIG resources those
+    overlays add (one finding per cause).
 
     Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/nodeoverlay`` (capacity overlays) and
     ``pkg/utils/resources`` ``Fits``.
@@ -68,11 +76,14 @@ def kg445_unadvertised_mig(env: RuleEnvironment) -> None:
     if not asking or not env.simulated:  # what the pools advertise matters only to a pod asking for MIG
         return
     advertised = {r for pool in env.pools if (report := env.report(pool)) for r in _mig_resources(report)}
-    overlays_off = not (env.settings or ControllerSettings()).node_overlay and any(
-        kind_of(m) == OVERLAY_KIND for m in env.manifests)
+    settings = env.settings or ControllerSettings()
+    overlays_off = not settings.node_overlay and any(kind_of(m) == OVERLAY_KIND for m in env.manifests)
+    # Karpenter values that turn the gate off: KG642 reports each NodeOverlay they leave ignored, so a resource one
+    # of them would advertise has that one cause, reported there (one finding per cause)
+    gated = _overlay_resources(env) if overlays_off and settings.source != CHART_DEFAULTS else set()
     for work, wanted in asking:
         for resource in wanted:
-            if resource not in advertised:
+            if resource not in advertised and resource not in gated:
                 fix = ("turn on settings.featureGates.nodeOverlay in the Karpenter values: the environment's "
                        "NodeOverlays (its MIG capacity among them) are ignored without it" if overlays_off else
                        "add a MigPartitionedPool whose config has that profile, or request one that a pool advertises "
