@@ -332,3 +332,14 @@ def test_an_environment_targeting_1_9_synthesizes_validates_against_v1_9_and_ins
     assert code == 0, out
     assert "karpenter: prod: Karpenter v1.9.3 (prod/helm/karpenter.values.yaml controller.image.tag 1.9.3)" in out
     assert line_crds(V19) is not line_crds(V114)
+
+
+def test_validate_warns_of_values_the_line_s_chart_ignores(capsys, balanced_dev):
+    values = balanced_dev / "dev" / "helm" / "karpenter.values.yaml"
+    values.write_text(values.read_text().replace("settings:\n", "settings:\n  enableZonalShift: true\n", 1))
+    code, out = _validate(capsys, balanced_dev, "--karpenter-version", "1.9")
+    assert ("dev/helm/karpenter.values.yaml: / settings.featureGates.capacityBuffer: warning KG662 Karpenter v1.9.3's "
+            "chart has no capacityBuffer gate: the value is ignored (first in v1.14.0)") in out
+    assert "settings.enableZonalShift: warning KG662 Karpenter v1.9.3's chart has no settings.enableZonalShift" in out
+    code, out = _validate(capsys, balanced_dev, "--karpenter-version", "1.14")
+    assert code == 0 and "KG662" not in out

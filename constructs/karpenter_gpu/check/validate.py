@@ -22,7 +22,7 @@ from karpenter_gpu.check.rules import check_rules
 from karpenter_gpu.errors import KarpenterGpuError, echo
 from karpenter_gpu.k8s.controller_settings import ControllerSettings, environment_settings
 from karpenter_gpu.k8s.input_layout import Environment, Manifest, Problem, Source, read_path
-from karpenter_gpu.k8s.target_line import TargetLine, environment_line, explicit_line
+from karpenter_gpu.k8s.target_line import TargetLine, environment_line, explicit_line, unknown_to_line
 from karpenter_gpu.render import escape
 from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
 
@@ -103,6 +103,8 @@ def validate_source(source: Source, crds: dict | None, karpenter_values: Control
                                     f"{err.prop}={echo(err.value)} is not allowed: {err.allowed}. Fix: {err.fix}"))
             target = environment_line(None, None, path)
         versions.append(escape.plain(f"{env.name}: {target.describe()}", None))  # names and paths are input
+        findings.extend(Finding(path, "", "", where, "KG662", Severity.WARNING, why)
+                        for where, why in unknown_to_line((env.values or {}).get(KARPENTER_VALUES_FILE), target.line))
         env_crds = crds if crds is not None else line_crds(target.line)
         try:
             settings = environment_settings(env.values, path, karpenter_values)

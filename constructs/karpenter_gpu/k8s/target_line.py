@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.upstream import DEFAULT_LINE, KARPENTER_LINES, KARPENTER_VALUES_FILE, KarpenterLine, karpenter_line
+from karpenter_gpu.upstream import (CHART_SETTINGS, DEFAULT_LINE, INTRODUCED, KARPENTER_LINES, KARPENTER_VALUES_FILE,
+                                    FeatureGate, KarpenterLine, karpenter_line)
 
-__all__ = ["TargetLine", "environment_line", "explicit_line", "values_line"]
+__all__ = ["TargetLine", "environment_line", "explicit_line", "unknown_to_line", "values_line"]
 
 
 @dataclass(frozen=True)
@@ -76,3 +77,22 @@ def environment_line(explicit: TargetLine | None, values: Mapping[str, Any] | No
         return fallback
     return TargetLine(KARPENTER_LINES[DEFAULT_LINE], "the default: no --karpenter-version and no controller.image.tag "
                                                      "in the Karpenter values")
+
+
+def unknown_to_line(values: Mapping[str, Any] | None, line: KarpenterLine) -> list[tuple[str, str]]:
+    """``(values path, why)`` for each feature gate and chart setting a Karpenter values mapping sets that the line's
+    chart does not have (the chart ignores it: a v1.14 ``capacityBuffer`` or ``enableZonalShift`` on v1.9)."""
+    settings = values.get("settings") if isinstance(values, Mapping) else None
+    if not isinstance(settings, Mapping):
+        return []
+    out = []
+    gates = settings.get("featureGates")
+    for gate in gates if isinstance(gates, Mapping) else ():
+        if gate in {g.value for g in FeatureGate} and FeatureGate(gate) not in line.gates:
+            out.append((f"settings.featureGates.{gate}", f"Karpenter v{line.version}'s chart has no {gate} gate: the "
+                                                         f"value is ignored (first in v{INTRODUCED.get(gate, '?')})"))
+    for key in settings:
+        if key in CHART_SETTINGS and key not in line.settings:
+            out.append((f"settings.{key}", f"Karpenter v{line.version}'s chart has no settings.{key}: the value is "
+                                           f"ignored (first in v{INTRODUCED.get(key, '?')})"))
+    return out
