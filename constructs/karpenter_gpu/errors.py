@@ -158,7 +158,6 @@ CODES: dict[str, str] = {
     "KG661": "field, value or label the target Karpenter version's CRDs lack (names the first release that has it)",
     "KG662": "feature gate the target Karpenter version's chart lacks",
     "KG663": "two Karpenter versions for one cluster",
-    "KG664": "upgrade verdict: an object the other Karpenter version refuses or prunes, or a gate it changes",
     "KG700": "invalid instance-type catalog (file, entry index/name, field, what is allowed)",
     "KG701": "instance-type catalog file unreadable or not valid JSON/YAML",
     "KG702": "catalog price Go's strconv.ParseFloat reads as non-finite or float64 cannot hold (Inf, NaN, 1e999999)",
