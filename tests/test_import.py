@@ -239,3 +239,50 @@ def test_props_source_rebuilds_the_values():
         names: set[str] = set()
         text = source(value, names)
         assert eval(text, {n: CALLABLE[n] for n in names}) == value, text
+
+
+def test_opinionated_writes_the_constructs_defaults_and_prints_what_they_change(tmp_path, capsys):
+    app, opinions = tmp_path / "as_is.py", tmp_path / "opinions.py"
+    assert main(["import", str(PUBLIC), "--out", str(app), "--opinionated", str(opinions)]) == 0
+    code = opinions.read_text(encoding="utf-8")
+    ast.parse(code)
+    lint = subprocess.run([str(RUFF), "check", "--no-cache", str(opinions)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
+    # only what no default can know is kept: the pool's name, node class, GPU limit and capacity type
+    assert ("GpuInferencePool(\n        chart, 'NodePool-gpu-tier1-g5-spot', node_class=node_class_gpu_al2023,\n"
+            "        name='gpu-tier1-g5-spot',\n        gpu_limit=64,\n        capacity_types=(CapacityType.SPOT,),\n"
+            "    )") in code
+    out = capsys.readouterr().out
+    assert out.startswith("8 changes: 4 replaces nodes (drift)"), out
+    assert "NodePool gpu-tier1-g5-spot: replaces nodes (drift)" in out
+    assert "spec.template.spec.expireAfter changed: Never → 720h" in out  # the cost of one opinion, named
+    assert "EC2NodeClass gpu-al2023: replaces nodes (drift)" in out
+    assert app.exists() and "ImportedObject(" in app.read_text(encoding="utf-8")  # the as-is app is unchanged
+
+
+def test_opinionated_needs_a_path_input_and_a_new_file(tmp_path, capsys):
+    assert main(["import", "-", "--out", str(tmp_path / "a.py"), "--opinionated", str(tmp_path / "o.py")]) == 2
+    err = capsys.readouterr().err
+    assert "[KG234]" in err and err.count("\n") == 1
+    taken = tmp_path / "o.py"
+    taken.write_text("mine\n", encoding="utf-8")
+    assert main(["import", str(PUBLIC), "--out", str(tmp_path / "a.py"), "--opinionated", str(taken)]) == 2
+    assert "[KG771]" in capsys.readouterr().err
+    assert taken.read_text(encoding="utf-8") == "mine\n" and not (tmp_path / "a.py").exists()
+    assert main(["import", str(PUBLIC), "--out", str(taken), "--opinionated", str(taken)]) == 2
+    assert "[KG234]" in capsys.readouterr().err
+
+
+def test_an_opinionated_app_that_does_not_synthesize_is_a_note_and_the_files_stay(tmp_path, capsys, monkeypatch):
+    from karpenter_gpu import KarpenterGpuError
+    from karpenter_gpu.cli import import_cmd
+
+    def refuse(apps, folder):
+        raise KarpenterGpuError("KG171", prop="id", value="x", allowed="one object per name", fix="rename one")
+
+    monkeypatch.setattr(import_cmd, "_write_objects", refuse)
+    app, opinions = tmp_path / "a.py", tmp_path / "o.py"
+    assert main(["import", str(PUBLIC), "--out", str(app), "--opinionated", str(opinions)]) == 0
+    captured = capsys.readouterr()
+    assert "[KG235]" in captured.err and "[KG171]" in captured.err and captured.out == ""
+    assert app.exists() and opinions.exists()

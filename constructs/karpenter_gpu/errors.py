@@ -76,6 +76,8 @@ CODES: dict[str, str] = {
     "KG231": "PlatformConfig without node_class while a pool runs on an EC2NodeClass (not EKS Auto Mode)",
     "KG232": "PlatformConfig without karpenter while a pool needs a self-managed Karpenter (not EKS Auto Mode)",
     "KG233": "GitOps delivery of a chart whose repository is not known (neither an OCI reference nor a known alias)",
+    "KG234": "import --opinionated without a path input, or onto the --out file",
+    "KG235": "import --opinionated: the app with the constructs' defaults does not synthesize (note; no diff shown)",
     "KG260": "invalid Neuron accelerator names",
     "KG261": "Neuron limit missing or out of range",
     "KG262": "GPU prop on a Neuron pool",

@@ -27,6 +27,7 @@ from pathlib import Path
 from karpenter_gpu.importer.adopt import adopt
 from karpenter_gpu.importer.fit import Call, Checker, Unfit
 from karpenter_gpu.importer.literal import literal
+from karpenter_gpu.importer.opinions import opinions
 from karpenter_gpu.k8s.input_layout import ROOT, Environment, Source, metadata
 from karpenter_gpu.output.layout import HELM_DIR
 
@@ -139,21 +140,24 @@ def desired(manifest: dict) -> tuple[dict, list[str]]:
     return kept, dropped
 
 
-def _object_lines(kind: str, name: object, dropped: list[str], cid: str, manifest: dict, found: Call | Unfit | None
-                  ) -> list[str]:
+def _object_lines(kind: str, name: object, dropped: list[str], cid: str, manifest: dict, found: Call | Unfit | None,
+                  opinionated: bool = False) -> list[str]:
     shown = _plain(name)
     lines = [f"    # {kind if _PLAIN.match(kind) else 'object'} {shown or '(name in the manifest)'}"]
     if dropped:  # fixed field names only: no input text in a comment
         lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
     if isinstance(found, Call):
-        lines.append(f"    # {found.construct}: writes the object as it was read (checked at import)")
+        said = ("the construct's defaults (what they change: karpenter-gpu diff)" if opinionated
+                else "writes the object as it was read (checked at import)")
+        lines.append(f"    # {found.construct}: {said}")
         return lines + [f"    {line}" for line in found.lines()]
     reason = found.reason() if found is not None else _reason(kind)
     return lines + ["    ImportedObject(", f"        chart, {cid!r},", f"        reason={literal(reason, 2)},",
                     f"        manifest={literal(manifest, 2)},", "    )"]
 
 
-def _environment(env: Environment, folder: str, function: str, out: Imported, checker: Checker) -> list[str]:
+def _environment(env: Environment, folder: str, function: str, out: Imported, checker: Checker,
+                 opinionated: bool) -> list[str]:
     lines = [f"def {function}() -> cdk8s.App:",
              f'    """The environment written to <output>/{folder}/."""',
              f"    app = cdk8s.App(outdir={folder!r})",
@@ -162,14 +166,14 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
     read = [desired(m.manifest) for m in env.manifests]
     ids = [_construct_id(str(m.get("kind")), metadata(m).get("name"), index, used)
            for index, (m, _) in enumerate(read, 1)]
-    adopted = adopt([m for m, _ in read], ids, checker)
+    adopted = (opinions if opinionated else adopt)([m for m, _ in read], ids, checker)
     order = [i for i, m in enumerate(read) if adopted.calls.get(i) in adopted.node_classes]
     order += [i for i in range(len(read)) if i not in order]  # node classes first: the pools refer to them
     for i in order:
         manifest, dropped = read[i]
         found = adopted.calls.get(i) or adopted.unfit.get(i)
         lines += _object_lines(str(manifest.get("kind")), metadata(manifest).get("name"), dropped, ids[i], manifest,
-                               found)
+                               found, opinionated)
         out.objects += 1
         if isinstance(found, Call):
             out.constructs += 1
@@ -191,8 +195,9 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
     return lines
 
 
-def import_source(source: Source) -> Imported:
-    """The app for everything ``source`` holds (reader problems are the caller's to refuse first)."""
+def import_source(source: Source, *, opinionated: bool = False) -> Imported:
+    """The app for everything ``source`` holds (reader problems are the caller's to refuse first); ``opinionated``:
+    the constructs' calls with their defaults instead (:mod:`.opinions`), a follow-up to review with diff."""
     out = Imported(code="")
     checker = Checker()
     body: list[str] = []
@@ -210,18 +215,9 @@ def import_source(source: Source) -> Imported:
         function = _function_name(folder, index, used_functions)
         functions.append(function)
         out.environments.append(folder)
-        body += ["", "", *_environment(env, folder, function, out, checker)]
+        body += ["", "", *_environment(env, folder, function, out, checker, opinionated)]
     known = sorted({KNOWN_VALUES[name] for env in source.environments for name in env.values if name in KNOWN_VALUES})
-    head = [
-        '"""Karpenter objects imported by `karpenter-gpu import`, kept as they are: synthesizing this app writes the',
-        "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
-        "Construct calls where a construct writes the object as it was read (checked at import), ImportedObject",
-        "where none does (its reason names the field that kept the construct out).",
-        "",
-        "    karpenter-gpu synth --app <this module>:apps --out <output>",
-        "",
-        "Follow-up, not forced: replace one ImportedObject at a time and review the change with `karpenter-gpu diff`.",
-        '"""',
+    head = [*(_OPINIONATED_DOC if opinionated else _AS_IS_DOC),
         "",
         "from __future__ import annotations",
         "",
@@ -236,6 +232,29 @@ def import_source(source: Source) -> Imported:
                      *(f"#   {p}" for p in (_plain_path(v) for v in out.skipped_values)), ""]
     out.code = "\n".join(head + body + tail)
     return out
+
+
+_AS_IS_DOC = [
+    '"""Karpenter objects imported by `karpenter-gpu import`, kept as they are: synthesizing this app writes the',
+    "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
+    "Construct calls where a construct writes the object as it was read (checked at import), ImportedObject",
+    "where none does (its reason names the field that kept the construct out).",
+    "",
+    "    karpenter-gpu synth --app <this module>:apps --out <output>",
+    "",
+    "Follow-up, not forced: replace one ImportedObject at a time and review the change with `karpenter-gpu diff`.",
+    '"""',
+]
+_OPINIONATED_DOC = [
+    '"""The constructs\' opinions, a follow-up to review (never forced): each EC2NodeClass and NodePool read by',
+    "`karpenter-gpu import --opinionated` as its construct's call with the construct's defaults, keeping only what",
+    "no default can know (names, AMI, role, subnets, tags; GPU names, capacity types, zones, GPU limit); the rest",
+    "as given. Synthesizing this app changes objects: `karpenter-gpu diff <input> <output>` says what each",
+    "opinion costs (which pools' nodes drift or are replaced, and why).",
+    "",
+    "    karpenter-gpu synth --app <this module>:apps --out <output>",
+    '"""',
+]
 
 
 def _import_line(names: list[str]) -> list[str]:

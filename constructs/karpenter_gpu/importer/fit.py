@@ -104,8 +104,8 @@ class Checker:
     def __init__(self, crds: Crds | None = None) -> None:
         self.crds = crds_or_default(crds)
 
-    def check(self, setup: list[Call], candidate: Call, expected: dict) -> Unfit | None:
-        """None when running ``setup`` then ``candidate`` writes ``expected`` (defaulted alike), else why not."""
+    def _run(self, setup: list[Call], candidate: Call) -> list[dict] | Unfit:
+        """What running ``setup`` then ``candidate`` in a scratch chart synthesizes, or why it does not."""
         import cdk8s
 
         app = cdk8s.App()
@@ -115,12 +115,23 @@ class Checker:
         try:
             for c in (*setup, candidate):
                 exec("\n".join(c.lines()), namespace)  # the generated source itself: every input string a repr
-            written = cdk8s.Testing.synth(namespace["chart"])
+            return list(cdk8s.Testing.synth(namespace["chart"]))
         except (KarpenterGpuError, ValueError, TypeError) as err:  # ValueError: pydantic's, for a wrong type
             if not isinstance(err, KarpenterGpuError):
                 return Unfit(candidate.construct, "spec", "a field of another type than the construct's")
             return Unfit(candidate.construct, f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})",
                          str(err))
+
+    def build(self, setup: list[Call], candidate: Call) -> Unfit | None:
+        """None when the construct builds ``candidate`` (after ``setup``), else why not."""
+        written = self._run(setup, candidate)
+        return written if isinstance(written, Unfit) else None
+
+    def check(self, setup: list[Call], candidate: Call, expected: dict) -> Unfit | None:
+        """None when running ``setup`` then ``candidate`` writes ``expected`` (defaulted alike), else why not."""
+        written = self._run(setup, candidate)
+        if isinstance(written, Unfit):
+            return written
         kind, name = expected.get("kind"), metadata(expected).get("name")
         found = [o for o in written if o.get("kind") == kind and metadata(o).get("name") == name]
         if len(found) != 1:
