@@ -41,11 +41,15 @@ def test_packaged_copy_is_inside_the_package_and_matches_its_pins() -> None:
     assert sorted(pinned_crds()) == sorted(p.name for p in PACKAGED_DIR.glob("*.yaml"))
 
 
-def test_pins_name_karpenter_v1_14_1_and_prometheus_operator_sources() -> None:
+def test_pins_name_karpenter_v1_14_1_prometheus_operator_and_gitops_sources() -> None:
     sources = {entry["file"]: entry for entry in pinned_sources()}
     assert {"karpenter.sh_nodepools.yaml", "karpenter.sh_nodeoverlays.yaml", "karpenter.sh_nodeclaims.yaml",
             "karpenter.k8s.aws_ec2nodeclasses.yaml", "monitoring.coreos.com_servicemonitors.yaml",
-            "monitoring.coreos.com_prometheusrules.yaml"} == set(sources)
+            "monitoring.coreos.com_prometheusrules.yaml", "argoproj.io_applications.yaml",
+            "source.toolkit.fluxcd.io_helmrepositories.yaml", "helm.toolkit.fluxcd.io_helmreleases.yaml"} == set(sources)
+    # one Flux release: helm-controller v1.6.3 builds against source-controller's v1.9 API
+    assert (sources["argoproj.io_applications.yaml"]["tag"], sources["helm.toolkit.fluxcd.io_helmreleases.yaml"]["tag"],
+            sources["source.toolkit.fluxcd.io_helmrepositories.yaml"]["tag"]) == ("v3.5.1", "v1.6.3", "v1.9.1")
     nodepools = sources["karpenter.sh_nodepools.yaml"]
     assert nodepools["tag"] == "v1.14.1" and nodepools["sha256"] == \
         "3bb64a20c80776b77aa19a699ebdaf34480a7b2e7ec4ef890b43225b3517f878"

@@ -72,3 +72,24 @@ def test_a_chart_without_a_known_repository_is_kg233():
     with pytest.raises(KarpenterGpuError) as err:
         chart_source("somewhere/chart")
     assert err.value.code == "KG233"
+
+
+@pytest.mark.parametrize("gitops", [ArgoCdApplicationsProps(), FluxHelmReleasesProps()], ids=["argo-cd", "flux"])
+def test_the_gitops_objects_are_schema_checked_against_their_packaged_crds(tmp_path, gitops):
+    from karpenter_gpu import validate_dir
+    from karpenter_gpu.apiserver.conformance import SCHEMA_VIOLATION, UNKNOWN_KIND, assess
+    from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR
+    from karpenter_gpu.apiserver.crds import crds_from
+
+    env = _synth(tmp_path, prod.CONFIG.model_copy(update={"gitops": gitops}))
+    files = sorted(p for p in env.iterdir() if p.name.startswith(("Application.", "HelmRe")))
+    assert len(files) == (2 if isinstance(gitops, ArgoCdApplicationsProps) else 4)
+    gitops_kinds = {"Application", "HelmRepository", "HelmRelease"}
+    report = validate_dir(env, PACKAGED_DIR)
+    assert not [f for f in report.findings if f.kind in gitops_kinds and f.code == UNKNOWN_KIND]
+    crds = crds_from(PACKAGED_DIR)
+    for path in files:  # a field of the wrong type is refused: the schema is the upstream CRD's, not a guess
+        manifest = _load(path)
+        manifest["spec"]["interval" if manifest["kind"] != "Application" else "project"] = 5
+        found, blocking = assess(manifest, crds, path.name)
+        assert blocking and any(f.code == SCHEMA_VIOLATION for f in found), (path.name, found)
