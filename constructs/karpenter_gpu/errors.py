@@ -175,13 +175,14 @@ CODES: dict[str, str] = {
     # AWS account facts (karpenter_gpu.k8s.aws_facts): AWS CLI JSON given to explain/diff with --aws.
     "KG730": "AWS facts file unreadable (missing, permissions, not UTF-8, too large)",
     "KG731": "AWS facts file not valid JSON",
-    "KG732": "AWS facts file of an unknown shape (not describe-spot-price-history, -instance-type-offerings or -capacity-reservations output)",
+    "KG732": "AWS facts file of an unknown shape (not describe-spot-price-history, -instance-type-offerings, -capacity-reservations, -subnets or -security-groups output)",
     "KG733": "invalid spot price history record",
     "KG734": "invalid instance-type offering record",
     "KG735": "invalid capacity reservation record",
     "KG736": "AWS facts price Go's strconv.ParseFloat reads as non-finite or float64 cannot hold (Inf, NaN, 1e999999, "
              "1e-999999)",
     "KG737": "AWS facts JSON object with the same key twice",
+    "KG738": "invalid subnet or security group record (describe-subnets, describe-security-groups)",
     # Karpenter controller settings (karpenter_gpu.k8s.controller_settings): helm/karpenter.values.yaml or
     # --karpenter-values, read as the chart renders them and the binary parses them.
     "KG740": "Karpenter values: settings not a map, an unknown setting, or a duration or boolean the controller cannot "

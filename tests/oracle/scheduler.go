@@ -118,6 +118,9 @@ type schedReservation struct {
 	Count        int    `json:"count"`
 	// Interruptible: an interruptible ODCR (EC2NodeClass status capacityReservations[].interruptible).
 	Interruptible bool `json:"interruptible"`
+	// Tags and OwnerID: what capacityReservationSelectorTerms select by (owner: schedOwner when empty).
+	Tags    map[string]string `json:"tags"`
+	OwnerID string            `json:"owner_id"`
 }
 
 type schedExisting struct {
@@ -149,6 +152,9 @@ type schedCase struct {
 	// NodeClassSpec: further EC2NodeClass spec fields (schema draws of any admitted field the harness does not
 	// resolve itself), decoded over the spec built from the fields above.
 	NodeClassSpec json.RawMessage `json:"node_class_spec"`
+	// Subnets and SecurityGroups: the account's (scheduler_network.go), which the node class's selector terms select.
+	Subnets        []schedSubnet        `json:"subnets"`
+	SecurityGroups []schedSecurityGroup `json:"security_groups"`
 }
 
 type schedOffer struct {
@@ -311,6 +317,13 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 	}
 	nc.Spec.NetworkInterfaces = c.NetworkInterfaces
 	nc.Spec.ConnectionTracking = c.ConnectionTracking
+	// The selector terms the harness admits the class with (the scheduler family resolves them: scheduler_network.go).
+	discovery := map[string]string{"karpenter.sh/discovery": "oracle"}
+	nc.Spec.SubnetSelectorTerms = []awsv1.SubnetSelectorTerm{{Tags: discovery}}
+	nc.Spec.SecurityGroupSelectorTerms = []awsv1.SecurityGroupSelectorTerm{{Tags: discovery}}
+	for _, r := range c.Reservations {
+		nc.Spec.CapacityReservationSelectorTerms = append(nc.Spec.CapacityReservationSelectorTerms, awsv1.CapacityReservationSelectorTerm{ID: r.ID})
+	}
 	for i, z := range c.Zones {
 		nc.Status.Subnets = append(nc.Status.Subnets, awsv1.Subnet{ID: fmt.Sprintf("subnet-%d", i), Zone: z.Name, ZoneID: z.ID})
 	}
@@ -550,9 +563,30 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	ctx := settingsCtx(c.Settings)
 	nodeClass := schedNodeClass(&c)
 	if len(c.NodeClassSpec) > 0 && string(c.NodeClassSpec) != "null" {
+		// Selector terms the draw gives replace the harness's (json.Unmarshal would merge into its terms' maps).
+		var drawn map[string]json.RawMessage
+		if err := json.Unmarshal(c.NodeClassSpec, &drawn); err == nil {
+			if _, ok := drawn["subnetSelectorTerms"]; ok {
+				nodeClass.Spec.SubnetSelectorTerms = nil
+			}
+			if _, ok := drawn["securityGroupSelectorTerms"]; ok {
+				nodeClass.Spec.SecurityGroupSelectorTerms = nil
+			}
+			if _, ok := drawn["capacityReservationSelectorTerms"]; ok {
+				nodeClass.Spec.CapacityReservationSelectorTerms = nil
+			}
+		}
 		if err := json.Unmarshal(c.NodeClassSpec, &nodeClass.Spec); err != nil {
 			return nil, fmt.Errorf("reading node_class_spec: %w", err)
 		}
+	}
+	notReady, err := schedResolveNodeClass(ctx, &c, nodeClass)
+	if err != nil {
+		return nil, err
+	}
+	if notReady != "" {
+		// Provisioner.NewScheduler ignores a NodePool that is not Ready: the class's pools are all the case has.
+		return schedAnswer{Reason: "other", Error: "EC2NodeClass not ready: " + notReady + " (Provisioner.NewScheduler: ErrNodePoolsNotFound)"}, nil
 	}
 	its, err := schedInstanceTypes(ctx, &c, nodeClass)
 	if err != nil {

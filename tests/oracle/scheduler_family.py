@@ -28,7 +28,11 @@ Case (JSON)::
     spot_price_factor: {zone: factor}       # spot price = on-demand price x factor (1.0: spot costs on-demand)
     kubelet: EC2NodeClass spec.kubelet (maxPods, podsPerCore, kubeReserved, systemReserved, evictionHard,
              evictionSoft) | null
-    capacity_reservations: [{id, instanceType, availabilityZone, reservationType, interruptible, count (available)}]
+    capacity_reservations: [{id, instanceType, availabilityZone, reservationType, interruptible, count (available),
+                             tags, owner_id}]
+    subnets: [{id, zone, zone_id, tags, available_ips}] | absent     # the account's (describe-subnets)
+    security_groups: [{id, name, tags}] | absent                    # the account's (describe-security-groups)
+    node_class_spec: further EC2NodeClass spec fields, the selector terms among them (scheduler_schema)
     network_interfaces: EC2NodeClass spec.networkInterfaces [{networkCardIndex, deviceIndex, interfaceType}] | null
     connection_tracking: EC2NodeClass spec.connectionTracking | null
     nodepools: [karpenter.sh/v1 NodePool manifests]             # weights, requirements (minValues), taints, limits
@@ -99,6 +103,7 @@ from karpenter_gpu.k8s.controller_settings import ControllerSettings, read_setti
 from karpenter_gpu.k8s.yaml_loader import load_documents
 from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
+from tests.oracle import schema_gen
 from tests.oracle.scheduler_schema import schema_inputs
 
 FAMILY = "scheduler"
@@ -526,6 +531,7 @@ def generate_case(rng: random.Random) -> dict:
         **_storage_inputs(_offshoot(rng, 2)),
         **_node_class_inputs(random.Random(rng.random()), entries, pools, reservations, zone_names),
         "settings": controller_settings(random.Random(rng.random())),
+        **_network_inputs(random.Random(rng.random()), zones, reservations),
     }
 
 
@@ -616,6 +622,57 @@ def _node_class_inputs(rng: random.Random, entries: list[dict], pools: list[dict
             if rng.random() < 0.2 else None}
 
 
+#: The tag the harness's node class selects its subnets and security groups by; the account of a reservation.
+_DISCOVERY = {"karpenter.sh/discovery": "oracle"}
+_OWNER = "012345678901"
+
+
+def _network_inputs(rng: random.Random, zones: list[tuple[str, str]], reservations: list[dict]) -> dict:
+    """The account's subnets (one or two per zone, most with the discovery tag), security groups and the
+    reservations' tags and owners, with selector terms of the EC2NodeClass drawn against them (``node_class_spec``):
+    subnets and security groups by id, name or tags (``*`` included), reservations by id, tags, owner or match
+    criteria, and now and then a ``placementGroupSelector``. Terms may select nothing (the class is then not Ready)."""
+    subnets = []
+    for name, zone_id in zones:
+        for _ in range(rng.choice((1, 1, 2))):
+            tags = dict(_DISCOVERY) if rng.random() < 0.85 else {}
+            if rng.random() < 0.5:
+                tags["tier"] = rng.choice(("private", "public"))
+            if rng.random() < 0.3:
+                tags["Name"] = f"oracle-{name}"
+            subnets.append({"id": f"subnet-{len(subnets) + 1:08x}", "zone": name, "zone_id": zone_id, "tags": tags,
+                            "available_ips": rng.choice((0, 16, 250, 4000))})
+    groups = [{"id": f"sg-{i + 1:08x}", "name": name, "tags": dict(_DISCOVERY) if i == 0 or rng.random() < 0.5 else {}}
+              for i, name in enumerate(rng.sample(("oracle-nodes", "oracle-efa", "default"), rng.randint(1, 3)))]
+    for r in reservations:
+        r["tags"] = {"team": rng.choice(("ml", "web"))} if rng.random() < 0.7 else {}
+        r["owner_id"] = _OWNER if rng.random() < 0.8 else "210987654321"
+    spec: dict[str, Any] = {}
+    if rng.random() < 0.3:
+        spec["subnetSelectorTerms"] = rng.choice((
+            [{"id": rng.choice(subnets)["id"]}],
+            [{"id": s["id"]} for s in rng.sample(subnets, min(2, len(subnets)))],
+            [{"tags": {"tier": rng.choice(("private", "public"))}}],
+            [{"tags": {"Name": "*"}}], [{"tags": {**_DISCOVERY, "tier": "*"}}], [{"tags": {"tier": "*"}}],
+            [{"tags": {"karpenter.sh/discovery": "elsewhere"}}] if rng.random() < 0.3 else [{"tags": {}}],
+            [{"tags": {"tier": "public"}}, {"id": rng.choice(subnets)["id"]}]))
+    if rng.random() < 0.2:
+        spec["securityGroupSelectorTerms"] = rng.choice((
+            [{"id": rng.choice(groups)["id"]}], [{"name": rng.choice(groups)["name"]}],
+            [{"id": "sg-0badc0de"}, {"name": "default"}], [{"tags": {"karpenter.sh/discovery": "*"}}],
+            [{"tags": {"team": "ml"}}] if rng.random() < 0.3 else [{"name": "oracle-nodes"}]))
+    if reservations and rng.random() < 0.4:
+        spec["capacityReservationSelectorTerms"] = rng.choice((
+            [{"tags": {"team": rng.choice(("ml", "web"))}}], [{"tags": {"team": "*"}, "ownerID": _OWNER}],
+            [{"tags": {"team": "*"}, "ownerID": "210987654321"}], [{"instanceMatchCriteria": "targeted"}],
+            [{"instanceMatchCriteria": "open"}], [{"id": rng.choice(reservations)["id"]}]))
+    if rng.random() < 0.03:
+        spec["placementGroupSelector"] = rng.choice(({"name": "oracle-pg"}, {"id": "pg-0123456789abcdef0"}))
+    if spec and not schema_gen.admitted(node_class({"node_class_spec": spec, "capacity_reservations": reservations})):
+        spec = {}  # only what the API server admits
+    return {"subnets": subnets, "security_groups": groups, **({"node_class_spec": spec} if spec else {})}
+
+
 def oracle_case(rng: random.Random) -> dict:
     """A case of the ``scheduler`` family of ``make oracle``: every input both sides read (:func:`generate_case`),
     with schema draws of any admitted NodePool and EC2NodeClass field (:mod:`tests.oracle.scheduler_schema`)."""
@@ -648,7 +705,9 @@ def pod_shape(pod: dict) -> PodShape:
 def node_class(case: dict) -> dict:
     """The case's one EC2NodeClass as a manifest (what the Go side builds in ``schedNodeClass``): AL2023, the
     case's kubelet settings, and capacityReservationSelectorTerms naming the case's reservations (none: none)."""
-    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "oracle"}
+    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "oracle",
+                            "subnetSelectorTerms": [{"tags": dict(_DISCOVERY)}],
+                            "securityGroupSelectorTerms": [{"tags": dict(_DISCOVERY)}]}
     if case.get("kubelet"):
         spec["kubelet"] = case["kubelet"]
     if case.get("block_device_mappings"):
@@ -670,7 +729,9 @@ def aws_documents(case: dict) -> list[tuple[str, dict]]:
     """The case's account facts as the AWS CLI prints them (what the Go side's pricing, offering and
     capacity-reservation providers are given): ``describe-spot-price-history`` (spot = on-demand x the zone's
     factor, for every priced type in every zone with a factor), ``describe-instance-type-offerings`` (each type in
-    its zones) and ``describe-capacity-reservations`` (active, targeted, the Go side's owner)."""
+    its zones), ``describe-capacity-reservations`` (active, targeted, with their tags and owners),
+    ``describe-subnets`` and ``describe-security-groups`` (the account's subnets and security groups, when the case
+    has them: :func:`_network_inputs`)."""
     stamp = "2025-11-03T00:00:00+00:00"
     spot = [{"AvailabilityZone": zone, "InstanceType": t["name"], "ProductDescription": "Linux/UNIX",
              "SpotPrice": repr(t["price"] * factor), "Timestamp": stamp}
@@ -680,12 +741,25 @@ def aws_documents(case: dict) -> list[tuple[str, dict]]:
                  for t in case["instance_types"] for zone in t["zones"]]
     reservations = [{"CapacityReservationId": r["id"], "InstanceType": r["instanceType"],
                      "AvailabilityZone": r["availabilityZone"], "AvailableInstanceCount": r["count"],
-                     "State": "active", "ReservationType": r.get("reservationType") or "default", "Tags": [],
-                     "Interruptible": bool(r.get("interruptible")),
-                     "OwnerId": "012345678901", "InstanceMatchCriteria": "targeted"}
+                     "State": "active", "ReservationType": r.get("reservationType") or "default",
+                     "Tags": _tags(r.get("tags")), "Interruptible": bool(r.get("interruptible")),
+                     "OwnerId": r.get("owner_id") or _OWNER, "InstanceMatchCriteria": "targeted"}
                     for r in case.get("capacity_reservations", [])]
-    return [("spot.json", {"SpotPriceHistory": spot}), ("offerings.json", {"InstanceTypeOfferings": offerings}),
-            ("reservations.json", {"CapacityReservations": reservations})]
+    out = [("spot.json", {"SpotPriceHistory": spot}), ("offerings.json", {"InstanceTypeOfferings": offerings}),
+           ("reservations.json", {"CapacityReservations": reservations})]
+    if case.get("subnets") is not None:
+        out.append(("subnets.json", {"Subnets": [
+            {"SubnetId": n["id"], "AvailabilityZone": n["zone"], "AvailabilityZoneId": n["zone_id"],
+             "AvailableIpAddressCount": n["available_ips"], "State": "available", "Tags": _tags(n["tags"])}
+            for n in case["subnets"]]}))
+    if case.get("security_groups") is not None:
+        out.append(("security-groups.json", {"SecurityGroups": [
+            {"GroupId": g["id"], "GroupName": g["name"], "Tags": _tags(g["tags"])} for g in case["security_groups"]]}))
+    return out
+
+
+def _tags(tags: dict[str, str] | None) -> list[dict[str, str]]:
+    return [{"Key": k, "Value": v} for k, v in sorted((tags or {}).items())]
 
 
 def manifests(case: dict) -> list[dict]:
@@ -777,7 +851,12 @@ def smaller(case: dict) -> Iterator[dict]:
                 c = copy.deepcopy(case)
                 c["settings"]["feature_gates"][gate] = gate == "reservedCapacity"
                 yield c
-    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types"):
+    for key in sorted(case.get("node_class_spec") or {}):
+        c = copy.deepcopy(case)
+        del c["node_class_spec"][key]
+        yield c
+    for key in ("daemonsets", "existing_nodes", "capacity_reservations", "nodepools", "instance_types", "subnets",
+                "security_groups"):
         items = case.get(key) or []
         for i in range(len(items)):
             if key in ("nodepools", "instance_types") and len(items) == 1:
@@ -938,6 +1017,11 @@ def features(case: dict) -> list[str]:
         out.append("network-interfaces")
     if case.get("connection_tracking") is not None:
         out.append("connection-tracking")
+    drawn = case.get("node_class_spec") or {}
+    for key in ("subnetSelectorTerms", "securityGroupSelectorTerms", "capacityReservationSelectorTerms",
+                "placementGroupSelector"):
+        if key in drawn:
+            out.append(key)
     if any(f != 1.0 for f in case.get("spot_price_factor", {}).values()):
         out.append("spot-prices")
     zones = {z["name"] for z in case.get("zones", [])}

@@ -14,13 +14,14 @@ scheduling answer depends on them, which the coverage table shows), and the Node
 drops static pools before ``NewScheduler`` as ``Provisioner.NewScheduler`` does; the core's static pools take no
 pending pod).
 
-Left to the harness (the scheduler family resolves them itself, so a draw there would not reach Karpenter): the
-NodePools' ``nodeClassRef`` (the one node class; another group, kind or name makes ``ListManaged`` or the NodePool's
-readiness drop the pool, which the apiserver and drift families cover), the node class's subnets, security groups
-and capacity reservations (the Go side writes the case's zones and reservations into the status the selector terms
-would resolve to; no EC2 behind them) and ``placementGroupSelector`` (the harness has no placement-group provider:
-``InjectOfferings`` would look one up in EC2; the core names it not modelled). The apiserver and drift families draw
-those.
+The node class's ``subnetSelectorTerms``, ``securityGroupSelectorTerms`` and ``capacityReservationSelectorTerms`` are
+drawn too (here from the schema, in :func:`tests.oracle.scheduler_family._network_inputs` against the case's
+account): the Go side resolves them with the AWS provider's own providers over its fake EC2 API holding the case's
+subnets, security groups and reservations (``scheduler_network.go``), the core from the same facts as AWS CLI
+documents. ``placementGroupSelector`` is drawn and the core answers "not modelled" (the case's account has no
+placement group: Karpenter finds none and the class is not Ready). The NodePools' ``nodeClassRef`` is drawn where the
+draw still names the one node class (``group`` karpenter.k8s.aws, ``kind`` EC2NodeClass, ``name`` default): another
+makes ``ListManaged`` or the NodePool's readiness drop the pool, which the apiserver and drift families cover.
 
 A block device mapping without ``deviceName`` or without ``ebs`` is admitted, but the AWS provider v1.14.1
 dereferences both when it builds instance types (``pkg/providers/instancetype/types.go`` ``ephemeralStorage``):
@@ -35,35 +36,32 @@ from typing import Any
 
 from tests.oracle import schema_gen
 
-#: The NodePool and EC2NodeClass leaves the harness decides (see the module docstring).
-_POOL_HARNESS = ("spec.template.spec.nodeClassRef.",)
-_CLASS_HARNESS = ("spec.subnetSelectorTerms", "spec.securityGroupSelectorTerms", "spec.capacityReservationSelectorTerms",
-                  "spec.placementGroupSelector")
+#: The nodeClassRef every pool keeps (a draw elsewhere drops the pool before scheduling: see the module docstring).
+_REF = {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}
 #: Node class spec fields the case holds in fields of its own.
 _CASE_FIELDS = {"kubelet": "kubelet", "blockDeviceMappings": "block_device_mappings",
                 "instanceStorePolicy": "instance_store_policy", "networkInterfaces": "network_interfaces",
                 "connectionTracking": "connection_tracking"}
-_HARNESS_SPEC = {"subnetSelectorTerms", "securityGroupSelectorTerms", "capacityReservationSelectorTerms",
-                 "placementGroupSelector"}
-#: What the harness's node class is admitted with (selector terms the Go side resolves into its status).
-_SELECTORS = {"subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "oracle"}}],
-              "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "oracle"}}]}
 
 
 def pool_paths() -> list[str]:
-    return [p for p in schema_gen.settable("NodePool") if not p.startswith(_POOL_HARNESS)]
+    return list(schema_gen.settable("NodePool"))
 
 
 def class_paths() -> list[str]:
-    return [p for p in schema_gen.settable("EC2NodeClass") if not p.startswith(_CLASS_HARNESS)]
+    return list(schema_gen.settable("EC2NodeClass"))
+
+
+def _resolves(pool: dict) -> bool:
+    """The pool's nodeClassRef still names the case's one node class."""
+    ref = pool.get("spec", {}).get("template", {}).get("spec", {}).get("nodeClassRef")
+    return isinstance(ref, dict) and all(ref.get(k) == v for k, v in _REF.items())
 
 
 def _full_class(case: dict) -> dict:
     from tests.oracle.scheduler_family import node_class
 
-    nc = copy.deepcopy(node_class(case))
-    nc["spec"].update(copy.deepcopy(_SELECTORS))
-    return nc
+    return copy.deepcopy(node_class(case))
 
 
 def _split_class(case: dict, nc: dict) -> dict:
@@ -72,7 +70,7 @@ def _split_class(case: dict, nc: dict) -> dict:
     spec = nc.get("spec") or {}
     for field, key in _CASE_FIELDS.items():
         out[key] = copy.deepcopy(spec[field]) if field in spec else None
-    rest = {k: copy.deepcopy(v) for k, v in spec.items() if k not in _CASE_FIELDS and k not in _HARNESS_SPEC}
+    rest = {k: copy.deepcopy(v) for k, v in spec.items() if k not in _CASE_FIELDS}
     out["node_class_spec"] = rest or None
     return out
 
@@ -88,7 +86,7 @@ def schema_inputs(rng: random.Random, case: dict) -> dict:
     pools = []
     for pool in case["nodepools"]:
         if rng.random() < 0.3:
-            pool = schema_gen.draw(rng, "NodePool", pool, edits=2, paths=pool_paths())
+            pool = schema_gen.draw(rng, "NodePool", pool, edits=2, paths=pool_paths(), keep=_resolves)
         pools.append(pool)
     out["nodepools"] = pools
     if rng.random() < 0.35:

@@ -43,6 +43,28 @@ def class_view(pool: NodePoolView, context: Context) -> NodeClassView | None:
     return context.classes.get((str(kind), str(name))) if isinstance(name, str) else None
 
 
+def class_network(pool: NodePoolView, context: Context) -> tuple[Context, Note | None]:
+    """``context`` for the pool, with the AWS facts narrowed to the zones of the subnets its EC2NodeClass's
+    ``subnetSelectorTerms`` select (when the facts list the subnets: aws ``pkg/providers/subnet``
+    ``DefaultProvider.List``, ``instancetype/types.go`` ``computeRequirements``), and why the class is not Ready
+    (None: it is, as far as the facts tell): no subnet or, with terms, no security group selected
+    (``pkg/controllers/nodeclass`` ``Subnet.Reconcile``, ``SecurityGroup.Reconcile``); then no zone is left."""
+    facts, view = context.facts, class_view(pool, context)
+    if facts is None or view is None or str(pool.node_class_ref.get("kind")) != NODE_CLASS_KIND[1]:
+        return context, None
+    subnets = facts.selected_subnets(view.spec.get("subnetSelectorTerms"))
+    group_terms = view.spec.get("securityGroupSelectorTerms")
+    problem = None
+    if subnets == ():
+        problem = note.NodeClassNotReady(view.name, "subnetSelectorTerms", tuple(facts.sources["subnets"]))
+    elif group_terms and facts.selected_security_groups(group_terms) == ():
+        problem = note.NodeClassNotReady(view.name, "securityGroupSelectorTerms",
+                                         tuple(facts.sources["security-groups"]))
+    if problem is None and subnets is None:
+        return context, None
+    return replace(context, facts=facts.for_subnets(() if problem is not None else subnets or ())), problem
+
+
 def pool_reservations(pool: NodePoolView, context: Context) -> bool | None:
     """Whether the pool's node class selects capacity reservations (None: the node class is not known)."""
     view = class_view(pool, context)

@@ -51,6 +51,7 @@ class NoteKind(StrEnum):
     NO_INSTANCE_TYPE = "no-instance-type"
     MIN_VALUES_UNMET = "min-values-unmet"
     STATIC_CAPACITY_OFF = "static-capacity-off"
+    NODE_CLASS_NOT_READY = "node-class-not-ready"
     # Offerings, node class, requirements.
     ANY_CAPACITY_TYPE = "any-capacity-type"
     RESERVED_NEEDS_SELECTION = "reserved-needs-selection"
@@ -331,6 +332,23 @@ class NodeClassRefusesAll(Note, kind=NoteKind.NODE_CLASS_REFUSES_ALL):
     def text(self) -> str:
         return (f"EC2NodeClass {self.node_class} is compatible with none of the {self.count} instance type(s) the "
                 "pool admits: Karpenter launches nothing")
+
+
+@dataclass(frozen=True)
+class NodeClassNotReady(Note, kind=NoteKind.NODE_CLASS_NOT_READY):
+    """The pool's EC2NodeClass is not Ready by the AWS facts: its selector terms select no subnet or no security
+    group (aws ``pkg/controllers/nodeclass`` ``Subnet.Reconcile``, ``SecurityGroup.Reconcile``); Karpenter ignores
+    a NodePool that is not Ready (``Provisioner.NewScheduler``)."""
+
+    node_class: str
+    terms: str
+    files: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return (f"EC2NodeClass {self.node_class} is not Ready: its {self.terms} select none of the "
+                f"{'subnets' if self.terms.startswith('subnet') else 'security groups'} in {joined(self.files)}, so "
+                "Karpenter ignores the pool and launches nothing")
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,8 @@ from karpenter_gpu.analysis.candidates import (
 )
 from karpenter_gpu.analysis.catalog import INSTANCE_LABEL_KEYS, Catalog, InstanceType, default_catalog
 from karpenter_gpu.analysis.node_classes import (
-    Context, class_allocatable, class_capacity, class_compatibility, class_refusal, daemon_overhead, node_class,
-    pool_reservations,
+    Context, class_allocatable, class_capacity, class_compatibility, class_network, class_refusal, daemon_overhead,
+    node_class, pool_reservations,
 )
 from karpenter_gpu.analysis.min_values import min_values
 from karpenter_gpu.analysis.notes import Note, NoteKind
@@ -237,9 +237,11 @@ def price_basis(catalog: Catalog, facts: AwsFacts | None = None) -> str:
 def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolution, memo: dict,
               context: Context | None = None, existing: Sequence[ClusterNode] = ()) -> PoolReport:
     context = context if context is not None else Context({}, [], PRICE_BASIS)
+    context, not_ready = class_network(pool, context)  # the class's subnet zones; not Ready: no zone at all
     notes: list[Note] = []
     used = pool_usage(existing).get(pool.name, {})
     zones, offering_notes, problems = _offering_notes(pool, context.facts)
+    problems[:0] = [not_ready] if not_ready is not None else []
     settings, reservations, selected = node_class(pool, context, notes, memo)
     offering_notes = _reservation_notes(pool, reservations, selected, offering_notes, notes)
     reserved = _reserved_gate(pool, context, offering_notes)
@@ -270,7 +272,7 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         derived = derived_of(candidates, memo)  # else the same list, and what is derived from it
     if exhausted and pool.replicas is None:
         problems.insert(0, exhausted)
-    if not candidates and not excluded:
+    if not candidates and not excluded and not_ready is None:  # (not Ready: that is why)
         known_refused = [name for name, why in refused if why != "unknown"]
         if known_refused and compat is not None and not unoffered and not unpriced_gone:
             problems.insert(0, note.NodeClassRefusesAll(compat.name, len(known_refused), compat.launches_nothing))

@@ -15,6 +15,14 @@ Three documents, recognised by their top-level key, any number of files of each:
   ``pkg/providers/capacityreservation/types.go`` ``QueriesFromSelectorTerms`` and
   ``Query.DescribeCapacityReservationsInput``, ``provider.go`` ``filterReservations`` and
   ``apis/v1/ec2nodeclass_status.go`` ``CapacityReservationFromEC2`` select them).
+- ``aws ec2 describe-subnets`` (``Subnets``) and ``aws ec2 describe-security-groups`` (``SecurityGroups``): what an
+  EC2NodeClass's ``subnetSelectorTerms`` and ``securityGroupSelectorTerms`` can select
+  (:meth:`AwsFacts.selected_subnets`, :meth:`AwsFacts.selected_security_groups`, as ``pkg/providers/subnet`` and
+  ``pkg/providers/securitygroup`` ``getFilterSets`` and ``DefaultProvider.List`` select them). The zones of the
+  selected subnets are the only zones the class launches in (``instancetype/types.go`` ``computeRequirements``:
+  offering zones intersected with the subnets' zones); a class whose terms select no subnet, or no security group, is
+  not Ready (``pkg/controllers/nodeclass`` ``Subnet.Reconcile``, ``SecurityGroup.Reconcile``) and its pools launch
+  nothing.
 
 A type a file does not mention is not known to it: without a spot record for a type at all its spot offerings keep
 the catalog's on-demand price as a stand-in, and without an offerings record it is assumed offered in every zone.
@@ -24,7 +32,7 @@ the escaping of :mod:`karpenter_gpu.render.escape`, never as markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, UTC
 from decimal import Decimal
 from pathlib import Path
@@ -34,7 +42,7 @@ from karpenter_gpu._fs import DuplicateKey, loads_json, read_input
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import go_float
 
-__all__ = ["AwsFacts", "Reservation", "aws_facts_from_documents", "load_aws_facts"]
+__all__ = ["AwsFacts", "Reservation", "SecurityGroup", "Subnet", "aws_facts_from_documents", "load_aws_facts"]
 
 #: Larger files are refused (KG730): a region's full spot price history is a few MB.
 MAX_FACTS_BYTES = 64 * 1024 * 1024
@@ -42,7 +50,7 @@ MAX_FACTS_BYTES = 64 * 1024 * 1024
 LINUX = ("Linux/UNIX", "Linux/UNIX (Amazon VPC)")
 #: ``CapacityReservationFromEC2``: a capacity block is "expiring" from 40 minutes before its end.
 _EXPIRATION = timedelta(minutes=40)
-_KINDS = ("SpotPriceHistory", "InstanceTypeOfferings", "CapacityReservations")
+_KINDS = ("SpotPriceHistory", "InstanceTypeOfferings", "CapacityReservations", "Subnets", "SecurityGroups")
 _FIX = "pass the JSON the AWS CLI prints with --output json, unchanged"
 
 
@@ -69,6 +77,30 @@ class Reservation:
 
 
 @dataclass(frozen=True)
+class Subnet:
+    """One subnet (``ec2types.Subnet``, the fields the subnet provider and ``Subnet.Reconcile`` read)."""
+
+    id: str
+    zone: str
+    zone_id: str = ""
+    tags: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class SecurityGroup:
+    """One security group (``ec2types.SecurityGroup``: id, name, tags)."""
+
+    id: str
+    name: str = ""
+    tags: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+
+def _tags_match(wanted: Mapping[str, Any], tags: Mapping[str, str]) -> bool:
+    """``getFilterSets``' filters of one term: ``tag:<key>`` = value, or ``tag-key`` for a ``*`` value (every one)."""
+    return all(k in tags if v == "*" else tags.get(k) == v for k, v in wanted.items())
+
+
+@dataclass(frozen=True)
 class AwsFacts:
     """What the account says: spot prices per (type, zone), zones per type, capacity reservations, and the files.
 
@@ -79,6 +111,10 @@ class AwsFacts:
     offered: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False)
     reservations: tuple[Reservation, ...] = ()
     sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    subnets: tuple[Subnet, ...] = ()
+    security_groups: tuple[SecurityGroup, ...] = ()
+    #: The zones of one node class's selected subnets (:meth:`for_subnets`); None: not known (every zone).
+    subnet_zones: frozenset[str] | None = None
 
     @property
     def spot_types(self) -> frozenset[str]:
@@ -88,7 +124,7 @@ class AwsFacts:
     def zones(self) -> tuple[str, ...]:
         """Every zone the facts name (offerings, spot prices, reservations)."""
         out = {z for zones in self.offered.values() for z in zones} | {z for _, z in self.spot}
-        out |= {r.zone for r in self.reservations}
+        out |= {r.zone for r in self.reservations} | {s.zone for s in self.subnets}
         return tuple(sorted(out))
 
     @property
@@ -101,10 +137,44 @@ class AwsFacts:
     def knows_reservations(self) -> bool:
         return bool(self.sources.get("reservations"))
 
-    def offered_in(self, instance_type: str, zone: str) -> bool:
-        """``itZones.Has(zone)``; a type the offerings files do not mention is assumed offered everywhere."""
+    def selected_subnets(self, terms: Any) -> tuple[Subnet, ...] | None:
+        """The subnets ``subnetSelectorTerms`` select, sorted by id (None: no subnets file). Per term
+        (``pkg/providers/subnet`` ``getFilterSets``): an ``id`` selects that subnet, else every subnet with all of
+        the term's ``tags`` (a ``*`` value: the key exists; no tags: every subnet); no term selects none."""
+        if not self.sources.get("subnets"):
+            return None
+        terms = [t for t in terms if isinstance(t, Mapping)] if isinstance(terms, list) else []
+        ids = {t["id"] for t in terms if t.get("id")}
+        tagged = [t.get("tags") or {} for t in terms if not t.get("id")]
+        return tuple(s for s in self.subnets if s.id in ids or any(
+            isinstance(tags, Mapping) and _tags_match(tags, s.tags) for tags in tagged))
+
+    def selected_security_groups(self, terms: Any) -> tuple[SecurityGroup, ...] | None:
+        """The security groups ``securityGroupSelectorTerms`` select, sorted by id (None: no security groups file).
+        Per term (``pkg/providers/securitygroup`` ``getFilterSets``): an ``id`` selects that group, else a ``name``
+        the group of that name, else every group with all of the term's ``tags``."""
+        if not self.sources.get("security-groups"):
+            return None
+        terms = [t for t in terms if isinstance(t, Mapping)] if isinstance(terms, list) else []
+        ids = {t["id"] for t in terms if t.get("id")}
+        names = {t["name"] for t in terms if not t.get("id") and t.get("name")}
+        tagged = [t.get("tags") or {} for t in terms if not t.get("id") and not t.get("name")]
+        return tuple(g for g in self.security_groups if g.id in ids or g.name in names or any(
+            isinstance(tags, Mapping) and _tags_match(tags, g.tags) for tags in tagged))
+
+    def offered_in(self, instance_type: str, zone: str | None) -> bool:
+        """``itZones.Has(zone)``: the type's offering zones (a type the offerings files do not mention is assumed
+        offered everywhere) within the node class's subnet zones when they are known (zone None: any other zone,
+        none when they are)."""
+        if self.subnet_zones is not None and zone not in self.subnet_zones:
+            return False
         zones = self.offered.get(instance_type)
-        return zones is None or zone in zones
+        return zone is None or zones is None or zone in zones
+
+    def for_subnets(self, subnets: Sequence[Subnet]) -> "AwsFacts":
+        """These facts for a node class whose selected subnets are ``subnets`` (``computeRequirements``: a type is
+        offered only in its offering zones that have a subnet; none selected: in no zone)."""
+        return replace(self, subnet_zones=frozenset(s.zone for s in subnets))
 
     def spot_price(self, instance_type: str, zone: str) -> tuple[bool, Decimal | None]:
         """(known, price): known False when no spot file mentions the type (the caller keeps its stand-in);
@@ -266,11 +336,49 @@ def _reservation(record: Mapping[str, Any], file: str, where: str) -> Reservatio
         **optional)
 
 
+def _tag_map(record: Mapping[str, Any], file: str, where: str) -> dict[str, str]:
+    raw = record.get("Tags", [])
+    if not isinstance(raw, list):
+        raise _bad("KG738", file, f"{where}.Tags", raw, "a list of {Key, Value} objects")
+    tags: dict[str, str] = {}
+    for j, tag in enumerate(raw):
+        if not isinstance(tag, Mapping) or not isinstance(tag.get("Key"), str) or \
+                not isinstance(tag.get("Value", ""), str):
+            raise _bad("KG738", file, f"{where}.Tags[{j}]", tag, "a {Key, Value} object of strings")
+        tags[tag["Key"]] = tag.get("Value", "")
+    return tags
+
+
+def _network(document: Mapping[str, Any], kind: str, file: str, subnets: dict[str, Subnet],
+             groups: dict[str, SecurityGroup]) -> None:
+    """``describe-subnets`` (SubnetId, AvailabilityZone, AvailabilityZoneId, Tags) or ``describe-security-groups``
+    (GroupId, GroupName, Tags) records."""
+    for i, record in enumerate(_records(document, kind, file, "KG738")):
+        where = f"{kind}[{i}]"
+        tags = _tag_map(record, file, where)
+        if kind == "Subnets":
+            zone_id = record.get("AvailabilityZoneId", "")
+            if not isinstance(zone_id, str):
+                raise _bad("KG738", file, f"{where}.AvailabilityZoneId", zone_id, "a string")
+            subnet = Subnet(_string(record, "SubnetId", "KG738", file, where),
+                            _string(record, "AvailabilityZone", "KG738", file, where), zone_id, tags)
+            subnets[subnet.id] = subnet
+        else:
+            name = record.get("GroupName", "")
+            if not isinstance(name, str):
+                raise _bad("KG738", file, f"{where}.GroupName", name, "a string")
+            group = SecurityGroup(_string(record, "GroupId", "KG738", file, where), name, tags)
+            groups[group.id] = group
+
+
 def aws_facts_from_documents(documents: Iterable[tuple[str, Any]]) -> AwsFacts:
-    """The facts of parsed documents, each ``(file name, JSON value)``; raises KG732-KG735 on bad content."""
+    """The facts of parsed documents, each ``(file name, JSON value)``; raises KG732-KG735 and KG738 on bad
+    content."""
     latest: dict[tuple[str, str], tuple[datetime, Decimal]] = {}
     offered: dict[str, set[str]] = {}
     reservations: dict[str, Reservation] = {}
+    subnets: dict[str, Subnet] = {}
+    groups: dict[str, SecurityGroup] = {}
     sources: dict[str, list[str]] = {}
     for file, document in documents:
         kinds = [k for k in _KINDS if isinstance(document, Mapping) and k in document]
@@ -278,7 +386,8 @@ def aws_facts_from_documents(documents: Iterable[tuple[str, Any]]) -> AwsFacts:
             shown = sorted(document)[:5] if isinstance(document, Mapping) else type(document).__name__
             raise _bad("KG732", file, "top level", shown,
                        "one object with SpotPriceHistory (describe-spot-price-history), InstanceTypeOfferings "
-                       "(describe-instance-type-offerings) or CapacityReservations (describe-capacity-reservations)")
+                       "(describe-instance-type-offerings), CapacityReservations (describe-capacity-reservations), "
+                       "Subnets (describe-subnets) or SecurityGroups (describe-security-groups)")
         kind = kinds[0]
         if kind == "SpotPriceHistory":
             _spot(document, file, latest)
@@ -286,6 +395,9 @@ def aws_facts_from_documents(documents: Iterable[tuple[str, Any]]) -> AwsFacts:
         elif kind == "InstanceTypeOfferings":
             _offerings(document, file, offered)
             sources.setdefault("offerings", []).append(file)
+        elif kind in ("Subnets", "SecurityGroups"):
+            _network(document, kind, file, subnets, groups)
+            sources.setdefault("subnets" if kind == "Subnets" else "security-groups", []).append(file)
         else:
             for i, record in enumerate(_records(document, kind, file, "KG735")):
                 r = _reservation(record, file, f"CapacityReservations[{i}]")
@@ -294,7 +406,9 @@ def aws_facts_from_documents(documents: Iterable[tuple[str, Any]]) -> AwsFacts:
     return AwsFacts(spot={k: v for k, (_, v) in sorted(latest.items())},
                     offered={k: frozenset(v) for k, v in sorted(offered.items())},
                     reservations=tuple(reservations[k] for k in sorted(reservations)),
-                    sources={k: tuple(v) for k, v in sources.items()})
+                    sources={k: tuple(v) for k, v in sources.items()},
+                    subnets=tuple(subnets[k] for k in sorted(subnets)),
+                    security_groups=tuple(groups[k] for k in sorted(groups)))
 
 
 def load_aws_facts(paths: Sequence[str | Path]) -> AwsFacts:

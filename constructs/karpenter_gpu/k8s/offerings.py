@@ -185,7 +185,8 @@ def type_offerings(it_name: str, on_demand: Decimal | None, offerings: Sequence[
     for o in offerings:
         if o.capacity_type == "reserved" and reservations is not None:
             continue
-        if facts is not None and o.zone is not None and not facts.offered_in(it_name, o.zone):
+        if facts is not None and (o.zone is not None or facts.subnet_zones is not None) and \
+                not facts.offered_in(it_name, o.zone):
             continue
         if o.capacity_type == "reserved":  # (without reservation facts: the pool's stand-in reserved offerings)
             out.append((o, on_demand, None))
