@@ -60,6 +60,11 @@ def test_public_examples_round_trip_with_their_values_files(tmp_path, capsys):
     # the one change: a values file of another chart, left where it is (said on stderr), is not in the output
     code = _round_trip(PUBLIC, tmp_path, changes="1 change: 1 info\n\nprod:\n  helm cert-manager.values.yaml: info")
     assert "'gpu-tier1-g5-spot'" in code and "'rootVolume': True" in code  # names and fields kept as given
+    # the overlay is one NodeOverlayDiscourage writes as it is: its call, checked, round-trips too (1 of 5 objects)
+    assert ("    NodeOverlayDiscourage(\n        chart, 'NodeOverlay-g5-discourage-12xl',\n        name='g5-discourage-12xl',"
+            "\n        weight=10,\n        instance_types=('g5.12xlarge',),\n"
+            "        price_adjustment=PriceAdjustment.parse('+30%'),\n    )") in code
+    assert code.count("ImportedObject(\n") == 4
     assert "version=KARPENTER_CHART_VERSION" in code and "version=GPU_OPERATOR_VERSION" in code  # no literal
     assert "cert-manager" not in code.split('"""', 2)[2].split("# Not imported")[0]
     err = capsys.readouterr().err
@@ -178,9 +183,10 @@ def _adopt(objects: list[dict]):
 
 
 def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
-    # every environment of dist/: 7 of 8 EC2NodeClasses and 10 of 16 NodePools are construct calls; the round trip
+    # every environment of dist/: 7 of 8 EC2NodeClasses, 10 of 16 NodePools and 1 of 9 NodeOverlays (the others
+    # derive from pool constructs) are construct calls; the round trip
     # (synth of the calls, diff --fail-on drift) says no change
-    counts = {"EC2NodeClass": [0, 0], "NodePool": [0, 0]}
+    counts = {"EC2NodeClass": [0, 0], "NodePool": [0, 0], "NodeOverlay": [0, 0]}
     for environment in ("dev", "fleet", "prod", "staging"):
         objects = _dist_objects(environment)
         adopted = _adopt(objects)
@@ -188,7 +194,7 @@ def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
             if o["kind"] in counts:
                 counts[o["kind"]][0] += i in adopted.calls
                 counts[o["kind"]][1] += 1
-    assert counts == {"EC2NodeClass": [7, 8], "NodePool": [10, 16]}
+    assert counts == {"EC2NodeClass": [7, 8], "NodePool": [10, 16], "NodeOverlay": [1, 9]}
     app = tmp_path / "dev_app.py"
     assert main(["import", str(ROOT / "dist" / "dev"), "--out", str(app)]) == 0
     code = app.read_text(encoding="utf-8")
@@ -286,3 +292,16 @@ def test_an_opinionated_app_that_does_not_synthesize_is_a_note_and_the_files_sta
     captured = capsys.readouterr()
     assert "[KG235]" in captured.err and "[KG171]" in captured.err and captured.out == ""
     assert app.exists() and opinions.exists()
+
+
+def test_an_overlay_the_discourage_construct_does_not_write_stays_as_given():
+    overlay = {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "o"},
+               "spec": {"weight": 10, "priceAdjustment": "+30%",
+                        "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                          "values": ["g5.12xlarge"]}]}}
+    assert 0 in _adopt([overlay]).calls
+    with_capacity = {**overlay, "spec": {**overlay["spec"], "capacity": {"example.com/x": "1"}}}
+    assert _adopt([with_capacity]).unfit[0].field == "spec"
+    by_family = {**overlay, "spec": {**overlay["spec"], "requirements": [
+        {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g5"]}]}}
+    assert _adopt([by_family]).unfit[0].field == "spec.requirements"

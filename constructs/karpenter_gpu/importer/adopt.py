@@ -1,6 +1,7 @@
 """Which objects of one environment become construct calls: every ``EC2NodeClass`` a checked ``GpuNodeClass``
 call keeps as it is, then every ``NodePool`` on such a node class that a checked pool call keeps as it is (a pool
-construct refers to its node class by object, so a pool on a node class kept as given stays as given too).
+construct refers to its node class by object, so a pool on a node class kept as given stays as given too), and
+every ``NodeOverlay`` a checked ``NodeOverlayDiscourage`` call keeps as it is.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from dataclasses import dataclass, field
 from karpenter_gpu.importer.fit import Call, Checker, Unfit, node_class_call, variable_name
 from karpenter_gpu.importer.pool_fit import POOLS, pool_call
 from karpenter_gpu.k8s.input_layout import metadata
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND
+from karpenter_gpu.importer.overlay_fit import overlay_call
+from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 
 
 @dataclass
@@ -82,6 +84,15 @@ def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
             referenced.add(node_class.variable)
         else:
             out.unfit[index] = found
+    for index, manifest in enumerate(manifests):
+        if _is(manifest, OVERLAY_KIND):
+            found = overlay_call(manifest, ids[index])
+            if isinstance(found, Call):
+                found = checker.check([], found, manifest) or found
+            if isinstance(found, Call):
+                out.calls[index] = found
+            else:
+                out.unfit[index] = found
     for c in out.node_classes:
         if c.variable not in referenced:
             c.variable = None  # nothing refers to it: a bare call (no unused name)

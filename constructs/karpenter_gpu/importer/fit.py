@@ -23,6 +23,8 @@ from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.requirements import CapacityType, Operator, Requirement
 from karpenter_gpu.k8s.taint import Taint, TaintEffect
 from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
+from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
+from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
@@ -33,7 +35,8 @@ from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 #: check runs the source the app will run).
 CALLABLE: dict[str, Any] = {c.__name__: c for c in (
     Budget, CapacityType, ConsolidationPolicy, DisruptionReason, Duration, GpuInferencePool, GpuMemory, GpuNodeClass,
-    GpuTrainingPool, Operator, Quantity, Requirement, RootVolume, Taint, TaintEffect)}
+    GpuTrainingPool, NodeOverlayDiscourage, Operator, Price, PriceAdjustment, Quantity, Requirement, RootVolume, Taint,
+    TaintEffect)}
 
 #: A key shown in a field path as it is; any other key is shown as ``<key>`` (no input text in a comment).
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}\Z", re.ASCII)

@@ -14,6 +14,7 @@ from karpenter_gpu.importer.literal import INDENT, WIDTH, literal
 from karpenter_gpu.k8s.requirements import Requirement
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
+from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools.disruption_window import Budget
 from karpenter_gpu.pools.gpu_node_class import AmiAlias, RootVolume
 
@@ -29,6 +30,9 @@ def source(value: Any, names: set[str], level: int = 0) -> str:
     if isinstance(value, GpuMemory):
         names.add("GpuMemory")
         return f"GpuMemory.mib({value.in_mib})"
+    if isinstance(value, PriceAdjustment | Price):
+        names.add(type(value).__name__)
+        return f"{type(value).__name__}.parse({str(value)!r})"
     if isinstance(value, AmiAlias):
         return repr(str(value))
     if isinstance(value, Enum):
