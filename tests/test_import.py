@@ -183,7 +183,7 @@ def _adopt(objects: list[dict]):
 
 
 def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
-    # every environment of dist/: 7 of 8 EC2NodeClasses, 10 of 16 NodePools and 1 of 9 NodeOverlays (the others
+    # every environment of dist/: 8 of 8 EC2NodeClasses (capacity reservations too), 10 of 16 NodePools and 1 of 9 NodeOverlays (the others
     # derive from pool constructs) are construct calls; the round trip
     # (synth of the calls, diff --fail-on drift) says no change
     counts = {"EC2NodeClass": [0, 0], "NodePool": [0, 0], "NodeOverlay": [0, 0]}
@@ -194,7 +194,7 @@ def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
             if o["kind"] in counts:
                 counts[o["kind"]][0] += i in adopted.calls
                 counts[o["kind"]][1] += 1
-    assert counts == {"EC2NodeClass": [7, 8], "NodePool": [10, 16], "NodeOverlay": [1, 9]}
+    assert counts == {"EC2NodeClass": [8, 8], "NodePool": [10, 16], "NodeOverlay": [1, 9]}
     app = tmp_path / "dev_app.py"
     assert main(["import", str(ROOT / "dist" / "dev"), "--out", str(app)]) == 0
     code = app.read_text(encoding="utf-8")
@@ -232,7 +232,17 @@ def test_the_generated_names_are_the_packages_exports():
 
 
 def test_props_source_rebuilds_the_values():
-    from karpenter_gpu import Budget, CapacityType, Duration, GpuMemory, Operator, Quantity, Requirement, Taint
+    from karpenter_gpu import (
+        Budget,
+        CapacityReservationTerm,
+        CapacityType,
+        Duration,
+        GpuMemory,
+        Operator,
+        Quantity,
+        Requirement,
+        Taint,
+    )
     from karpenter_gpu.importer.fit import CALLABLE
     from karpenter_gpu.importer.pysource import source
 
@@ -240,7 +250,8 @@ def test_props_source_rebuilds_the_values():
               Requirement("example.com/k", Operator.IN, ["a", "'\""], min_values=1), Requirement.exists("x.io/y"),
               Taint.gpu(), Taint("k", None, "NoExecute"),
               Budget(nodes="10%", reasons=("Drifted",), schedule="0 9 * * *", duration=Duration.hours(8), note="n\n'"),
-              (Taint.gpu(),), ()]
+              (Taint.gpu(),), (), CapacityReservationTerm(tags={"purpose": "ml"}, owner_id="123456789012"),
+              CapacityReservationTerm(id="cr-0123456789abcdef0")]
     for value in values:
         names: set[str] = set()
         text = source(value, names)

@@ -26,6 +26,7 @@ from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy
+from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, GpuNodeClassProps, RootVolume
@@ -34,9 +35,9 @@ from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 #: What the generated code may call, by the name ``karpenter_gpu`` exports it under (the same objects: the
 #: check runs the source the app will run).
 CALLABLE: dict[str, Any] = {c.__name__: c for c in (
-    Budget, CapacityType, ConsolidationPolicy, DisruptionReason, Duration, GpuInferencePool, GpuMemory, GpuNodeClass,
-    GpuTrainingPool, NodeOverlayDiscourage, Operator, Price, PriceAdjustment, Quantity, Requirement, RootVolume, Taint,
-    TaintEffect)}
+    Budget, CapacityReservationTerm, CapacityType, ConsolidationPolicy, DisruptionReason, Duration, GpuInferencePool,
+    GpuMemory, GpuNodeClass, GpuTrainingPool, InstanceMatchCriteria, NodeOverlayDiscourage, Operator, Price,
+    PriceAdjustment, Quantity, Requirement, RootVolume, Taint, TaintEffect)}
 
 #: A key shown in a field path as it is; any other key is shown as ``<key>`` (no input text in a comment).
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}\Z", re.ASCII)
@@ -198,6 +199,8 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
         if key in spec:
             kwargs[prop] = spec[key]
     try:
+        if "capacityReservationSelectorTerms" in spec:
+            kwargs["capacity_reservations"] = tuple(_reservation(t) for t in spec["capacityReservationSelectorTerms"])
         kwargs["root_volume"] = RootVolume(**{**volume, "size": Quantity(volume["size"])})
         props = GpuNodeClassProps(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:  # ValueError: pydantic's, for a wrong type
@@ -210,6 +213,12 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
     names: set[str] = set()
     text = call("GpuNodeClass", shown, names, 0, head=f"chart, {construct_id!r}")
     return Call("GpuNodeClass", variable, text, names)
+
+
+def _reservation(term: dict) -> CapacityReservationTerm:
+    """A ``capacityReservationSelectorTerms`` entry as the term that renders it (unknown keys: a TypeError)."""
+    names = {"id": "id", "tags": "tags", "ownerID": "owner_id", "instanceMatchCriteria": "instance_match_criteria"}
+    return CapacityReservationTerm(**{names[k] if k in names else f"<{k}>": v for k, v in term.items()})
 
 
 def _selector(terms: Any) -> str | tuple[str, ...] | None:
