@@ -7,14 +7,21 @@ package main
 // instance type's capacity and allocatable: the batch's pods may land on them.
 //
 // Go picks among equally good topology domains, and orders equal in-flight NodeClaims, by map iteration and
-// sort.Slice: the case is solved Runs times (fresh scheduler each time) and Unstable is set when the answers differ.
+// sort.Slice, so one case has several answers Karpenter gives. The case carries the core's answer (Expect) and is
+// solved up to Runs times (a fresh scheduler each time, the instance types built once per case), stopping at the
+// first answer equal to it up to a renaming of identical pods and of zones (batchMatches): most cases take one
+// Solve. The comparison is made again on the Python side against every answer returned.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -42,6 +50,69 @@ type batchCase struct {
 	schedCase
 	Pods []*corev1.Pod `json:"pods"`
 	Runs int           `json:"runs"`
+	// Classes: each pod's class (namespace/name of the first of the pods identical to it but for the name): the
+	// answers are compared and told apart up to a renaming of identical pods, which Karpenter queues in an order
+	// sort.Slice leaves open.
+	Classes map[string]string `json:"classes"`
+	// Expect: the core's answer (batch_family.python_answer, in classes); nil solves Runs times (the vectors).
+	Expect *batchExpect `json:"expect"`
+}
+
+// batchExpect is the core's plan in the terms of batchAnswer (its NodeClaims sorted as batchSolveOnce sorts).
+type batchExpect struct {
+	NodeClaims []struct {
+		NodePool      string   `json:"nodepool"`
+		Pods          []string `json:"pods"`
+		InstanceTypes []string `json:"instance_types"`
+		InstanceType  *string  `json:"instance_type"`
+		CapacityType  *string  `json:"capacity_type"`
+		LaunchZones   []string `json:"launch_zones"`
+	} `json:"nodeclaims"`
+	Existing map[string][]string `json:"existing"`
+	Pending  []string            `json:"pending"`
+}
+
+// batchAnswers: Karpenter's answer equal to Expect when a solve gave it (one answer, so a rebuild of the vectors
+// is byte-identical); else the one answer all Solves solves gave, or Varied when they gave several (none the core's:
+// the core's answer is not verified, batch_family counts it apart); none when the case carries no Expect (the core
+// abstains: one solve shows Go reads the case).
+type batchAnswers struct {
+	Answers []*batchCanon `json:"answers"`
+	Solves  int           `json:"solves,omitempty"`
+	Varied  bool          `json:"varied,omitempty"`
+}
+
+// batchCanon: an answer with each pod named by its class; NodeClaims sorted by (pods, nodepool, options), Pending
+// as "class: reason heads joined by '; '" sorted.
+type batchCanon struct {
+	NodeClaims []batchClaim        `json:"nodeclaims,omitempty"`
+	Existing   map[string][]string `json:"existing,omitempty"`
+	Pending    []string            `json:"pending,omitempty"`
+}
+
+func batchCanonical(a *batchAnswer, classes map[string]string) *batchCanon {
+	class := func(pods []string) []string {
+		out := lo.Map(pods, func(p string, _ int) string { return lo.ValueOr(classes, p, p) })
+		sort.Strings(out)
+		return out
+	}
+	out := &batchCanon{Existing: map[string][]string{}}
+	for _, nc := range a.NodeClaims {
+		nc.Pods = class(nc.Pods)
+		out.NodeClaims = append(out.NodeClaims, nc)
+	}
+	sortKey := func(c batchClaim) string {
+		return strings.Join(c.Pods, ",") + "\x00" + c.NodePool + "\x00" + strings.Join(c.InstanceTypes, ",")
+	}
+	sort.SliceStable(out.NodeClaims, func(i, j int) bool { return sortKey(out.NodeClaims[i]) < sortKey(out.NodeClaims[j]) })
+	for node, pods := range a.Existing {
+		out.Existing[node] = class(pods)
+	}
+	for pod, parts := range a.Pending {
+		out.Pending = append(out.Pending, lo.ValueOr(classes, pod, pod)+": "+strings.Join(parts, "; "))
+	}
+	sort.Strings(out.Pending)
+	return out
 }
 
 type batchClaim struct {
@@ -60,8 +131,7 @@ type batchAnswer struct {
 	Existing   map[string][]string `json:"existing,omitempty"`
 	Pending    map[string][]string `json:"pending,omitempty"`
 	// Errors: the full error texts (they name hostname placeholders, numbered per process): for debugging only.
-	Errors   map[string]string `json:"-"`
-	Unstable bool              `json:"unstable,omitempty"`
+	Errors map[string]string `json:"-"`
 }
 
 // batchHeads are the heads of the scheduler's error texts a pod's error is made of (one per NodePool template
@@ -158,7 +228,21 @@ func batchPods(c *batchCase) []*corev1.Pod {
 	})
 }
 
-func batchSolve(c *batchCase) (*batchAnswer, error) {
+// batchClient: the API server the scheduler lists pods, nodes and namespaces from; empty and only read (Solve and
+// NewTopology never write), so one serves every case (a fake client's scheme costs more to build than a Solve).
+var batchClient = sync.OnceValue(func() client.Client { return fakecr.NewFakeClient() })
+
+// batchPrepared: what one case's solves share (the instance types are only read by Solve; the launch's filters
+// narrow offerings in place and batchSolveOnce puts them back).
+type batchPrepared struct {
+	c             *batchCase
+	ctx           context.Context
+	byName        map[string]*cloudprovider.InstanceType
+	nodePools     []*karpv1.NodePool
+	instanceTypes map[string][]*cloudprovider.InstanceType
+}
+
+func batchPrepare(c *batchCase) (*batchPrepared, error) {
 	ctx := settingsCtx(c.Settings)
 	nodeClass := schedNodeClass(&c.schedCase)
 	if len(c.NodeClassSpec) > 0 && string(c.NodeClassSpec) != "null" {
@@ -181,11 +265,16 @@ func batchSolve(c *batchCase) (*batchAnswer, error) {
 	for _, np := range nodePools {
 		instanceTypes[np.Name] = its
 	}
+	return &batchPrepared{c: c, ctx: ctx, byName: byName, nodePools: nodePools, instanceTypes: instanceTypes}, nil
+}
+
+func batchSolveOnce(p *batchPrepared) (*batchAnswer, error) {
+	c, ctx, nodePools, instanceTypes := p.c, p.ctx, p.nodePools, p.instanceTypes
 	pods := batchPods(c)
-	client := fakecr.NewFakeClient()
+	kube := batchClient()
 	clk := clock.RealClock{}
-	cluster := state.NewCluster(clk, client, fake.NewCloudProvider())
-	claims, err := batchExistingClaims(c, byName)
+	cluster := state.NewCluster(clk, kube, fake.NewCloudProvider())
+	claims, err := batchExistingClaims(c, p.byName)
 	if err != nil {
 		return nil, err
 	}
@@ -202,11 +291,11 @@ func batchSolve(c *batchCase) (*batchAnswer, error) {
 		provscheduling.NumConcurrentReconciles(int(math.Ceil(float64(coreoptions.FromContext(ctx).CPURequests) / 1000.0))),
 		provscheduling.MinValuesPolicy(coreoptions.FromContext(ctx).MinValuesPolicy),
 	}
-	topology, err := provscheduling.NewTopology(ctx, client, cluster, stateNodes, nodePools, instanceTypes, pods, opts...)
+	topology, err := provscheduling.NewTopology(ctx, kube, cluster, stateNodes, nodePools, instanceTypes, pods, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
-	s := provscheduling.NewScheduler(ctx, client, nodePools, cluster, stateNodes, topology, instanceTypes,
+	s := provscheduling.NewScheduler(ctx, kube, nodePools, cluster, stateNodes, topology, instanceTypes,
 		schedDaemonSetPods(c.DaemonSets), events.NewRecorder(&record.FakeRecorder{}), clk, nil, nil, opts...)
 	results, err := s.Solve(ctx, pods)
 	if err != nil {
@@ -252,6 +341,77 @@ func batchSolve(c *batchCase) (*batchAnswer, error) {
 	return ans, nil
 }
 
+// batchMatches: whether Karpenter's answer is the core's, both in classes (batch_family.core_differences: the
+// NodeClaims' pools and pods, options, launched capacity type, a type at the launch's price, launch zones up to one consistent renaming of
+// single zones; the pods of existing nodes; the Pending pods' error heads).
+func batchMatches(want *batchExpect, got *batchCanon) bool {
+	return batchRenaming(want, got) != nil
+}
+
+// batchRenaming: the renaming of Karpenter's single launch zones to the core's under which the answers are equal
+// (nil: they differ).
+func batchRenaming(want *batchExpect, got *batchCanon) map[string]string {
+	if len(want.NodeClaims) != len(got.NodeClaims) || !batchSameMap(want.Existing, got.Existing) ||
+		!slices.Equal(want.Pending, got.Pending) {
+		return nil
+	}
+	renaming := map[string]string{}
+	taken := map[string]bool{}
+	for i, w := range want.NodeClaims {
+		g := got.NodeClaims[i]
+		if w.NodePool != g.NodePool || !slices.Equal(w.Pods, g.Pods) || !slices.Equal(w.InstanceTypes, g.InstanceTypes) {
+			return nil
+		}
+		capacityType := ""
+		if g.Launch != nil {
+			capacityType = g.Launch.CapacityType
+		}
+		if lo.FromPtr(w.CapacityType) != capacityType || (w.CapacityType == nil) != (g.Launch == nil) {
+			return nil
+		}
+		if len(g.LaunchCheapestTypes) == 0 {
+			if w.InstanceType != nil {
+				return nil
+			}
+		} else if w.InstanceType == nil || !slices.Contains(g.LaunchCheapestTypes, *w.InstanceType) {
+			return nil
+		}
+		if len(w.LaunchZones) != len(g.LaunchZones) {
+			return nil
+		}
+		if len(w.LaunchZones) > 1 {
+			if !slices.Equal(w.LaunchZones, g.LaunchZones) {
+				return nil
+			}
+			continue
+		}
+		for j, a := range w.LaunchZones {
+			b := g.LaunchZones[j]
+			if to, ok := renaming[a]; (ok && to != b) || (!ok && taken[b]) {
+				return nil
+			}
+			renaming[a], taken[b] = b, true
+		}
+	}
+	back := map[string]string{}
+	for a, b := range renaming {
+		back[b] = a
+	}
+	return back
+}
+
+func batchSameMap(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !slices.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
 func batchCaseAnswer(raw json.RawMessage) (any, error) {
 	var c batchCase
 	if err := json.Unmarshal(raw, &c); err != nil {
@@ -260,23 +420,51 @@ func batchCaseAnswer(raw json.RawMessage) (any, error) {
 	if len(c.Pods) == 0 || len(c.NodePools) == 0 {
 		return nil, fmt.Errorf("a case needs pods and at least one nodepool")
 	}
-	first, err := batchSolve(&c)
+	prepared, err := batchPrepare(&c)
 	if err != nil {
 		return nil, err
 	}
-	stable := func(a *batchAnswer) string { // the error texts name hostname placeholders: not compared
-		out, _ := json.Marshal(batchAnswer{NodeClaims: a.NodeClaims, Existing: a.Existing, Pending: a.Pending})
-		return string(out)
+	if c.Expect == nil {
+		if _, err := batchSolveOnce(prepared); err != nil {
+			return nil, err
+		}
+		return batchAnswers{Answers: []*batchCanon{}}, nil
 	}
-	want := stable(first)
-	for i := 1; i < max(c.Runs, 1); i++ {
-		again, err := batchSolve(&c)
+	seen := map[string]*batchCanon{}
+	for solves := 0; solves < max(c.Runs, 1); solves++ {
+		raw, err := batchSolveOnce(prepared)
 		if err != nil {
 			return nil, err
 		}
-		if stable(again) != want { // only the fact: the answers themselves differ from run to run
-			return batchAnswer{Unstable: true}, nil
+		got := batchCanonical(raw, c.Classes)
+		if back := batchRenaming(c.Expect, got); back != nil {
+			// Recorded in the core's zone names, without the zone's price: the same text whichever of the equal
+			// domains this solve took, so a rebuild of the vectors is byte-identical.
+			for i := range got.NodeClaims {
+				nc := &got.NodeClaims[i]
+				nc.LaunchTypes = nil          // not compared; which types a zone offers varies with the zone
+				if len(nc.LaunchZones) != 1 { // compared as they are
+					continue
+				}
+				nc.LaunchZones = []string{lo.ValueOr(back, nc.LaunchZones[0], nc.LaunchZones[0])}
+				if nc.Launch != nil {
+					launch := *nc.Launch
+					launch.Zone, launch.Price = nc.LaunchZones[0], 0
+					nc.Launch = &launch
+				}
+			}
+			return batchAnswers{Answers: []*batchCanon{got}}, nil
 		}
+		text, _ := json.Marshal(got) // the error texts name hostname placeholders: not part of the answer
+		seen[string(text)] = got
 	}
-	return first, nil
+	out := batchAnswers{Solves: max(c.Runs, 1)}
+	if len(seen) > 1 { // dozens of answers, a different set each time: only the fact, so the vectors stay stable
+		out.Varied = true
+		return out, nil
+	}
+	for _, text := range slices.Sorted(maps.Keys(seen)) {
+		out.Answers = append(out.Answers, seen[text])
+	}
+	return out, nil
 }
