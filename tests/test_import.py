@@ -183,10 +183,11 @@ def _adopt(objects: list[dict]):
 
 
 def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
-    # every environment of dist/: 8 of 8 EC2NodeClasses (capacity reservations too), 10 of 16 NodePools and 1 of 9 NodeOverlays (the others
+    # every environment of dist/: 8 of 8 EC2NodeClasses (capacity reservations too), the Auto Mode NodeClass, 11
+    # of 16 NodePools (the Auto Mode one with eks.amazonaws.com keys) and 1 of 9 NodeOverlays (the others
     # derive from pool constructs) are construct calls; the round trip
     # (synth of the calls, diff --fail-on drift) says no change
-    counts = {"EC2NodeClass": [0, 0], "NodePool": [0, 0], "NodeOverlay": [0, 0]}
+    counts = {"EC2NodeClass": [0, 0], "NodeClass": [0, 0], "NodePool": [0, 0], "NodeOverlay": [0, 0]}
     for environment in ("dev", "fleet", "prod", "staging"):
         objects = _dist_objects(environment)
         adopted = _adopt(objects)
@@ -194,13 +195,17 @@ def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
             if o["kind"] in counts:
                 counts[o["kind"]][0] += i in adopted.calls
                 counts[o["kind"]][1] += 1
-    assert counts == {"EC2NodeClass": [8, 8], "NodePool": [10, 16], "NodeOverlay": [1, 9]}
+    assert counts == {"EC2NodeClass": [8, 8], "NodeClass": [1, 1], "NodePool": [11, 16], "NodeOverlay": [1, 9]}
     app = tmp_path / "dev_app.py"
     assert main(["import", str(ROOT / "dist" / "dev"), "--out", str(app)]) == 0
     code = app.read_text(encoding="utf-8")
     assert "node_class_gpu_inference = GpuNodeClass(" in code
     assert "GpuInferencePool(\n        chart, 'NodePool-gpu-inference', node_class=node_class_gpu_inference," in code
     assert "ImportedObject(\n        chart, 'NodePool-" not in code and "ImportedObject(\n        chart, 'EC2" not in code
+    fleet = tmp_path / "fleet_app.py"
+    assert main(["import", str(ROOT / "dist" / "fleet"), "--out", str(fleet)]) == 0
+    code = fleet.read_text(encoding="utf-8")
+    assert "node_class_gpu_auto = AutoModeNodeClass(" in code and "node_class=node_class_gpu_auto," in code
 
 
 def test_a_field_the_construct_does_not_write_keeps_the_object_as_given_and_is_named():

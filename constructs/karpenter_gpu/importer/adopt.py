@@ -1,5 +1,5 @@
 """Which objects of one environment become construct calls: every ``EC2NodeClass`` a checked ``GpuNodeClass``
-call keeps as it is, then every ``NodePool`` on such a node class that a checked pool call keeps as it is (a pool
+call (every Auto Mode ``NodeClass`` a checked ``AutoModeNodeClass`` call) keeps as it is, then every ``NodePool`` on such a node class that a checked pool call keeps as it is (a pool
 construct refers to its node class by object, so a pool on a node class kept as given stays as given too), and
 every ``NodeOverlay`` a checked ``NodeOverlayDiscourage`` call keeps as it is.
 """
@@ -8,11 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from karpenter_gpu.importer.fit import Call, Checker, Unfit, node_class_call, variable_name
+from karpenter_gpu.importer.fit import (
+    Call,
+    Checker,
+    Unfit,
+    auto_mode_node_class_call,
+    node_class_call,
+    variable_name,
+)
 from karpenter_gpu.importer.pool_fit import POOLS, pool_call
 from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.importer.overlay_fit import overlay_call
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
+from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, NODEPOOL_KIND, OVERLAY_KIND
 
 
 @dataclass
@@ -50,17 +57,21 @@ def _without_node_class(manifest: dict, construct_id: str, ref: object, checker:
 def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
     """The construct calls that keep ``manifests`` (objects as read, ``ids`` their construct ids) as they are."""
     out = Adopted()
-    by_name: dict[str, Call] = {}
+    by_name: dict[tuple[str, str], Call] = {}  # (kind, name): the two node class kinds may share a name
     variables: set[str] = set()
     for index, manifest in enumerate(manifests):
-        if not _is(manifest, NODE_CLASS_KIND):
+        if _is(manifest, NODE_CLASS_KIND):
+            make = node_class_call
+        elif _is(manifest, AUTO_MODE_NODE_CLASS_KIND):
+            make = auto_mode_node_class_call
+        else:
             continue
         name = metadata(manifest).get("name")
-        found = node_class_call(manifest, ids[index], variable_name("node_class", name, index, variables))
+        found = make(manifest, ids[index], variable_name("node_class", name, index, variables))
         if isinstance(found, Call):
             found = checker.check([], found, manifest) or found
         if isinstance(found, Call) and isinstance(name, str):
-            by_name[name] = found
+            by_name[(str(manifest["kind"]), name)] = found
             out.node_classes.append(found)
             out.calls[index] = found
         elif isinstance(found, Unfit):
@@ -70,9 +81,9 @@ def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
         if not _is(manifest, NODEPOOL_KIND):
             continue
         ref = ((((manifest.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {})
-        same_kind = isinstance(ref, dict) and ref.get("kind") == NODE_CLASS_KIND[1] \
-            and ref.get("group") == NODE_CLASS_KIND[0].split("/")[0]
-        node_class = by_name.get(str(ref.get("name"))) if same_kind else None
+        groups = {kind: api.split("/")[0] for api, kind in (NODE_CLASS_KIND, AUTO_MODE_NODE_CLASS_KIND)}
+        known = isinstance(ref, dict) and groups.get(str(ref.get("kind"))) == ref.get("group")
+        node_class = by_name.get((str(ref.get("kind")), str(ref.get("name")))) if known else None
         if node_class is None or node_class.variable is None:
             out.unfit[index] = _without_node_class(manifest, ids[index], ref, checker)
             continue

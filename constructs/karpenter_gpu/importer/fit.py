@@ -26,6 +26,7 @@ from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy
+from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
@@ -35,7 +36,8 @@ from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
 #: What the generated code may call, by the name ``karpenter_gpu`` exports it under (the same objects: the
 #: check runs the source the app will run).
 CALLABLE: dict[str, Any] = {c.__name__: c for c in (
-    Budget, CapacityReservationTerm, CapacityType, ConsolidationPolicy, DisruptionReason, Duration, GpuInferencePool,
+    AutoModeNodeClass, Budget, CapacityReservationTerm, CapacityType, ConsolidationPolicy, DisruptionReason, Duration,
+    GpuInferencePool,
     GpuMemory, GpuNodeClass, GpuTrainingPool, InstanceMatchCriteria, NodeOverlayDiscourage, Operator, Price,
     PriceAdjustment, Quantity, Requirement, RootVolume, Taint, TaintEffect)}
 
@@ -213,6 +215,35 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
     names: set[str] = set()
     text = call("GpuNodeClass", shown, names, 0, head=f"chart, {construct_id!r}")
     return Call("GpuNodeClass", variable, text, names)
+
+
+def auto_mode_node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | Unfit:
+    """The ``AutoModeNodeClass`` call an EKS Auto Mode ``NodeClass`` suggests (checked afterwards): its role,
+    subnet, security group and pod selection (ids or one tag term each), and tags; any other field is the check's
+    to name."""
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict):
+        return Unfit("AutoModeNodeClass", "spec", "missing")
+    kwargs: dict[str, Any] = {"name": metadata(manifest).get("name"), "role": spec.get("role")}
+    for key, prop in (("subnetSelectorTerms", "subnet"), ("securityGroupSelectorTerms", "security_group"),
+                      ("podSubnetSelectorTerms", "pod_subnet"), ("podSecurityGroupSelectorTerms", "pod_security_group")):
+        terms = spec.get(key)
+        if terms is None:
+            continue
+        if isinstance(terms, list) and len(terms) == 1 and isinstance(terms[0], dict) and list(terms[0]) == ["tags"]:
+            kwargs[f"{prop}_tags"] = terms[0]["tags"]
+        elif isinstance(terms, list) and terms and all(isinstance(t, dict) and list(t) == ["id"] for t in terms):
+            kwargs[f"{prop}_ids"] = tuple(t["id"] for t in terms)
+        else:
+            return Unfit("AutoModeNodeClass", f"spec.{key}", "the construct selects by ids or by one tag term")
+    if "tags" in spec:
+        kwargs["tags"] = spec["tags"]
+    names: set[str] = set()
+    try:
+        text = call("AutoModeNodeClass", kwargs, names, 0, head=f"chart, {construct_id!r}")
+    except TypeError:  # not YAML data
+        return Unfit("AutoModeNodeClass", "spec", "a field of another type than the construct's")
+    return Call("AutoModeNodeClass", variable, text, names)
 
 
 def _reservation(term: dict) -> CapacityReservationTerm:

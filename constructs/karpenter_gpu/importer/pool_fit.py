@@ -17,7 +17,7 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
-from karpenter_gpu.k8s.labels import Label
+from karpenter_gpu.k8s.labels import Label, auto_mode_key
 from karpenter_gpu.k8s.requirements import CapacityType, Operator, Requirement
 from karpenter_gpu.k8s.taint import Taint
 from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
@@ -36,7 +36,11 @@ _PROPS: dict[str, type[GpuPoolProps]] = {"GpuInferencePool": GpuInferencePoolPro
 
 
 def _take(reqs: list[Any], key: str, operator: str) -> dict | None:
-    """The next requirement when it is ``key operator`` without minValues (and removes it), else None."""
+    """The next requirement when it is ``key operator`` without minValues (and removes it), else None. ``key`` in
+    either spelling: a pool on an Auto Mode node class writes ``eks.amazonaws.com/`` keys (the check tells which
+    spelling the construct writes)."""
+    if reqs and isinstance(reqs[0], dict) and reqs[0].get("key") == auto_mode_key(key):
+        reqs[0] = {**reqs[0], "key": key}
     if reqs and isinstance(reqs[0], dict) and reqs[0].get("key") == key and reqs[0].get("operator") == operator \
             and "minValues" not in reqs[0] and isinstance(reqs[0].get("values"), list):
         return reqs.pop(0)
