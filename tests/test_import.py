@@ -321,3 +321,27 @@ def test_an_overlay_the_discourage_construct_does_not_write_stays_as_given():
     by_family = {**overlay, "spec": {**overlay["spec"], "requirements": [
         {"key": "karpenter.k8s.aws/instance-family", "operator": "In", "values": ["g5"]}]}}
     assert _adopt([by_family]).unfit[0].field == "spec.requirements"
+
+
+def test_node_classes_of_two_kinds_with_one_name_are_told_apart():
+    # the EC2NodeClass and the Auto Mode NodeClass both named gpu-inference: the Auto Mode pool is built on the
+    # Auto Mode class (a name-keyed lookup would put it on the EC2NodeClass, and the check would refuse it)
+    objects = _dist_objects("fleet")
+    auto = next(o for o in objects if o["kind"] == "NodeClass")
+    auto["metadata"]["name"] = "gpu-inference"
+    pool = next(i for i, o in enumerate(objects) if o["metadata"]["name"] == "auto-inference")
+    objects[pool]["spec"]["template"]["spec"]["nodeClassRef"]["name"] = "gpu-inference"
+    adopted = _adopt(objects)
+    calls = {objects[i]["kind"]: c for i, c in adopted.calls.items() if objects[i]["kind"] != "NodePool"}
+    assert calls["NodeClass"].variable != calls["EC2NodeClass"].variable
+    assert f"node_class={calls['NodeClass'].variable}," in adopted.calls[pool].text
+
+
+def test_opinionated_auto_mode_pools_show_the_21_day_expiry(tmp_path, capsys):
+    opinions = tmp_path / "o.py"
+    assert main(["import", str(ROOT / "dist" / "fleet"), "--out", str(tmp_path / "a.py"),
+                 "--opinionated", str(opinions)]) == 0
+    assert "node_class_gpu_auto = AutoModeNodeClass(" in opinions.read_text(encoding="utf-8")
+    out = capsys.readouterr().out
+    assert "NodePool auto-inference: replaces nodes (drift)\n    - spec.template.spec.expireAfter changed: 336h → 504h" \
+        in out

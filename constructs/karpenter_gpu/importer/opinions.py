@@ -11,7 +11,8 @@ object says about *where*, *as whom* and *what* to run, which no default can kno
   construct requires as an explicit choice); its opinions (labels, the ``gpu-operator`` label, the GPU taint,
   the derived requirements, consolidation, budgets, weight, expiry) take the defaults.
 
-An object without what its construct needs (no single alias, no GPU limit, no node class construct) stays as given,
+An Auto Mode ``NodeClass`` becomes the ``AutoModeNodeClass`` call that keeps it (the construct has no opinion of its
+own there); its pools take the Auto Mode defaults. An object without what its construct needs (no single alias, no GPU limit, no node class construct) stays as given,
 with the reason. ``karpenter-gpu diff INPUT <synth of this app>`` then shows what each opinion costs: which pools'
 nodes drift or are replaced, and why (the command prints it).
 """
@@ -22,11 +23,19 @@ from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.importer.adopt import Adopted
-from karpenter_gpu.importer.fit import Call, Checker, Unfit, _plain_prop, _selector, variable_name
+from karpenter_gpu.importer.fit import (
+    Call,
+    Checker,
+    Unfit,
+    _plain_prop,
+    _selector,
+    auto_mode_node_class_call,
+    variable_name,
+)
 from karpenter_gpu.importer.pool_fit import POOLS
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
-from karpenter_gpu.k8s.labels import NODE_CLASS_KIND, NODEPOOL_KIND, Label
+from karpenter_gpu.k8s.labels import AUTO_MODE_NODE_CLASS_KIND, NODE_CLASS_KIND, NODEPOOL_KIND, Label, auto_mode_key
 from karpenter_gpu.k8s.requirements import CapacityType
 from karpenter_gpu.k8s.units import Duration
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePoolProps
@@ -72,9 +81,9 @@ def node_class_opinion(manifest: dict, construct_id: str, variable: str) -> Call
 
 def _values(requirements: list[Any], key: str) -> tuple[str, ...] | None:
     """The values of the first ``key In`` requirement, None when there is none."""
-    for r in requirements:
-        if isinstance(r, dict) and r.get("key") == key and r.get("operator") == "In" and isinstance(r.get("values"),
-                                                                                                   list):
+    for r in requirements:  # in either spelling: Auto Mode pools write eks.amazonaws.com/ keys
+        if isinstance(r, dict) and r.get("key") in (key, auto_mode_key(key)) and r.get("operator") == "In" \
+                and isinstance(r.get("values"), list):
             return tuple(str(v) for v in r["values"])
     return None
 
@@ -122,25 +131,28 @@ def opinions(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted
     constructs' defaults or why it stays as given. Each call is built in a scratch chart first (a construct that
     refuses it leaves the object as given)."""
     found: dict[int, Call | Unfit] = {}
-    classes: dict[str, Call] = {}
+    classes: dict[tuple[str, str], Call] = {}  # (kind, name)
     variables: set[str] = set()
     for i, m in enumerate(manifests):
-        if (m.get("apiVersion"), m.get("kind")) == NODE_CLASS_KIND:
-            name = metadata(m).get("name")
-            c = node_class_opinion(m, ids[i], variable_name("node_class", name, i, variables))
-            found[i] = (checker.build([], c) or c) if isinstance(c, Call) else c
-            if isinstance(found[i], Call) and isinstance(name, str):
-                classes[name] = c  # type: ignore[assignment]  # a Call, checked above
+        kind = (m.get("apiVersion"), m.get("kind"))
+        if kind not in (NODE_CLASS_KIND, AUTO_MODE_NODE_CLASS_KIND):
+            continue
+        name = metadata(m).get("name")
+        # an Auto Mode NodeClass has no opinions of the construct's to adopt: its call keeps it as it is
+        make = node_class_opinion if kind == NODE_CLASS_KIND else auto_mode_node_class_call
+        c = make(m, ids[i], variable_name("node_class", name, i, variables))
+        found[i] = (checker.build([], c) or c) if isinstance(c, Call) else c
+        if isinstance(found[i], Call) and isinstance(name, str):
+            classes[(str(m.get("kind")), name)] = c  # type: ignore[assignment]  # a Call, checked above
     used: set[str] = set()
     for i, m in enumerate(manifests):
         if (m.get("apiVersion"), m.get("kind")) != NODEPOOL_KIND:
             continue
         ref = (((m.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {}
-        node_class = classes.get(str(ref.get("name"))) if isinstance(ref, dict) and ref.get("kind") == "EC2NodeClass" \
-            else None
+        node_class = classes.get((str(ref.get("kind")), str(ref.get("name")))) if isinstance(ref, dict) else None
         if node_class is None or node_class.variable is None:
-            found[i] = Unfit(POOLS, "spec.template.spec.nodeClassRef", "its EC2NodeClass is not a GpuNodeClass "
-                             "construct here, and a pool construct refers to one")
+            found[i] = Unfit(POOLS, "spec.template.spec.nodeClassRef", "its node class is not a GpuNodeClass or "
+                             "AutoModeNodeClass construct here, and a pool construct refers to one")
             continue
         c = pool_opinion(m, ids[i], node_class.variable)
         found[i] = (checker.build([node_class], c) or c) if isinstance(c, Call) else c
