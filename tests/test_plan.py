@@ -159,3 +159,22 @@ def test_an_existing_node_takes_pods_first_and_counts_against_the_limit(capsys, 
     code, out, _ = plan(capsys, files("pools.yaml", pool(gpus=4), NODE_CLASS),
                         "--workload", files("vllm.yaml", deployment("vllm", 5)), "--nodes", files("claims.yaml", node))
     assert code == 0 and "existing node n1 (gpu) takes ml/vllm-0, ml/vllm-1, ml/vllm-2, ml/vllm-3" in out
+
+
+def test_the_pools_are_simulated_once_for_the_plan_and_its_notes(capsys, files, monkeypatch):
+    """plan reads the pools' notes from the batch's own simulation (BatchPlan.pools), not from a second one."""
+    from karpenter_gpu.analysis.batch import scheduler
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return simulate(*args, **kwargs)
+
+    simulate = scheduler.simulate_pools
+    monkeypatch.setattr(scheduler, "simulate_pools", counted)
+    monkeypatch.setattr("karpenter_gpu.analysis.workload_plan.simulate_pools", counted, raising=False)
+    env = plan_json(capsys, files("pools.yaml", pool(gpus=4), NODE_CLASS),
+                    "--workload", files("vllm.yaml", deployment("vllm", 2)))
+    assert len(env["nodeclaims"]) == 1 and env["notes"]
+    assert len(calls) == 1

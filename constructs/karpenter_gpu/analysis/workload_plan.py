@@ -32,7 +32,7 @@ from karpenter_gpu.analysis.batch import BatchPlan, PlannedClaim, schedule_batch
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.explain import MAX_MARKDOWN, MAX_NOTE, _defaults_notes, _facts_notes
 from karpenter_gpu.analysis.notes import amount_text
-from karpenter_gpu.analysis.simulator import price_basis, simulate_pools
+from karpenter_gpu.analysis.simulator import price_basis
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
@@ -94,10 +94,10 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
                      settings: ControllerSettings | None = None) -> dict[str, Any]:
     """The plan of one environment as plain data (the JSON format; see the module doc)."""
     settings = settings if settings is not None else ControllerSettings()
-    reports = simulate_pools(manifests, catalog, nodes=nodes, aws=aws, settings=settings)
-    basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     plan = schedule_batch([*manifests, *workloads.daemonsets], workloads.pod_objects, catalog=catalog, aws=aws,
                           nodes=nodes, settings=settings)
+    reports = list(plan.pools)  # the pools as the batch simulated them: one simulation for the plan and its notes
+    basis = reports[0].price_basis if reports else price_basis(catalog, aws)
     billed = [_billed(c, catalog, aws) for c in plan.nodeclaims]
     out: dict[str, Any] = {
         "environment": name, "prices": basis, "settings": settings.describe(), "pods": len(workloads.pods),

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from karpenter_gpu.analysis.launch import Launch
+from karpenter_gpu.analysis.simulator import PoolReport
 
 __all__ = ["BatchPlan", "ExistingUse", "Pending", "PlannedClaim"]
 
@@ -59,6 +60,10 @@ class BatchPlan:
     pending: tuple[Pending, ...] = ()
     remaining: Mapping[str, Mapping[str, Decimal]] = field(default_factory=dict)
     not_modelled: tuple[str, ...] = ()
+    #: The NodePools as the batch simulated them (``simulate_pools`` without their limits, which the scheduler applies
+    #: per NodeClaim): their price basis, notes and problems, for a caller that reports them without a second
+    #: simulation.
+    pools: tuple[PoolReport, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def hourly(self) -> Decimal | None:

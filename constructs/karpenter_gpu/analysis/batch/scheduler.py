@@ -350,7 +350,7 @@ def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mappin
         topology = Topology(_domain_groups(reports, catalog, aws))
         existing = _existing(live, reports, open_reports, topology, gaps)
         if gaps:
-            return BatchPlan(not_modelled=tuple(sorted(set(gaps))))
+            return BatchPlan(not_modelled=tuple(sorted(set(gaps))), pools=tuple(reports))
         for pod in batch:
             topology.update(pod, pod.spec)  # NewTopology
         solver = _Solver(templates, reports, topology, existing, settings, _remaining(manifests, nodes))
@@ -361,4 +361,4 @@ def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mappin
             existing=tuple(ExistingUse(n.name, n.pool, tuple(p.key for p in n.pods)) for n in existing if n.pods),
             pending=tuple(Pending(key, str(err), err.parts) for key, err in sorted(errors.items(),
                                                                                   key=lambda kv: order[kv[0]])),
-            remaining={name: dict(left) for name, left in solver.remaining.items() if left})
+            remaining={name: dict(left) for name, left in solver.remaining.items() if left}, pools=tuple(reports))
