@@ -156,3 +156,47 @@ def test_an_accepted_answer_without_decodes_is_a_disagreement_and_every_regressi
     accepted = [v for v in map(json.loads, path.read_text().splitlines())
                 if v["family"] == "apiserver" and v["answer"].get("accepted")]
     assert accepted and all("decodes" in v["answer"] for v in accepted)
+
+
+def test_an_int32_field_beyond_int32_is_stored_and_not_decoded():
+    """apiserver family, seed 11 case 3618: ``networkInterfaces[].deviceIndex: 2147483648`` passes the CRD (no
+    maximum) and Karpenter's informer refuses it (an int32 in its Go type); the edges of int32 decode."""
+    node_class = _node_class(networkInterfaces=[{"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+                                                {"networkCardIndex": 0, "deviceIndex": 2147483648,
+                                                 "interfaceType": "interface"},
+                                                {"networkCardIndex": 1, "deviceIndex": 2147483647,
+                                                 "interfaceType": "efa-only"}],
+                             kubelet={"evictionMaxPodGracePeriod": -2147483649, "podsPerCore": 2147483647})
+    problems = decode_problems(node_class)
+    assert [(p.path, p.value, p.reader) for p in problems] == [
+        ("spec.kubelet.evictionMaxPodGracePeriod", -2147483649, "karpenter"),
+        ("spec.networkInterfaces[1].deviceIndex", 2147483648, "karpenter")]
+    assert apiserver_family.core_answer({"object": node_class})["decodes"] is False
+    found = {(f.path, f.code) for f in check_rules([("m.yaml", node_class)]) if f.code == "KG470"}
+    assert found == {("spec.kubelet.evictionMaxPodGracePeriod", "KG470"),
+                     ("spec.networkInterfaces[1].deviceIndex", "KG470")}
+
+
+def test_the_int32_fields_are_those_the_crds_mark_int32():
+    import yaml
+    from importlib import resources
+
+    from karpenter_gpu.k8s.go_decode import INT32_FIELDS
+
+    def walk(schema: dict, path: str) -> list[str]:
+        out = [path] if schema.get("type") == "integer" and schema.get("format") == "int32" else []
+        for key, child in (schema.get("properties") or {}).items():
+            out += walk(child, f"{path}.{key}" if path else key)
+        if "items" in schema:
+            out += walk(schema["items"], path + "[]")
+        return out
+
+    crds = resources.files("karpenter_gpu").joinpath("data/crds")
+    found: dict[str, tuple[str, ...]] = {}
+    for name in ("karpenter.sh_nodepools.yaml", "karpenter.sh_nodeoverlays.yaml",
+                 "karpenter.k8s.aws_ec2nodeclasses.yaml"):
+        crd = yaml.safe_load(crds.joinpath(name).read_text())
+        storage = next(v for v in crd["spec"]["versions"] if v.get("storage"))
+        paths = [p for p in walk(storage["schema"]["openAPIV3Schema"], "") if p.startswith("spec.")]
+        found[crd["spec"]["names"]["kind"]] = tuple(sorted(paths))
+    assert found == {kind: tuple(sorted(paths)) for kind, paths in INT32_FIELDS.items()}

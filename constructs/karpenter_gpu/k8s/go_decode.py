@@ -26,7 +26,8 @@ from typing import Any, Mapping
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.units import go_parse_duration
 
-__all__ = ["DecodeProblem", "decode_problems", "go_parse_quantity_error", "unlaunchable_mappings", "zero_volume_sizes"]
+__all__ = ["INT32_FIELDS", "DecodeProblem", "decode_problems", "go_parse_quantity_error", "int32_overflows",
+           "unlaunchable_mappings", "zero_volume_sizes"]
 
 #: ``resource.ErrFormatWrong``, ``ErrSuffix`` and ``ErrNumeric``'s messages.
 FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
@@ -149,19 +150,72 @@ def _quantity_map(values: Any, base: str, reader: str, how: str, *, percent: boo
     return out
 
 
+#: The ``int32`` fields of Karpenter's Go types (kubernetes-sigs/karpenter v1.14.1 ``pkg/apis/v1/nodepool.go``,
+#: ``pkg/apis/v1alpha1/nodeoverlay.go``; aws/karpenter-provider-aws v1.14.1 ``pkg/apis/v1/ec2nodeclass.go``), by
+#: kind, as paths with ``[]`` for list items (the CRDs mark the same fields ``format: int32``; a test keeps the two
+#: equal). The API server checks only ``type: integer`` and the bounds a field declares, so a value outside int32 on a
+#: field without them is stored, and ``encoding/json`` refuses it when the informer decodes the object ("cannot
+#: unmarshal number ... of type int32").
+INT32_FIELDS: dict[str, tuple[str, ...]] = {
+    "NodePool": ("spec.weight",),
+    "NodeOverlay": ("spec.weight",),
+    "EC2NodeClass": (
+        "spec.blockDeviceMappings[].ebs.volumeInitializationRate", "spec.connectionTracking.tcpEstablishedTimeout",
+        "spec.connectionTracking.udpStreamTimeout", "spec.connectionTracking.udpTimeout", "spec.ipPrefixCount",
+        "spec.kubelet.evictionMaxPodGracePeriod", "spec.kubelet.imageGCHighThresholdPercent",
+        "spec.kubelet.imageGCLowThresholdPercent", "spec.kubelet.maxPods", "spec.kubelet.podsPerCore",
+        "spec.networkInterfaces[].deviceIndex", "spec.networkInterfaces[].networkCardIndex"),
+}
+_INT32 = 2**31
+
+
+def _at(value: Any, parts: list[str], path: str) -> list[tuple[str, Any]]:
+    """(path, value) of every value at the ``[]``-path ``parts`` below ``value``."""
+    if not parts:
+        return [(path, value)]
+    head, rest = parts[0], parts[1:]
+    items = head.endswith("[]")
+    key = head[:-2] if items else head
+    if not isinstance(value, dict) or key not in value:
+        return []
+    child = value[key]
+    here = f"{path}.{key}" if path else key
+    if not items:
+        return _at(child, rest, here)
+    if not isinstance(child, list):
+        return []
+    return [found for i, item in enumerate(child) for found in _at(item, rest, f"{here}[{i}]")]
+
+
+def int32_overflows(manifest: Mapping[str, Any]) -> list[DecodeProblem]:
+    """Each integer on an ``int32`` field (:data:`INT32_FIELDS`) outside int32's range: the informer's
+    ``json.Unmarshal`` refuses it (Go's ``encoding/json`` ``decodeState.literalStore``: ``reflect.Value.OverflowInt``
+    → ``UnmarshalTypeError``)."""
+    out = []
+    for field in INT32_FIELDS.get(str(manifest.get("kind")), ()):
+        for path, value in _at(manifest, field.split("."), ""):
+            if isinstance(value, int) and not isinstance(value, bool) and not -_INT32 <= value < _INT32:
+                out.append(DecodeProblem(path, value, "karpenter",
+                                         "Karpenter's informer cannot decode it: the field is an int32 in Karpenter's "
+                                         "Go types and encoding/json refuses a number outside int32",
+                                         f"an integer from {-_INT32} to {_INT32 - 1}"))
+    return out
+
+
 def decode_problems(manifest: Mapping[str, Any]) -> list[DecodeProblem]:
     """Each value of a NodePool, NodeOverlay or EC2NodeClass the CRD admits and Go's parsers refuse, in field order.
     Values of the wrong JSON type are left to the schema check (KG300)."""
     kind = manifest.get("kind")
     spec = _dict(manifest.get("spec"))
     informer = "Karpenter's informer cannot decode it: resource.Quantity's UnmarshalJSON (ParseQuantity) refuses it"
+    overflows = int32_overflows(manifest)
     if kind == "NodePool":
-        return _quantity_map(spec.get("limits"), "spec.limits", "karpenter", informer)
+        return _quantity_map(spec.get("limits"), "spec.limits", "karpenter", informer) + overflows
     if kind == "NodeOverlay":
-        return _quantity_map(spec.get("capacity"), "spec.capacity", "karpenter", informer)
+        return _quantity_map(spec.get("capacity"), "spec.capacity", "karpenter", informer) + overflows
     if kind != "EC2NodeClass":
         return []
-    out: list[DecodeProblem] = []
+    out: list[DecodeProblem] = list(overflows)
     kubelet = _dict(spec.get("kubelet"))
     base = "spec.kubelet"
     grace = kubelet.get("evictionSoftGracePeriod")

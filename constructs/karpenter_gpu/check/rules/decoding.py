@@ -40,12 +40,14 @@ def _report(obj: RuleObject, code: str) -> None:
 def kg470_informer_decode(env: RuleEnvironment) -> None:
     """What it checks: values the CRD patterns admit but Karpenter's Go types refuse when its informer decodes the
     object: a NodePool ``spec.limits`` or NodeOverlay ``spec.capacity`` quantity ``ParseQuantity`` refuses (an
-    exponent with a fraction, ``1e3.5``, ``.3E+0.``), a kubelet ``evictionSoftGracePeriod`` ``time.ParseDuration`` refuses (no pattern).
+    exponent with a fraction, ``1e3.5``, ``.3E+0.``), a kubelet ``evictionSoftGracePeriod`` ``time.ParseDuration`` refuses (no pattern), a number outside int32 on an
+    int32 field the CRD gives no bounds (``networkInterfaces[].deviceIndex``, ``kubelet.maxPods``, ...).
 
     Why it matters: ``kubectl apply`` succeeds, but Karpenter cannot decode the object; the list its informer
     makes of that kind fails as a whole while the object is stored, so Karpenter sees none of them.
 
-    Fix: write the quantity with an integer exponent or a unit (``1e3``, ``100Mi``), the duration with a unit (``1m30s``).
+    Fix: write the quantity with an integer exponent or a unit (``1e3``, ``100Mi``), the duration with a unit
+    (``1m30s``), the integer within int32.
 
     Upstream: k8s.io/apimachinery v0.35 ``pkg/api/resource/quantity.go`` ``ParseQuantity`` (called by
     ``Quantity.UnmarshalJSON``) and ``pkg/apis/meta/v1/duration.go`` ``Duration.UnmarshalJSON``; the types of
