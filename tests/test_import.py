@@ -345,3 +345,36 @@ def test_opinionated_auto_mode_pools_show_the_21_day_expiry(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "NodePool auto-inference: replaces nodes (drift)\n    - spec.template.spec.expireAfter changed: 336h → 504h" \
         in out
+
+
+def _mutated(kind: str, path: tuple, value):
+    objects = _dist_objects("prod") if kind == "reserved" else _dist_objects("dev")
+    target = next(o for o in objects if o["kind"] == ("EC2NodeClass" if kind == "reserved" else kind)
+                  and (kind != "reserved" or "capacityReservationSelectorTerms" in o["spec"]))
+    cur = target
+    for key in path[:-1]:
+        cur = cur[key]
+    cur[path[-1]] = value
+    return [o for o in objects if o["kind"] in ("NodePool", "EC2NodeClass", "NodeOverlay")], target
+
+
+@pytest.mark.parametrize(("kind", "path", "value"), [
+    ("NodePool", ("spec", "template"), []),
+    ("NodePool", ("metadata", "annotations"), 5),
+    ("NodePool", ("spec", "disruption"), ["x"]),
+    ("NodePool", ("spec", "template", "spec", "taints"), "nvidia.com/gpu"),
+    ("NodePool", ("spec", "disruption", "budgets"), [{"nodes": None}]),
+    ("EC2NodeClass", ("spec", "blockDeviceMappings"), {"a": 1}),
+    ("reserved", ("spec", "capacityReservationSelectorTerms"), ["cr-1"]),
+    ("NodeOverlay", ("spec", "requirements"), "g5.12xlarge"),
+])
+def test_objects_of_other_shapes_stay_as_given_without_a_crash(kind, path, value):
+    # shapes the API server would refuse (synth says so later): import keeps them as given, never a traceback
+    from karpenter_gpu.importer.fit import Checker
+    from karpenter_gpu.importer.opinions import opinions
+
+    objects, target = _mutated(kind, path, value)
+    index = next(i for i, o in enumerate(objects) if o is target)
+    ids = [f"Object{i}" for i in range(len(objects))]
+    assert index in _adopt(objects).unfit
+    opinions(objects, ids, Checker())  # the opinions keep only what no default knows: no crash there either

@@ -13,6 +13,7 @@ from karpenter_gpu.importer.fit import (
     Checker,
     Unfit,
     auto_mode_node_class_call,
+    dig,
     node_class_call,
     variable_name,
 )
@@ -80,7 +81,7 @@ def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
     for index, manifest in enumerate(manifests):
         if not _is(manifest, NODEPOOL_KIND):
             continue
-        ref = ((((manifest.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {})
+        ref = dig(manifest, "spec", "template", "spec", "nodeClassRef")
         groups = {kind: api.split("/")[0] for api, kind in (NODE_CLASS_KIND, AUTO_MODE_NODE_CLASS_KIND)}
         known = isinstance(ref, dict) and groups.get(str(ref.get("kind"))) == ref.get("group")
         node_class = by_name.get((str(ref.get("kind")), str(ref.get("name")))) if known else None

@@ -76,6 +76,15 @@ class Unfit:
                 f"{self.detail}); adopt it later as a change reviewed with karpenter-gpu diff")
 
 
+def dig(value: Any, *keys: str) -> Any:
+    """``value[k1][k2]...`` through mappings only; None where a step is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
 def first_difference(expected: Any, got: Any, path: str = "") -> str | None:
     """The path of the first field where ``got`` differs from ``expected`` (None when equal)."""
     if isinstance(expected, dict) and isinstance(got, dict):
@@ -249,6 +258,8 @@ def auto_mode_node_class_call(manifest: dict, construct_id: str, variable: str) 
 def _reservation(term: dict) -> CapacityReservationTerm:
     """A ``capacityReservationSelectorTerms`` entry as the term that renders it (unknown keys: a TypeError)."""
     names = {"id": "id", "tags": "tags", "ownerID": "owner_id", "instanceMatchCriteria": "instance_match_criteria"}
+    if not isinstance(term, dict):
+        raise TypeError("a term is a mapping")
     return CapacityReservationTerm(**{names[k] if k in names else f"<{k}>": v for k, v in term.items()})
 
 

@@ -30,6 +30,7 @@ from karpenter_gpu.importer.fit import (
     _plain_prop,
     _selector,
     auto_mode_node_class_call,
+    dig,
     variable_name,
 )
 from karpenter_gpu.importer.pool_fit import POOLS
@@ -148,7 +149,7 @@ def opinions(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted
     for i, m in enumerate(manifests):
         if (m.get("apiVersion"), m.get("kind")) != NODEPOOL_KIND:
             continue
-        ref = (((m.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {}
+        ref = dig(m, "spec", "template", "spec", "nodeClassRef")
         node_class = classes.get((str(ref.get("kind")), str(ref.get("name")))) if isinstance(ref, dict) else None
         if node_class is None or node_class.variable is None:
             found[i] = Unfit(POOLS, "spec.template.spec.nodeClassRef", "its node class is not a GpuNodeClass or "

@@ -161,8 +161,9 @@ def pool_call(manifest: dict, construct_id: str, node_class: str) -> Call | Unfi
     meta = metadata(manifest)
     if not isinstance(spec, dict) or not isinstance(spec.get("template"), dict):
         return Unfit(POOLS, "spec.template", "missing")
-    extra = sorted(k for k in meta if k not in ("name", "annotations"))
-    if extra or set(meta.get("annotations") or {}) - {WINDOWS_ANNOTATION}:
+    extra = sorted(str(k) for k in meta if k not in ("name", "annotations"))
+    annotations = meta.get("annotations") or {}
+    if extra or not isinstance(annotations, dict) or set(annotations) - {WINDOWS_ANNOTATION}:
         return Unfit(POOLS, f"metadata.{extra[0] if extra else 'annotations'}",
                      "the pool constructs write the NodePool's name (and the disruption windows' notes) only")
     kwargs: dict[str, Any] = {"name": meta.get("name")}
