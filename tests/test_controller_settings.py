@@ -335,4 +335,5 @@ def test_diff_names_each_sides_settings_and_prices_under_them(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "settings: env: before Karpenter settings: env/helm/karpenter.values.yaml (featureGates nodeOverlay off" in out
     assert "after Karpenter settings: env/helm/karpenter.values.yaml (featureGates nodeOverlay on" in out
-    assert "$1.01/h → g5.xlarge spot/other zones $0.01/h" in out  # the overlay applies only after
+    # the overlay applies only after; before, spot stands in at the list price, after, the overlay priced it
+    assert "$1.01/h (on-demand list price) → g5.xlarge spot/other zones $0.01/h\n" in out

@@ -29,6 +29,9 @@ class Choice:
     instance: str
     offering: str | None
     price: Decimal
+    #: A spot or reserved offering shown at the catalog's on-demand list price (no overlay and no AWS facts priced
+    #: it: :attr:`~karpenter_gpu.k8s.offerings.OfferingPrice.on_demand_stand_in`).
+    list_price: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,12 @@ def _first(report: PoolReport | None) -> Choice | None:
     if report is None or not report.candidates:
         return None
     c = report.candidates[0]
-    return None if c.price is None else Choice(c.name, c.cheapest_offering(Requirements()), c.price)
+    if c.price is None:
+        return None
+    priced = [o for o in c.offerings if o.price is not None]
+    cheapest = min(priced, key=lambda o: o.price or Decimal(0)) if priced else None
+    return Choice(c.name, c.cheapest_offering(Requirements()), c.price,
+                  cheapest is not None and cheapest.on_demand_stand_in)
 
 
 def _by_capacity(pairs: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
@@ -223,11 +231,10 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
 def cost_json(report: CostReport) -> dict:
     """The cost report as plain JSON types; money as strings with two decimals, keys in a fixed order."""
     money = lambda d: None if d is None else f"{d:.2f}"  # noqa: E731
-    stand_in = report.stand_in()
     choice = lambda c: None if c is None else {"instance": c.instance, "offering": c.offering,  # noqa: E731
                                                "price": money(c.price),
                                                # a spot or reserved offering priced at the on-demand list price
-                                               "onDemandListPrice": (c.offering or "").partition("/")[0] in stand_in}
+                                               "onDemandListPrice": c.list_price}
     return {
         "priceList": {"embedded": report.embedded, "source": report.catalog.source,
                       "region": report.catalog.region, "date": report.catalog.date,

@@ -59,12 +59,11 @@ def _env_delta(e: EnvironmentCost) -> str:
     return _delta(e.before, e.after)
 
 
-def _choice(choice: Choice | None, esc: Escape, stand_in: frozenset[str] = frozenset()) -> str:
+def _choice(choice: Choice | None, esc: Escape) -> str:
     if choice is None:
         return "none"
     offering = f" {esc(choice.offering)}" if choice.offering else ""
-    capacity_type = (choice.offering or "").partition("/")[0]
-    label = " (on-demand list price)" if capacity_type in stand_in else ""
+    label = " (on-demand list price)" if choice.list_price else ""
     return f"{esc(choice.instance)}{offering} ${choice.price:,.2f}/h{label}"
 
 
@@ -83,9 +82,9 @@ def _ceilings(p: PoolCost) -> str:
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
-def _choices(p: PoolCost, esc: Escape, stand_in: frozenset[str] = frozenset()) -> str:
+def _choices(p: PoolCost, esc: Escape) -> str:
     """First choice before and after; a spot or reserved price that is the on-demand list price says so."""
-    a, b = _choice(p.first_before, esc, stand_in), _choice(p.first_after, esc, stand_in)
+    a, b = _choice(p.first_before, esc), _choice(p.first_after, esc)
     return f"{a} (unchanged)" if a == b else f"{a} → {b}"
 
 
@@ -100,7 +99,7 @@ def cost_text(report: CostReport) -> str:
         if e.unbounded_after:
             lines.append(f"    unbounded (no GPU limit) after: {', '.join(plain(n) for n in e.unbounded_after)}")
         for p in e.pools:
-            lines.append(f"    NodePool {plain(p.pool)}: ceiling {_ceilings(p)}; first choice {_choices(p, plain, report.stand_in())}")
+            lines.append(f"    NodePool {plain(p.pool)}: ceiling {_ceilings(p)}; first choice {_choices(p, plain)}")
             if p.added:
                 lines.append(f"      types added: {_types(p.added, plain)}")
             if p.removed:
@@ -126,7 +125,7 @@ def _cost_markdown_lines(report: CostReport) -> list[str]:
         lines += ["", "| Environment | NodePool | Ceiling | First choice | Types added | Types removed |",
                   "|---|---|---|---|---|---|"]
         for env, p in pools:
-            lines.append(f"| {markdown(env)} | {markdown(p.pool)} | {_ceilings(p)} | {_choices(p, markdown, report.stand_in())} | "
+            lines.append(f"| {markdown(env)} | {markdown(p.pool)} | {_ceilings(p)} | {_choices(p, markdown)} | "
                          f"{_types(p.added, markdown)} | {_types(p.removed, markdown)} |")
     return lines
 
