@@ -158,7 +158,40 @@ def gpu_operator(repo: Path) -> dict:
             "nfd_worker": {"nodeSelector": merged_worker.get("nodeSelector") or {},
                            "affinity": merged_worker.get("affinity") or {},
                            "tolerations": merged_worker.get("tolerations") or []},
+            "nfd_worker_enable": bool(merged_worker.get("enable", True)),
+            "nfd_worker_config": _merged(merged_worker.get("config"),
+                                         (nfd_values.get("worker") or {}).get("config")),
+            "validated": _pick(values, _VALIDATED),
             "operands": operands}
+
+
+#: The values paths the chart's templates/validations.yaml and the operand switches read (their defaults are
+#: kept so the placement model can tell which the values change).
+_VALIDATED = ("cdi.enabled", "cdi.nriPluginEnabled", "toolkit.enabled", "devicePlugin.config.create",
+              "devicePlugin.config.name", "devicePlugin.config.data", "clusterPolicy.deployCR", "gpuCluster.deployCR",
+              "driver.enabled", "driver.nvidiaDriverCRD.enabled")
+
+
+def _pick(values: dict, paths: tuple[str, ...]) -> dict:
+    out: dict = {}
+    for path in paths:
+        parts, here = path.split("."), values
+        for part in parts:
+            here = here.get(part) if isinstance(here, dict) else None
+        if here is None:
+            continue
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = here
+    return out
+
+
+def _merged(parent: Any, sub: Any) -> Any:
+    """A parent chart's value over its subchart's (maps key by key)."""
+    if isinstance(parent, dict) and isinstance(sub, dict):
+        return {**sub, **{k: _merged(v, sub.get(k)) for k, v in parent.items()}}
+    return sub if parent is None else parent
 
 
 def _module_chart() -> Path:

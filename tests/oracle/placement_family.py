@@ -8,9 +8,10 @@ also answers the controller's ``FEATURE_GATES``. :func:`core_answer` answers the
 :mod:`karpenter_gpu.analysis.operand_placement` and :func:`karpenter_gpu.k8s.controller_settings.read_settings`.
 
 Cases: generated platforms (pools, Auto Mode and hybrid nodes, NVIDIA, Neuron and CPU accelerators, MIG-capable
-GPUs, random taints and labels incl. preset deploy labels) with random values (tolerations, selectors, required
-affinity terms, operand switches, ``nfd.enabled``, unknown keys, Helm ``null`` deletions, feature gates), and every
-dist/ environment's pools and values.
+GPUs, random taints and labels incl. preset deploy labels) with random values: tolerations, selectors and required
+affinity terms aimed at the nodes, every operand switch and feature gate of the charts, and any key path of the
+charts' whole key trees set to a random value of its default's type, ``null`` or misspelt
+(:mod:`tests.oracle.placement_values`); and every dist/ environment's pools and values.
 
     python -m tests.oracle.placement_family --gpu-operator DIR [--count N] [--seed S]
     python -m tests.oracle.placement_family --gpu-operator DIR --write-vectors   # tests/oracle/vectors/placement.jsonl
@@ -38,10 +39,12 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from karpenter_gpu.analysis.operand_placement import (PlacementNode, controller_placement, gpu_operator_placement,
-                                                      not_modelled)
+from karpenter_gpu.analysis.operand_placement import (PlacementNode, chart_data, chart_refusals, controller_placement,
+                                                      gpu_operator_placement, karpenter_refusals, not_modelled)
+from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.controller_settings import read_settings
 from karpenter_gpu.upstream import KARPENTER_VERSION
+from tests.oracle import placement_values
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -49,7 +52,7 @@ BUILD = ROOT / "build" / "oracle"
 VECTORS = HERE / "vectors" / "placement.jsonl"
 VECTOR_SEED = 20261203
 VECTOR_COUNT = 400
-FRESH_COUNT = 600
+FRESH_COUNT = 1000
 KARPENTER_TAG = f"v{KARPENTER_VERSION}"
 
 TAINT_KEYS = ["nvidia.com/gpu", "workload", "team", "aws.amazon.com/neuron", "on-premises", "example.com/x",
@@ -61,10 +64,10 @@ LABEL_KEYS = ["gpu-operator", "workload", "team", "eks.amazonaws.com/compute-typ
               "nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.mig-manager",
               "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.gpu-feature-discovery"]
 LABEL_VALUES = ["enabled", "true", "false", "", "auto", "hybrid", "training", "linux", "p1"]
-OPERANDS = ["driver", "toolkit", "devicePlugin", "dcgm", "dcgmExporter", "gfd", "migManager", "nodeStatusExporter"]
-GATES = ["reservedCapacity", "spotToSpotConsolidation", "nodeOverlay", "staticCapacity", "nodeRepair",
-         "capacityBuffer"]
-UNKNOWN = [("devicePluginn", {"enabled": False}), ("daemonset", {"tolerations": []}), ("gfd2", {"enabled": True})]
+#: Every switch of the GPU Operator chart (a key path ending in ``enabled`` or ``enable``, the NFD subchart's
+#: included), and every feature gate of the Karpenter chart: from the charts' key trees, not from what the core knows.
+SWITCHES = [p for p in placement_values.key_paths("gpu-operator") if p[-1] in ("enabled", "enable")]
+GATES = sorted(chart_data()["karpenter"]["keys"]["settings"]["featureGates"])
 
 
 def _taint(rng: random.Random) -> dict:
@@ -143,17 +146,19 @@ def _operator_values(rng: random.Random, taints: list[dict]) -> dict:
         worker["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 4))]
     if worker:
         values["node-feature-discovery"] = {"worker": worker}
-    for operand in OPERANDS:
-        if rng.random() < 0.5:
-            values[operand] = {"enabled": rng.random() < 0.5}
+    for switch in SWITCHES:
+        if rng.random() < 0.04:
+            placement_values.set_path(values, switch, rng.random() < 0.5)
     if rng.random() < 0.05:
         values["nfd"] = {"enabled": False}
-    if rng.random() < 0.2:
-        key, value = rng.choice(UNKNOWN)
-        values[key] = value
-    if rng.random() < 0.03:  # inputs the core does not model: it must say so, with no answer
-        values["sandboxWorkloads"] = {"enabled": True}
+    placement_values.draw(rng, "gpu-operator", values, _placement_draws(rng, taints))
     return values
+
+
+def _placement_draws(rng: random.Random, taints: list[dict]) -> dict:
+    """The draws of the keys Kubernetes reads as placement, wherever they appear in a chart's tree."""
+    return {"tolerations": lambda: [_toleration(rng, taints) for _ in range(rng.randint(0, 3))],
+            "nodeSelector": lambda: _labels(rng, rng.randint(0, 2)), "affinity": lambda: _affinity(rng)}
 
 
 def _karpenter_values(rng: random.Random, taints: list[dict]) -> dict:
@@ -170,6 +175,7 @@ def _karpenter_values(rng: random.Random, taints: list[dict]) -> dict:
         values["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 3))]
     if rng.random() < 0.3:
         values["nodeSelector"] = _labels(rng, rng.randint(0, 2)) if rng.random() < 0.7 else {"kubernetes.io/os": None}
+    placement_values.draw(rng, "karpenter", values, _placement_draws(rng, taints))
     return values
 
 
@@ -213,14 +219,24 @@ def core_answer(case: dict) -> dict:
     nodes = [PlacementNode(n["name"], n["kind"], n["labels"], tuple(n["taints"]), n["accelerator"],
                            mig_capable=n["mig_capable"]) for n in case["nodes"]]
     if case["gpu_operator_values"] is not None:
-        missing = not_modelled(case["gpu_operator_values"])
+        refused = chart_refusals(case["gpu_operator_values"])  # the chart refuses them: nothing is placed
+        missing = [] if refused else not_modelled(case["gpu_operator_values"])
         if missing:
             return {"not modelled": [f"gpu-operator values {path}" for path in missing]}
-        for node in nodes:
+        if refused:
+            out["gpu-operator refused"] = refused[0]
+        for node in nodes if not refused else []:
             placed = gpu_operator_placement(case["gpu_operator_values"], node)
             out.setdefault(node.name, {}).update({k: v.lands for k, v in placed.items()})
     if case["karpenter_values"] is not None:
-        gates = read_settings(case["karpenter_values"], "case").gates
+        refused = karpenter_refusals(case["karpenter_values"])
+        if refused:
+            out["karpenter refused"] = refused[0]
+            return out
+        try:
+            gates = read_settings(case["karpenter_values"], "case").gates
+        except KarpenterGpuError as error:  # validate refuses settings the chart passes on: no answer to compare
+            return {"refused by validate": [error.code]}
         out["feature_gates"] = sorted(g.value for g in gates)
         for node in nodes:
             if node.kind != "hybrid":
@@ -243,7 +259,7 @@ def differences(case: dict, answer: dict) -> list[str]:
     """What the core answers differently; nothing where the core says the case is not modelled (it gives no
     answer then, rather than a guess)."""
     mine, theirs = core_answer(case), normalised(answer)
-    if "not modelled" in mine:
+    if "not modelled" in mine or "refused by validate" in mine:
         return []
     out = []
     for key in sorted(set(mine) | set(theirs)):
@@ -291,13 +307,8 @@ def ask(binary: Path, gpu_operator: Path, requests: list[dict]) -> list[dict]:
 
 
 def run(gpu_operator: Path, seed: int, count: int) -> int:
-    requests = list(generated(seed, count)) + list(dist_cases())
-    answers = ask(build(), gpu_operator, requests)
-    bad = _compare(requests, answers)
-    for problem in image_problems(requests, answers):
-        print(f"  {problem}")
-        bad += 1
-    print(f"oracle family placement: {len(requests)} cases, {bad} disagreements (seed {seed})")
+    started = time.monotonic()
+    bad = _fresh(gpu_operator, seed, count, started)
     return 1 if bad else 0
 
 
@@ -355,16 +366,33 @@ def from_run(seed: int, count: int | None, check_vectors: bool) -> tuple[int, in
                   "--gpu-operator DIR --write-vectors` and commit tests/oracle/vectors/placement.jsonl")
             stale = 1
     started = time.monotonic()
-    requests = list(generated(seed, count or FRESH_COUNT)) + list(dist_cases())
-    answers = ask(build(), source, requests)
+    count = count or FRESH_COUNT
+    bad = _fresh(source, seed, count, started)
+    return count + len(list(dist_cases())), bad + stale
+
+
+def _fresh(gpu_operator: Path, seed: int, count: int, started: float) -> int:
+    """Fresh cases and every dist/ environment against the charts; prints the family's line and its coverage
+    lines; the disagreements."""
+    requests = list(generated(seed, count)) + list(dist_cases())
+    binary = build()
+    answers = ask(binary, gpu_operator, requests)
     bad = _compare(requests, answers)
     for problem in image_problems(requests, answers):
         print(f"  {problem}")
         bad += 1
-    left_out = sum("not modelled" in core_answer(r["case"]) for r in requests)
+    mine = [core_answer(r["case"]) for r in requests]
+    left_out = sum("not modelled" in m for m in mine)
+    refused = sum("refused by validate" in m for m in mine)
+    by_chart = sum("gpu-operator refused" in m or "karpenter refused" in m for m in mine)
+    table = placement_values.Coverage()
+    table.add(requests, answers, lambda variants: ask(binary, gpu_operator, variants))
     print(f"oracle family placement: {len(requests)} cases, {bad} disagreements ({time.monotonic() - started:.1f}s; "
-          f"{left_out} not modelled by the core, left out)")
-    return len(requests), bad + stale
+          f"seed {seed}; {left_out} not modelled by the core and {refused} refused by validate's settings reader, "
+          f"left out; {by_chart} refused by a chart, compared)")
+    for line in table.lines():
+        print(line)
+    return bad
 
 
 def _compare(requests: list[dict], answers: list[dict]) -> int:

@@ -26,8 +26,17 @@ What runs where, as the cluster decides it:
    NoExecute taint and the node matches its ``nodeSelector`` and one required ``nodeSelectorTerm``
    (k8s.io/component-helpers ``scheduling/corev1`` ``FindMatchingUntoleratedTaint``, ``nodeaffinity``).
 
+Switches: the NFD worker runs only with ``nfd.enabled`` (the subchart's condition) and
+``node-feature-discovery.worker.enable``; the operand DaemonSets only with a ClusterPolicy
+(``clusterPolicy.deployCR``); an operand whose ``enabled`` the values delete (``null``) is rendered without it and
+the operator takes its default (``api/nvidia/v1/clusterpolicy_types.go`` ``IsEnabled``: on for all but the node
+status exporter; ``controllers/state_manager.go`` ``isStateEnabled``). The chart refuses some values outright
+(``templates/validations.yaml``: :func:`chart_refusals`); the Karpenter chart refuses an empty
+``settings.clusterName`` (``templates/deployment.yaml``).
+
 Not modelled (the answer says so instead of guessing): sandbox workloads (``sandboxWorkloads.enabled``), the
-DRA-based ``gpuCluster`` stack, the NVIDIADriver CR (``driver.nvidiaDriverCRD.enabled``), ``matchFields`` terms.
+DRA-based ``gpuCluster`` stack, the NVIDIADriver CR (``driver.nvidiaDriverCRD.enabled``), an NFD worker
+``config`` other than the chart's (it decides which PCI labels NFD sets), ``matchFields`` terms.
 """
 
 from __future__ import annotations
@@ -42,9 +51,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
-__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "coalesce",
-           "controller_placement", "device_plugins", "gpu_operator_placement", "not_modelled", "placed_labels",
-           "unknown_keys"]
+__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "chart_refusals",
+           "coalesce", "controller_placement", "device_plugins", "gpu_operator_placement", "karpenter_refusals",
+           "not_modelled", "placed_labels", "unknown_keys"]
 
 NFD_WORKER = "nfd-worker"
 KARPENTER = "karpenter"
@@ -56,6 +65,10 @@ CONTAINER_STATE_LABELS = ("nvidia.com/gpu.deploy.driver", "nvidia.com/gpu.deploy
                           "nvidia.com/gpu.deploy.node-status-exporter", "nvidia.com/gpu.deploy.operator-validator",
                           "nvidia.com/gpu.deploy.client")
 MIG_MANAGER_LABEL = "nvidia.com/gpu.deploy.mig-manager"
+#: Whether the operator runs an operand whose ClusterPolicy ``enabled`` is unset (gpu-operator v26.7.0
+#: ``api/nvidia/v1/clusterpolicy_types.go``, each spec's ``IsEnabled``; the validator always runs).
+OPERATOR_DEFAULT_ENABLED = {"driver": True, "toolkit": True, "devicePlugin": True, "dcgm": True, "dcgmExporter": True,
+                            "gfd": True, "migManager": True, "nodeStatusExporter": False, "validator": True}
 OPERANDS_LABEL = "nvidia.com/gpu.deploy.operands"
 GPU_PRESENT = "nvidia.com/gpu.present"
 #: What NFD labels an NVIDIA node with (``gpuNodeLabels``: vendor 10de).
@@ -184,16 +197,19 @@ def _term_fails(term: Mapping[str, Any], labels: Mapping[str, str]) -> str | Non
 def _operator_values(values: Mapping[str, Any]) -> dict:
     data = chart_data()["gpu-operator"]
     defaults = {"daemonsets": {"tolerations": data["daemonsets_tolerations"]},
-                "node-feature-discovery": {"worker": data["nfd_worker"]}}
+                "node-feature-discovery": {"worker": {"enable": data["nfd_worker_enable"], **data["nfd_worker"]}}}
     for key, operand in data["operands"].items():
         defaults[key] = {"enabled": operand["enabled"]}
-    return coalesce(dict(values), defaults)
+    return coalesce(dict(values), coalesce(defaults, data["validated"]))
 
 
 def not_modelled(values: Mapping[str, Any]) -> list[str]:
     """The values paths that change placement in ways this model does not follow."""
     merged = _dict(values)
     out = []
+    worker = _dict(_dict(merged.get("node-feature-discovery")).get("worker"))
+    if "config" in worker and coalesce(worker["config"], _worker_config()) != _worker_config():
+        out.append("node-feature-discovery.worker.config")
     if _dict(merged.get("sandboxWorkloads")).get("enabled") is True:
         out.append("sandboxWorkloads.enabled")
     if _dict(merged.get("gpuCluster")).get("deployCR") is True:
@@ -201,6 +217,47 @@ def not_modelled(values: Mapping[str, Any]) -> list[str]:
     if _dict(_dict(merged.get("driver")).get("nvidiaDriverCRD")).get("enabled") is True:
         out.append("driver.nvidiaDriverCRD.enabled")
     return out
+
+
+def _worker_config() -> Any:
+    return chart_data()["gpu-operator"]["nfd_worker_config"]
+
+
+def _empty(value: Any) -> bool:
+    """Helm's ``empty`` (sprig): nil, false, 0, "" and an empty map or list."""
+    return value is None or value is False or value == 0 or value in ("", {}, [])
+
+
+def chart_refusals(values: Mapping[str, Any]) -> list[str]:
+    """The messages with which the GPU Operator chart refuses the values (gpu-operator v26.7.0
+    ``deployments/gpu-operator/templates/validations.yaml``, in its order: Helm stops at the first)."""
+    merged = coalesce(dict(_dict(values)), chart_data()["gpu-operator"]["validated"])
+    cdi, plugin_config = _dict(merged.get("cdi")), _dict(_dict(merged.get("devicePlugin")).get("config"))
+    gpu_cluster, driver = _dict(merged.get("gpuCluster")), _dict(merged.get("driver"))
+    out = []
+    if not _empty(_dict(merged.get("clusterPolicy")).get("deployCR")) and not _empty(gpu_cluster.get("deployCR")):
+        out.append("clusterPolicy.deployCR and gpuCluster.deployCR cannot both be true; only one CR can exist")
+    if not _empty(gpu_cluster.get("deployCR")) and not _empty(driver.get("enabled")) and \
+            _empty(_dict(driver.get("nvidiaDriverCRD")).get("enabled")):
+        out.append("the NVIDIADriver CRD must be enabled when deploying a GPUCluster CR, set "
+                   "driver.nvidiaDriverCRD.enabled=true")
+    if cdi.get("enabled") is False and cdi.get("nriPluginEnabled") is True:
+        out.append("the NRI Plugin cannot be enabled when CDI is disabled")
+    if cdi.get("nriPluginEnabled") is True and _dict(merged.get("toolkit")).get("enabled") is False:
+        out.append("the NRI Plugin cannot be enabled when the Container Toolkit is disabled")
+    if not _empty(plugin_config.get("create")) and _empty(plugin_config.get("data")):
+        out.append("devicePlugin.config.data cannot be empty when devicePlugin.config.create is set to true")
+    if not _empty(plugin_config.get("create")) and _empty(plugin_config.get("name")):
+        out.append("devicePlugin.config.name cannot be empty when devicePlugin.config.create is set to true")
+    return out
+
+
+def karpenter_refusals(values: Mapping[str, Any]) -> list[str]:
+    """The Karpenter chart's refusal: an empty ``settings.clusterName`` (aws/karpenter-provider-aws v1.14.1
+    ``charts/karpenter/templates/deployment.yaml``, ``required``)."""
+    if _empty(_dict(_dict(values).get("settings")).get("clusterName")):
+        return ["Chart cannot be installed without a valid settings.clusterName!"]
+    return []
 
 
 def _labelled(node: PlacementNode) -> dict[str, str]:
@@ -233,14 +290,20 @@ def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> di
     out: dict[str, Verdict] = {}
     if _dict(merged.get("nfd")).get("enabled", True) is False:
         out[NFD_WORKER] = Verdict(False, "nfd.enabled is false: this release runs no NFD worker")
+    elif _empty(worker.get("enable")):
+        out[NFD_WORKER] = Verdict(False, "node-feature-discovery.worker.enable is false: this release runs no NFD "
+                                         "worker")
     else:
         why = fits(worker.get("nodeSelector") or {}, worker.get("affinity"),
                    list(worker.get("tolerations") or []) + list(DAEMONSET_TOLERATIONS), node)
         out[NFD_WORKER] = Verdict(why is None, why)
     labels = _labelled(node) if out[NFD_WORKER].lands else dict(node.labels)
     tolerations = list(_dict(merged.get("daemonsets")).get("tolerations") or []) + list(DAEMONSET_TOLERATIONS)
+    if _empty(_dict(merged.get("clusterPolicy")).get("deployCR")):
+        return out  # no ClusterPolicy: the operator deploys no operand
     for key, operand in chart_data()["gpu-operator"]["operands"].items():
-        if key != "validator" and _dict(merged.get(key)).get("enabled") is not True:
+        enabled = _dict(merged.get(key)).get("enabled")
+        if key != "validator" and (OPERATOR_DEFAULT_ENABLED[key] if enabled is None else enabled) is not True:
             continue
         why = fits(operand["nodeSelector"], None, tolerations, node, labels)
         if why is not None and not out[NFD_WORKER].lands and node.accelerator == "nvidia":

@@ -20,8 +20,14 @@
 //     nvidia.com/gpu.deploy.* labels of gpuStateLabels[container] are set to "true" unless non-empty, mig-manager
 //     on a MIG-capable GPU, all removed with nvidia.com/gpu.deploy.operands=false;
 //   - controllers/object_controls.go applyCommonDaemonsetConfig: each operand DaemonSet's tolerations are replaced
-//     by ClusterPolicy spec.daemonsets.tolerations; the state is deployed when spec.<operand>.enabled (validator
-//     always).
+//     by ClusterPolicy spec.daemonsets.tolerations; controllers/state_manager.go isStateEnabled: the state is
+//     deployed when spec.<operand> IsEnabled (api/nvidia/v1/clusterpolicy_types.go: an unset enabled is on for all
+//     but the node status exporter; the validator always), and no state without a ClusterPolicy
+//     (clusterPolicy.deployCR false).
+//
+// A chart that refuses the values (a template's fail or required: the GPU Operator chart's
+// templates/validations.yaml, the Karpenter chart's settings.clusterName) is answered as
+// "gpu-operator refused" / "karpenter refused" with the message, not as an error.
 //
 // Predicates: k8s.io/component-helpers scheduling/corev1 FindMatchingUntoleratedTaint (NoSchedule, NoExecute) and
 // nodeaffinity GetRequiredNodeAffinity (nodeSelector and required node affinity), as the scheduler's
@@ -99,6 +105,24 @@ var containerStateLabels = []string{
 
 const migManagerLabel = "nvidia.com/gpu.deploy.mig-manager"
 
+// IsEnabled of each spec when enabled is unset (api/nvidia/v1/clusterpolicy_types.go).
+var enabledByDefault = map[string]bool{"driver": true, "toolkit": true, "devicePlugin": true, "dcgm": true,
+	"dcgmExporter": true, "gfd": true, "migManager": true, "nodeStatusExporter": false, "validator": true}
+
+// refusal: the message of a template's fail or required, "" for any other error.
+func refusal(err error) string {
+	text := err.Error()
+	at := strings.Index(text, "execution error at (")
+	if at < 0 {
+		return ""
+	}
+	rest := text[at:]
+	if i := strings.Index(rest, "): "); i >= 0 {
+		return strings.TrimSpace(rest[i+3:])
+	}
+	return ""
+}
+
 // AddOrUpdateDaemonPodTolerations (kubernetes pkg/controller/daemon/util/daemonset_util.go), not hostNetwork.
 var daemonTolerations = []corev1.Toleration{
 	{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
@@ -170,6 +194,18 @@ func podSpecOf(doc map[string]any) (corev1.PodSpec, error) {
 	return spec, err
 }
 
+// findWorker: the NFD worker DaemonSet (the subchart's worker.yaml labels it role: worker, whatever the names).
+func findWorker(docs []map[string]any) map[string]any {
+	for _, doc := range docs {
+		meta, _ := doc["metadata"].(map[string]any)
+		labels, _ := meta["labels"].(map[string]any)
+		if doc["kind"] == "DaemonSet" && labels["role"] == "worker" {
+			return doc
+		}
+	}
+	return nil
+}
+
 func find(docs []map[string]any, kind, nameSuffix string) map[string]any {
 	for _, doc := range docs {
 		meta, _ := doc["metadata"].(map[string]any)
@@ -231,20 +267,24 @@ func operatorLabels(n node) map[string]string {
 func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out map[string]any) error {
 	docs, err := render(r.gpuOperatorDir, values, "gpu-operator")
 	if err != nil {
+		if message := refusal(err); message != "" {
+			out["gpu-operator refused"] = message
+			return nil
+		}
 		return err
 	}
 	policy := find(docs, "ClusterPolicy", "")
-	if policy == nil {
-		return fmt.Errorf("no ClusterPolicy rendered")
+	var spec map[string]any
+	if policy != nil {
+		spec, _ = policy["spec"].(map[string]any)
 	}
-	spec, _ := policy["spec"].(map[string]any)
 	var cpTolerations []corev1.Toleration
 	daemonsets, _ := spec["daemonsets"].(map[string]any)
 	raw, _ := json.Marshal(daemonsets["tolerations"])
 	if err := json.Unmarshal(raw, &cpTolerations); err != nil {
 		return fmt.Errorf("daemonsets.tolerations: %w", err)
 	}
-	worker := find(docs, "DaemonSet", "node-feature-discovery-worker")
+	worker := findWorker(docs)
 	var workerSpec corev1.PodSpec
 	if worker != nil {
 		if workerSpec, err = podSpecOf(worker); err != nil {
@@ -261,8 +301,14 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 			labels = operatorLabels(n)
 		}
 		for operand, pod := range r.operands {
+			if policy == nil {
+				break
+			}
 			section, _ := spec[operand].(map[string]any)
-			enabled, _ := section["enabled"].(bool)
+			enabled, set := section["enabled"].(bool)
+			if !set {
+				enabled = enabledByDefault[operand]
+			}
 			if operand != "validator" && !enabled {
 				continue
 			}
@@ -284,6 +330,10 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 func (r *renderer) karpenterAnswer(values map[string]any, nodes []node, out map[string]any) error {
 	docs, err := render(r.karpenterDir, values, "kube-system")
 	if err != nil {
+		if message := refusal(err); message != "" {
+			out["karpenter refused"] = message
+			return nil
+		}
 		return err
 	}
 	deployment := find(docs, "Deployment", "")
