@@ -178,3 +178,20 @@ def test_the_pools_are_simulated_once_for_the_plan_and_its_notes(capsys, files, 
                     "--workload", files("vllm.yaml", deployment("vllm", 2)))
     assert len(env["nodeclaims"]) == 1 and env["notes"]
     assert len(calls) == 1
+
+
+def test_a_zone_exclusive_leader_worker_set_leaves_its_second_group_pending_as_karpenter_may(capsys, files,
+                                                                                            offerings):
+    """The LeaderWorkerSet webhook's exclusive affinities in one batch: the first group's NodeClaim may still land in
+    any zone, so the second group's anti-affinity refuses them all: one answer of Karpenter's Solve (the batch oracle's
+    regression vector batch-lws-exclusive-zone; in other queue orders Karpenter places both groups)."""
+    lws = {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+           "metadata": {"name": "llm", "namespace": "ml", "annotations": {
+               "leaderworkerset.sigs.k8s.io/exclusive-topology": "topology.kubernetes.io/zone"}},
+           "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 2, "workerTemplate": {"spec": {"containers": [
+               {"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}}
+    env = plan_json(capsys, files("pools.yaml", pool(gpus=16), NODE_CLASS), "--workload", files("lws.yaml", lws),
+                    "--aws", offerings)
+    [claim] = env["nodeclaims"]
+    assert sorted(claim["pods"]) == ["ml/llm-0", "ml/llm-0-1"]
+    assert [p["pod"] for p in env["pending"]] == ["ml/llm-1", "ml/llm-1-1"] and all(p["reason"] for p in env["pending"])

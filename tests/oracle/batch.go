@@ -136,7 +136,8 @@ type batchAnswer struct {
 
 // batchHeads are the heads of the scheduler's error texts a pod's error is made of (one per NodePool template
 // tried, one per untolerated taint), in the words the Python core uses; a part that is none of them is the tail of
-// a multi-key requirements error (Requirements.Compatible joins one error per key) and is dropped.
+// a multi-key requirements error (Requirements.Compatible joins one error per key) and is dropped, but for a bare
+// "key ..." error not after one: a template refusing the topology's requirements (batchReason).
 var batchHeads = []string{
 	"did not tolerate taint",
 	"node limits have been exhausted for nodepool",
@@ -148,13 +149,14 @@ var batchHeads = []string{
 
 func batchReason(text string) []string {
 	var out []string
+	tail := false // the parts after "incompatible requirements, key ..." are the other keys' errors
 	for _, part := range strings.Split(text, "; ") {
 		if i := strings.Index(part, "unsatisfiable topology constraint for "); i >= 0 {
 			head := part[i:]
 			if j := strings.Index(head, " (counts"); j >= 0 {
 				head = head[:j]
 			}
-			out = append(out, head)
+			out, tail = append(out, head), false
 			continue
 		}
 		if i := strings.Index(part, "no instance type"); i >= 0 {
@@ -162,14 +164,20 @@ func batchReason(text string) []string {
 			if j := strings.Index(head, ", requirements="); j >= 0 {
 				head = head[:j]
 			}
-			out = append(out, head)
+			out, tail = append(out, head), false
 			continue
 		}
+		matched := false
 		for _, h := range batchHeads {
 			if strings.Contains(part, h) {
-				out = append(out, h)
+				out, matched, tail = append(out, h), true, h == "incompatible requirements"
 				break
 			}
+		}
+		// A NodePool template's NodeClaim.CanAdd refusing the topology's requirements returns
+		// Requirements.Compatible's error as it is ("key K, ... not in ..."; nodeclaim.go), not after another head.
+		if !matched && !tail && strings.HasPrefix(part, "key ") {
+			out, tail = append(out, "incompatible topology requirements"), true
 		}
 	}
 	sort.Strings(out)
