@@ -158,3 +158,54 @@ def test_values_the_model_does_not_follow_are_said_to_be_not_modelled(tmp_path):
     found = _findings(folder, "KG640")
     assert [(f.path, str(f.severity)) for f in found] == [("sandboxWorkloads.enabled", "info")]
     assert found[0].message.startswith("not modelled: sandboxWorkloads.enabled")
+
+
+# --------------------------------------------------------------------------- the Neuron device plugin (KG644)
+
+def _neuron(folder: Path, change) -> None:
+    _edit(folder, "neuron-device-plugin.values.yaml", lambda v: change(v["devicePlugin"]))
+
+
+def test_neuron_pool_the_neuron_device_plugin_cannot_reach(tmp_path):
+    folder = _copy(tmp_path, "staging")
+    _neuron(folder, lambda plugin: plugin.update(tolerations=[{"key": "CriticalAddonsOnly", "operator": "Exists"}]))
+    found = _findings(folder, "KG644")
+    assert [f.name for f in found] == ["neuron-inference"]
+    assert "Neuron device plugins on NodePool neuron-inference: none" in found[0].message
+    assert "aws.amazon.com/neuron=true:NoSchedule" in found[0].message
+
+
+def test_neuron_device_plugin_on_nvidia_pools(tmp_path):
+    """An affinity that names no pool puts the Neuron DaemonSet on every node whose taints it tolerates."""
+    folder = _copy(tmp_path, "staging")
+
+    def everywhere(plugin):
+        plugin["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0][
+            "matchExpressions"].pop(0)
+        plugin["tolerations"].append({"operator": "Exists"})
+
+    _neuron(folder, everywhere)
+    found = {f.name: f for f in _findings(folder, "KG644")}
+    assert "neuron-inference" not in found and "gpu-inference" in found
+    assert "lands on NodePool gpu-inference, which has no Neuron device" in found["gpu-inference"].message
+
+
+def test_neuron_device_plugin_on_auto_mode_nodes(tmp_path):
+    """Auto Mode runs AWS's device plugins: the chart's DaemonSet must stay off its nodes."""
+    folder = _copy(tmp_path, "fleet")
+    values = {"devicePlugin": {"enabled": True, "affinity": {}, "tolerations": [{"operator": "Exists"}]}}
+    (folder / "helm" / "neuron-device-plugin.values.yaml").write_text(yaml.safe_dump(values))
+    found = [f for f in _findings(folder, "KG644") if "Auto Mode" in f.message]
+    assert found and all("which has no Neuron device" in f.message for f in found)
+    two = PlacementNode("inf", "auto", {"eks.amazonaws.com/compute-type": "auto"}, (), "neuron")
+    from karpenter_gpu.analysis.operand_placement import neuron_device_plugins, neuron_plugin_placement
+    assert neuron_device_plugins(neuron_plugin_placement(values, two), two) == ["the EKS Auto Mode's",
+                                                                                "the Neuron chart's"]
+
+
+def test_neuron_values_leaving_placement_to_the_chart_are_not_modelled(tmp_path):
+    folder = _copy(tmp_path, "staging")
+    _neuron(folder, lambda plugin: plugin.pop("affinity"))
+    found = _findings(folder, "KG644")
+    assert [(f.path, f.severity.value) for f in found] == [("devicePlugin.affinity", "info")]
+    assert found[0].message.startswith("not modelled: devicePlugin.affinity")

@@ -104,3 +104,11 @@ def test_the_vectors_hold_the_charts_answer_for(what):
     found = [c for c in CASES if hit(c["case"], c["answer"]) and "not modelled" not in core_answer(c["case"])]
     assert found, what
     assert all(differences(c["case"], c["answer"]) == [] for c in found)
+
+
+def test_the_vectors_place_the_neuron_device_plugin_on_neuron_nodes_and_off_others():
+    """The Neuron pod the values describe, placed by component-helpers' predicates (its chart is not rendered)."""
+    answers = [(n["accelerator"], c["answer"][n["name"]]["neuron-device-plugin"]) for c in CASES
+               if c["case"].get("neuron_values") for n in c["case"]["nodes"]
+               if "neuron-device-plugin" in c["answer"].get(n["name"], {})]
+    assert {("neuron", True), ("neuron", False), ("nvidia", True), ("nvidia", False)} <= set(answers)

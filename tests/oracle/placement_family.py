@@ -11,7 +11,9 @@ Cases: generated platforms (pools, Auto Mode and hybrid nodes, NVIDIA, Neuron an
 GPUs, random taints and labels incl. preset deploy labels) with random values: tolerations, selectors and required
 affinity terms aimed at the nodes, every operand switch and feature gate of the charts, and any key path of the
 charts' whole key trees set to a random value of its default's type, ``null`` or misspelt
-(:mod:`tests.oracle.placement_values`); and every dist/ environment's pools and values.
+(:mod:`tests.oracle.placement_values`); the Neuron device plugin's placement values (its chart is not reachable
+offline: the Go program places the pod the values describe, it renders no chart); and every dist/ environment's pools
+and values.
 
     python -m tests.oracle.placement_family --gpu-operator DIR [--count N] [--seed S]
     python -m tests.oracle.placement_family --gpu-operator DIR --write-vectors   # tests/oracle/vectors/placement.jsonl
@@ -39,8 +41,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from karpenter_gpu.analysis.operand_placement import (PlacementNode, chart_data, chart_refusals, controller_placement,
-                                                      gpu_operator_placement, karpenter_refusals, not_modelled)
+from karpenter_gpu.analysis.operand_placement import (NEURON_DEVICE_PLUGIN, PlacementNode, chart_data, chart_refusals,
+                                                      controller_placement, gpu_operator_placement, karpenter_refusals,
+                                                      neuron_not_modelled, neuron_plugin_placement, not_modelled)
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.controller_settings import read_settings
 from karpenter_gpu.upstream import KARPENTER_VERSION
@@ -64,9 +67,10 @@ LABEL_KEYS = ["gpu-operator", "workload", "team", "eks.amazonaws.com/compute-typ
               "nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.mig-manager",
               "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.gpu-feature-discovery"]
 LABEL_VALUES = ["enabled", "true", "false", "", "auto", "hybrid", "training", "linux", "p1"]
-#: Every switch of the GPU Operator chart (a key path ending in ``enabled`` or ``enable``, the NFD subchart's
-#: included), and every feature gate of the Karpenter chart: from the charts' key trees, not from what the core knows.
-SWITCHES = [p for p in placement_values.key_paths("gpu-operator") if p[-1] in ("enabled", "enable")]
+#: Every switch of the GPU Operator chart (a key path ending in ``enabled``, ``enable`` or ``deployCR``, the NFD
+#: subchart's included), and every feature gate of the Karpenter chart: from the charts' key trees, not from what the
+#: core knows.
+SWITCHES = [p for p in placement_values.key_paths("gpu-operator") if p[-1] in ("enabled", "enable", "deployCR")]
 GATES = sorted(chart_data()["karpenter"]["keys"]["settings"]["featureGates"])
 
 
@@ -179,6 +183,25 @@ def _karpenter_values(rng: random.Random, taints: list[dict]) -> dict:
     return values
 
 
+def _neuron_values(rng: random.Random, taints: list[dict], nodes: list[dict]) -> dict:
+    """The Neuron chart's device plugin placement: the product's shape (pools named, Auto Mode and hybrid kept off)
+    or random affinity, tolerations aimed at the nodes' taints, now and then a nodeSelector; rarely an affinity or
+    tolerations left to the chart, or the switch off (not modelled)."""
+    plugin: dict[str, Any] = {"enabled": rng.random() > 0.02}
+    pools = sorted({n["labels"]["karpenter.sh/nodepool"] for n in nodes if "karpenter.sh/nodepool" in n["labels"]
+                    and rng.random() < 0.5}) or ["none"]
+    if rng.random() > 0.03:
+        plugin["affinity"] = _affinity(rng) if rng.random() < 0.5 else {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "karpenter.sh/nodepool", "operator": "In", "values": pools},
+                {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate", "hybrid", "auto"]}]}]}}}
+    if rng.random() > 0.03:
+        plugin["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 3))]
+    if rng.random() < 0.3:
+        plugin["nodeSelector"] = _labels(rng, rng.randint(0, 2))
+    return {"devicePlugin": plugin}
+
+
 def generated(seed: int, count: int) -> Iterator[dict]:
     rng = random.Random(seed)
     for i in range(count):
@@ -189,6 +212,8 @@ def generated(seed: int, count: int) -> Iterator[dict]:
             case["gpu_operator_values"] = _operator_values(rng, taints)
         if rng.random() < 0.6 or case["gpu_operator_values"] is None:
             case["karpenter_values"] = _karpenter_values(rng, taints)
+        if rng.random() < 0.4:
+            case["neuron_values"] = _neuron_values(rng, taints, nodes)
         yield {"id": f"placement-{seed}-{i}", "case": case}
 
 
@@ -210,7 +235,8 @@ def dist_cases() -> Iterator[dict]:
         nodes = [_node_json(node) for _, node in _nodes(env)]
         yield {"id": f"placement-dist-{folder.name}",
                "case": {"nodes": nodes, "gpu_operator_values": source.values.get("gpu-operator.values.yaml"),
-                        "karpenter_values": source.values.get("karpenter.values.yaml")}}
+                        "karpenter_values": source.values.get("karpenter.values.yaml"),
+                        "neuron_values": source.values.get("neuron-device-plugin.values.yaml")}}
 
 
 def core_answer(case: dict) -> dict:
@@ -218,6 +244,13 @@ def core_answer(case: dict) -> dict:
     out: dict[str, Any] = {}
     nodes = [PlacementNode(n["name"], n["kind"], n["labels"], tuple(n["taints"]), n["accelerator"],
                            mig_capable=n["mig_capable"]) for n in case["nodes"]]
+    neuron = case.get("neuron_values")
+    if neuron is not None:
+        missing = neuron_not_modelled(neuron)
+        if missing:
+            return {"not modelled": [f"neuron values {path}" for path in missing]}
+        for node in nodes:
+            out.setdefault(node.name, {})[NEURON_DEVICE_PLUGIN] = neuron_plugin_placement(neuron, node).lands
     if case["gpu_operator_values"] is not None:
         refused = chart_refusals(case["gpu_operator_values"])  # the chart refuses them: nothing is placed
         missing = [] if refused else not_modelled(case["gpu_operator_values"])

@@ -34,6 +34,13 @@ status exporter; ``controllers/state_manager.go`` ``isStateEnabled``). The chart
 (``templates/validations.yaml``: :func:`chart_refusals`); the Karpenter chart refuses an empty
 ``settings.clusterName`` (``templates/deployment.yaml``).
 
+The Neuron device plugin (``neuron-device-plugin.values.yaml``, chart ``oci://public.ecr.aws/neuron/neuron-helm-chart``
+1.1.2): that chart is not reachable offline (the public registry only; aws-neuron/neuron-helm-charts holds 1.0.0), so
+its DaemonSet is modelled from the values themselves (:func:`neuron_plugin_placement`): ``devicePlugin.affinity``,
+``tolerations`` and ``nodeSelector`` placed as Kubernetes places any DaemonSet's pod. Values that leave the affinity
+or the tolerations to the chart, or turn ``devicePlugin.enabled`` off, are not modelled (:func:`neuron_not_modelled`):
+the chart's defaults and switches at that version are not known here.
+
 Not modelled (the answer says so instead of guessing): sandbox workloads (``sandboxWorkloads.enabled``), the
 DRA-based ``gpuCluster`` stack, the NVIDIADriver CR (``driver.nvidiaDriverCRD.enabled``), an NFD worker
 ``config`` other than the chart's (it decides which PCI labels NFD sets), ``matchFields`` terms.
@@ -51,13 +58,16 @@ from typing import Any, Iterable, Mapping, Sequence
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
-__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "chart_refusals",
+__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NEURON_DEVICE_PLUGIN", "NEURON_VALUES", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "chart_refusals",
            "coalesce", "controller_placement", "device_plugins", "gpu_operator_placement", "karpenter_refusals",
-           "not_modelled", "placed_labels", "unknown_keys"]
+           "neuron_device_plugins", "neuron_not_modelled", "neuron_plugin_placement", "not_modelled", "placed_labels", "unknown_keys"]
 
 NFD_WORKER = "nfd-worker"
 KARPENTER = "karpenter"
 DEVICE_PLUGIN = "devicePlugin"
+NEURON_DEVICE_PLUGIN = "neuron-device-plugin"
+#: The values file of the Neuron chart beside the manifests.
+NEURON_VALUES = "neuron-device-plugin.values.yaml"
 #: ``gpuStateLabels[gpuWorkloadConfigContainer]`` (gpu-operator v26.7.0 ``controllers/state_manager.go``).
 CONTAINER_STATE_LABELS = ("nvidia.com/gpu.deploy.driver", "nvidia.com/gpu.deploy.gpu-feature-discovery",
                           "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.device-plugin",
@@ -344,3 +354,32 @@ def table_rows(values: Mapping[str, Any], nodes: Iterable[PlacementNode],
             verdict = controller_placement(karpenter_values, node)
             rows.append((f"{node.kind} {node.name}", KARPENTER, "runs" if verdict.lands else f"no: {verdict.why}"))
     return rows
+
+
+def neuron_not_modelled(values: Mapping[str, Any]) -> list[str]:
+    """The Neuron values paths whose effect on placement this model does not know: the chart's default affinity or
+    tolerations (left in force when the values do not set them) and its ``devicePlugin.enabled`` switch."""
+    plugin = _dict(_dict(values).get("devicePlugin"))
+    out = [f"devicePlugin.{key}" for key in ("affinity", "tolerations") if plugin.get(key) is None]
+    if plugin.get("enabled", True) is not True:
+        out.append("devicePlugin.enabled")
+    return out
+
+
+def neuron_plugin_placement(values: Mapping[str, Any], node: PlacementNode) -> Verdict:
+    """Whether the Neuron chart's device plugin DaemonSet lands on ``node``: its pod with the values'
+    ``devicePlugin.nodeSelector``, ``affinity`` and ``tolerations`` (plus the DaemonSet controller's), under the
+    scheduler's predicates. Only for values :func:`neuron_not_modelled` accepts."""
+    plugin = _dict(_dict(values).get("devicePlugin"))
+    why = fits(plugin.get("nodeSelector") or {}, plugin.get("affinity"),
+               list(plugin.get("tolerations") or []) + list(DAEMONSET_TOLERATIONS), node)
+    return Verdict(why is None, why)
+
+
+def neuron_device_plugins(verdict: Verdict, node: PlacementNode) -> list[str]:
+    """The Neuron device plugins serving ``node``: EKS Auto Mode's own (AWS runs it on Auto Mode's Neuron nodes) and
+    the Neuron chart's, when it lands."""
+    out = ["the EKS Auto Mode's"] if node.kind == "auto" and node.accelerator == "neuron" else []
+    if verdict.lands:
+        out.append("the Neuron chart's")
+    return out

@@ -72,6 +72,7 @@ type request struct {
 	Case struct {
 		GPUOperatorValues map[string]any `json:"gpu_operator_values"`
 		KarpenterValues   map[string]any `json:"karpenter_values"`
+		NeuronValues      map[string]any `json:"neuron_values"`
 		Nodes             []node         `json:"nodes"`
 	} `json:"case"`
 }
@@ -366,8 +367,39 @@ func (r *renderer) karpenterAnswer(values map[string]any, nodes []node, out map[
 	return nil
 }
 
+// neuronAnswer: the Neuron device plugin's pod as the values give it (devicePlugin.nodeSelector, affinity and
+// tolerations). Its chart (oci://public.ecr.aws/neuron/neuron-helm-chart 1.1.2) is not reachable offline, so it is
+// not rendered: this checks the predicates on the values, not the chart's reading of them.
+func neuronAnswer(values map[string]any, nodes []node, out map[string]any) error {
+	plugin, _ := values["devicePlugin"].(map[string]any)
+	raw, err := json.Marshal(map[string]any{"nodeSelector": plugin["nodeSelector"], "affinity": plugin["affinity"],
+		"tolerations": plugin["tolerations"], "containers": []any{}})
+	if err != nil {
+		return err
+	}
+	var spec corev1.PodSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		entry, _ := out[n.Name].(map[string]any)
+		if entry == nil {
+			entry = map[string]any{}
+			out[n.Name] = entry
+		}
+		entry["neuron-device-plugin"] = fits(spec, append(append([]corev1.Toleration{}, spec.Tolerations...),
+			daemonTolerations...), n, n.Labels)
+	}
+	return nil
+}
+
 func (r *renderer) answer(req request) answer {
 	out := map[string]any{}
+	if req.Case.NeuronValues != nil {
+		if err := neuronAnswer(req.Case.NeuronValues, req.Case.Nodes, out); err != nil {
+			return answer{ID: req.ID, Error: "neuron: " + err.Error()}
+		}
+	}
 	if req.Case.GPUOperatorValues != nil {
 		if err := r.gpuOperatorAnswer(req.Case.GPUOperatorValues, req.Case.Nodes, out); err != nil {
 			return answer{ID: req.ID, Error: "gpu-operator: " + err.Error()}

@@ -10,8 +10,9 @@ the controller's ``FEATURE_GATES``. Helm ignores a values key the chart does not
 from __future__ import annotations
 
 from karpenter_gpu.analysis.operand_placement import (
-    DEVICE_PLUGIN, NFD_WORKER, PlacementNode, Verdict, chart_data, controller_placement, device_plugins,
-    gpu_operator_placement, not_modelled, unknown_keys,
+    DEVICE_PLUGIN, NEURON_DEVICE_PLUGIN, NEURON_VALUES, NFD_WORKER, PlacementNode, Verdict, chart_data,
+    controller_placement, device_plugins, gpu_operator_placement, neuron_device_plugins, neuron_not_modelled,
+    neuron_plugin_placement, not_modelled, unknown_keys,
 )
 from karpenter_gpu.analysis.placement_nodes import hybrid_node, node_classes, pool_node
 from karpenter_gpu.apiserver.findings import Severity
@@ -22,7 +23,8 @@ from karpenter_gpu.k8s.labels import AMD_GPU, OVERLAY_KIND, Label
 from karpenter_gpu.upstream import KARPENTER_VALUES_FILE
 
 _VALUES_KIND = "HelmValues"
-_CHART_OF = {GPU_OPERATOR_VALUES: "gpu-operator", KARPENTER_VALUES_FILE: "karpenter"}
+_CHART_OF = {GPU_OPERATOR_VALUES: "gpu-operator", KARPENTER_VALUES_FILE: "karpenter",
+             NEURON_VALUES: "neuron-helm-chart"}
 #: Values keys another check reads more precisely: the controller's settings (KG740-KG744).
 _OWNED_ELSEWHERE = {KARPENTER_VALUES_FILE: ("settings",)}
 
@@ -178,7 +180,7 @@ def kg641_unknown_values_key(env: RuleEnvironment) -> None:
     charts = chart_data()
     for name, chart in _CHART_OF.items():
         values = env.helm_values.get(name)
-        if not isinstance(values, dict):
+        if not isinstance(values, dict) or chart not in charts:  # the Neuron chart's key tree is not known offline
             continue
         skipped = _OWNED_ELSEWHERE.get(name, ())
         for path, close in unknown_keys(values, charts[chart]["keys"]):
@@ -256,20 +258,27 @@ def kg643_lands_where_provided(env: RuleEnvironment) -> None:
                         f"nvidia.com/gpu.deploy.{'driver' if operand == 'driver' else 'container-toolkit'}: \"false\"")
 
 
-@rule("KG644", Severity.ERROR, "GPU node served by no NVIDIA device plugin, or by two")
+@rule("KG644", Severity.ERROR, "accelerator node served by no device plugin, or by two")
 def kg644_device_plugins(env: RuleEnvironment) -> None:
     """What it checks: on each NVIDIA GPU pool's and hybrid group's node, the device plugins that serve it: the
-    platform's (Bottlerocket's) and the GPU Operator's when its DaemonSet lands; exactly one must.
+    platform's (Bottlerocket's) and the GPU Operator's when its DaemonSet lands; exactly one must. With the Neuron
+    chart's values (``helm/neuron-device-plugin.values.yaml``), the same on each Neuron pool's node (EKS Auto Mode's
+    own and the chart's DaemonSet), and the chart's DaemonSet on no other node (NVIDIA-only, Auto Mode, hybrid).
 
-    Why it matters: without one the node's GPUs never appear in allocatable; with two both register
-    ``nvidia.com/gpu`` with the kubelet and the last one wins at random after restarts.
+    Why it matters: without one the node's GPUs (or Neuron devices) never appear in allocatable and Karpenter never
+    marks the node initialized; with two both register the resource with the kubelet and the last one wins at
+    random after restarts; a Neuron device plugin on a node without Neuron devices only takes room.
 
     Fix: ``devicePlugin.enabled`` true when the pools' AMIs do not ship one; on Bottlerocket pools label the
-    template ``nvidia.com/gpu.deploy.device-plugin: "false"`` or turn the operator's device plugin off.
+    template ``nvidia.com/gpu.deploy.device-plugin: "false"`` or turn the operator's device plugin off. For Neuron:
+    keep the Neuron pools (and only those, off Auto Mode) in ``devicePlugin.affinity`` and tolerate their taints
+    (NeuronDevicePluginValues derives both from the pools).
 
     Upstream: kubelet device manager (one registration per resource name); NVIDIA/gpu-operator v26.7.0
-    ``assets/state-device-plugin/0500_daemonset.yaml``.
+    ``assets/state-device-plugin/0500_daemonset.yaml``; the Neuron chart (oci://public.ecr.aws/neuron/
+    neuron-helm-chart 1.1.2, read from its values: the chart is not reachable offline).
     """
+    _neuron_device_plugins(env)
     values = _operator_values(env)
     if values is None:
         return
@@ -283,6 +292,36 @@ def kg644_device_plugins(env: RuleEnvironment) -> None:
             what = " and ".join(plugins) if plugins else "none (devicePlugin.enabled is false and the AMI ships none)"
             obj.add("KG644", _path(node), f"NVIDIA device plugins on {_where(node)}: {what}; exactly one must serve "
                     "the node; fix: run the GPU Operator's device plugin only where the AMI ships none")
+
+
+def _neuron_device_plugins(env: RuleEnvironment) -> None:
+    """KG644 on the Neuron chart's values: one device plugin per Neuron node, none elsewhere."""
+    values = env.helm_values.get(NEURON_VALUES)
+    if not isinstance(values, dict):
+        return
+    missing = neuron_not_modelled(values)
+    for path in missing:
+        _values_object(env, NEURON_VALUES).add(
+            "KG644", path, f"not modelled: {path}: where the Neuron device plugin lands is not checked for these "
+            "values (the chart's own defaults and switches at its pinned version are not known offline); fix: none "
+            "needed if intended, or set devicePlugin.affinity and tolerations as NeuronDevicePluginValues does",
+            Severity.INFO)
+    if missing:
+        return
+    for obj, node in _nodes(env):
+        verdict = neuron_plugin_placement(values, node)
+        if node.accelerator == "neuron":
+            plugins = neuron_device_plugins(verdict, node)
+            if len(plugins) != 1:
+                what = " and ".join(plugins) if plugins else f"none ({verdict.why})"
+                obj.add("KG644", _path(node), f"Neuron device plugins on {_where(node)}: {what}; exactly one must "
+                        "serve the node; fix: " + ("keep the Neuron chart's DaemonSet off Auto Mode "
+                                                   "(eks.amazonaws.com/compute-type NotIn [auto])" if plugins else
+                                                   "put the pool in devicePlugin.affinity and tolerate its taints"))
+        elif verdict.lands:
+            obj.add("KG644", _path(node), f"the Neuron device plugin ({NEURON_DEVICE_PLUGIN}) lands on {_where(node)}, "
+                    "which has no Neuron device; fix: keep devicePlugin.affinity to the Neuron pools (karpenter.sh/"
+                    "nodepool In [...]) and tolerate only their taints")
 
 
 @rule("KG645", Severity.ERROR, "Karpenter controller that may run on a generated GPU pool")
@@ -325,18 +364,26 @@ def _cell(verdict: Verdict | None, notes: list[str], where: str, agent: str) -> 
 
 def placement_table(env: RuleEnvironment) -> str:
     """The environment's placement as a Markdown table: a row per GPU pool and hybrid group, a column per node agent
-    (the NFD worker, each GPU Operator operand, the Karpenter controller), "runs", "off" (disabled in the values) or
-    "no (n)" with note n saying why. Text from the manifests is escaped for a table cell."""
+    (the NFD worker, each GPU Operator operand, the Neuron device plugin, the Karpenter controller), "runs", "off"
+    (disabled in the values) or "no (n)" with note n saying why ("not modelled" where the model does not follow the
+    Neuron values). Text from the manifests is escaped for a table cell."""
     operands = [NFD_WORKER, *chart_data()["gpu-operator"]["operands"]]
-    header = ["node", *operands, "karpenter"]
+    header = ["node", *operands, NEURON_DEVICE_PLUGIN, "karpenter"]
     rows: list[list[str]] = []
     notes: list[str] = []
     values = _operator_values(env)
     karpenter = env.helm_values.get(KARPENTER_VALUES_FILE)
+    neuron = env.helm_values.get(NEURON_VALUES)
+    neuron_modelled = isinstance(neuron, dict) and not neuron_not_modelled(neuron)
     for _, node in sorted(_nodes(env), key=lambda pair: (pair[1].kind, pair[1].name)):
         where = _where(node)
         placement = _placement(env, node) if values is not None else {}
         cells = [_cell(placement.get(o), notes, where, o) if values is not None else "-" for o in operands]
+        if not isinstance(neuron, dict):
+            cells.append("-")
+        else:
+            cells.append(_cell(neuron_plugin_placement(neuron, node), notes, where, NEURON_DEVICE_PLUGIN)
+                         if neuron_modelled else "not modelled")
         controller = controller_placement(as_dict(karpenter), node) if isinstance(karpenter, dict) and \
             node.kind != "hybrid" else None
         cells.append(_cell(controller, notes, where, "karpenter") if controller is not None else "-")
