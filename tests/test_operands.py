@@ -209,3 +209,11 @@ def test_neuron_values_leaving_placement_to_the_chart_are_not_modelled(tmp_path)
     found = _findings(folder, "KG644")
     assert [(f.path, f.severity.value) for f in found] == [("devicePlugin.affinity", "info")]
     assert found[0].message.startswith("not modelled: devicePlugin.affinity")
+
+
+def test_no_cluster_policy_leaves_the_gpu_nodes_without_a_device_plugin(tmp_path):
+    """clusterPolicy.deployCR false: the chart renders no ClusterPolicy and the operator deploys no operand."""
+    folder = _copy(tmp_path, "dev")
+    _edit(folder, "gpu-operator.values.yaml", lambda v: v.update(clusterPolicy={"deployCR": False}))
+    found = _findings(folder, "KG644")
+    assert found and all("none (clusterPolicy.deployCR is false" in f.message for f in found)

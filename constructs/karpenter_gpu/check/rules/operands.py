@@ -289,7 +289,10 @@ def kg644_device_plugins(env: RuleEnvironment) -> None:
         plugins = device_plugins(placement, node)
         enabled = DEVICE_PLUGIN in placement
         if len(plugins) > 1 or (not plugins and not enabled):
-            what = " and ".join(plugins) if plugins else "none (devicePlugin.enabled is false and the AMI ships none)"
+            off = ("clusterPolicy.deployCR is false: no ClusterPolicy, so the operator deploys no operand"
+                   if as_dict(values.get("clusterPolicy")).get("deployCR", True) in (False, None, "", 0) else
+                   "devicePlugin.enabled is false")
+            what = " and ".join(plugins) if plugins else f"none ({off}, and the AMI ships none)"
             obj.add("KG644", _path(node), f"NVIDIA device plugins on {_where(node)}: {what}; exactly one must serve "
                     "the node; fix: run the GPU Operator's device plugin only where the AMI ships none")
 
