@@ -173,6 +173,33 @@ BEHAVIOUR_CHANGES: tuple[tuple[str, str, bool], ...] = (
 )
 
 
+#: Behaviours of the scheduler and the AWS provider that change an answer between the packaged lines, by the release
+#: that brought each (the core asks ``ControllerSettings.has(name)``: the settings carry the target line; an older
+#: line answers as the release before). Each is checked on the v1.9 line by the oracle's scheduler family.
+BEHAVIOUR_SINCE: dict[str, str] = {
+    # aws/karpenter-provider-aws#9019 (v1.10.0): a reservation's Interruptible flag becomes the offering's
+    # karpenter.k8s.aws/capacity-reservation-interruptible requirement and a launch partition of its own
+    # (pkg/providers/instancetype/offering, pkg/providers/instance/filter CapacityReservationTypeFilter); v1.9.3's
+    # CapacityReservationFromEC2 does not read it, so an interruptible reservation is launched into as any other.
+    "interruptible-reservations": "1.10.0",
+    # kubernetes-sigs/karpenter#2526 (v1.11.0): Scheduler.addToNewNodeClaim refuses a dynamic pool once nothing is
+    # left of limits.nodes; v1.9.0's filterByRemainingResources compares limits with the types' capacity, which has
+    # no "nodes": a dynamic pool launches whatever its limits.nodes.
+    "dynamic-node-limits": "1.11.0",
+    # kubernetes-sigs/karpenter#2975 (v1.14.0): buildDaemonOverheadGroups counts a DaemonSet's pod against an instance
+    # type only where its node affinity also Intersects the type's requirements; v1.9.0's getDaemonOverhead counts
+    # every DaemonSet the NodeClaim template admits against every type of the template.
+    "daemonset-overhead-per-type": "1.14.0",
+}
+
+
+def line_has(line: str, behaviour: str) -> bool:
+    """Whether the Karpenter line ``line`` ("1.9", "1.14") behaves as :data:`BEHAVIOUR_SINCE` ``behaviour`` says."""
+    def release(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("."))
+    return release(KARPENTER_LINES[line].version) >= release(BEHAVIOUR_SINCE[behaviour])
+
+
 def karpenter_line(name: str) -> KarpenterLine:
     """The line ``name`` ("1.9", "1.14", or a release of one such as "1.9.3" / "v1.14.1"); KeyError otherwise."""
     text = name[1:] if name.startswith("v") else name
@@ -184,7 +211,8 @@ def karpenter_line(name: str) -> KarpenterLine:
     raise KeyError(name)
 
 
-__all__ = ["BEHAVIOUR_CHANGES", "BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_LINE", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
+__all__ = ["BEHAVIOUR_CHANGES", "BEHAVIOUR_SINCE", "BINARY_DEFAULTS", "CHART_SETTINGS", "DEFAULT_LINE", "DEFAULT_ON", "GATE_FLAG_NAMES", "GPU_OPERATOR_CHART",
            "GPU_OPERATOR_VERSION", "INTRODUCED", "KARPENTER_CHART", "KARPENTER_CHART_VERSION", "KARPENTER_IMAGE",
            "KARPENTER_LINES", "KARPENTER_TAG", "KARPENTER_VALUES_FILE", "KARPENTER_VERSION", "MIN_VALUES_POLICIES",
-           "PREFERENCE_POLICIES", "PROMETHEUS_OPERATOR_TAG", "FeatureGate", "KarpenterLine", "karpenter_line"]
+           "PREFERENCE_POLICIES", "PROMETHEUS_OPERATOR_TAG", "FeatureGate", "KarpenterLine", "karpenter_line",
+           "line_has"]

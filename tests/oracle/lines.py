@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 #: Per line: the Go module folder, the families it runs (None: every family), and the Go toolchain it needs.
 MODULES: dict[str, tuple[Path, tuple[str, ...] | None, str | None]] = {
     "1.14": (HERE, None, None),
-    "1.9": (HERE / "v1_9", ("apiserver", "requirements", "drift"), "go1.27.3"),  # provider v1.9.3 asks for Go 1.26.10
+    "1.9": (HERE / "v1_9", ("apiserver", "requirements", "drift", "scheduler"), "go1.27.3"),  # provider v1.9.3 asks for Go 1.26.10
 }
 
 _CURRENT = [DEFAULT_LINE]

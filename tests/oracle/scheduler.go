@@ -23,18 +23,13 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
-	awscache "github.com/aws/karpenter-provider-aws/pkg/cache"
 	awsoptions "github.com/aws/karpenter-provider-aws/pkg/operator/options"
-	"github.com/aws/karpenter-provider-aws/pkg/providers/arczonalshift"
 	instancefilter "github.com/aws/karpenter-provider-aws/pkg/providers/instance/filter"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype"
-	"github.com/aws/karpenter-provider-aws/pkg/providers/instancetype/offering"
-	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -144,8 +139,9 @@ type schedCase struct {
 	// Settings: the controller's settings (settings.go); null: the chart's defaults.
 	Settings *schedSettings `json:"settings"`
 	// NetworkInterfaces and ConnectionTracking are the EC2NodeClass's (IsCompatibleWithNodeClass, efas, max pods).
-	NetworkInterfaces  []*awsv1.NetworkInterface `json:"network_interfaces"`
-	ConnectionTracking *awsv1.ConnectionTracking `json:"connection_tracking"`
+	// Decoded by the line's lineNodeClassNetwork (scheduler_line.go): the fields exist from v1.11 and v1.13.
+	NetworkInterfaces  json.RawMessage `json:"network_interfaces"`
+	ConnectionTracking json.RawMessage `json:"connection_tracking"`
 	// BlockDeviceMappings and InstanceStorePolicy are the EC2NodeClass's (ephemeral-storage capacity).
 	BlockDeviceMappings []*awsv1.BlockDeviceMapping `json:"block_device_mappings"`
 	InstanceStorePolicy *awsv1.InstanceStorePolicy  `json:"instance_store_policy"`
@@ -315,8 +311,6 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 			InstanceStorePolicy: c.InstanceStorePolicy,
 		},
 	}
-	nc.Spec.NetworkInterfaces = c.NetworkInterfaces
-	nc.Spec.ConnectionTracking = c.ConnectionTracking
 	// The selector terms the harness admits the class with (the scheduler family resolves them: scheduler_network.go).
 	discovery := map[string]string{"karpenter.sh/discovery": "oracle"}
 	nc.Spec.SubnetSelectorTerms = []awsv1.SubnetSelectorTerm{{Tags: discovery}}
@@ -330,16 +324,7 @@ func schedNodeClass(c *schedCase) *awsv1.EC2NodeClass {
 	// With the ReservedCapacity gate off the node class controller skips its CapacityReservation reconciler (aws
 	// pkg/controllers/nodeclass/controller.go Reconcile), so the status lists no reservation.
 	for _, r := range lo.Ternary(settingsReservedCapacity(c.Settings), c.Reservations, nil) {
-		nc.Status.CapacityReservations = append(nc.Status.CapacityReservations, awsv1.CapacityReservation{
-			AvailabilityZone:      r.Zone,
-			ID:                    r.ID,
-			InstanceMatchCriteria: "targeted",
-			InstanceType:          r.InstanceType,
-			OwnerID:               "012345678901",
-			ReservationType:       awsv1.CapacityReservationType(lo.CoalesceOrEmpty(r.Type, string(awsv1.CapacityReservationTypeDefault))),
-			Interruptible:         r.Interruptible,
-			State:                 awsv1.CapacityReservationStateActive,
-		})
+		nc.Status.CapacityReservations = append(nc.Status.CapacityReservations, lineReservationStatus(r))
 	}
 	return nc
 }
@@ -365,10 +350,8 @@ func schedInstanceTypes(ctx context.Context, c *schedCase, nodeClass *awsv1.EC2N
 	for _, r := range c.Reservations {
 		reservations[r.ID] = r.Count
 	}
-	provider := offering.NewDefaultProvider(pricing, reservations, nil, awscache.NewUnavailableOfferings(),
-		cache.New(time.Hour, time.Hour), arczonalshift.NewNoopProvider(), nil)
 	allZones := sets.New(lo.Map(c.Zones, func(z schedZone, _ int) string { return z.Name })...)
-	return provider.InjectOfferings(ctx, its, infos, nodeClass, allZones), nil
+	return lineInjectOfferings(ctx, pricing, reservations, its, infos, nodeClass, allZones), nil
 }
 
 // schedExistingClaims are launched NodeClaims standing for full nodes: they count against their pool's limits and
@@ -397,8 +380,10 @@ func schedExistingClaims(c *schedCase, byName map[string]*cloudprovider.Instance
 			},
 			Spec: karpv1.NodeClaimSpec{Taints: []corev1.Taint{{Key: "oracle.example.com/full", Value: "true", Effect: corev1.TaintEffectNoSchedule}}},
 			Status: karpv1.NodeClaimStatus{
-				ProviderID:  fmt.Sprintf("aws:///%s/i-existing%d", e.Zone, i),
-				Capacity:    it.Capacity,
+				ProviderID: fmt.Sprintf("aws:///%s/i-existing%d", e.Zone, i),
+				// A copy: the cluster state adds nodes=1 to a node's capacity in place (state.Cluster
+				// updateNodePoolResources), which must not reach the instance type's own capacity.
+				Capacity:    it.Capacity.DeepCopy(),
 				Allocatable: it.Allocatable(),
 			},
 		})
@@ -562,6 +547,9 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	}
 	ctx := settingsCtx(c.Settings)
 	nodeClass := schedNodeClass(&c)
+	if err := lineNodeClassNetwork(nodeClass, &c); err != nil {
+		return nil, err
+	}
 	if len(c.NodeClassSpec) > 0 && string(c.NodeClassSpec) != "null" {
 		// Selector terms the draw gives replace the harness's (json.Unmarshal would merge into its terms' maps).
 		var drawn map[string]json.RawMessage
@@ -645,8 +633,8 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
-	s := provscheduling.NewScheduler(ctx, client, nodePools, cluster, stateNodes, topology, instanceTypes, daemonSetPods,
-		events.NewRecorder(&record.FakeRecorder{}), clk, nil, nil, opts...)
+	s := lineNewScheduler(ctx, client, nodePools, cluster, stateNodes, topology, instanceTypes, daemonSetPods,
+		events.NewRecorder(&record.FakeRecorder{}), clk, opts...)
 	results, err := s.Solve(ctx, pods)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)

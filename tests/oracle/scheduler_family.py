@@ -103,8 +103,9 @@ from karpenter_gpu.k8s.controller_settings import ControllerSettings, read_setti
 from karpenter_gpu.k8s.yaml_loader import load_documents
 from karpenter_gpu.k8s.views import NodeClassView
 from karpenter_gpu.k8s.units import Quantity
-from tests.oracle import schema_gen
+from tests.oracle import lines, schema_gen
 from tests.oracle.scheduler_schema import schema_inputs
+from tests.oracle.scheduler_line import for_line
 
 FAMILY = "scheduler"
 
@@ -425,6 +426,17 @@ def _pod(rng: random.Random, types: list[dict], pools: list[dict], zones: list[s
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pod", "namespace": "default"}, "spec": spec}
 
 
+#: Node affinity of a DaemonSet on labels an instance type carries (and a NodePool template seldom narrows).
+_DAEMON_TYPE_TERMS = (
+    {"key": _AWS + "instance-gpu-count", "operator": "Gt", "values": ["1"]},
+    {"key": _AWS + "instance-gpu-manufacturer", "operator": "In", "values": ["nvidia"]},
+    {"key": _AWS + "instance-family", "operator": "NotIn", "values": ["g5", "g6"]},
+    {"key": "kubernetes.io/arch", "operator": "In", "values": ["arm64"]},
+    {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["g6.xlarge", "g5.2xlarge", "p4d.24xlarge"]},
+    {"key": _AWS + "instance-memory", "operator": "Lt", "values": ["65537"]},
+)
+
+
 def _daemonset(rng: random.Random, index: int, pools: list[dict]) -> dict:
     requests = {"cpu": rng.choice(("50m", "100m", "250m", "500m", "1", "2")),
                 "memory": rng.choice(("64Mi", "128Mi", "512Mi", "1Gi", "4Gi"))}
@@ -437,6 +449,11 @@ def _daemonset(rng: random.Random, index: int, pools: list[dict]) -> dict:
         pod["tolerations"] = [{"key": _GPU, "operator": "Exists", "effect": "NoSchedule"}]
     if rng.random() < 0.2:
         pod["nodeSelector"] = {"karpenter.sh/nodepool": rng.choice(pools)["metadata"]["name"]}
+    extra = _offshoot(rng, 10 + index)  # rng's own draws stay as they were
+    if extra.random() < 0.3:  # on the instance type's labels: counted per type from v1.14 (kubernetes-sigs/karpenter#2975)
+        term = extra.choice(_DAEMON_TYPE_TERMS)
+        pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [copy.deepcopy(term)]}]}}}
     return {"apiVersion": "apps/v1", "kind": "DaemonSet",
             "metadata": {"name": f"agent-{index}", "namespace": "kube-system"},
             "spec": {"selector": {"matchLabels": {"app": f"agent-{index}"}},
@@ -577,7 +594,7 @@ def case_settings(case: dict) -> ControllerSettings:
     """The core's reading of :func:`values_document` (the loader and :func:`read_settings`, as for a values file)."""
     text = values_document(case)
     docs = [doc for _, doc, _ in load_documents(text, "karpenter.values.yaml")] if text else []
-    return read_settings(docs[0] if docs else None, "karpenter.values.yaml")
+    return replace(read_settings(docs[0] if docs else None, "karpenter.values.yaml"), line=lines.current().line)
 
 
 def _network_interfaces(rng: random.Random) -> list[dict]:
@@ -677,7 +694,8 @@ def oracle_case(rng: random.Random) -> dict:
     """A case of the ``scheduler`` family of ``make oracle``: every input both sides read (:func:`generate_case`),
     with schema draws of any admitted NodePool and EC2NodeClass field (:mod:`tests.oracle.scheduler_schema`)."""
     case = generate_case(rng)
-    return schema_inputs(random.Random(json.dumps(case, sort_keys=True)), case)  # rng's own draws stay as they were
+    # rng's own draws stay as they were; then what the pass's Karpenter line would not store (scheduler_line)
+    return for_line(schema_inputs(random.Random(json.dumps(case, sort_keys=True)), case))
 
 
 def generate(rng: random.Random, n: int) -> list[dict]:

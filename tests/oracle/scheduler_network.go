@@ -24,7 +24,6 @@ import (
 	awsfake "github.com/aws/karpenter-provider-aws/pkg/fake"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/capacityreservation"
 	"github.com/aws/karpenter-provider-aws/pkg/providers/securitygroup"
-	"github.com/aws/karpenter-provider-aws/pkg/providers/subnet"
 	"github.com/patrickmn/go-cache"
 	"github.com/samber/lo"
 	"k8s.io/utils/clock"
@@ -109,12 +108,12 @@ func schedAccount(c *schedCase) *schedEC2 {
 func schedResolveNodeClass(ctx context.Context, c *schedCase, nc *awsv1.EC2NodeClass) (string, error) {
 	api := schedAccount(c)
 	clk := clock.RealClock{}
-	if nc.Spec.PlacementGroupSelector != nil {
+	if linePlacementGroup(nc) {
 		// PlacementGroupReconciler: the case's account has no placement group, so none is found.
 		return "placement group not found (PlacementGroupReady false)", nil
 	}
 	if c.Subnets != nil {
-		subnets, err := subnet.NewDefaultProvider(api, cache.New(time.Hour, time.Hour), cache.New(time.Hour, time.Hour)).List(ctx, nc)
+		subnets, err := lineSubnetProvider(api).List(ctx, nc)
 		if err != nil {
 			return "", fmt.Errorf("subnets: %w", err)
 		}

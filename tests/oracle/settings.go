@@ -51,14 +51,7 @@ func settingsReservedCapacity(s *schedSettings) bool {
 // settingsCtx is the context of one case: the provisioner's controller name, the core options and the AWS options.
 func settingsCtx(s *schedSettings) context.Context {
 	ctx := injection.WithControllerName(context.Background(), "provisioner")
-	fields := test.OptionsFields{FeatureGates: test.FeatureGates{
-		ReservedCapacity:        settingsGate(s, "reservedCapacity"),
-		NodeOverlay:             settingsGate(s, "nodeOverlay"),
-		StaticCapacity:          settingsGate(s, "staticCapacity"),
-		SpotToSpotConsolidation: settingsGate(s, "spotToSpotConsolidation"),
-		NodeRepair:              settingsGate(s, "nodeRepair"),
-		CapacityBuffer:          settingsGate(s, "capacityBuffer"),
-	}}
+	fields := test.OptionsFields{FeatureGates: lineFeatureGates(s)}
 	aws := &awsoptions.Options{ClusterName: "oracle", VMMemoryOverheadPercent: 0.075, ReservedENIs: 0}
 	if s != nil {
 		if s.MinValuesPolicy != "" {

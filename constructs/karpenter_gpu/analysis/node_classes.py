@@ -111,6 +111,8 @@ def _class_settings(view: NodeClassView, kind: str, context: Context, notes: lis
     selected = None
     if reservations and context.facts is not None and context.facts.knows_reservations:
         selected = context.facts.selected_reservations(terms)
+        if not context.settings.has("interruptible-reservations"):  # read as any other before v1.10
+            selected = tuple(replace(r, interruptible=False) for r in selected)
         notes.append(note.ReservationsSelected(kind, view.name, tuple(context.facts.sources["reservations"]),
                                             tuple(selected)))
     if kind != NODE_CLASS_KIND[1]:
@@ -123,13 +125,15 @@ def _class_settings(view: NodeClassView, kind: str, context: Context, notes: lis
     return settings, reservations, selected
 
 
-def daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[DaemonSetView]
+def daemon_overhead(pool: NodePoolView, it: InstanceType, daemons: Sequence[DaemonSetView], per_type: bool = True
                     ) -> tuple[dict[str, Decimal], tuple[str, ...]]:
+    """The requests of the daemons that run on ``it`` from ``pool`` and their names; ``per_type`` False: a daemon
+    the template admits runs on every type (before v1.14: settings ``has("daemonset-overhead-per-type")``)."""
     total: dict[str, Decimal] = {}
     names = []
     for daemon in daemons:
         if daemon.tolerates(pool.taints) and daemon.runs_on(pool.template_requirements, pool.well_known_labels,
-                                                             it.requirements):
+                                                             it.requirements if per_type else None):
             names.append(daemon.name)
             for k, v in daemon.requests.items():
                 total[k] = total.get(k, Decimal(0)) + v

@@ -264,7 +264,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes.append(note.OverlayZonesUnmodelled(zone_unknown))
     notes.extend(_price_notes(derived, context))
     limits = remaining_limits(pool.name, pool.limits, used)
-    exhausted = _exhausted(limits)
+    # Before v1.11 a dynamic pool's limits.nodes bounds nothing but a type's capacity (which has no nodes).
+    node_limits = pool.replicas is not None or context.settings.has("dynamic-node-limits")
+    exhausted = _exhausted(limits) if node_limits else None
     if existing:
         notes.append(cost_note.existing_nodes(existing, used, limits))
     candidates, excluded = _limit_filter(pool, candidates, derived, limits, bool(used), exhausted, notes, problems)
@@ -301,7 +303,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     elif exhausted:
         cost = Cost(worst=Decimal(0))
     elif candidates:
-        cost = dynamic_cost(candidates, derived, limits, bool(existing), context.price_basis, limit_unit, notes)
+        cost = dynamic_cost(candidates, derived, limits if node_limits else [x for x in limits if x[0] != "nodes"],
+                            bool(existing), context.price_basis, limit_unit, notes)
     else:
         cost = Cost()
     fill = cost.fill
@@ -435,7 +438,8 @@ def _candidate(pool: NodePoolView, it: InstanceType, resolution: OverlayResoluti
         for k, v in overlaid.capacity.items()}
     limit_capacity = {**capacity, **{k: v for k, v in class_capacity(it, settings, compat).items()
                                      if k in ("cpu", "memory", "pods")}}
-    overhead, daemons = daemon_overhead(pool, it, context.daemons)
+    overhead, daemons = daemon_overhead(pool, it, context.daemons,
+                                        context.settings.has("daemonset-overhead-per-type"))
     return Candidate(it, overlaid.cheapest if offerings else it.price, capacity, overlaid.overlays, overlaid.prices,
                      limit_capacity, overhead, daemons, reserved_reqs)
 

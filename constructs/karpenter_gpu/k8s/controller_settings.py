@@ -37,8 +37,8 @@ from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s import go_float
 from karpenter_gpu.k8s.units import go_parse_duration
 from karpenter_gpu.upstream import (
-    BINARY_DEFAULTS, CHART_SETTINGS, DEFAULT_ON, GATE_FLAG_NAMES, KARPENTER_TAG, KARPENTER_VALUES_FILE,
-    MIN_VALUES_POLICIES, PREFERENCE_POLICIES, FeatureGate,
+    BINARY_DEFAULTS, CHART_SETTINGS, DEFAULT_LINE, DEFAULT_ON, GATE_FLAG_NAMES, KARPENTER_TAG, KARPENTER_VALUES_FILE,
+    MIN_VALUES_POLICIES, PREFERENCE_POLICIES, FeatureGate, line_has,
 )
 
 __all__ = ["CHART_DEFAULTS", "ControllerSettings", "environment_settings", "go_value_text", "read_settings",
@@ -81,6 +81,12 @@ class ControllerSettings:
     enable_zonal_shift: bool = False
     ignore_dra_requests: bool = True
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: The Karpenter line the controller runs ("1.9", "1.14"): its behaviours (:meth:`has`).
+    line: str = DEFAULT_LINE
+
+    def has(self, behaviour: str) -> bool:
+        """Whether the controller's line behaves as :data:`~karpenter_gpu.upstream.BEHAVIOUR_SINCE` names it."""
+        return line_has(self.line, behaviour)
 
     def gate(self, gate: FeatureGate) -> bool:
         return gate in self.gates

@@ -73,10 +73,11 @@ class DaemonSetView:
     def tolerates(self, taints: Sequence[Mapping[str, Any]]) -> bool:
         return not untolerated(taints, self.tolerations)
 
-    def runs_on(self, template: Requirements, well_known: frozenset[str], instance: Requirements) -> bool:
-        """``isDaemonPodCompatible`` past the taints: some term fits the template and the instance type."""
-        return any(template.compatible(term, well_known) is None and instance.conflicting_key(term) is None
-                   for term in self.terms)
+    def runs_on(self, template: Requirements, well_known: frozenset[str], instance: Requirements | None) -> bool:
+        """``isDaemonPodCompatible`` past the taints: some term fits the template and the instance type (``instance``
+        None: the template alone, as before Karpenter v1.14, ``getDaemonOverhead`` at sigs.k8s.io/karpenter v1.9.0)."""
+        return any(template.compatible(term, well_known) is None
+                   and (instance is None or instance.conflicting_key(term) is None) for term in self.terms)
 
 
 def daemon_sets(manifests: Sequence[Any]) -> list[DaemonSetView]:
