@@ -156,6 +156,16 @@ def _object_lines(kind: str, name: object, dropped: list[str], cid: str, manifes
                     f"        manifest={literal(manifest, 2)},", "    )"]
 
 
+def _covered_lines(kind: str, name: object, dropped: list[str], construct: str) -> list[str]:
+    """The comment for an object another call writes (a MIG pool's overlays, a static pool's other zones, the other
+    overlays of a TimeSlicingOverlay)."""
+    lines = [f"    # {kind if _PLAIN.match(kind) else 'object'} {_plain(name) or '(name in the manifest)'}: written "
+             f"by the {construct} call of this environment (checked at import)"]
+    if dropped:
+        lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
+    return lines
+
+
 def _environment(env: Environment, folder: str, function: str, out: Imported, checker: Checker,
                  opinionated: bool) -> list[str]:
     lines = [f"def {function}() -> cdk8s.App:",
@@ -171,6 +181,12 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
     order += [i for i in range(len(read)) if i not in order]  # node classes first: the pools refer to them
     for i in order:
         manifest, dropped = read[i]
+        if i in adopted.covered:  # written by another object's call
+            lines += _covered_lines(str(manifest.get("kind")), metadata(manifest).get("name"), dropped,
+                                    adopted.calls[adopted.covered[i]].construct)
+            out.objects += 1
+            out.constructs += 1
+            continue
         found = adopted.calls.get(i) or adopted.unfit.get(i)
         lines += _object_lines(str(manifest.get("kind")), metadata(manifest).get("name"), dropped, ids[i], manifest,
                                found, opinionated)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from karpenter_gpu.analysis.diff.admission import crds_or_default
+from karpenter_gpu.check.acknowledge import acknowledge
 from karpenter_gpu.apiserver.conformance import Crds, apply_defaults
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.importer.pysource import call
@@ -23,27 +24,39 @@ from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.requirements import CapacityType, Operator, Requirement
 from karpenter_gpu.k8s.taint import Taint, TaintEffect
 from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
+from karpenter_gpu.overlays.mig_capacity_overlay import MigCapacityOverlay
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools._gpu_pool import ConsolidationPolicy
 from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClass
-from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria
+from karpenter_gpu.overlays.time_slicing_overlay import TimeSlicingOverlay
+from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm, InstanceMatchCriteria, ReservationType
 from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, GpuNodeClassProps, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
+from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
+from karpenter_gpu.pools.neuron_inference_pool import NeuronInferencePool
+from karpenter_gpu.pools.neuron_reserved_capacity_pool import NeuronReservedCapacityPool
+from karpenter_gpu.pools.neuron_training_pool import NeuronTrainingPool
+from karpenter_gpu.pools.reserved_capacity_pool import Fallback, ReservedCapacityPool
+from karpenter_gpu.pools.static_capacity_pool import StaticCapacityPool
+from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools
 
 #: What the generated code may call, by the name ``karpenter_gpu`` exports it under (the same objects: the
 #: check runs the source the app will run).
 CALLABLE: dict[str, Any] = {c.__name__: c for c in (
     AutoModeNodeClass, Budget, CapacityReservationTerm, CapacityType, ConsolidationPolicy, DisruptionReason, Duration,
-    GpuInferencePool,
-    GpuMemory, GpuNodeClass, GpuTrainingPool, InstanceMatchCriteria, NodeOverlayDiscourage, Operator, Price,
-    PriceAdjustment, Quantity, Requirement, RootVolume, Taint, TaintEffect)}
+    Fallback, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool, InstanceMatchCriteria, MigCapacityOverlay,
+    MigPartitionedPool, NeuronInferencePool, NeuronReservedCapacityPool, NeuronTrainingPool, NodeOverlayDiscourage,
+    Operator, Price, PriceAdjustment, Quantity, Requirement, ReservationType, ReservedCapacityPool, RootVolume,
+    SpotTier, StaticCapacityPool, Taint, TaintEffect, TieredSpotPools, TimeSlicingOverlay, acknowledge)}
 
 #: A key shown in a field path as it is; any other key is shown as ``<key>`` (no input text in a comment).
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]{0,62}\Z", re.ASCII)
 _DISCOVERY = "karpenter.sh/discovery"
+#: The kinds a construct writing several objects may write only as the input has them.
+_GROUPED = ("NodePool", "NodeOverlay")
 
 
 @dataclass
@@ -56,10 +69,12 @@ class Call:
     variable: str | None
     text: str
     names: set[str] = field(default_factory=set)
+    #: Statements after the call (``acknowledge(variable, ...)``), each a line of generated source.
+    after: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        """The statement: ``variable = call(...)``, or the call alone."""
-        return (f"{self.variable} = {self.text}" if self.variable else self.text).splitlines()
+        """The statement: ``variable = call(...)``, or the call alone; then the statements after it."""
+        return (f"{self.variable} = {self.text}" if self.variable else self.text).splitlines() + self.after
 
 
 @dataclass
@@ -142,19 +157,27 @@ class Checker:
         written = self._run(setup, candidate)
         return written if isinstance(written, Unfit) else None
 
-    def check(self, setup: list[Call], candidate: Call, expected: dict) -> Unfit | None:
-        """None when running ``setup`` then ``candidate`` writes ``expected`` (defaulted alike), else why not."""
+    def check(self, setup: list[Call], candidate: Call, expected: dict | list[dict]) -> Unfit | None:
+        """None when running ``setup`` then ``candidate`` writes ``expected`` (defaulted alike; a list: every one
+        of them, and no other NodePool or NodeOverlay), else why not."""
         written = self._run(setup, candidate)
         if isinstance(written, Unfit):
             return written
-        kind, name = expected.get("kind"), metadata(expected).get("name")
-        found = [o for o in written if o.get("kind") == kind and metadata(o).get("name") == name]
-        if len(found) != 1:
-            return Unfit(candidate.construct, "metadata.name", "the construct writes no object of this name")
-        path = first_difference(_defaulted(expected, self.crds), _defaulted(found[0], self.crds))
-        if path is None:
-            return None
-        return Unfit(candidate.construct, path, "the construct writes it otherwise")
+        wanted = expected if isinstance(expected, list) else [expected]
+        keys = {(e.get("kind"), metadata(e).get("name")) for e in wanted}
+        extra = [o for o in written if o.get("kind") in _GROUPED and (o.get("kind"), metadata(o).get("name")) not in keys]
+        if extra:
+            return Unfit(candidate.construct, "metadata.name", f"the construct also writes a {extra[0].get('kind')} "
+                                                               "that is not in the input")
+        for one in wanted:
+            kind, name = one.get("kind"), metadata(one).get("name")
+            found = [o for o in written if o.get("kind") == kind and metadata(o).get("name") == name]
+            if len(found) != 1:
+                return Unfit(candidate.construct, "metadata.name", "the construct writes no object of this name")
+            path = first_difference(_defaulted(one, self.crds), _defaulted(found[0], self.crds))
+            if path is not None:
+                return Unfit(candidate.construct, path, "the construct writes it otherwise")
+        return None
 
 
 def _plain_prop(prop: object) -> str:

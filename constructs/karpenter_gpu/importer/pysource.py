@@ -18,6 +18,7 @@ from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
 from karpenter_gpu.pools.capacity_reservation import CapacityReservationTerm
 from karpenter_gpu.pools.disruption_window import Budget
 from karpenter_gpu.pools.gpu_node_class import AmiAlias, RootVolume
+from karpenter_gpu.pools.tiered_spot_pools import SpotTier
 
 
 def source(value: Any, names: set[str], level: int = 0) -> str:
@@ -43,7 +44,7 @@ def source(value: Any, names: set[str], level: int = 0) -> str:
         return _requirement(value, names)
     if isinstance(value, Taint):
         return _taint(value, names)
-    if isinstance(value, Budget | RootVolume | CapacityReservationTerm):
+    if isinstance(value, Budget | RootVolume | CapacityReservationTerm | SpotTier):
         return call(type(value).__name__, _set_fields(value), names, level)
     if isinstance(value, tuple):
         items = [source(v, names, level + 1) for v in value]
