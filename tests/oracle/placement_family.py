@@ -187,15 +187,15 @@ def _neuron_values(rng: random.Random, taints: list[dict], nodes: list[dict]) ->
     """The Neuron chart's device plugin placement: the product's shape (pools named, Auto Mode and hybrid kept off)
     or random affinity, tolerations aimed at the nodes' taints, now and then a nodeSelector; rarely an affinity or
     tolerations left to the chart, or the switch off (not modelled)."""
-    plugin: dict[str, Any] = {"enabled": rng.random() > 0.02}
+    plugin: dict[str, Any] = {"enabled": rng.random() > 0.01}
     pools = sorted({n["labels"]["karpenter.sh/nodepool"] for n in nodes if "karpenter.sh/nodepool" in n["labels"]
                     and rng.random() < 0.5}) or ["none"]
-    if rng.random() > 0.03:
+    if rng.random() > 0.015:
         plugin["affinity"] = _affinity(rng) if rng.random() < 0.5 else {"nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
                 {"key": "karpenter.sh/nodepool", "operator": "In", "values": pools},
                 {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["fargate", "hybrid", "auto"]}]}]}}}
-    if rng.random() > 0.03:
+    if rng.random() > 0.015:
         plugin["tolerations"] = [_toleration(rng, taints) for _ in range(rng.randint(0, 3))]
     if rng.random() < 0.3:
         plugin["nodeSelector"] = _labels(rng, rng.randint(0, 2))

@@ -42,8 +42,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -459,15 +461,46 @@ func main() {
 		fmt.Fprintln(os.Stderr, "charts: gpu-operator assets:", err)
 		os.Exit(2)
 	}
+	// The cases are answered by one worker per CPU (each render loads its chart afresh and shares nothing but the
+	// operand assets, read only); the answers are written in the order of the requests.
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
 	enc := json.NewEncoder(os.Stdout)
-	for in.Scan() {
-		var req request
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			_ = enc.Encode(answer{ID: "?", Error: err.Error()})
-			continue
-		}
-		_ = enc.Encode(r.answer(req))
+	type job struct {
+		line []byte
+		done chan answer
 	}
+	jobs := make(chan job, 64)
+	order := make(chan chan answer, 64)
+	var workers sync.WaitGroup
+	for i := 0; i < runtime.NumCPU(); i++ {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for j := range jobs {
+				var req request
+				if err := json.Unmarshal(j.line, &req); err != nil {
+					j.done <- answer{ID: "?", Error: err.Error()}
+					continue
+				}
+				j.done <- r.answer(req)
+			}
+		}()
+	}
+	written := make(chan struct{})
+	go func() {
+		for done := range order {
+			_ = enc.Encode(<-done)
+		}
+		close(written)
+	}()
+	for in.Scan() {
+		j := job{line: append([]byte(nil), in.Bytes()...), done: make(chan answer, 1)}
+		order <- j.done
+		jobs <- j
+	}
+	close(jobs)
+	close(order)
+	workers.Wait()
+	<-written
 }
