@@ -15,6 +15,9 @@ from tests.conftest import find_crds_dir
 from tests.test_diff import node_class, objects, pool, template, write
 
 #: The defaults diff relies on, each as (CRD file, the line that sets it in the CRD, that line with another value).
+#: What diff says on stderr of the release its answer is for, when neither --karpenter-version nor values name one.
+DEFAULT_NOTE = ("karpenter-gpu: note: prod: answered for Karpenter v1.14.1 (the default: no --karpenter-version and "
+                "no controller.image.tag in the Karpenter values)")
 _DEFAULTS = [
     ("karpenter.sh_nodepools.yaml", "default: 720h", "default: 336h"),
     ("karpenter.sh_nodepools.yaml", "- nodes: 10%", "- nodes: 5%"),
@@ -88,7 +91,8 @@ def test_an_object_the_api_server_refuses_is_refused(tmp_path, capsys, field, wh
     capsys.readouterr()
     assert main(["diff", base_dir, head_dir, "--fail-on", "refused"]) == 1
     err = capsys.readouterr().err
-    assert err == ("karpenter-gpu: fail-on refused: 1 change is refused by the API server "
+    assert err == (f"{DEFAULT_NOTE}\n"  # every answer names the release it is for
+                   "karpenter-gpu: fail-on refused: 1 change is refused by the API server "
                    "(prod NodePool gpu-inference)\n")
 
 
@@ -175,10 +179,11 @@ def test_fail_on_says_which_conditions_hit(tmp_path, capsys):
     pool(head)["limits"]["nvidia.com/gpu"] = "128"
     base_dir, head_dir = _sides(tmp_path, objects(), head)
     assert main(["diff", base_dir, head_dir, "--fail-on", "drift", "refused", "cost-increase=5"]) == 1
-    lines = capsys.readouterr().err.splitlines()
+    note, *lines = capsys.readouterr().err.splitlines()
+    assert note == DEFAULT_NOTE  # every answer names the release it is for
     assert lines[0] == ("karpenter-gpu: fail-on drift: 2 changes replace nodes or drain a pool "
                         "(prod NodePool gpu-warm-static, prod NodePool gpu-inference)")
     assert re.fullmatch(r"karpenter-gpu: fail-on cost-increase=5: prod \+\d+\.\d%", lines[1]), lines
     assert len(lines) == 2  # refused did not hit
     assert main(["diff", base_dir, head_dir, "--fail-on", "refused", "cost-increase=500"]) == 0
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == f"{DEFAULT_NOTE}\n"

@@ -66,3 +66,60 @@ def test_limits_nodes_bounds_a_dynamic_pool_from_v1_11_only():
     new, old = (simulate_pools(bounded, settings=replace(ControllerSettings(), line=line))[0]
                 for line in ("1.14", "1.9"))
     assert new.worst_case_hourly * 2 == old.worst_case_hourly
+
+
+@pytest.fixture
+def node_limited(tmp_path):
+    """An environment whose one dynamic GPU pool has nothing left of limits.nodes."""
+    import yaml
+
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+                  "spec": {"amiSelectorTerms": [{"alias": "al2023@v20251103"}], "role": "nodes",
+                           "subnetSelectorTerms": [{"tags": {"team": "ml"}}],
+                           "securityGroupSelectorTerms": [{"tags": {"team": "ml"}}]}}
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "karpenter.yaml").write_text(yaml.safe_dump_all([node_class, *_pool({"nodes": "0"})]))
+    return tmp_path
+
+
+def test_validate_and_explain_answer_for_the_line(capsys, node_limited):
+    """The line --karpenter-version names reaches the core with the settings: KG419 for v1.14 only, and explain's
+    pool launches on v1.9."""
+    from karpenter_gpu.cli.main import main
+
+    codes = {}
+    for line in ("1.9", "1.14"):
+        codes[line] = main(["validate", str(node_limited), "--karpenter-version", line])
+        out = capsys.readouterr().out
+        assert ("KG419" in out) == (line == "1.14"), out
+    assert codes == {"1.9": 0, "1.14": 1}
+    launchable = {}
+    for line in ("1.9", "1.14"):
+        assert main(["explain", str(node_limited), "--karpenter-version", line, "--format", "json"]) == 0
+        launchable[line] = json.loads(capsys.readouterr().out)["environments"][0]["pools"][0]["launchable"]
+    assert launchable == {"1.9": True, "1.14": False}
+
+
+def test_diff_prices_each_side_as_its_line(tmp_path, capsys):
+    """Raising limits.nodes from 0 to 1 on a pool bounded by 4 GPUs: a cost change on v1.14 (nothing could launch
+    before), none on v1.9 (limits.nodes bounded nothing); the note names the release either way."""
+    import yaml
+
+    from karpenter_gpu.cli.main import main
+
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+                  "spec": {"amiSelectorTerms": [{"alias": "al2023@v20251103"}], "role": "nodes",
+                           "subnetSelectorTerms": [{"tags": {"team": "ml"}}],
+                           "securityGroupSelectorTerms": [{"tags": {"team": "ml"}}]}}
+    for side, nodes in (("base", "0"), ("head", "1")):
+        (tmp_path / side / "dev").mkdir(parents=True)
+        (tmp_path / side / "dev" / "karpenter.yaml").write_text(
+            yaml.safe_dump_all([node_class, *_pool({"nodes": nodes, "nvidia.com/gpu": "4"})]))
+    changed = {}
+    for line in ("1.9", "1.14"):
+        assert main(["diff", str(tmp_path / "base"), str(tmp_path / "head"), "--karpenter-version", line,
+                     "--format", "json"]) == 0
+        out, err = capsys.readouterr()
+        changed[line] = [e["environment"] for e in json.loads(out)["cost"]["environments"]]
+        assert f"answered for Karpenter v{KARPENTER_LINES[line].version} (--karpenter-version {line})" in err
+    assert changed == {"1.9": [], "1.14": ["dev"]}

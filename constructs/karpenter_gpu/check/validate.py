@@ -10,7 +10,7 @@ are reported with the others.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -112,6 +112,7 @@ def validate_source(source: Source, crds: dict | None, karpenter_values: Control
             findings.append(Finding(path, "", "", err.prop, err.code, Severity.ERROR,
                                     f"{err.prop}={echo(err.value)} is not allowed: {err.allowed}. Fix: {err.fix}"))
             settings = ControllerSettings(source=f"chart defaults ({path} not read)")
+        settings = replace(settings, line=target.line.line)  # the line's behaviours (upstream.BEHAVIOUR_SINCE)
         lines.append(f"{env.name}: {settings.describe()}")
         documents = []
         for m in env.manifests:

@@ -104,10 +104,9 @@ def run(args: argparse.Namespace) -> int:
     explicit = explicit_line(args.karpenter_version)
     lines = {"base": side_lines(base, explicit, "base"), "head": side_lines(head, explicit, "head")}
     default = environment_line(None, None, "")
-    if explicit is not None or any(t != default for side in lines.values() for t in side.values()):
-        for env in sorted(set(base) | set(head)):  # the release each environment is answered for, when any is named
-            said = " -> ".join(dict.fromkeys(lines[side][env].describe() for side in lines if env in lines[side]))
-            print(f"{PROG}: note: {plain(env)}: answered for {plain(said, None)}", file=sys.stderr)
+    for env in sorted(set(base) | set(head)):  # the release each environment is answered for, in every answer
+        said = " -> ".join(dict.fromkeys(lines[side][env].describe() for side in lines if env in lines[side]))
+        print(f"{PROG}: note: {plain(env)}: answered for {plain(said, None)}", file=sys.stderr)
     crd_dir = resolve_crd_dir(args.crds)
     if Path(crd_dir).resolve() != PACKAGED_DIR.resolve():  # the user's CRDs, for both sides
         admitted = admit(base, head, crds_from(crd_dir))  # both sides through the API server's checks, once
@@ -116,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
             (lines[side].get(env) or lines["head" if side == "base" else "base"].get(env) or default).line))
     found = upgrades(base, head, lines["base"], lines["head"])
     changes = classify(base, head, catalog, admitted=admitted)
-    cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws, karpenter_values=fallback)
+    cost = cost_changes(base, head, catalog, admitted=admitted, aws=aws, karpenter_values=fallback,
+                        lines=({env: t.line.line for env, t in lines["base"].items()},
+                               {env: t.line.line for env, t in lines["head"].items()}))
     render = {"markdown": render_markdown, "json": render_json}.get(args.format, render_text)
     text = render(changes, cost)
     if workloads is not None:

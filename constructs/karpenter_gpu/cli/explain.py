@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     fallback = karpenter_values(args.karpenter_values)
     selected = [env for env in source.environments if not args.env or env.name in args.env]
     loaded = [(env.name, [m.manifest for m in env.manifests]) for env in selected]
-    settings = [settings_of(env, fallback) for env in selected]
+    settings = [replace(settings_of(env, fallback), line=line_of(env).line.line) for env in selected]
     nodes: list[ClusterNode] | None = None
     if args.nodes:
         if len(loaded) > 1:

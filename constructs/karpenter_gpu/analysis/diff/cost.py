@@ -3,7 +3,7 @@ each side (:func:`~karpenter_gpu.analysis.simulator.simulate_pools`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Mapping
 
@@ -197,7 +197,8 @@ def _environment_cost(environment: str, base_env: dict[Key, dict], head_env: dic
 
 def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds: Crds | None = None,
                  admitted: Admitted | None = None, aws: AwsFacts | None = None,
-                 karpenter_values: ControllerSettings | None = None) -> CostReport:
+                 karpenter_values: ControllerSettings | None = None,
+                 lines: tuple[Mapping[str, str], Mapping[str, str]] | None = None) -> CostReport:
     """What the change does to each environment's GPU capacity and worst-case spend.
 
     Every figure comes from :func:`~karpenter_gpu.analysis.simulator.simulate_pools` run on each side (the
@@ -205,25 +206,29 @@ def cost_changes(base: Side, head: Side, catalog: Catalog | None = None, *, crds
     requirement and capacity-type changes show up as the simulator sees them. Environments without a
     cost change are left out. ``aws``: the account's facts (spot prices, zones offered, capacity reservations),
     the same for both sides. Each side runs under its own controller settings (:func:`side_settings`;
-    ``karpenter_values`` for a side without a values file), named in the report's ``settings``.
+    ``karpenter_values`` for a side without a values file), named in the report's ``settings``, and for its
+    Karpenter line (``lines``: per side, the line of each environment, "1.9" or "1.14"; the default line when absent).
     """
     embedded = catalog is None
     catalog = catalog if catalog is not None else default_catalog()
     # what the cluster runs: a refused object changes nothing (``admitted``: already checked by the caller)
     admitted = admitted if admitted is not None else admit(base, head, crds)
     base, head = admitted.base, admitted.head
-    envs, lines = [], []
+    envs, said = [], []
     for environment in sorted(set(base) | set(head)):
         sides = (side_settings(environment, base.get(environment, {}), karpenter_values),
                  side_settings(environment, head.get(environment, {}), karpenter_values))
-        lines.append(f"{environment}: {sides[1].describe()}" if sides[0] == sides[1] and
-                     sides[0].source == sides[1].source else
-                     f"{environment}: before {sides[0].describe()}; after {sides[1].describe()}")
+        if lines is not None:  # each side answers as its line behaves (upstream.BEHAVIOUR_SINCE)
+            sides = (replace(sides[0], line=lines[0].get(environment, sides[0].line)),
+                     replace(sides[1], line=lines[1].get(environment, sides[1].line)))
+        said.append(f"{environment}: {sides[1].describe()}" if replace(sides[0], line=sides[1].line) == sides[1] and
+                    sides[0].source == sides[1].source else
+                    f"{environment}: before {sides[0].describe()}; after {sides[1].describe()}")
         cost = _environment_cost(environment, base.get(environment, {}), head.get(environment, {}), catalog, aws,
                                  sides)
         if cost.pools or cost.before != cost.after:
             envs.append(cost)
-    return CostReport(catalog, embedded, tuple(envs), aws, tuple(lines))
+    return CostReport(catalog, embedded, tuple(envs), aws, tuple(said))
 
 
 
