@@ -112,3 +112,14 @@ def test_the_vectors_place_the_neuron_device_plugin_on_neuron_nodes_and_off_othe
                if c["case"].get("neuron_values") for n in c["case"]["nodes"]
                if "neuron-device-plugin" in c["answer"].get(n["name"], {})]
     assert {("neuron", True), ("neuron", False), ("nvidia", True), ("nvidia", False)} <= set(answers)
+
+
+def test_a_host_network_pod_tolerates_network_unavailable():
+    """The DaemonSet controller adds that toleration to a hostNetwork pod: the NFD worker's worker.hostNetwork, an
+    operand's <operand>.hostNetwork (the operator's applyHostNetworkConfig)."""
+    node = PlacementNode("n", "pool", {"kubernetes.io/os": "linux"},
+                         ({"key": "node.kubernetes.io/network-unavailable", "effect": "NoSchedule"},), "nvidia")
+    assert not gpu_operator_placement({}, node)[NFD_WORKER].lands
+    placed = gpu_operator_placement({"node-feature-discovery": {"worker": {"hostNetwork": True}},
+                                     "gfd": {"hostNetwork": True}}, node)
+    assert placed[NFD_WORKER].lands and placed["gfd"].lands and not placed["devicePlugin"].lands

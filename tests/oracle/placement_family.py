@@ -59,7 +59,7 @@ FRESH_COUNT = 1000
 KARPENTER_TAG = f"v{KARPENTER_VERSION}"
 
 TAINT_KEYS = ["nvidia.com/gpu", "workload", "team", "aws.amazon.com/neuron", "on-premises", "example.com/x",
-              "CriticalAddonsOnly", "node.kubernetes.io/unschedulable"]
+              "CriticalAddonsOnly", "node.kubernetes.io/unschedulable", "node.kubernetes.io/network-unavailable"]
 TAINT_VALUES = ["", "true", "training", "research"]
 EFFECTS = ["NoSchedule", "NoExecute", "PreferNoSchedule"]
 LABEL_KEYS = ["gpu-operator", "workload", "team", "eks.amazonaws.com/compute-type", "karpenter.sh/nodepool",
@@ -67,10 +67,11 @@ LABEL_KEYS = ["gpu-operator", "workload", "team", "eks.amazonaws.com/compute-typ
               "nvidia.com/gpu.deploy.operands", "nvidia.com/gpu.deploy.mig-manager",
               "nvidia.com/gpu.deploy.container-toolkit", "nvidia.com/gpu.deploy.gpu-feature-discovery"]
 LABEL_VALUES = ["enabled", "true", "false", "", "auto", "hybrid", "training", "linux", "p1"]
-#: Every switch of the GPU Operator chart (a key path ending in ``enabled``, ``enable`` or ``deployCR``, the NFD
-#: subchart's included), and every feature gate of the Karpenter chart: from the charts' key trees, not from what the
-#: core knows.
-SWITCHES = [p for p in placement_values.key_paths("gpu-operator") if p[-1] in ("enabled", "enable", "deployCR")]
+#: Every switch of the GPU Operator chart (a key path ending in ``enabled``, ``enable``, ``deployCR`` or
+#: ``hostNetwork``, the NFD subchart's included), and every feature gate of the Karpenter chart: from the charts' key
+#: trees, not from what the core knows.
+SWITCHES = [p for p in placement_values.key_paths("gpu-operator")
+            if p[-1] in ("enabled", "enable", "deployCR", "hostNetwork")]
 GATES = sorted(chart_data()["karpenter"]["keys"]["settings"]["featureGates"])
 
 

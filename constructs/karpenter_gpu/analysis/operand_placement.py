@@ -43,7 +43,8 @@ the chart's defaults and switches at that version are not known here.
 
 Not modelled (the answer says so instead of guessing): sandbox workloads (``sandboxWorkloads.enabled``), the
 DRA-based ``gpuCluster`` stack, the NVIDIADriver CR (``driver.nvidiaDriverCRD.enabled``), an NFD worker
-``config`` other than the chart's (it decides which PCI labels NFD sets), ``matchFields`` terms.
+``config`` other than the chart's (it decides which PCI labels NFD sets), a DCGM exporter ``env`` pointing at a host
+engine on localhost (the operator then gives it ``hostNetwork``), ``matchFields`` terms.
 """
 
 from __future__ import annotations
@@ -92,6 +93,15 @@ DAEMONSET_TOLERATIONS: tuple[dict, ...] = (
     {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
     {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
 )
+#: What the DaemonSet controller adds for a ``hostNetwork`` pod (the NFD worker's ``worker.hostNetwork``; an
+#: operand's ``<operand>.hostNetwork``, which the operator applies: ``controllers/object_controls.go``
+#: ``applyHostNetworkConfig``).
+HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
+                           "effect": "NoSchedule"}
+
+
+def _daemon_tolerations(host_network: bool) -> list[dict]:
+    return [*DAEMONSET_TOLERATIONS, *([HOST_NETWORK_TOLERATION] if host_network else [])]
 
 
 @lru_cache(maxsize=1)
@@ -220,6 +230,11 @@ def not_modelled(values: Mapping[str, Any]) -> list[str]:
     worker = _dict(_dict(merged.get("node-feature-discovery")).get("worker"))
     if "config" in worker and coalesce(worker["config"], _worker_config()) != _worker_config():
         out.append("node-feature-discovery.worker.config")
+    exporter_env = _dict(merged.get("dcgmExporter")).get("env")
+    if any(isinstance(e, dict) and e.get("name") == "DCGM_REMOTE_HOSTENGINE_INFO" and
+           str(e.get("value", "")).startswith("localhost") for e in (exporter_env or [])
+           if isinstance(exporter_env, list)):
+        out.append("dcgmExporter.env")  # the operator gives that exporter hostNetwork (TransformDCGMExporter)
     if _dict(merged.get("sandboxWorkloads")).get("enabled") is True:
         out.append("sandboxWorkloads.enabled")
     if _dict(merged.get("gpuCluster")).get("deployCR") is True:
@@ -305,17 +320,18 @@ def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> di
                                          "worker")
     else:
         why = fits(worker.get("nodeSelector") or {}, worker.get("affinity"),
-                   list(worker.get("tolerations") or []) + list(DAEMONSET_TOLERATIONS), node)
+                   list(worker.get("tolerations") or []) + _daemon_tolerations(worker.get("hostNetwork") is True), node)
         out[NFD_WORKER] = Verdict(why is None, why)
     labels = _labelled(node) if out[NFD_WORKER].lands else dict(node.labels)
-    tolerations = list(_dict(merged.get("daemonsets")).get("tolerations") or []) + list(DAEMONSET_TOLERATIONS)
+    tolerations = list(_dict(merged.get("daemonsets")).get("tolerations") or [])
     if _empty(_dict(merged.get("clusterPolicy")).get("deployCR")):
         return out  # no ClusterPolicy: the operator deploys no operand
     for key, operand in chart_data()["gpu-operator"]["operands"].items():
         enabled = _dict(merged.get(key)).get("enabled")
         if key != "validator" and (OPERATOR_DEFAULT_ENABLED[key] if enabled is None else enabled) is not True:
             continue
-        why = fits(operand["nodeSelector"], None, tolerations, node, labels)
+        host_network = _dict(merged.get(key)).get("hostNetwork") is True
+        why = fits(operand["nodeSelector"], None, tolerations + _daemon_tolerations(host_network), node, labels)
         if why is not None and not out[NFD_WORKER].lands and node.accelerator == "nvidia":
             why = f"{why}, which the operator sets only where the NFD worker runs"
         elif why is not None and node.accelerator != "nvidia":

@@ -126,7 +126,20 @@ func refusal(err error) string {
 	return ""
 }
 
-// AddOrUpdateDaemonPodTolerations (kubernetes pkg/controller/daemon/util/daemonset_util.go), not hostNetwork.
+// AddOrUpdateDaemonPodTolerations (kubernetes pkg/controller/daemon/util/daemonset_util.go); a hostNetwork pod also
+// tolerates network-unavailable (hostNetworkTolerations).
+var hostNetworkToleration = corev1.Toleration{Key: "node.kubernetes.io/network-unavailable",
+	Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+
+// withDaemonTolerations: a DaemonSet pod's tolerations as the DaemonSet controller completes them.
+func withDaemonTolerations(tolerations []corev1.Toleration, hostNetwork bool) []corev1.Toleration {
+	out := append(append([]corev1.Toleration{}, tolerations...), daemonTolerations...)
+	if hostNetwork {
+		out = append(out, hostNetworkToleration)
+	}
+	return out
+}
+
 var daemonTolerations = []corev1.Toleration{
 	{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
 	{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
@@ -296,8 +309,8 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 	}
 	for _, n := range nodes {
 		placed := map[string]bool{}
-		nfd := worker != nil && fits(workerSpec, append(append([]corev1.Toleration{}, workerSpec.Tolerations...),
-			daemonTolerations...), n, n.Labels)
+		nfd := worker != nil && fits(workerSpec, withDaemonTolerations(workerSpec.Tolerations, workerSpec.HostNetwork),
+			n, n.Labels)
 		placed["nfd-worker"] = nfd
 		labels := n.Labels
 		if nfd {
@@ -315,8 +328,9 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 			if operand != "validator" && !enabled {
 				continue
 			}
-			placed[operand] = fits(pod, append(append([]corev1.Toleration{}, cpTolerations...), daemonTolerations...),
-				n, labels)
+			// applyHostNetworkConfig (controllers/object_controls.go): spec.<operand>.hostNetwork true sets it
+			hostNetwork, _ := section["hostNetwork"].(bool)
+			placed[operand] = fits(pod, withDaemonTolerations(cpTolerations, hostNetwork || pod.HostNetwork), n, labels)
 		}
 		entry, _ := out[n.Name].(map[string]any)
 		if entry == nil {
@@ -389,8 +403,7 @@ func neuronAnswer(values map[string]any, nodes []node, out map[string]any) error
 			entry = map[string]any{}
 			out[n.Name] = entry
 		}
-		entry["neuron-device-plugin"] = fits(spec, append(append([]corev1.Toleration{}, spec.Tolerations...),
-			daemonTolerations...), n, n.Labels)
+		entry["neuron-device-plugin"] = fits(spec, withDaemonTolerations(spec.Tolerations, false), n, n.Labels)
 	}
 	return nil
 }
