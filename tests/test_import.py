@@ -162,11 +162,29 @@ def test_a_live_object_imports_its_desired_state_only(tmp_path):
     assert "0b0e7f7e" not in code and "'status'" not in code and "'kubectl.kubernetes.io/" not in code
 
 
+def _without_platform(tmp_path: Path, *environments: str) -> Path:
+    """A copy of dist/ whose Karpenter values set a setting no prop writes: no environment is one PlatformConfig
+    (test_import_platform), so each comes back as construct calls and HelmValues."""
+    import yaml
+
+    source = tmp_path / "input"
+    for environment in environments or ("dev", "fleet", "prod", "staging"):
+        shutil.copytree(ROOT / "dist" / environment, source / environment)
+        values = source / environment / "helm" / "karpenter.values.yaml"
+        data = yaml.safe_load(values.read_text(encoding="utf-8"))
+        data["settings"]["batchMaxDuration"] = "20s"
+        values.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return source
+
+
 def test_the_four_environments_of_dist_round_trip_with_every_values_file(tmp_path):
     # 61 objects of every kind the constructs write (pools, node classes, overlays, monitors, rules, workloads) and
-    # the Karpenter, GPU Operator and Neuron values files
-    code = _round_trip(ROOT / "dist", tmp_path)
+    # the Karpenter, GPU Operator and Neuron values files, as construct calls and HelmValues
+    code = _round_trip(_without_platform(tmp_path), tmp_path)
     assert code.count("def environment_") == 4 and "version=NEURON_VERSION" in code
+    assert "return PlatformConfig(" not in code and "    PlatformConfig,\n" not in code
+    assert code.count("    # not one PlatformConfig (helm/karpenter.values.yaml: settings.batchMaxDuration: the platform "
+                      "writes it otherwise): the construct calls\n") == 4
 
 
 def _dist_objects(environment: str) -> list[dict]:
@@ -197,13 +215,13 @@ def test_objects_a_construct_writes_as_they_are_become_its_calls(tmp_path):
                 counts[o["kind"]][1] += 1
     assert counts == {"EC2NodeClass": [8, 8], "NodeClass": [1, 1], "NodePool": [16, 16], "NodeOverlay": [9, 9]}
     app = tmp_path / "dev_app.py"
-    assert main(["import", str(ROOT / "dist" / "dev"), "--out", str(app)]) == 0
+    assert main(["import", str(_without_platform(tmp_path / "dev", "dev") / "dev"), "--out", str(app)]) == 0
     code = app.read_text(encoding="utf-8")
     assert "node_class_gpu_inference = GpuNodeClass(" in code
     assert "GpuInferencePool(\n        chart, 'NodePool-gpu-inference', node_class=node_class_gpu_inference," in code
     assert "ImportedObject(\n        chart, 'NodePool-" not in code and "ImportedObject(\n        chart, 'EC2" not in code
     fleet = tmp_path / "fleet_app.py"
-    assert main(["import", str(ROOT / "dist" / "fleet"), "--out", str(fleet)]) == 0
+    assert main(["import", str(_without_platform(tmp_path / "fleet", "fleet") / "fleet"), "--out", str(fleet)]) == 0
     code = fleet.read_text(encoding="utf-8")
     assert "node_class_gpu_auto = AutoModeNodeClass(" in code and "node_class=node_class_gpu_auto," in code
 

@@ -73,10 +73,16 @@ def test_every_karpenter_object_of_dist_comes_back_as_the_construct_that_wrote_i
 
 
 def test_the_new_fits_read_as_the_stacks_wrote_them(tmp_path):
+    import shutil
+
     from karpenter_gpu.cli.main import main
 
+    source = tmp_path / "dist"
+    shutil.copytree(ROOT / "dist", source)
+    for values in source.glob("*/helm/karpenter.values.yaml"):  # a setting no prop writes: no PlatformConfig
+        values.write_text(values.read_text(encoding="utf-8") + "logLevel: debug\n", encoding="utf-8")
     app = tmp_path / "app.py"
-    assert main(["import", str(ROOT / "dist"), "--out", str(app)]) == 0
+    assert main(["import", str(source), "--out", str(app)]) == 0
     code = app.read_text(encoding="utf-8")
     assert ("    StaticCapacityPool(\n        chart, 'NodePool-gpu-warm-static-ap-northeast-2a', "
             "node_class=node_class_gpu_inference,\n        name='gpu-warm',\n"

@@ -43,10 +43,12 @@ def run(args: argparse.Namespace) -> int:
     _write(args.out, "--out", imported.code)
     if args.out != "-":
         module = Path(args.out).stem if Path(args.out).stem.isidentifier() else "<module>"
-        print(f"{PROG}: wrote {printable(args.out)}: {imported.objects} object(s) ({imported.constructs} as construct "
-              f"calls, the rest as given), {imported.values} values file(s) "
-              f"in {len(imported.environments)} environment(s) ({', '.join(imported.environments)}); synthesize "
-              f"with `{PROG} synth --app {module}:apps --out <folder>`", file=sys.stderr)
+        platforms = (f"; {len(imported.platforms)} of them one PlatformConfig each ({', '.join(imported.platforms)})"
+                     if imported.platforms else "")
+        print(f"{PROG}: wrote {printable(args.out)}: {imported.objects} object(s) ({imported.constructs} written by "
+              f"constructs, the rest as given), {imported.values} values file(s) "
+              f"in {len(imported.environments)} environment(s) ({', '.join(imported.environments)}){platforms}; "
+              f"synthesize with `{PROG} synth --app {module}:apps --out <folder>`", file=sys.stderr)
     if args.opinionated is not None:
         opinionated = import_source(source, opinionated=True)
         _write(args.opinionated, "--opinionated", opinionated.code)

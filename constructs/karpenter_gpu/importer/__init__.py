@@ -24,10 +24,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from karpenter_gpu.importer.adopt import adopt
+from karpenter_gpu.importer.adopt import Adopted, adopt
 from karpenter_gpu.importer.fit import Call, Checker, Unfit
 from karpenter_gpu.importer.literal import literal
 from karpenter_gpu.importer.opinions import opinions
+from karpenter_gpu.importer.platform_fit import check, platform_config
 from karpenter_gpu.k8s.input_layout import ROOT, Environment, Source, metadata
 from karpenter_gpu.output.layout import HELM_DIR
 
@@ -78,6 +79,10 @@ class Imported:
     values: int = 0
     #: The ``karpenter_gpu`` names the code uses.
     names: set[str] = field(default_factory=set)
+    #: The values files written as ``HelmValues`` (their chart and version constants imported).
+    helm_values: set[tuple[str, str, str, str, str]] = field(default_factory=set)
+    #: The environments that are one ``PlatformConfig``.
+    platforms: list[str] = field(default_factory=list)
     skipped_values: list[str] = field(default_factory=list)
 
 
@@ -166,6 +171,31 @@ def _covered_lines(kind: str, name: object, dropped: list[str], construct: str) 
     return lines
 
 
+def _platform(env: Environment, folder: str, function: str, out: Imported, checker: Checker,
+              read: list[tuple[dict, list[str]]], adopted: Adopted) -> list[str] | Unfit:
+    """The environment as one ``PlatformConfig`` when its synth is every object and values file read
+    (:mod:`.platform_fit`), else why not."""
+    values = {name: v for name, v in env.values.items() if name in KNOWN_VALUES}
+    manifests = [m for m, _ in read]
+    found = platform_config(folder, manifests, values, adopted)
+    found = found if isinstance(found, Unfit) else (check(found, manifests, values, checker) or found)
+    if isinstance(found, Unfit):
+        return found
+    dropped = sorted({d for _, ds in read for d in ds})
+    lines = [f"def {function}() -> PlatformConfig:",
+             f'    """The environment written to <output>/{folder}/: one PlatformConfig, whose synth is every object',
+             '    and values file read (checked at import)."""']
+    if dropped:  # fixed field names only
+        lines.append(f"    # set by the server or a controller, not imported: {', '.join(dropped)}")
+    out.names |= found.names
+    out.objects += len(read)
+    out.constructs += len(read)
+    out.values += len(values)
+    out.platforms.append(folder)
+    out.skipped_values += [env.value_paths.get(n, n) for n in sorted(env.values) if n not in KNOWN_VALUES]
+    return lines + [f"    return {found.text.lstrip()}"]
+
+
 def _environment(env: Environment, folder: str, function: str, out: Imported, checker: Checker,
                  opinionated: bool) -> list[str]:
     lines = [f"def {function}() -> cdk8s.App:",
@@ -177,6 +207,11 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
     ids = [_construct_id(str(m.get("kind")), metadata(m).get("name"), index, used)
            for index, (m, _) in enumerate(read, 1)]
     adopted = (opinions if opinionated else adopt)([m for m, _ in read], ids, checker)
+    if not opinionated:
+        platform = _platform(env, folder, function, out, checker, read, adopted)
+        if not isinstance(platform, Unfit):
+            return platform
+        lines.insert(2, f"    # not one PlatformConfig ({platform.field}: {platform.detail}): the construct calls")
     order = [i for i, m in enumerate(read) if adopted.calls.get(i) in adopted.node_classes]
     order += [i for i in range(len(read)) if i not in order]  # node classes first: the pools refer to them
     for i in order:
@@ -207,6 +242,7 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
         lines += ["    HelmValues(", f"        chart, {cid!r}, chart={chart_const}, version={version_const},",
                   f"        file_name={file_name!r},", f"        values={literal(values, 2)},", "    )"]
         out.values += 1
+        out.helm_values.add(constants)
     lines.append("    return app")
     return lines
 
@@ -232,16 +268,17 @@ def import_source(source: Source, *, opinionated: bool = False) -> Imported:
         functions.append(function)
         out.environments.append(folder)
         body += ["", "", *_environment(env, folder, function, out, checker, opinionated)]
-    known = sorted({KNOWN_VALUES[name] for env in source.environments for name in env.values if name in KNOWN_VALUES})
     head = [*(_OPINIONATED_DOC if opinionated else _AS_IS_DOC),
         "",
         "from __future__ import annotations",
         "",
-        *_import_line(sorted(out.names | ({"HelmValues"} if out.values else set()))),
+        *_import_line(sorted(out.names | ({"HelmValues"} if out.helm_values else set())
+                             | ({"PlatformConfig"} if out.platforms else set()))),
     ]
-    head += _imports(known)
+    head += _imports(sorted(out.helm_values))
     head += ["", "import cdk8s  # isort: skip (after karpenter_gpu, which points jsii at the packaged Node)"]
-    tail = ["", "", "def apps() -> list[cdk8s.App]:", '    """Every environment, one App each."""',
+    kinds = "cdk8s.App | PlatformConfig" if out.platforms else "cdk8s.App"
+    tail = ["", "", f"def apps() -> list[{kinds}]:", '    """Every environment, one App (or PlatformConfig) each."""',
             f"    return [{', '.join(f'{f}()' for f in functions)}]", ""]
     if out.skipped_values:
         tail[-1:] = ["", "# Not imported (values files karpenter-gpu does not write; keep them where they are):",
@@ -253,8 +290,9 @@ def import_source(source: Source, *, opinionated: bool = False) -> Imported:
 _AS_IS_DOC = [
     '"""Karpenter objects imported by `karpenter-gpu import`, kept as they are: synthesizing this app writes the',
     "objects that were read, so `karpenter-gpu diff <input> <output>/<environment> --fail-on drift` exits 0.",
-    "Construct calls where a construct writes the object as it was read (checked at import), ImportedObject",
-    "where none does (its reason names the field that kept the construct out).",
+    "One PlatformConfig for an environment whose synth is every object and values file read; else construct",
+    "calls where a construct writes the object as it was read, ImportedObject where none does (its reason",
+    "names the field that kept the construct out). Each checked at import by synthesizing it.",
     "",
     "    karpenter-gpu synth --app <this module>:apps --out <output>",
     "",

@@ -71,6 +71,8 @@ class Call:
     names: set[str] = field(default_factory=set)
     #: Statements after the call (``acknowledge(variable, ...)``), each a line of generated source.
     after: list[str] = field(default_factory=list)
+    #: The props the call was derived from (a node class's: those it gives): what a PlatformConfig is built from.
+    props: dict[str, Any] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The statement: ``variable = call(...)``, or the call alone; then the statements after it."""
@@ -246,7 +248,7 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
              GpuNodeClassProps.model_fields[k].default}
     names: set[str] = set()
     text = call("GpuNodeClass", shown, names, 0, head=f"chart, {construct_id!r}")
-    return Call("GpuNodeClass", variable, text, names)
+    return Call("GpuNodeClass", variable, text, names, props=shown)
 
 
 def auto_mode_node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | Unfit:
@@ -275,7 +277,7 @@ def auto_mode_node_class_call(manifest: dict, construct_id: str, variable: str) 
         text = call("AutoModeNodeClass", kwargs, names, 0, head=f"chart, {construct_id!r}")
     except TypeError:  # not YAML data
         return Unfit("AutoModeNodeClass", "spec", "a field of another type than the construct's")
-    return Call("AutoModeNodeClass", variable, text, names)
+    return Call("AutoModeNodeClass", variable, text, names, props=kwargs)
 
 
 def _reservation(term: dict) -> CapacityReservationTerm:

@@ -96,4 +96,4 @@ def ladder_call(props: dict[str, Any], construct_id: str, node_class: str) -> Ca
     """The ``TieredSpotPools`` call for a ladder's props."""
     names: set[str] = set()
     return Call(CONSTRUCT, None, call(CONSTRUCT, props, names, 0, head=f"chart, {construct_id!r}, node_class={node_class}"),
-                names)
+                names, props=props)

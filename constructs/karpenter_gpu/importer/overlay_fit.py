@@ -64,7 +64,7 @@ def overlay_call(manifest: dict, construct_id: str) -> Call | Unfit:
             if isinstance(err, KarpenterGpuError) else "spec"
         return Unfit(CONSTRUCT, field, str(err))
     names: set[str] = set()
-    return Call(CONSTRUCT, None, call(CONSTRUCT, kwargs, names, 0, head=f"chart, {construct_id!r}"), names)
+    return Call(CONSTRUCT, None, call(CONSTRUCT, kwargs, names, 0, head=f"chart, {construct_id!r}"), names, props=kwargs)
 
 
 def _gpu_count(spec: Any) -> tuple[str, int, tuple[str, ...], int, int] | None:
@@ -123,7 +123,7 @@ def time_slicing_call(kwargs: dict[str, Any], construct_id: str) -> Call | Unfit
         return Unfit("TimeSlicingOverlay", "spec", str(err))
     names: set[str] = set()
     return Call("TimeSlicingOverlay", None, call("TimeSlicingOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
-                names)
+                names, props=kwargs)
 
 
 def mig_overlay(manifest: dict) -> tuple[str, str, dict[str, Any], Any] | None:
@@ -157,4 +157,4 @@ def mig_overlay_call(manifest: dict, construct_id: str) -> Call | Unfit:
         return Unfit("MigCapacityOverlay", field, str(err))
     names: set[str] = set()
     return Call("MigCapacityOverlay", None, call("MigCapacityOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
-                names)
+                names, props=kwargs)

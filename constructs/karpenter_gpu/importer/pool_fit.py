@@ -310,7 +310,7 @@ def pool_text(construct: str, kwargs: dict[str, Any], acks: list[tuple[str, str]
     names: set[str] = set()
     text = call(construct, shown(construct, kwargs), names, 0,
                 head=f"chart, {construct_id!r}, node_class={node_class}")
-    found = Call(construct, variable if acks else None, text, names)
+    found = Call(construct, variable if acks else None, text, names, props=kwargs)
     if acks:
         names.add("acknowledge")
         found.after = [f"acknowledge({variable}, {code!r}, {reason!r})" for code, reason in acks]

@@ -7,6 +7,7 @@ Each function returns the source and adds the names it uses to ``names`` (the ge
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -21,8 +22,19 @@ from karpenter_gpu.pools.gpu_node_class import AmiAlias, RootVolume
 from karpenter_gpu.pools.tiered_spot_pools import SpotTier
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """A nested call written as ``function(key=value, ...)`` at the level it lands on (a props object of a
+    ``PlatformConfig``)."""
+
+    function: str
+    kwargs: dict[str, Any]
+
+
 def source(value: Any, names: set[str], level: int = 0) -> str:
     """``value`` as a Python expression that rebuilds it."""
+    if isinstance(value, Invocation):
+        return call(value.function, value.kwargs, names, level)
     if isinstance(value, Duration):
         names.add("Duration")
         return f"Duration.parse({str(value)!r})"
