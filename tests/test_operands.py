@@ -1,4 +1,4 @@
-"""validate's placement rules (KG640-KG645) on the committed environments and on values files broken on purpose,
+"""validate's placement rules (KG640-KG646) on the committed environments and on values files broken on purpose,
 and the placement model's pieces (Helm's merge, the key tree, the operator's labelling)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
 CRDS = ROOT / "constructs" / "karpenter_gpu" / "data" / "crds"
 ENVIRONMENTS = sorted(p.name for p in DIST.iterdir() if p.is_dir())
-CODES = {f"KG64{i}" for i in range(6)}
+CODES = {f"KG64{i}" for i in range(7)}
 
 
 def _copy(tmp_path: Path, env: str) -> Path:
@@ -217,3 +217,15 @@ def test_no_cluster_policy_leaves_the_gpu_nodes_without_a_device_plugin(tmp_path
     _edit(folder, "gpu-operator.values.yaml", lambda v: v.update(clusterPolicy={"deployCR": False}))
     found = _findings(folder, "KG644")
     assert found and all("none (clusterPolicy.deployCR is false" in f.message for f in found)
+
+
+def test_values_the_charts_refuse_to_install(tmp_path):
+    """The GPU Operator chart's validations.yaml and the Karpenter chart's required settings.clusterName."""
+    folder = _copy(tmp_path, "dev")
+    _edit(folder, "gpu-operator.values.yaml", lambda v: v["devicePlugin"]["config"].update(data={}))
+    _edit(folder, "karpenter.values.yaml", lambda v: v["settings"].pop("clusterName"))
+    found = {(f.file, f.path): f.message for f in _findings(folder, "KG646")}
+    assert set(found) == {("helm/gpu-operator.values.yaml", "devicePlugin.config.data"),
+                          ("helm/karpenter.values.yaml", "settings.clusterName")}
+    assert "devicePlugin.config.data cannot be empty" in found[("helm/gpu-operator.values.yaml",
+                                                               "devicePlugin.config.data")]

@@ -67,11 +67,12 @@ def test_a_deleted_switch_is_the_operators_default():
 
 def test_the_charts_refusals():
     assert chart_refusals({"cdi": {"enabled": False, "nriPluginEnabled": True}}) == [
-        "the NRI Plugin cannot be enabled when CDI is disabled"]
+        ("cdi.nriPluginEnabled", "the NRI Plugin cannot be enabled when CDI is disabled")]
     assert chart_refusals({"cdi": {"nriPluginEnabled": True}, "toolkit": {"enabled": False}}) == [
-        "the NRI Plugin cannot be enabled when the Container Toolkit is disabled"]
+        ("cdi.nriPluginEnabled", "the NRI Plugin cannot be enabled when the Container Toolkit is disabled")]
     assert chart_refusals({"devicePlugin": {"config": {"create": True, "name": "c"}}}) == [
-        "devicePlugin.config.data cannot be empty when devicePlugin.config.create is set to true"]
+        ("devicePlugin.config.data", "devicePlugin.config.data cannot be empty when devicePlugin.config.create is set "
+                                     "to true")]
     assert chart_refusals({}) == [] and chart_refusals({"cdi": {"enabled": False}}) == []
     assert karpenter_refusals({"settings": {"clusterName": ""}}) and not karpenter_refusals(
         {"settings": {"clusterName": "c"}})

@@ -255,7 +255,7 @@ class Coverage:
     path and :data:`BUDGET` renders in all) how many change the charts' answer."""
 
     SAMPLE = 1
-    BUDGET = 200
+    BUDGET = 120
 
     def __init__(self) -> None:
         self.set: dict[str, dict[str, int]] = {c: {} for c in CHARTS}

@@ -3,7 +3,7 @@
 Pure Python over the values files beside the manifests (``helm/gpu-operator.values.yaml``,
 ``helm/karpenter.values.yaml``) and one synthetic node per GPU pool or hybrid group (:class:`PlacementNode`), with
 what the pinned charts default to read from ``data/charts.json`` (``tools/build_chart_data.py``, from the charts of
-NVIDIA/gpu-operator v26.7.0 and aws/karpenter-provider-aws v1.14.1). The rules of ``validate`` (KG640-KG645) and
+NVIDIA/gpu-operator v26.7.0 and aws/karpenter-provider-aws v1.14.1). The rules of ``validate`` (KG640-KG646) and
 the golden placement tables call it; the ``placement`` oracle compares it with the charts rendered by Helm.
 
 What runs where, as the cluster decides it:
@@ -59,9 +59,10 @@ from typing import Any, Iterable, Mapping, Sequence
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
-__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NEURON_DEVICE_PLUGIN", "NEURON_VALUES", "NFD_WORKER", "PlacementNode", "Verdict", "chart_data", "chart_refusals",
-           "coalesce", "controller_placement", "device_plugins", "gpu_operator_placement", "karpenter_refusals",
-           "neuron_device_plugins", "neuron_not_modelled", "neuron_plugin_placement", "not_modelled", "placed_labels", "unknown_keys"]
+__all__ = ["DEVICE_PLUGIN", "KARPENTER", "NEURON_DEVICE_PLUGIN", "NEURON_VALUES", "NFD_WORKER", "PlacementNode",
+           "Verdict", "chart_data", "chart_refusals", "coalesce", "controller_placement", "device_plugins",
+           "gpu_operator_placement", "karpenter_refusals", "neuron_device_plugins", "neuron_not_modelled",
+           "neuron_plugin_placement", "not_modelled", "placed_labels", "unknown_keys"]
 
 NFD_WORKER = "nfd-worker"
 KARPENTER = "karpenter"
@@ -253,35 +254,38 @@ def _empty(value: Any) -> bool:
     return value is None or value is False or value == 0 or value in ("", {}, [])
 
 
-def chart_refusals(values: Mapping[str, Any]) -> list[str]:
-    """The messages with which the GPU Operator chart refuses the values (gpu-operator v26.7.0
-    ``deployments/gpu-operator/templates/validations.yaml``, in its order: Helm stops at the first)."""
+def chart_refusals(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(values path, the chart's message) of each check of the GPU Operator chart the values fail (gpu-operator
+    v26.7.0 ``deployments/gpu-operator/templates/validations.yaml``, in its order: Helm stops at the first)."""
     merged = coalesce(dict(_dict(values)), chart_data()["gpu-operator"]["validated"])
     cdi, plugin_config = _dict(merged.get("cdi")), _dict(_dict(merged.get("devicePlugin")).get("config"))
     gpu_cluster, driver = _dict(merged.get("gpuCluster")), _dict(merged.get("driver"))
-    out = []
+    out: list[tuple[str, str]] = []
     if not _empty(_dict(merged.get("clusterPolicy")).get("deployCR")) and not _empty(gpu_cluster.get("deployCR")):
-        out.append("clusterPolicy.deployCR and gpuCluster.deployCR cannot both be true; only one CR can exist")
+        out.append(("gpuCluster.deployCR",
+                    "clusterPolicy.deployCR and gpuCluster.deployCR cannot both be true; only one CR can exist"))
     if not _empty(gpu_cluster.get("deployCR")) and not _empty(driver.get("enabled")) and \
             _empty(_dict(driver.get("nvidiaDriverCRD")).get("enabled")):
-        out.append("the NVIDIADriver CRD must be enabled when deploying a GPUCluster CR, set "
-                   "driver.nvidiaDriverCRD.enabled=true")
+        out.append(("driver.nvidiaDriverCRD.enabled", "the NVIDIADriver CRD must be enabled when deploying a GPUCluster "
+                    "CR, set driver.nvidiaDriverCRD.enabled=true"))
     if cdi.get("enabled") is False and cdi.get("nriPluginEnabled") is True:
-        out.append("the NRI Plugin cannot be enabled when CDI is disabled")
+        out.append(("cdi.nriPluginEnabled", "the NRI Plugin cannot be enabled when CDI is disabled"))
     if cdi.get("nriPluginEnabled") is True and _dict(merged.get("toolkit")).get("enabled") is False:
-        out.append("the NRI Plugin cannot be enabled when the Container Toolkit is disabled")
+        out.append(("cdi.nriPluginEnabled", "the NRI Plugin cannot be enabled when the Container Toolkit is disabled"))
     if not _empty(plugin_config.get("create")) and _empty(plugin_config.get("data")):
-        out.append("devicePlugin.config.data cannot be empty when devicePlugin.config.create is set to true")
+        out.append(("devicePlugin.config.data",
+                    "devicePlugin.config.data cannot be empty when devicePlugin.config.create is set to true"))
     if not _empty(plugin_config.get("create")) and _empty(plugin_config.get("name")):
-        out.append("devicePlugin.config.name cannot be empty when devicePlugin.config.create is set to true")
+        out.append(("devicePlugin.config.name",
+                    "devicePlugin.config.name cannot be empty when devicePlugin.config.create is set to true"))
     return out
 
 
-def karpenter_refusals(values: Mapping[str, Any]) -> list[str]:
-    """The Karpenter chart's refusal: an empty ``settings.clusterName`` (aws/karpenter-provider-aws v1.14.1
-    ``charts/karpenter/templates/deployment.yaml``, ``required``)."""
+def karpenter_refusals(values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The Karpenter chart's refusal, (values path, message): an empty ``settings.clusterName``
+    (aws/karpenter-provider-aws v1.14.1 ``charts/karpenter/templates/deployment.yaml``, ``required``)."""
     if _empty(_dict(_dict(values).get("settings")).get("clusterName")):
-        return ["Chart cannot be installed without a valid settings.clusterName!"]
+        return [("settings.clusterName", "Chart cannot be installed without a valid settings.clusterName!")]
     return []
 
 

@@ -1,4 +1,4 @@
-"""Operands: what the Helm values beside the manifests place on the GPU nodes (KG640-KG645).
+"""Operands: what the Helm values beside the manifests place on the GPU nodes (KG640-KG646).
 
 The GPU Operator chart renders one node agent, the NFD worker; the operand DaemonSets are created at run time and
 select nodes by labels the operator sets only where NFD ran. The Karpenter chart turns ``settings.featureGates`` into
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from karpenter_gpu.analysis.operand_placement import (
     DEVICE_PLUGIN, NEURON_DEVICE_PLUGIN, NEURON_VALUES, NFD_WORKER, PlacementNode, Verdict, chart_data,
-    controller_placement, device_plugins, gpu_operator_placement, neuron_device_plugins, neuron_not_modelled,
-    neuron_plugin_placement, not_modelled, unknown_keys,
+    chart_refusals, controller_placement, device_plugins, gpu_operator_placement, karpenter_refusals,
+    neuron_device_plugins, neuron_not_modelled, neuron_plugin_placement, not_modelled, unknown_keys,
 )
 from karpenter_gpu.analysis.placement_nodes import hybrid_node, node_classes, pool_node
 from karpenter_gpu.apiserver.findings import Severity
@@ -354,6 +354,31 @@ def kg645_controller_on_gpu_pool(env: RuleEnvironment) -> None:
                     "its nodeSelector, affinity or tolerations keeps it off; fix: keep karpenter.sh/nodepool "
                     "DoesNotExist in the values' affinity")
 
+
+
+@rule("KG646", Severity.ERROR, "Helm values the pinned chart refuses to install")
+def kg646_chart_refuses(env: RuleEnvironment) -> None:
+    """What it checks: ``helm/gpu-operator.values.yaml`` against the pinned GPU Operator chart's own checks (the NRI
+    plugin without CDI or without the container toolkit, ``devicePlugin.config.create`` without a ``name`` or
+    ``data``, a GPUCluster CR beside the ClusterPolicy or without the NVIDIADriver CRD), and
+    ``helm/karpenter.values.yaml`` without a ``settings.clusterName`` (the Karpenter chart's ``required``).
+
+    Why it matters: ``helm install`` / ``upgrade`` stops with the chart's message and applies nothing: the release
+    stays as it was (or absent), whatever the rest of the values say.
+
+    Fix: what the chart's message asks (the path named is the value to change).
+
+    Upstream: NVIDIA/gpu-operator v26.7.0 ``deployments/gpu-operator/templates/validations.yaml``;
+    aws/karpenter-provider-aws v1.14.1 ``charts/karpenter/templates/deployment.yaml``.
+    """
+    for name, refusals in ((GPU_OPERATOR_VALUES, chart_refusals), (KARPENTER_VALUES_FILE, karpenter_refusals)):
+        values = env.helm_values.get(name)
+        if not isinstance(values, dict):
+            continue
+        for path, message in refusals(values)[:1]:  # Helm stops at the first
+            _values_object(env, name).add(
+                "KG646", path, f"the {_CHART_OF[name]} chart refuses these values: \"{message}\" (helm install fails "
+                "and applies nothing); fix: change the value named")
 
 
 def _cell(verdict: Verdict | None, notes: list[str], where: str, agent: str) -> str:
