@@ -229,3 +229,11 @@ def test_values_the_charts_refuse_to_install(tmp_path):
                           ("helm/karpenter.values.yaml", "settings.clusterName")}
     assert "devicePlugin.config.data cannot be empty" in found[("helm/gpu-operator.values.yaml",
                                                                "devicePlugin.config.data")]
+
+
+def test_the_nfd_worker_switched_off_is_named_as_the_cause(tmp_path):
+    folder = _copy(tmp_path, "prod")
+    _edit(folder, "gpu-operator.values.yaml", lambda v: v["node-feature-discovery"]["worker"].update(enable=False))
+    found = _findings(folder, "KG640")
+    assert found and all("node-feature-discovery.worker.enable is false" in f.message for f in found)
+    assert all("turn the NFD worker back on" in f.message for f in found)

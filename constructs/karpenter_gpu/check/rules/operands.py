@@ -76,6 +76,9 @@ def _fix(operand: str, why: str) -> str:
     field = "node-feature-discovery.worker" if operand == NFD_WORKER else "daemonsets"
     if "toleration" in why:
         return f"add that toleration to {field}.tolerations in the GPU Operator values"
+    if "runs no NFD worker" in why:
+        return ("turn the NFD worker back on (nfd.enabled, node-feature-discovery.worker.enable), or run NFD of your "
+                "own that labels the GPU nodes")
     if operand == NFD_WORKER:
         return ("give the pool's template the label the NFD worker's nodeSelector names, or widen "
                 "node-feature-discovery.worker.nodeSelector / affinity")
