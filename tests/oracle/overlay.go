@@ -130,7 +130,7 @@ func overlayCase(raw json.RawMessage) (any, error) {
 	provider.InstanceTypes = its
 	clk := clock.RealClock{}
 	store := nodeoverlay.NewInstanceTypeStore()
-	controller := nodeoverlay.NewController(clk, kube, provider, store, state.NewCluster(clk, kube, provider))
+	controller := lineOverlayController(clk, kube, provider, store, state.NewCluster(clk, kube, provider))
 	if gateOn {
 		if _, err := controller.Reconcile(ctx, reconcile.Request{}); err != nil {
 			return nil, fmt.Errorf("reconcile: %w", err)

@@ -67,6 +67,7 @@ from karpenter_gpu.k8s.views import node_pools, overlays as overlay_views
 from tests.oracle import schema_gen
 from karpenter_gpu.analysis.simulator import _context as simulator_context
 from tests.oracle.scheduler_family import case_settings, controller_settings
+from tests.oracle.scheduler_line import for_line
 from tests.oracle.scheduler_family import _NO_VPC_LIMITS, _ZONES, _case_catalog, _catalog_entries, _instance_spec
 
 FAMILY = "overlay"
@@ -195,7 +196,7 @@ def oracle_case(rng: random.Random) -> dict:
     schema_rng = random.Random(rng.random())  # the draws above stay as they were
     overlays = [schema_gen.draw(schema_rng, "NodeOverlay", o, edits=2) if schema_rng.random() < 0.3 else o
                 for o in overlays]
-    return {
+    case = {
         "region": "us-east-1",
         "zones": [{"name": n, "id": i} for n, i in zones],
         "instance_types": [_instance_spec(t, names) for t in types],
@@ -204,6 +205,7 @@ def oracle_case(rng: random.Random) -> dict:
         "overlays": overlays,
         "settings": _settings(random.Random(rng.random())),
     }
+    return for_line(case)  # what the pass's Karpenter line would not hold left out (scheduler_line)
 
 
 #: A case without settings (the regressions recorded before them): the chart's defaults with the nodeOverlay gate on.

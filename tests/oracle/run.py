@@ -145,7 +145,8 @@ def older_line(line: str, families: list[str], seed: int, count: int | None, rep
     try:
         for family in families:
             started = time.monotonic()
-            requests = list(cases.generate(family, seed, count or FRESH_COUNT.get(family, 17000)))
+            fresh = count or lines.FRESH_COUNT.get(line, {}).get(family) or FRESH_COUNT.get(family, 17000)
+            requests = list(cases.generate(family, seed, fresh))
             for request in requests:
                 request["id"] = f"v{line}-{request['id']}"
             bad = check(oracle, family, requests, report)

@@ -1,4 +1,4 @@
-"""The ``scheduler`` family's cases for the Karpenter line of the pass (tests/oracle/lines.py).
+"""The ``scheduler`` and ``overlay`` families' cases for the Karpenter line of the pass (tests/oracle/lines.py).
 
 A case is drawn as for v1.14 (:func:`tests.oracle.scheduler_family.generate_case` and the schema draws), then what
 the line's API server would not store as written is taken out, judged by the line's packaged CRDs (the apiserver
@@ -33,7 +33,7 @@ def for_line(case: dict) -> dict:
     out = copy.deepcopy(case)
     paths = schema_gen.leaf_paths("EC2NodeClass")
     for field, path in (("network_interfaces", "spec.networkInterfaces"), ("connection_tracking", "spec.connectionTracking")):
-        if not any(p == path or p.startswith((path + ".", path + "[")) for p in paths):
+        if out.get(field) is not None and not any(p == path or p.startswith((path + ".", path + "[")) for p in paths):
             out[field] = None  # the line's API server prunes it
     pools = []
     for pool in out["nodepools"]:
@@ -49,9 +49,10 @@ def for_line(case: dict) -> dict:
         if not out["instance_types"]:  # a case needs a type: one the line knows, in every zone
             from tests.oracle.scheduler_family import _catalog_entries, _instance_spec
             out["instance_types"] = [_instance_spec(_catalog_entries()["g6.xlarge"], [z["name"] for z in out["zones"]])]
-        out["capacity_reservations"] = [r for r in out.get("capacity_reservations") or []
-                                        if r["instanceType"] not in unknown]
-        out["existing_nodes"] = [e for e in out.get("existing_nodes") or [] if e["instance_type"] not in unknown]
+        if "capacity_reservations" in out:
+            out["capacity_reservations"] = [r for r in out["capacity_reservations"] if r["instanceType"] not in unknown]
+        if "existing_nodes" in out:
+            out["existing_nodes"] = [e for e in out["existing_nodes"] if e["instance_type"] not in unknown]
     settings = out.get("settings")
     if settings:
         known = {gate.value for gate in line.gates}
