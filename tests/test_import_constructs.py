@@ -185,3 +185,39 @@ def test_a_neuron_training_pool_and_a_reserved_pool_without_fallback_fit_their_c
     adopted = _adopt(reserved)
     call = adopted.calls[reserved.index(pool)]
     assert call.construct == "ReservedCapacityPool" and "fallback=Fallback.NONE" in call.text
+
+
+#: Per seed object (the seed documents' whole, valid objects): the field that keeps it out of the constructs, as
+#: import reports it and docs/commands/import.md tabulates it.
+SEED_FIELDS = {
+    ("000_s02_nodepools", "NodePool gpu-general"): "spec.template.spec.requirements[1]",
+    ("000_s02_nodepools", "NodePool gpu-inference"): "spec.template.spec.requirements[0]",
+    ("000_s02_nodepools", "NodePool gpu-training"): "spec.template.spec.requirements[0]",
+    ("000_s03_ec2nodeclasses", "EC2NodeClass gpu-optimized"): "spec.subnetSelectorTerms",
+    ("000_s03_ec2nodeclasses", "EC2NodeClass gpu-training"): "spec.blockDeviceMappings",
+    ("000_s04_spot_nodepool", "NodePool gpu-spot-inference"): "spec.template.spec.requirements[0]",
+    ("000_s06_inferentia_nodepool", "NodePool inferentia"): "spec.template.spec.requirements[0]",
+    ("000_s07_tiered_nodepools", "NodePool gpu-tier1-g5-spot"): "spec.template.spec.requirements[0]",
+    ("000_s07_tiered_nodepools", "NodePool gpu-tier2-g4dn-spot"): "spec.template.spec.requirements[0]",
+    ("000_s07_tiered_nodepools", "NodePool gpu-tier3-g5-ondemand"): "spec.template.spec.requirements[0]",
+    ("000_s08_nodepool", "NodePool gpu-training-protected"): "spec.template.spec.requirements[1]",
+}
+
+
+def test_import_says_per_seed_object_the_field_that_keeps_it_out_as_the_docs_table_does(tmp_path, capsys):
+    import re
+    import shutil
+
+    from karpenter_gpu.cli.main import main
+
+    source = tmp_path / "seeds"
+    for environment in sorted({e for e, _ in SEED_FIELDS}):
+        (source / environment).mkdir(parents=True)
+        shutil.copy(ROOT / "tests" / "fixtures" / "seeds" / f"{environment}.yaml", source / environment)
+    assert main(["import", str(source), "--out", str(tmp_path / "app.py")]) == 0
+    notes = re.findall(r"note: (\S+): (\S+ \S+) kept as given: (\S+) \(", capsys.readouterr().err)
+    assert {(e, o): f for e, o, f in notes} == SEED_FIELDS and len(notes) == len(SEED_FIELDS)
+    table = (ROOT / "docs" / "commands" / "import.md").read_text(encoding="utf-8")
+    for (environment, found), field in SEED_FIELDS.items():
+        kind, name = found.split()
+        assert f"| {environment} | {kind} `{name}` | `{field}` |" in table

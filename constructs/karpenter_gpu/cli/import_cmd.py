@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: wrote {printable(args.opinionated)}: {opinionated.constructs} construct call(s) with the "
               "constructs' defaults; what adopting them changes:", file=sys.stderr)
         sys.stdout.write(_opinions_diff(args.input, opinionated, source))
+    for environment, kind, name, field, detail in imported.kept:  # what a team would change to adopt the constructs
+        print(f"{PROG}: note: {printable(environment)}: {printable(kind)} {printable(name)} kept as given: "
+              f"{printable(field)} ({printable(detail)})", file=sys.stderr)
     for path in imported.skipped_values:
         print(f"{PROG}: note: not imported: {printable(path)} (a values file karpenter-gpu does not write)",
               file=sys.stderr)

@@ -83,6 +83,8 @@ class Imported:
     helm_values: set[tuple[str, str, str, str, str]] = field(default_factory=set)
     #: The environments that are one ``PlatformConfig``.
     platforms: list[str] = field(default_factory=list)
+    #: The Karpenter objects kept as given: (environment, kind, name, the field that kept the construct out, why).
+    kept: list[tuple[str, str, str, str, str]] = field(default_factory=list)
     skipped_values: list[str] = field(default_factory=list)
 
 
@@ -231,6 +233,9 @@ def _environment(env: Environment, folder: str, function: str, out: Imported, ch
             out.names |= found.names
         else:
             out.names.add("ImportedObject")
+            if isinstance(found, Unfit):
+                out.kept.append((folder, str(manifest.get("kind")), str(metadata(manifest).get("name")), found.field,
+                                 found.detail))
     for file_name, values in sorted(env.values.items()):
         constants = KNOWN_VALUES.get(file_name)
         if constants is None:
