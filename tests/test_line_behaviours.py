@@ -123,3 +123,24 @@ def test_diff_prices_each_side_as_its_line(tmp_path, capsys):
         changed[line] = [e["environment"] for e in json.loads(out)["cost"]["environments"]]
         assert f"answered for Karpenter v{KARPENTER_LINES[line].version} (--karpenter-version {line})" in err
     assert changed == {"1.9": [], "1.14": ["dev"]}
+
+
+def test_plan_schedules_as_the_line(tmp_path_factory, capsys, node_limited):
+    """plan --karpenter-version: nothing left of limits.nodes leaves the pods Pending on v1.14; v1.9 launches for
+    them (the batch scheduler reads the line from the settings), and the answer names the release."""
+    from karpenter_gpu.cli.main import main
+
+    workload = tmp_path_factory.mktemp("workloads") / "workload.yaml"  # beside the input, not in it
+    workload.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer, namespace: ml}\nspec:\n  replicas: 2\n"
+        "  selector: {matchLabels: {app: infer}}\n  template:\n    metadata: {labels: {app: infer}}\n    spec:\n"
+        "      containers:\n      - {name: main, image: example.com/infer:1, resources: {limits: {nvidia.com/gpu: 1}}}\n")
+    answers = {}
+    for line in ("1.9", "1.14"):
+        assert main(["plan", str(node_limited), "--workload", str(workload), "--karpenter-version", line,
+                     "--format", "json"]) == 0
+        [env] = json.loads(capsys.readouterr().out)["environments"]
+        answers[line] = (env["karpenter"]["version"], len(env["nodeclaims"]), len(env["pending"]))
+    assert answers == {"1.9": ("1.9.3", 2, 0), "1.14": ("1.14.1", 0, 2)}
+    assert main(["plan", str(node_limited), "--workload", str(workload), "--karpenter-version", "1.9"]) == 0
+    assert "note: answered for Karpenter v1.9.3 (--karpenter-version 1.9)" in capsys.readouterr().out

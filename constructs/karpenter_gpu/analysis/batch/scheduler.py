@@ -190,6 +190,8 @@ class _Solver:
         self.claims: list[NewClaim] = []
         self.remaining = remaining
         self.relax_min_values = settings.best_effort
+        # limits.nodes stops a dynamic pool's new NodeClaims from v1.11 only (upstream.BEHAVIOUR_SINCE)
+        self.node_limits = settings.has("dynamic-node-limits")
         self.tolerate_pns = any(t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints)
         self.cached: dict[str, PodData] = {}
         self.memo: dict[int, Requirements] = {}  # per candidate (alive for the solve): see claims.filter_options
@@ -259,7 +261,7 @@ class _Solver:
         parts: list[str] = []
         for report in self.templates:
             left = self.remaining[report.name]
-            if "nodes" in left and left["nodes"] == 0:
+            if self.node_limits and "nodes" in left and left["nodes"] == 0:
                 parts.append("node limits have been exhausted for nodepool")
                 continue
             options = [c for c in report.candidates if not _beyond(c, left)]
