@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
@@ -56,6 +57,17 @@ type batchCase struct {
 	Classes map[string]string `json:"classes"`
 	// Expect: the core's answer (batch_family.python_answer, in classes); nil solves Runs times (the vectors).
 	Expect *batchExpect `json:"expect"`
+	// TimeSolve: instead of an answer, how long Runs solves took (tools/bench_plan.py, Go's side of the figure).
+	TimeSolve bool `json:"time_solve"`
+}
+
+// batchTiming: seconds spent building the case's instance types once, and in each solve (the pods' copies, the
+// cluster state, NewTopology, NewScheduler and Solve; not the launch), with what the last solve gave.
+type batchTiming struct {
+	PrepareSeconds float64   `json:"prepare_seconds"`
+	SolveSeconds   []float64 `json:"solve_seconds"`
+	NodeClaims     int       `json:"nodeclaims"`
+	Pending        int       `json:"pending"`
 }
 
 // batchExpect is the core's plan in the terms of batchAnswer (its NodeClaims sorted as batchSolveOnce sorts).
@@ -132,6 +144,8 @@ type batchAnswer struct {
 	Pending    map[string][]string `json:"pending,omitempty"`
 	// Errors: the full error texts (they name hostname placeholders, numbered per process): for debugging only.
 	Errors map[string]string `json:"-"`
+	// solve: how long the pods' copies, the cluster state, NewTopology, NewScheduler and Solve took.
+	solve time.Duration
 }
 
 // batchHeads are the heads of the scheduler's error texts a pod's error is made of (one per NodePool template
@@ -278,6 +292,7 @@ func batchPrepare(c *batchCase) (*batchPrepared, error) {
 
 func batchSolveOnce(p *batchPrepared) (*batchAnswer, error) {
 	c, ctx, nodePools, instanceTypes := p.c, p.ctx, p.nodePools, p.instanceTypes
+	started := time.Now() // the pods' copies, the cluster state, NewTopology, NewScheduler and Solve
 	pods := batchPods(c)
 	kube := batchClient()
 	clk := clock.RealClock{}
@@ -306,11 +321,13 @@ func batchSolveOnce(p *batchPrepared) (*batchAnswer, error) {
 	s := provscheduling.NewScheduler(ctx, kube, nodePools, cluster, stateNodes, topology, instanceTypes,
 		schedDaemonSetPods(c.DaemonSets), events.NewRecorder(&record.FakeRecorder{}), clk, nil, nil, opts...)
 	results, err := s.Solve(ctx, pods)
+	solved := time.Since(started)
 	if err != nil {
 		return nil, fmt.Errorf("solve: %w", err)
 	}
 	results = results.TruncateInstanceTypes(ctx, provscheduling.MaxInstanceTypes)
-	ans := &batchAnswer{Existing: map[string][]string{}, Pending: map[string][]string{}, Errors: map[string]string{}}
+	ans := &batchAnswer{Existing: map[string][]string{}, Pending: map[string][]string{}, Errors: map[string]string{},
+		solve: solved}
 	key := func(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 	for p, perr := range results.PodErrors {
 		ans.Pending[key(p)] = batchReason(perr.Error())
@@ -428,9 +445,22 @@ func batchCaseAnswer(raw json.RawMessage) (any, error) {
 	if len(c.Pods) == 0 || len(c.NodePools) == 0 {
 		return nil, fmt.Errorf("a case needs pods and at least one nodepool")
 	}
+	started := time.Now()
 	prepared, err := batchPrepare(&c)
 	if err != nil {
 		return nil, err
+	}
+	if c.TimeSolve {
+		timing := batchTiming{PrepareSeconds: time.Since(started).Seconds()}
+		for range max(c.Runs, 1) {
+			got, err := batchSolveOnce(prepared)
+			if err != nil {
+				return nil, err
+			}
+			timing.SolveSeconds = append(timing.SolveSeconds, got.solve.Seconds())
+			timing.NodeClaims, timing.Pending = len(got.NodeClaims), len(got.Pending)
+		}
+		return timing, nil
 	}
 	if c.Expect == nil {
 		if _, err := batchSolveOnce(prepared); err != nil {

@@ -24,7 +24,7 @@ model (``not_modelled``) abstains and is counted apart (Go solves it once, to sh
 from __future__ import annotations
 
 import copy
-import functools
+import hashlib
 import json
 import random
 from typing import Any, Iterator
@@ -226,12 +226,20 @@ def canonical(answer: dict, names: dict[str, str]) -> dict:
 def python_answer(case: dict) -> dict:
     """The core's plan of the case, in the Go answer's terms (the same case is answered once per process: a run asks
     for it to send it, to compare and to count it)."""
-    return _answer_of(json.dumps({k: v for k, v in case.items() if k not in ("expect", "runs", "classes")}, sort_keys=True))
+    text = json.dumps({k: v for k, v in case.items() if k not in ("expect", "runs", "classes")}, sort_keys=True)
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key not in _ANSWERS:
+        if len(_ANSWERS) >= 200_000:
+            _ANSWERS.clear()
+        _ANSWERS[key] = _answer_of(json.loads(text))
+    return _ANSWERS[key]
 
 
-@functools.lru_cache(maxsize=4096)
-def _answer_of(text: str) -> dict:
-    case = json.loads(text)
+#: The core's answers by the digest of the case they answer (a run's cases are answered once each).
+_ANSWERS: dict[str, dict] = {}
+
+
+def _answer_of(case: dict) -> dict:
     plan = schedule_batch(sched.manifests(case), case["pods"], catalog=sched._case_catalog(case),
                           aws=aws_facts_from_documents(sched.aws_documents(case)),
                           nodes=cluster_nodes(sched.node_claims(case)), settings=sched.case_settings(case))
