@@ -237,3 +237,11 @@ def test_the_nfd_worker_switched_off_is_named_as_the_cause(tmp_path):
     found = _findings(folder, "KG640")
     assert found and all("node-feature-discovery.worker.enable is false" in f.message for f in found)
     assert all("turn the NFD worker back on" in f.message for f in found)
+
+
+def test_no_nfd_master_leaves_every_operand_off_the_gpu_pools(tmp_path):
+    folder = _copy(tmp_path, "prod")
+    _edit(folder, "gpu-operator.values.yaml", lambda v: v["node-feature-discovery"].update(master={"enable": False}))
+    found = _findings(folder, "KG640")
+    assert found and all("node-feature-discovery.master.enable is false" in f.message for f in found)
+    assert all("turn node-feature-discovery.master.enable back on" in f.message for f in found)

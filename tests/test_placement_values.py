@@ -88,7 +88,7 @@ def test_an_nfd_worker_config_of_its_own_is_not_modelled():
 
 
 @pytest.mark.parametrize("what", ["gpu-operator refused", "karpenter refused", "no ClusterPolicy",
-                                  "a deleted switch", "worker.enable"])
+                                  "a deleted switch", "worker.enable", "no nfd-master"])
 def test_the_vectors_hold_the_charts_answer_for(what):
     """The rendered charts answered each of these at least once in the committed vectors, and the core agrees."""
     def hit(case: dict, answer: dict) -> bool:
@@ -99,8 +99,12 @@ def test_the_vectors_hold_the_charts_answer_for(what):
             return (values.get("clusterPolicy") or {}).get("deployCR") is False and "gpu-operator refused" not in answer
         if what == "a deleted switch":
             return any(isinstance(v, dict) and "enabled" in v and v["enabled"] is None for v in values.values())
-        worker = ((values.get("node-feature-discovery") or {}).get("worker") or {})
-        return worker.get("enable") is False
+        nfd = values.get("node-feature-discovery") or {}
+        if what == "no nfd-master":  # the worker ran on an NVIDIA node, yet no operand follows: nothing labelled it
+            return ((nfd.get("master") or {}).get("enable") is False and
+                    any(n["accelerator"] == "nvidia" and answer.get(n["name"], {}).get(NFD_WORKER)
+                        for n in case["nodes"]))
+        return (nfd.get("worker") or {}).get("enable") is False
 
     found = [c for c in CASES if hit(c["case"], c["answer"]) and "not modelled" not in core_answer(c["case"])]
     assert found, what
@@ -124,3 +128,12 @@ def test_a_host_network_pod_tolerates_network_unavailable():
     placed = gpu_operator_placement({"node-feature-discovery": {"worker": {"hostNetwork": True}},
                                      "gfd": {"hostNetwork": True}}, node)
     assert placed[NFD_WORKER].lands and placed["gfd"].lands and not placed["devicePlugin"].lands
+
+
+def test_without_an_nfd_master_no_gpu_is_labelled():
+    """NFD v0.19: the worker publishes a NodeFeature object, the master sets the node's labels from it."""
+    node = PlacementNode("n", "pool", {"kubernetes.io/os": "linux"},
+                         ({"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"},), "nvidia")
+    placed = gpu_operator_placement({"node-feature-discovery": {"master": {"enable": False}}}, node)
+    assert placed[NFD_WORKER].lands and not placed["devicePlugin"].lands
+    assert "master.enable is false" in (placed["devicePlugin"].why or "")

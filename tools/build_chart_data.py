@@ -159,6 +159,8 @@ def gpu_operator(repo: Path) -> dict:
                            "affinity": merged_worker.get("affinity") or {},
                            "tolerations": merged_worker.get("tolerations") or []},
             "nfd_worker_enable": bool(merged_worker.get("enable", True)),
+            "nfd_master_enable": bool(_merged((values.get("node-feature-discovery") or {}).get("master"),
+                                              nfd_values.get("master")).get("enable", True)),
             "nfd_worker_config": _merged(merged_worker.get("config"),
                                          (nfd_values.get("worker") or {}).get("config")),
             "validated": _pick(values, _VALIDATED),

@@ -12,7 +12,9 @@ What runs where, as the cluster decides it:
    (helm ``pkg/chart/common/util/coalesce.go`` ``coalesceTablesFullKey``): :func:`coalesce`.
 2. The **NFD worker** (the only node agent the GPU Operator chart renders, ``charts/node-feature-discovery/templates/
    worker.yaml``) runs where its ``nodeSelector``, required node affinity and tolerations admit the node; only there
-   does NFD set ``feature.node.kubernetes.io/pci-10de.present`` on an NVIDIA node.
+   does NFD set ``feature.node.kubernetes.io/pci-10de.present`` on an NVIDIA node, and only with an nfd-master
+   (``node-feature-discovery.master.enable``: in NFD v0.19 the worker publishes a NodeFeature object, the master
+   sets the node's labels from it).
 3. On a node with that label the operator sets ``nvidia.com/gpu.present=true`` and each ``nvidia.com/gpu.deploy.*``
    label of the container workload config to "true" unless it has a non-empty value, ``mig-manager`` only on a
    MIG-capable GPU, none at all with ``nvidia.com/gpu.deploy.operands=false`` (gpu-operator v26.7.0
@@ -218,7 +220,8 @@ def _term_fails(term: Mapping[str, Any], labels: Mapping[str, str]) -> str | Non
 def _operator_values(values: Mapping[str, Any]) -> dict:
     data = chart_data()["gpu-operator"]
     defaults = {"daemonsets": {"tolerations": data["daemonsets_tolerations"]},
-                "node-feature-discovery": {"worker": {"enable": data["nfd_worker_enable"], **data["nfd_worker"]}}}
+                "node-feature-discovery": {"worker": {"enable": data["nfd_worker_enable"], **data["nfd_worker"]},
+                                           "master": {"enable": data["nfd_master_enable"]}}}
     for key, operand in data["operands"].items():
         defaults[key] = {"enabled": operand["enabled"]}
     return coalesce(dict(values), coalesce(defaults, data["validated"]))
@@ -308,8 +311,9 @@ def _labelled(node: PlacementNode) -> dict[str, str]:
 
 def placed_labels(values: Mapping[str, Any], node: PlacementNode) -> dict[str, str]:
     """The node's labels once the NFD worker ran there (when it does) and the operator labelled it."""
-    lands = gpu_operator_placement(values, node)[NFD_WORKER].lands
-    return _labelled(node) if lands else dict(node.labels)
+    placed = gpu_operator_placement(values, node)
+    master = _dict(_dict(_operator_values(values).get("node-feature-discovery")).get("master")).get("enable")
+    return _labelled(node) if placed[NFD_WORKER].lands and not _empty(master) else dict(node.labels)
 
 
 def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> dict[str, Verdict]:
@@ -326,7 +330,8 @@ def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> di
         why = fits(worker.get("nodeSelector") or {}, worker.get("affinity"),
                    list(worker.get("tolerations") or []) + _daemon_tolerations(worker.get("hostNetwork") is True), node)
         out[NFD_WORKER] = Verdict(why is None, why)
-    labels = _labelled(node) if out[NFD_WORKER].lands else dict(node.labels)
+    master = not _empty(_dict(_dict(merged.get("node-feature-discovery")).get("master")).get("enable"))
+    labels = _labelled(node) if out[NFD_WORKER].lands and master else dict(node.labels)
     tolerations = list(_dict(merged.get("daemonsets")).get("tolerations") or [])
     if _empty(_dict(merged.get("clusterPolicy")).get("deployCR")):
         return out  # no ClusterPolicy: the operator deploys no operand
@@ -338,6 +343,9 @@ def gpu_operator_placement(values: Mapping[str, Any], node: PlacementNode) -> di
         why = fits(operand["nodeSelector"], None, tolerations + _daemon_tolerations(host_network), node, labels)
         if why is not None and not out[NFD_WORKER].lands and node.accelerator == "nvidia":
             why = f"{why}, which the operator sets only where the NFD worker runs"
+        elif why is not None and not master and node.accelerator == "nvidia":
+            why = (f"{why}, which the operator sets only where NFD labelled the GPU: node-feature-discovery.master."
+                   "enable is false, so no nfd-master sets the labels the worker finds")
         elif why is not None and node.accelerator != "nvidia":
             why = f"{why}: not an NVIDIA GPU node"
         out[key] = Verdict(why is None, why)

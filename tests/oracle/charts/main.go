@@ -15,7 +15,8 @@
 // The operator's run-time behaviour, read from NVIDIA/gpu-operator v26.7.0 (its module is not served by the module
 // proxy at that commit, so it is cited, not imported):
 //   - controllers/state_manager.go gpuNodeLabels / hasGPULabels: a node is a GPU node when NFD labelled
-//     feature.node.kubernetes.io/pci-10de.present=true (NFD does where its worker runs, on an NVIDIA node);
+//     feature.node.kubernetes.io/pci-10de.present=true (NFD does where its worker runs, on an NVIDIA node, and only
+//     with an nfd-master: in NFD v0.19 the worker publishes a NodeFeature object and the master sets the labels);
 //   - controllers/state_manager.go updateGPUStateLabels / addGPUStateLabels / hasMIGCapableGPU: the
 //     nvidia.com/gpu.deploy.* labels of gpuStateLabels[container] are set to "true" unless non-empty, mig-manager
 //     on a MIG-capable GPU, all removed with nvidia.com/gpu.deploy.operands=false;
@@ -222,6 +223,18 @@ func findWorker(docs []map[string]any) map[string]any {
 	return nil
 }
 
+// findRole: the NFD object of that role (the subchart labels each role: worker, master, gc, topology-updater).
+func findRole(docs []map[string]any, kind, role string) map[string]any {
+	for _, doc := range docs {
+		meta, _ := doc["metadata"].(map[string]any)
+		labels, _ := meta["labels"].(map[string]any)
+		if doc["kind"] == kind && labels["role"] == role {
+			return doc
+		}
+	}
+	return nil
+}
+
 func find(docs []map[string]any, kind, nameSuffix string) map[string]any {
 	for _, doc := range docs {
 		meta, _ := doc["metadata"].(map[string]any)
@@ -301,6 +314,7 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 		return fmt.Errorf("daemonsets.tolerations: %w", err)
 	}
 	worker := findWorker(docs)
+	master := findRole(docs, "Deployment", "master")
 	var workerSpec corev1.PodSpec
 	if worker != nil {
 		if workerSpec, err = podSpecOf(worker); err != nil {
@@ -313,7 +327,7 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 			n, n.Labels)
 		placed["nfd-worker"] = nfd
 		labels := n.Labels
-		if nfd {
+		if nfd && master != nil {
 			labels = operatorLabels(n)
 		}
 		for operand, pod := range r.operands {

@@ -79,6 +79,8 @@ def _fix(operand: str, why: str) -> str:
     if "runs no NFD worker" in why:
         return ("turn the NFD worker back on (nfd.enabled, node-feature-discovery.worker.enable), or run NFD of your "
                 "own that labels the GPU nodes")
+    if "master.enable is false" in why:
+        return "turn node-feature-discovery.master.enable back on (the nfd-master sets the labels the worker finds)"
     if operand == NFD_WORKER:
         return ("give the pool's template the label the NFD worker's nodeSelector names, or widen "
                 "node-feature-discovery.worker.nodeSelector / affinity")
