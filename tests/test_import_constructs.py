@@ -221,3 +221,31 @@ def test_import_says_per_seed_object_the_field_that_keeps_it_out_as_the_docs_tab
     for (environment, found), field in SEED_FIELDS.items():
         kind, name = found.split()
         assert f"| {environment} | {kind} `{name}` | `{field}` |" in table
+
+
+def test_a_hybrid_groups_configmap_is_its_hybrid_gpu_node_group_call():
+    objects = [o for o in _dist_objects("fleet") if o["kind"] == "ConfigMap"]
+    adopted = _adopt(objects)
+    call = adopted.calls[0]
+    assert call.construct == "HybridGpuNodeGroup"
+    assert "taints=(Taint.gpu(), Taint('on-premises', None, TaintEffect.NO_SCHEDULE))" in call.text
+    assert "memory=Quantity('1000Gi')" in call.text
+    objects[0]["data"]["kubeletFlags"] += " --max-pods=20"  # not what the construct derives from the labels: named
+    unfit = _adopt(objects).unfit[0]
+    assert unfit.construct == "HybridGpuNodeGroup" and unfit.field == "data.kubeletFlags"
+    del objects[0]["data"]["gpuName"]
+    assert _adopt(objects).unfit[0].field == "data"
+
+
+def test_an_overlay_of_instance_families_with_a_capacity_is_its_gpu_capacity_overlay_call():
+    overlay = {"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": "g6f-gpu"},
+               "spec": {"requirements": [{"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                                          "values": ["g6f", "gr6f"]}],
+                        "capacity": {"nvidia.com/gpu": "1"}, "weight": 20}}
+    adopted = _adopt([overlay])
+    assert adopted.calls[0].construct == "GpuCapacityOverlay"
+    assert "families=('g6f', 'gr6f')" in adopted.calls[0].text
+    refused = copy.deepcopy(overlay)
+    refused["spec"]["capacity"] = {"aws.amazon.com/neuron": "1"}  # Karpenter refuses it at runtime: so does the construct
+    unfit = _adopt([refused]).unfit[0]
+    assert unfit.construct == "GpuCapacityOverlay" and "KG181" in unfit.field

@@ -130,3 +130,27 @@ def test_the_names_a_platform_config_uses_are_the_packages_exports():
     from karpenter_gpu.importer.platform_fit import NAMES
 
     assert all(getattr(karpenter_gpu, name) is value for name, value in NAMES.items())
+
+
+def test_a_platform_with_gpu_capacity_overlays_comes_back_with_them():
+    # a config the stacks do not have: dev plus a GPU capacity overlay, synthesized, then imported
+    import cdk8s
+    import yaml
+
+    from karpenter_gpu import GpuCapacityOverlayProps, GpuPlatform, PlatformConfig
+    from karpenter_gpu.importer.platform_fit import Platform
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        import stacks
+    finally:
+        sys.path.remove(str(ROOT))
+    config = PlatformConfig(**{**dict(stacks.dev.CONFIG), "gpu_capacity_overlays": (
+        GpuCapacityOverlayProps(name="g6f-gpu-capacity", weight=20),)})
+    platform = GpuPlatform(cdk8s.Testing.app(), props=config)
+    objects = list(cdk8s.Testing.synth(platform))
+    values = {h.file_name: yaml.safe_load(h.to_yaml()) for h in platform.helm_values}
+    found = _platform("dev", objects, values)
+    assert isinstance(found, Platform), found.reason()
+    assert ("gpu_capacity_overlays=(\n            GpuCapacityOverlayProps(\n                name='g6f-gpu-capacity',\n"
+            "                weight=20,\n") in found.text

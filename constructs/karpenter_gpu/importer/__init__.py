@@ -2,8 +2,9 @@
 
 The contract ("keep as is"): synthesizing the generated app gives, per environment, the objects that were read,
 so ``karpenter-gpu diff <input> <output> --fail-on drift`` exits 0: original names, labels and fields kept, no
-node replaced. An EC2NodeClass, Auto Mode NodeClass, NodePool or NodeOverlay that a construct writes exactly as it
-was read becomes that construct's call (derived and checked in :mod:`.adopt`: the call's source is synthesized in a scratch chart and compared with
+node replaced. An environment that one ``PlatformConfig`` writes exactly (every object and values file, checked in
+:mod:`.platform_fit`) becomes that PlatformConfig. Otherwise an EC2NodeClass, Auto Mode NodeClass, NodePool,
+NodeOverlay or hybrid group ConfigMap that a construct writes exactly as it was read becomes that construct's call (derived and checked in :mod:`.adopt`: the call's source is synthesized in a scratch chart and compared with
 the object as ``diff`` compares them); every other object becomes an
 :class:`~karpenter_gpu.addons.imported_object.ImportedObject` holding the object as given, its reason naming the
 field that kept the construct out (or, for the kinds no construct is tried for, the construct that would fit);

@@ -2,7 +2,7 @@
 call (every Auto Mode ``NodeClass`` a checked ``AutoModeNodeClass`` call) keeps as it is, then every ``NodePool`` on
 such a node class that a checked pool call keeps as it is (a pool construct refers to its node class by object, so a
 pool on a node class kept as given stays as given too), then every ``NodeOverlay`` a checked overlay call keeps as it
-is. A call may write several objects: a ``MigPartitionedPool`` its NodePool and its MIG NodeOverlays, a
+is, and every hybrid group's ConfigMap a checked ``HybridGpuNodeGroup`` call keeps as it is. A call may write several objects: a ``MigPartitionedPool`` its NodePool and its MIG NodeOverlays, a
 ``StaticCapacityPool`` one NodePool per zone, a ``TimeSlicingOverlay`` one NodeOverlay per GPU count; it is kept only
 when it writes each of them as read and nothing else (the others are ``covered`` by it).
 """
@@ -22,7 +22,10 @@ from karpenter_gpu.importer.fit import (
     variable_name,
 )
 from karpenter_gpu.importer.ladder_fit import ladder_call, ladders
+from karpenter_gpu.importer.hybrid_fit import hybrid_call, is_hybrid
 from karpenter_gpu.importer.overlay_fit import (
+    gpu_capacity_call,
+    is_gpu_capacity,
     mig_overlay,
     mig_overlay_call,
     overlay_call,
@@ -214,7 +217,8 @@ def _overlays(manifests: list[dict], ids: list[str], checker: Checker, out: Adop
     for index, manifest in rest.items():
         if index in out.calls or index in out.covered:
             continue
-        make = mig_overlay_call if mig_overlay(manifest) is not None else overlay_call
+        make = mig_overlay_call if mig_overlay(manifest) is not None else \
+            gpu_capacity_call if is_gpu_capacity(manifest) else overlay_call
         found = make(manifest, ids[index])
         if isinstance(found, Call):
             found = checker.check([], found, manifest) or found
@@ -231,6 +235,15 @@ def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
     by_name = _node_classes(manifests, ids, checker, out, variables)
     referenced = _pools(manifests, ids, checker, out, by_name, variables)
     _overlays(manifests, ids, checker, out)
+    for index, manifest in enumerate(manifests):  # a hybrid group's description ConfigMap
+        if is_hybrid(manifest):
+            found = hybrid_call(manifest, ids[index])
+            if isinstance(found, Call):
+                found = checker.check([], found, manifest) or found
+            if isinstance(found, Call):
+                out.calls[index] = found
+            else:
+                out.unfit[index] = found
     for c in out.node_classes:
         if c.variable not in referenced:
             c.variable = None  # nothing refers to it: a bare call (no unused name)

@@ -24,6 +24,7 @@ from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.requirements import CapacityType, Operator, Requirement
 from karpenter_gpu.k8s.taint import Taint, TaintEffect
 from karpenter_gpu.k8s.units import Duration, GpuMemory, Quantity
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlay
 from karpenter_gpu.overlays.mig_capacity_overlay import MigCapacityOverlay
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourage
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
@@ -35,6 +36,7 @@ from karpenter_gpu.pools.disruption_window import Budget, DisruptionReason
 from karpenter_gpu.pools.gpu_inference_pool import GpuInferencePool
 from karpenter_gpu.pools.gpu_node_class import GpuNodeClass, GpuNodeClassProps, RootVolume
 from karpenter_gpu.pools.gpu_training_pool import GpuTrainingPool
+from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroup
 from karpenter_gpu.pools.mig_partitioned_pool import MigPartitionedPool
 from karpenter_gpu.pools.neuron_inference_pool import NeuronInferencePool
 from karpenter_gpu.pools.neuron_reserved_capacity_pool import NeuronReservedCapacityPool
@@ -47,7 +49,8 @@ from karpenter_gpu.pools.tiered_spot_pools import SpotTier, TieredSpotPools
 #: check runs the source the app will run).
 CALLABLE: dict[str, Any] = {c.__name__: c for c in (
     AutoModeNodeClass, Budget, CapacityReservationTerm, CapacityType, ConsolidationPolicy, DisruptionReason, Duration,
-    Fallback, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool, InstanceMatchCriteria, MigCapacityOverlay,
+    Fallback, GpuCapacityOverlay, GpuInferencePool, GpuMemory, GpuNodeClass, GpuTrainingPool, HybridGpuNodeGroup,
+    InstanceMatchCriteria, MigCapacityOverlay,
     MigPartitionedPool, NeuronInferencePool, NeuronReservedCapacityPool, NeuronTrainingPool, NodeOverlayDiscourage,
     Operator, Price, PriceAdjustment, Quantity, Requirement, ReservationType, ReservedCapacityPool, RootVolume,
     SpotTier, StaticCapacityPool, Taint, TaintEffect, TieredSpotPools, TimeSlicingOverlay, acknowledge)}
@@ -118,9 +121,9 @@ def first_difference(expected: Any, got: Any, path: str = "") -> str | None:
             found = first_difference(a, b, f"{path}[{i}]")
             if found is not None:
                 return found
-        return None if len(expected) == len(got) else f"{path}[{min(len(expected), len(got))}]"
+        return None if len(expected) == len(got) else f"{path}[{min(len(expected), len(got))}]".lstrip(".")
     same = expected == got and type(expected) is type(got)
-    return None if same else (path or "<root>")
+    return None if same else (path.lstrip(".") or "<root>")
 
 
 def _defaulted(manifest: dict, crds: Crds) -> dict:

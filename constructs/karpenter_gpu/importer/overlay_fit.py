@@ -2,7 +2,8 @@
 
 ``TimeSlicingOverlay`` writes one overlay per GPU count (found together: :func:`time_slicing_groups`),
 ``MigCapacityOverlay`` one per MIG-partitioned instance type of a pool (written by its ``MigPartitionedPool`` when that
-pool fits, else on its own). ``NodeOverlayDiscourage`` writes ``requirements: [node.kubernetes.io/instance-type In [...]]`` (then
+pool fits, else on its own), ``GpuCapacityOverlay`` ``requirements: [karpenter.k8s.aws/instance-family In [...]]``,
+``capacity`` and ``weight``. ``NodeOverlayDiscourage`` writes ``requirements: [node.kubernetes.io/instance-type In [...]]`` (then
 ``karpenter.sh/nodepool In [...]`` when it names pools), one of ``priceAdjustment`` / ``price``, and ``weight``
 (``karpenter_gpu.overlays.node_overlay_discourage``). An overlay of that shape maps onto its props; any other
 (a ``capacity`` overlay, other requirements) stays as given: the other overlay constructs derive their requirements
@@ -14,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop
+from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop, dig
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.labels import Label
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlayProps
 from karpenter_gpu.overlays.mig_capacity_overlay import MigCapacityOverlayProps
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourageProps
 from karpenter_gpu.overlays.overlay_price import Price, PriceAdjustment
@@ -157,4 +159,29 @@ def mig_overlay_call(manifest: dict, construct_id: str) -> Call | Unfit:
         return Unfit("MigCapacityOverlay", field, str(err))
     names: set[str] = set()
     return Call("MigCapacityOverlay", None, call("MigCapacityOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
+                names, props=kwargs)
+
+
+def is_gpu_capacity(manifest: dict) -> bool:
+    """Whether the overlay selects instance families only and sets a capacity (``GpuCapacityOverlay``'s shape)."""
+    reqs = dig(manifest, "spec", "requirements")
+    return isinstance(reqs, list) and len(reqs) == 1 and _in(reqs[0], Label.INSTANCE_FAMILY) is not None \
+        and dig(manifest, "spec", "capacity") is not None
+
+
+def gpu_capacity_call(manifest: dict, construct_id: str) -> Call | Unfit:
+    """The ``GpuCapacityOverlay`` call an overlay of its shape suggests."""
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict) or set(spec) != {"requirements", "capacity", "weight"}:
+        return Unfit("GpuCapacityOverlay", "spec", "the construct writes requirements, capacity and a weight only")
+    kwargs = {"name": metadata(manifest).get("name"), "weight": spec["weight"],
+              "families": _in(spec["requirements"][0], Label.INSTANCE_FAMILY), "capacity": spec["capacity"]}
+    try:
+        GpuCapacityOverlayProps(**kwargs)
+    except (KarpenterGpuError, ValueError, TypeError) as err:
+        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
+            if isinstance(err, KarpenterGpuError) else "spec"
+        return Unfit("GpuCapacityOverlay", field, str(err))
+    names: set[str] = set()
+    return Call("GpuCapacityOverlay", None, call("GpuCapacityOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
                 names, props=kwargs)

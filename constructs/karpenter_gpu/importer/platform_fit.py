@@ -4,12 +4,13 @@ Built from the construct calls :mod:`.adopt` kept (so only when every Karpenter 
 call's): the node classes' shared settings become ``node_class`` (the built-in ``gpu-inference``, ``gpu-training``
 and ``gpu-reserved`` classes their volumes and reservations, any other a ``PlatformNodeClass``, the Auto Mode one
 ``auto_mode_node_class``), each pool call its props in the field of its kind (``pool_node_classes`` where it runs on
-another class than its kind's), the acknowledge annotations ``acknowledgements``, the discourage overlays
-``discourage_overlays``; the values files the constructs write are reversed into their props
+another class than its kind's), the acknowledge annotations ``acknowledgements``, the discourage and GPU
+capacity overlays and the hybrid node groups their fields; the values files the constructs write are reversed into
+their props
 (``karpenter.values.yaml``: ``settings.clusterName`` / ``interruptionQueue`` / ``featureGates.spotToSpotConsolidation``
 and the controller tag's line as ``karpenter_version``; ``gpu-operator.values.yaml``: the time-slicing overlays'
-replicas, weight and name, ``dcgmExporter.serviceMonitor.enabled``), the hybrid node groups' ConfigMaps into
-``hybrid``, the monitoring objects into ``monitoring`` and the smoke Deployments into ``smoke_workloads``.
+replicas, weight and name, ``dcgmExporter.serviceMonitor.enabled``); the monitoring objects say whether
+``monitoring`` is on, the smoke Deployments whether ``smoke_workloads`` is.
 
 The derivation may guess; the check never does: the config's source is evaluated, a ``GpuPlatform`` synthesizes
 it in a scratch app, and every object (compared as ``diff`` compares them, the CRDs' defaults applied) and every
@@ -19,7 +20,6 @@ calls, and the reason names the first object or values file that differs.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +38,7 @@ from karpenter_gpu.gpu_platform import (
 from karpenter_gpu.importer.adopt import Adopted
 from karpenter_gpu.importer.fit import CALLABLE, Checker, Unfit, _defaulted, _plain_prop, dig, first_difference
 from karpenter_gpu.importer.pool_fit import _PROPS, _acknowledgements, shown
+from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlayProps
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourageProps
 from karpenter_gpu.pools.auto_mode_node_class import AutoModeNodeClassProps
 from karpenter_gpu.pools.hybrid_gpu_nodes import HybridGpuNodeGroupProps
@@ -45,14 +46,13 @@ from karpenter_gpu.pools.tiered_spot_pools import TieredSpotPoolsProps
 from karpenter_gpu.upstream import FeatureGate
 from karpenter_gpu.importer.pysource import Invocation, call
 from karpenter_gpu.k8s.input_layout import metadata
-from karpenter_gpu.k8s.taint import Taint
-from karpenter_gpu.k8s.units import Quantity
 from karpenter_gpu.pools.gpu_node_class import NodeClassConfig, RootVolume
 
 #: What the generated config may name, by the name ``karpenter_gpu`` exports it under: the calls' values and the
 #: props classes of a PlatformConfig (the check evaluates the source the app will run).
 _CLASSES: tuple[type, ...] = (
-    AutoModeNodeClassProps, GpuOperatorValuesProps, HybridGpuNodeGroupProps, KarpenterControllerValuesProps,
+    AutoModeNodeClassProps, GpuCapacityOverlayProps, GpuOperatorValuesProps, HybridGpuNodeGroupProps,
+    KarpenterControllerValuesProps,
     NodeClassConfig, NodeOverlayDiscourageProps, PlatformConfig, PlatformNodeClass, TieredSpotPoolsProps,
     *_PROPS.values())
 NAMES: dict[str, Any] = {**CALLABLE, **{c.__name__: c for c in _CLASSES}}
@@ -64,7 +64,9 @@ POOL_FIELDS = {kind.construct.__name__: (kind.field, f"{kind.construct.__name__}
 #: The GpuNodeClass props a platform's node classes share (``NodeClassConfig``) and those each has of its own.
 _SHARED = tuple(NodeClassConfig.model_fields)
 _OWN = ("root_volume", "capacity_reservations", "instance_store_raid0")
-_HYBRID_LABEL = "karpenter-gpu.io/hybrid-group"
+#: The other calls a PlatformConfig holds a tuple of props of: construct → field.
+_LISTS = {"NodeOverlayDiscourage": "discourage_overlays", "GpuCapacityOverlay": "gpu_capacity_overlays",
+          "HybridGpuNodeGroup": "hybrid"}
 _MONITORING_KINDS = ("ServiceMonitor", "PrometheusRule")
 _DEPLOY = "nvidia.com/gpu.deploy."
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}\Z", re.ASCII)
@@ -136,8 +138,8 @@ def _pools(manifests: list[dict], adopted: Adopted, config: dict[str, Any]) -> U
             node_class = dig(manifests[index], "spec", "template", "spec", "nodeClassRef", "name")
             if node_class != default_class:
                 placed[str(c.props["name"])] = str(node_class)
-        elif c.construct == "NodeOverlayDiscourage":
-            config.setdefault("discourage_overlays", []).append(_invoke("NodeOverlayDiscourageProps", c.props))
+        elif c.construct in _LISTS:
+            config.setdefault(_LISTS[c.construct], []).append(_invoke(f"{c.construct}Props", c.props))
         elif c.construct == "TimeSlicingOverlay" and time_slicing is None:
             time_slicing = c.props
         elif c.construct not in ("GpuNodeClass", "AutoModeNodeClass"):
@@ -190,25 +192,6 @@ def _others(manifests: list[dict], config: dict[str, Any]) -> None:
         config["monitoring"] = None
     if not any(m.get("kind") == "Deployment" and str(metadata(m).get("name")).endswith("-smoke") for m in manifests):
         config["smoke_workloads"] = False
-    groups = []
-    for m in manifests:
-        group = (metadata(m).get("labels") or {}).get(_HYBRID_LABEL) if m.get("kind") == "ConfigMap" else None
-        data = m.get("data")
-        if not isinstance(group, str) or not isinstance(data, dict):
-            continue
-        try:
-            props: dict[str, Any] = {"name": group, "gpu_name": data["gpuName"], "gpus_per_node": int(data["gpusPerNode"]),
-                                     "nodes": int(data["nodes"]), "location": data["location"],
-                                     "taints": tuple(Taint(t["key"], t.get("value"), t.get("effect"))
-                                                     for t in json.loads(data["taints"]))}
-            props.update({k: Quantity(str(data[k])) for k in ("cpu", "memory") if k in data})
-        except (KeyError, ValueError, TypeError, KarpenterGpuError):  # not as the construct writes it: the check says
-            continue
-        if props["taints"] == (Taint.gpu(),):
-            del props["taints"]
-        groups.append(_invoke("HybridGpuNodeGroupProps", props))
-    if groups:
-        config["hybrid"] = tuple(groups)
 
 
 def _derived_labels(config: dict[str, Any]) -> None:
@@ -271,9 +254,9 @@ def check(platform: Platform, manifests: list[dict], values: dict[str, Any], che
             return Unfit(CONSTRUCT, _named(*key), "written but not read" if key in made else "read but not written")
         path = first_difference(_defaulted(read[key], checker.crds), _defaulted(made[key], checker.crds))
         if path is not None:
-            return Unfit(CONSTRUCT, f"{_named(*key)}: {path.lstrip('.')}", "the platform writes it otherwise")
+            return Unfit(CONSTRUCT, f"{_named(*key)}: {path}", "the platform writes it otherwise")
     for name in sorted(set(values) | set(files)):
         path = first_difference(values.get(name), files.get(name))
         if path is not None:
-            return Unfit(CONSTRUCT, f"helm/{name}: {path.lstrip('.')}", "the platform writes it otherwise")
+            return Unfit(CONSTRUCT, f"helm/{name}: {path}", "the platform writes it otherwise")
     return None
