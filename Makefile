@@ -103,8 +103,9 @@ docs: $(BIN)/.docs-installed  ## build the docs site with mkdocs build --strict 
 # The revision the `against` figures compare with: main before Karpenter's code became the oracle (issue 22).
 BENCH_AGAINST ?= 233a7862c020841391a18e93581a3cce4e3df935
 
-bench: deps  ## time synth, validate and the simulator against their floors and BENCH_AGAINST (see BENCHMARKS.md)
+bench: deps  ## time synth, validate and the simulator against their floors and BENCH_AGAINST, and plan against Karpenter's Solve (needs Go; see BENCHMARKS.md)
 	$(BIN)/python tools/bench.py $(if $(BENCH_AGAINST),--against $(BENCH_AGAINST))
+	$(BIN)/python tools/bench_plan.py
 
 clean:
 	rm -rf .venv node_modules build *.egg-info
