@@ -123,6 +123,13 @@ def test_static_pools_that_differ_beyond_their_zone_are_one_call_each():
     pools = [i for i, o in enumerate(objects) if o["kind"] == "NodePool"]
     assert [adopted.calls[i].construct for i in pools] == ["StaticCapacityPool"] * 2 and not adopted.covered
     assert "replicas=2" in adopted.calls[pools[1]].text
+    second["spec"]["replicas"] = 1
+    second["spec"]["limits"]["nodes"] = "2"
+    second["spec"]["disruption"]["consolidationPolicy"] = "WhenEmpty"  # read by no prop: one call for both fails
+    adopted = _adopt(objects)
+    assert adopted.calls[pools[0]].construct == "StaticCapacityPool" and "zones=('ap-northeast-2a',)" in \
+        adopted.calls[pools[0]].text and pools[0] not in adopted.unfit
+    assert adopted.unfit[pools[1]].field == "spec.disruption.consolidationPolicy" and not adopted.covered
     second["metadata"]["name"] = "gpu-warm-2c"  # not a name the construct writes: said so
     unfit = _adopt(objects).unfit[pools[1]]
     assert unfit.field == "metadata.name" and "<name>-static" in unfit.detail

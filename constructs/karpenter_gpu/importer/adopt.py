@@ -125,35 +125,45 @@ def _node_classes(manifests: list[dict], ids: list[str], checker: Checker, out: 
 def _keep(out: Adopted, indices: list[int], found: Call) -> None:
     out.calls[indices[0]] = found
     out.covered.update({i: indices[0] for i in indices[1:]})
+    for i in indices:  # a larger call tried first may have said why not
+        out.unfit.pop(i, None)
 
 
 def _static_groups(manifests: list[dict], ids: list[str], checker: Checker, out: Adopted, referenced: set[str],
                    statics: dict[tuple[str, str], list[tuple[int, Call, tuple]]], variables: set[str]) -> None:
-    """Static pools of one name and node class: one call for every zone when the pools differ only in their zone,
-    else one call each."""
+    """Static pools of one name and node class: one call for every zone when the pools differ only in their zone
+    (and that call writes them all as read), else one call each."""
     for (variable, _), members in statics.items():
-        node_class = members[0][1]
         first = members[0][2]
         zones = [m[2][1].get("zones") or () for m in members]
         same = all({k: v for k, v in m[2][1].items() if k != "zones"} == {k: v for k, v in first[1].items()
                                                                           if k != "zones"} and m[2][2] == first[2]
                    for m in members)
-        groups = [members]
-        if len(members) == 1 or not same or any(len(z) != 1 for z in zones):
-            groups = [[m] for m in members]
-        for group in groups:
-            index, _, (construct, kwargs, acks) = group[0]
-            kwargs = {**kwargs, "zones": tuple(z for m in group for z in m[2][1].get("zones") or ())}
-            if not kwargs["zones"]:
-                del kwargs["zones"]
-            name = variable_name("pool", kwargs["name"], index, variables) if acks else None
-            candidate = pool_text(construct, kwargs, acks, ids[index], variable, name)
-            unfit = checker.check([node_class], candidate, [manifests[m[0]] for m in group])
-            if unfit is None:
-                _keep(out, [m[0] for m in group], candidate)
+        if len(members) > 1 and same and all(len(z) == 1 for z in zones) \
+                and _static_call(manifests, ids, checker, out, members, variable, variables):
+            referenced.add(variable)
+            continue
+        for member in members:
+            if _static_call(manifests, ids, checker, out, [member], variable, variables):
                 referenced.add(variable)
-            else:
-                out.unfit.update({m[0]: unfit for m in group})
+
+
+def _static_call(manifests: list[dict], ids: list[str], checker: Checker, out: Adopted,
+                 group: list[tuple[int, Call, tuple]], variable: str, variables: set[str]) -> bool:
+    """Whether one ``StaticCapacityPool`` call (the group's zones) writes the group's NodePools as read; kept if so,
+    else each member's reason recorded."""
+    index, node_class, (construct, kwargs, acks) = group[0]
+    kwargs = {**kwargs, "zones": tuple(z for m in group for z in m[2][1].get("zones") or ())}
+    if not kwargs["zones"]:
+        del kwargs["zones"]
+    name = variable_name("pool", kwargs["name"], index, variables) if acks else None
+    candidate = pool_text(construct, kwargs, acks, ids[index], variable, name)
+    unfit = checker.check([node_class], candidate, [manifests[m[0]] for m in group])
+    if unfit is None:
+        _keep(out, [m[0] for m in group], candidate)
+        return True
+    out.unfit.update({m[0]: unfit for m in group})
+    return False
 
 
 def _pools(manifests: list[dict], ids: list[str], checker: Checker, out: Adopted,
