@@ -144,3 +144,13 @@ def test_plan_schedules_as_the_line(tmp_path_factory, capsys, node_limited):
     assert answers == {"1.9": ("1.9.3", 2, 0), "1.14": ("1.14.1", 0, 2)}
     assert main(["plan", str(node_limited), "--workload", str(workload), "--karpenter-version", "1.9"]) == 0
     assert "note: answered for Karpenter v1.9.3 (--karpenter-version 1.9)" in capsys.readouterr().out
+
+
+def test_an_auto_mode_pool_answers_as_aws_s_controller_whatever_the_line():
+    """EKS Auto Mode pools run under AWS's Karpenter: the environment's line does not change them."""
+    manifests = _pool({"nodes": "0"})
+    manifests[0]["spec"]["template"]["spec"]["nodeClassRef"] = {"group": "eks.amazonaws.com", "kind": "NodeClass",
+                                                                "name": "default"}
+    reports = [simulate_pools(manifests, settings=replace(ControllerSettings(), line=line))[0] for line in ("1.9", "1.14")]
+    assert reports[0].view.auto_mode
+    assert [r.launchable for r in reports] == [False, False]

@@ -111,7 +111,7 @@ def _class_settings(view: NodeClassView, kind: str, context: Context, notes: lis
     selected = None
     if reservations and context.facts is not None and context.facts.knows_reservations:
         selected = context.facts.selected_reservations(terms)
-        if not context.settings.has("interruptible-reservations"):  # read as any other before v1.10
+        if kind == NODE_CLASS_KIND[1] and not context.settings.has("interruptible-reservations"):  # before v1.10
             selected = tuple(replace(r, interruptible=False) for r in selected)
         notes.append(note.ReservationsSelected(kind, view.name, tuple(context.facts.sources["reservations"]),
                                             tuple(selected)))

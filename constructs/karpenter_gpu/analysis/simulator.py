@@ -264,8 +264,9 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
         notes.append(note.OverlayZonesUnmodelled(zone_unknown))
     notes.extend(_price_notes(derived, context))
     limits = remaining_limits(pool.name, pool.limits, used)
-    # Before v1.11 a dynamic pool's limits.nodes bounds nothing but a type's capacity (which has no nodes).
-    node_limits = pool.replicas is not None or context.settings.has("dynamic-node-limits")
+    # Before v1.11 a dynamic pool's limits.nodes bounds nothing but a type's capacity (which has no nodes); an EKS
+    # Auto Mode pool is AWS's controller, whatever line the environment's own Karpenter runs.
+    node_limits = pool.replicas is not None or pool.auto_mode or context.settings.has("dynamic-node-limits")
     exhausted = _exhausted(limits) if node_limits else None
     if existing:
         notes.append(cost_note.existing_nodes(existing, used, limits))
@@ -439,7 +440,7 @@ def _candidate(pool: NodePoolView, it: InstanceType, resolution: OverlayResoluti
     limit_capacity = {**capacity, **{k: v for k, v in class_capacity(it, settings, compat).items()
                                      if k in ("cpu", "memory", "pods")}}
     overhead, daemons = daemon_overhead(pool, it, context.daemons,
-                                        context.settings.has("daemonset-overhead-per-type"))
+                                        pool.auto_mode or context.settings.has("daemonset-overhead-per-type"))
     return Candidate(it, overlaid.cheapest if offerings else it.price, capacity, overlaid.overlays, overlaid.prices,
                      limit_capacity, overhead, daemons, reserved_reqs)
 
