@@ -134,10 +134,7 @@ def test_the_names_a_platform_config_uses_are_the_packages_exports():
 
 def test_a_platform_with_gpu_capacity_overlays_comes_back_with_them():
     # a config the stacks do not have: dev plus a GPU capacity overlay, synthesized, then imported
-    import cdk8s
-    import yaml
-
-    from karpenter_gpu import GpuCapacityOverlayProps, GpuPlatform, PlatformConfig
+    from karpenter_gpu import GpuCapacityOverlayProps, PlatformConfig
     from karpenter_gpu.importer.platform_fit import Platform
 
     sys.path.insert(0, str(ROOT))
@@ -147,10 +144,35 @@ def test_a_platform_with_gpu_capacity_overlays_comes_back_with_them():
         sys.path.remove(str(ROOT))
     config = PlatformConfig(**{**dict(stacks.dev.CONFIG), "gpu_capacity_overlays": (
         GpuCapacityOverlayProps(name="g6f-gpu-capacity", weight=20),)})
-    platform = GpuPlatform(cdk8s.Testing.app(), props=config)
-    objects = list(cdk8s.Testing.synth(platform))
-    values = {h.file_name: yaml.safe_load(h.to_yaml()) for h in platform.helm_values}
+    objects, values = _synthesized(config)
     found = _platform("dev", objects, values)
     assert isinstance(found, Platform), found.reason()
     assert ("gpu_capacity_overlays=(\n            GpuCapacityOverlayProps(\n                name='g6f-gpu-capacity',\n"
             "                weight=20,\n") in found.text
+
+
+def _synthesized(config) -> tuple[list[dict], dict]:
+    import cdk8s
+    import yaml
+
+    from karpenter_gpu import GpuPlatform
+
+    platform = GpuPlatform(cdk8s.Testing.app(), props=config)
+    objects = list(cdk8s.Testing.synth(platform))
+    return objects, {h.file_name: yaml.safe_load(h.to_yaml()) for h in platform.helm_values}
+
+
+def test_an_environment_on_the_v1_9_line_comes_back_on_it():
+    from karpenter_gpu import PlatformConfig
+    from karpenter_gpu.importer.platform_fit import Platform
+
+    sys.path.insert(0, str(ROOT))
+    try:
+        import stacks
+    finally:
+        sys.path.remove(str(ROOT))
+    objects, values = _synthesized(PlatformConfig(**{**dict(stacks.prod.CONFIG), "karpenter_version": "1.9"}))
+    assert values["karpenter.values.yaml"]["controller"]["image"]["tag"].startswith("1.9.")
+    found = _platform("prod", objects, values)
+    assert isinstance(found, Platform), found.reason()
+    assert "        karpenter_version='1.9',\n" in found.text
