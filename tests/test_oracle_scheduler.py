@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.oracle import scheduler_family as fam
 from tests.oracle.cases import generate
-from tests.oracle.run import VECTOR_COUNT, VECTOR_SEED
+from tests.oracle.run import REGRESSIONS, VECTOR_COUNT, VECTOR_SEED
 
 VECTORS = Path(__file__).parent / "oracle" / "vectors" / "scheduler.jsonl"
 
@@ -32,10 +32,18 @@ def test_the_vectors_are_the_generator_output_for_their_seed():
 def test_the_vectors_cover_placements_and_each_unschedulable_class():
     answers = [v["answer"] for v in _vectors()]
     placed = [a for a in answers if a["nodepool"] is not None]
-    assert len(placed) > len(answers) // 5  # node classes that refuse every type (efa-only interfaces) place none
+    # about one case in six places its pod (1,500 fresh cases of seed 5: 16.5%): node classes that refuse every type
+    # (efa-only interfaces), selector terms that select nothing (the class is not Ready) and the pools' taints,
+    # limits and requirements refuse the rest, each compared with Karpenter's reason
+    assert len(placed) > len(answers) // 8
     assert any(a.get("launch_types") and set(a["launch_types"]) < set(a["instance_types"]) for a in placed)
     assert all(a["cheapest"]["instance_type"] in a["cheapest_types"] for a in placed)
-    assert {"taint", "limits", "resources", "no-compatible-types", "min-values"} <= {a.get("reason") for a in answers}
+    # each unschedulable class, in the fixed-seed vectors or the shrunk regression cases (minValues refusals are rare
+    # in fresh draws: the regressions hold five)
+    regressions = [json.loads(line) for line in REGRESSIONS.read_text(encoding="utf-8").splitlines() if line]
+    reasons = {a.get("reason") for a in answers} | {r["answer"].get("reason") for r in regressions
+                                                    if r.get("family") == "scheduler"}
+    assert {"taint", "limits", "resources", "no-compatible-types", "min-values"} <= reasons
     assert {"spot", "on-demand"} <= {a["launch"]["capacity_type"] for a in placed}
 
 
@@ -107,7 +115,9 @@ def test_the_cases_hold_every_input():
     assert {f for c in cases for f in fam.features(c)} == {"spot-prices", "zone-availability", "reservations",
                                                            "unpriced-types", "network-interfaces",
                                                            "connection-tracking", "node-class-storage",
-                                                           "pod-resources", "not-modelled"}
+                                                           "pod-resources", "not-modelled",
+                                                           "subnetSelectorTerms", "securityGroupSelectorTerms",
+                                                           "capacityReservationSelectorTerms"}
     assert any(c["existing_nodes"] for c in cases)
 
 

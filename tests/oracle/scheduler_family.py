@@ -665,7 +665,7 @@ def _network_inputs(rng: random.Random, zones: list[tuple[str, str]], reservatio
         r["tags"] = {"team": rng.choice(("ml", "web"))} if rng.random() < 0.7 else {}
         r["owner_id"] = _OWNER if rng.random() < 0.8 else "210987654321"
     spec: dict[str, Any] = {}
-    if rng.random() < 0.3:
+    if rng.random() < 0.15:
         spec["subnetSelectorTerms"] = rng.choice((
             [{"id": rng.choice(subnets)["id"]}],
             [{"id": s["id"]} for s in rng.sample(subnets, min(2, len(subnets)))],
@@ -673,7 +673,7 @@ def _network_inputs(rng: random.Random, zones: list[tuple[str, str]], reservatio
             [{"tags": {"Name": "*"}}], [{"tags": {**_DISCOVERY, "tier": "*"}}], [{"tags": {"tier": "*"}}],
             [{"tags": {"karpenter.sh/discovery": "elsewhere"}}] if rng.random() < 0.3 else [{"tags": {}}],
             [{"tags": {"tier": "public"}}, {"id": rng.choice(subnets)["id"]}]))
-    if rng.random() < 0.2:
+    if rng.random() < 0.1:
         spec["securityGroupSelectorTerms"] = rng.choice((
             [{"id": rng.choice(groups)["id"]}], [{"name": rng.choice(groups)["name"]}],
             [{"id": "sg-0badc0de"}, {"name": "default"}], [{"tags": {"karpenter.sh/discovery": "*"}}],
@@ -683,7 +683,7 @@ def _network_inputs(rng: random.Random, zones: list[tuple[str, str]], reservatio
             [{"tags": {"team": rng.choice(("ml", "web"))}}], [{"tags": {"team": "*"}, "ownerID": _OWNER}],
             [{"tags": {"team": "*"}, "ownerID": "210987654321"}], [{"instanceMatchCriteria": "targeted"}],
             [{"instanceMatchCriteria": "open"}], [{"id": rng.choice(reservations)["id"]}]))
-    if rng.random() < 0.03:
+    if rng.random() < 0.01:
         spec["placementGroupSelector"] = rng.choice(({"name": "oracle-pg"}, {"id": "pg-0123456789abcdef0"}))
     if spec and not schema_gen.admitted(node_class({"node_class_spec": spec, "capacity_reservations": reservations})):
         spec = {}  # only what the API server admits

@@ -75,6 +75,10 @@ def _split_class(case: dict, nc: dict) -> dict:
     return out
 
 
+#: Node class fields whose draws decide whether the class is Ready (selection of subnets, groups, placement group).
+_SELECTION = ("subnetSelectorTerms", "securityGroupSelectorTerms", "placementGroupSelector")
+
+
 def _named_devices(nc: dict) -> bool:
     return all(isinstance(m, dict) and m.get("deviceName") and isinstance(m.get("ebs"), dict)
                for m in nc["spec"].get("blockDeviceMappings") or [])
@@ -91,7 +95,14 @@ def schema_inputs(rng: random.Random, case: dict) -> dict:
     out["nodepools"] = pools
     if rng.random() < 0.35:
         full = _full_class(case)
-        drawn = schema_gen.draw(rng, "EC2NodeClass", full, edits=2, paths=class_paths(), keep=_named_devices)
+
+        def keep(nc: dict) -> bool:
+            # a drawn selector term (or placement group) mostly selects nothing, leaving the class not Ready and
+            # the case without a placement: keep a quarter of those, so most cases still place or refuse a pod
+            touched = any(nc["spec"].get(k) != full["spec"].get(k) for k in _SELECTION)
+            return _named_devices(nc) and (not touched or rng.random() < 0.25)
+
+        drawn = schema_gen.draw(rng, "EC2NodeClass", full, edits=2, paths=class_paths(), keep=keep)
         if drawn != full:
             out = _split_class(out, drawn)
     return out
