@@ -54,11 +54,11 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Mapping, Sequence
 
 from karpenter_gpu.errors import KarpenterGpuError
+from karpenter_gpu.perf import once
 from karpenter_gpu.k8s.scheduling import Requirements, taint_text, untolerated
 
 __all__ = ["DEVICE_PLUGIN", "KARPENTER", "NEURON_DEVICE_PLUGIN", "NEURON_VALUES", "NFD_WORKER", "PlacementNode",
@@ -107,7 +107,7 @@ def _daemon_tolerations(host_network: bool) -> list[dict]:
     return [*DAEMONSET_TOLERATIONS, *([HOST_NETWORK_TOLERATION] if host_network else [])]
 
 
-@lru_cache(maxsize=1)
+@once
 def chart_data() -> Mapping[str, Any]:
     """``data/charts.json``: the pinned charts' key trees and placement defaults."""
     return json.loads(resources.files("karpenter_gpu").joinpath("data/charts.json").read_text())

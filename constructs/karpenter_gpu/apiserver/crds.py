@@ -3,11 +3,11 @@ so that ``diff`` and ``explain`` can load them without the rules)."""
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from karpenter_gpu.apiserver.conformance import load_crds
 from karpenter_gpu.apiserver.crd_source import PACKAGED_DIR, CrdSourceError
+from karpenter_gpu.perf import cached
 from karpenter_gpu.upstream import KARPENTER_TAG, KarpenterLine
 
 __all__ = ["crds_from", "line_crds"]
@@ -23,7 +23,7 @@ def crds_from(crd_dir: str | Path) -> dict:
     return crds
 
 
-@functools.lru_cache(maxsize=4)
+@cached(maxsize=4)
 def line_crds(line: KarpenterLine) -> dict:
     """The packaged CRDs of a Karpenter line: the folder's (the current line's, and the prometheus-operator ones),
     with the line's own Karpenter CRDs from its sub-folder in their place. One mapping per line and process (the
