@@ -131,6 +131,31 @@ def test_an_existing_node_takes_a_pod_before_any_new_nodeclaim():
     assert plan.pending == ()
 
 
+def test_an_existing_node_counts_only_the_daemonsets_its_labels_admit():
+    """getCompatibleDaemonPods: a DaemonSet counts on an existing node when the node's labels meet its selector, not
+    when the node's type could carry it somewhere (a spot-only agent does not run on an on-demand node)."""
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    nodes = cluster_nodes([existing_claim("gpu", "g6.12xlarge", {"cpu": "48", "memory": "192Gi",
+                                                                 "nvidia.com/gpu": "4", "pods": "234"})])
+
+    def agent(capacity_type: str) -> dict:
+        return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": f"{capacity_type}-agent"},
+                "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+                    "metadata": {"labels": {"app": "agent"}},
+                    "spec": {"nodeSelector": {"karpenter.sh/capacity-type": capacity_type},
+                             "tolerations": [{"operator": "Exists"}],
+                             "containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "45"}}}]}}}}
+
+    pods = [gpu_pod(f"p{i}") for i in range(4)]
+    spot_only = schedule_batch([p, agent("spot")], pods, nodes=nodes)
+    (use,) = spot_only.existing
+    assert use.pods == ("ml/p0", "ml/p1", "ml/p2", "ml/p3") and spot_only.nodeclaims == ()
+    # an agent the on-demand node runs leaves it under 3 CPUs: two pods of 1 CPU, the other two on a new node
+    on_demand = schedule_batch([p, agent("on-demand")], pods, nodes=nodes)
+    (use,) = on_demand.existing
+    assert use.pods == ("ml/p0", "ml/p1") and [c.pods for c in on_demand.nodeclaims] == [("ml/p2", "ml/p3")]
+
+
 def test_host_ports_keep_two_pods_off_one_node():
     p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
     port = [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],

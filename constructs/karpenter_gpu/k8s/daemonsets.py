@@ -79,6 +79,12 @@ class DaemonSetView:
         return any(template.compatible(term, well_known) is None
                    and (instance is None or instance.conflicting_key(term) is None) for term in self.terms)
 
+    def runs_on_node(self, labels: Mapping[str, str]) -> bool:
+        """``isDaemonPodCompatibleWithNode`` past the taints (an existing node; scheduler.go, sigs.k8s.io/karpenter
+        v1.14.1): the node's labels compatible with the pod's strict requirements (``NewStrictPodRequirements``: the
+        node selector and the first required term), no label left undefined, no term relaxed."""
+        return Requirements.from_labels(labels).compatible(self.terms[0]) is None
+
 
 def daemon_sets(manifests: Sequence[Any]) -> list[DaemonSetView]:
     return [DaemonSetView.of(m) for m in manifests if is_kind(m, _KIND)]

@@ -34,6 +34,7 @@ from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
+from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, Label, is_kind
 from karpenter_gpu.k8s.node_resources import UNMODELLED_NODE_RESOURCES
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
@@ -144,10 +145,11 @@ def _gaps(pods: Sequence[BatchPod], templates: Sequence[PoolReport], settings: C
 
 
 def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_reports: Sequence[PoolReport],
-              topology: Topology, gaps: list[str]) -> list[ExistingNode]:
+              topology: Topology, gaps: list[str], daemons: Sequence[DaemonSetView]) -> list[ExistingNode]:
     """``calculateExistingNodeClaims`` + ``sortExistingNodes`` (name order): each node not marked for deletion, with
-    its pool's taints, its labels, and its type's allocatable less the DaemonSets' requests (the type as a candidate
-    of its pool without requirements: the node class's kubelet, overlays and DaemonSets)."""
+    its pool's taints, its labels, and its type's allocatable (the type as a candidate of its pool without
+    requirements: the node class's kubelet and overlays) less the requests of the DaemonSets that run on the node
+    (``getCompatibleDaemonPods``: its taints tolerated, its labels compatible)."""
     by_pool = {r.name: r for r in reports}
     opened = {r.name: r for r in open_reports}
     out = []
@@ -163,11 +165,13 @@ def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_
                            (Label.ZONE, node.zone), (Label.CAPACITY_TYPE, node.capacity_type)):
             if value:
                 labels[key] = value
+        taints = list(report.taints) if report else []
         remaining = dict(candidate.capacity)
-        for r, v in candidate.daemon_overhead.items():
-            remaining[r] = remaining.get(r, _ZERO) - v
-        out.append(ExistingNode.of(node.name, node.nodepool, labels, list(report.taints) if report else [],
-                                   remaining, topology))
+        for daemon in daemons:
+            if daemon.tolerates(taints) and daemon.runs_on_node(labels):
+                for r, v in daemon.requests.items():
+                    remaining[r] = remaining.get(r, _ZERO) - v
+        out.append(ExistingNode.of(node.name, node.nodepool, labels, taints, remaining, topology))
     return out
 
 
@@ -350,7 +354,7 @@ def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mappin
         templates = _templates(reports)
         gaps = _gaps(batch, templates, settings, aws, {v.name: v.limits for v in node_pools(manifests)})
         topology = Topology(_domain_groups(reports, catalog, aws))
-        existing = _existing(live, reports, open_reports, topology, gaps)
+        existing = _existing(live, reports, open_reports, topology, gaps, daemon_sets(manifests))
         if gaps:
             return BatchPlan(not_modelled=tuple(sorted(set(gaps))), pools=tuple(reports))
         for pod in batch:
