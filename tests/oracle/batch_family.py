@@ -4,12 +4,12 @@ Go side (``batch.go``): Karpenter v1.14.1's ``NewTopology`` + ``NewScheduler`` +
 with the scheduler family's instance types, EC2NodeClass, NodePools, DaemonSets, controller settings and launch
 (``scheduler.go``); existing nodes are launched NodeClaims carrying their NodePool's taints and the type's capacity
 and allocatable, so pods may land on them. Go picks among equal topology domains, and orders equal in-flight
-NodeClaims, by map iteration and ``sort.Slice``: one case has several answers Karpenter gives. So the case carries the
-core's answer (``expect``) and Go solves it until one of its answers equals the core's (up to a renaming of identical pods and of
-zones) or ``runs`` solves are spent, returning that answer, else the one answer every solve gave
-(``{"answers": [...], "solves": n}``, pods named by their class), or ``varied`` when the solves gave several, none the
-core's (unverified: counted apart). The core agrees when its answer is one of them. Most cases stop after one solve, and
-the cases whose answer varies are checked (they were all left out before).
+NodeClaims, by map iteration and ``sort.Slice``: one case has several answers Karpenter gives. So the case carries
+the core's answer (``expect``) and Go solves it until one of its answers equals the core's (up to a renaming of
+identical pods and of zones) or ``runs`` solves are spent, returning that answer, else the one answer every solve
+gave (``{"answers": [...], "solves": n}``, pods named by their class), or ``varied`` when the solves gave several,
+none the core's (unverified: counted apart). The core agrees when its answer is one of them. Most cases stop after
+one solve, and the cases whose answer varies are checked (they were all left out before).
 
 Case: the scheduler family's case (see ``scheduler_family``) with ``pods`` (v1 Pods after EKS admission, replica
 groups sharing labels) in place of ``pod``, ``runs``, ``classes`` (pod -> class) and ``expect``.
