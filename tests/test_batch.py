@@ -156,6 +156,24 @@ def test_an_existing_node_counts_only_the_daemonsets_its_labels_admit():
     assert use.pods == ("ml/p0", "ml/p1") and [c.pods for c in on_demand.nodeclaims] == [("ml/p2", "ml/p3")]
 
 
+def test_an_existing_node_counts_no_daemonset_that_does_not_tolerate_its_prefer_no_schedule_taint():
+    """isDaemonPodCompatibleWithNode tolerates with the DaemonSet's own tolerations: a PreferNoSchedule taint of the
+    node keeps out a DaemonSet without a toleration for it (templates tolerate them, existing nodes do not)."""
+    soft = {"key": "example.com/soft", "effect": "PreferNoSchedule"}
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT, soft])
+    nodes = cluster_nodes([existing_claim("gpu", "g6.12xlarge", {"cpu": "48", "memory": "192Gi",
+                                                                 "nvidia.com/gpu": "4", "pods": "234"})])
+    agent = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+             "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+                 "metadata": {"labels": {"app": "agent"}},
+                 "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                          "containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "45"}}}]}}}}
+    pods = [gpu_pod(f"p{i}", tolerations=[{"operator": "Exists"}]) for i in range(4)]
+    plan = schedule_batch([p, agent], pods, nodes=nodes)
+    (use,) = plan.existing
+    assert use.pods == ("ml/p0", "ml/p1", "ml/p2", "ml/p3") and plan.nodeclaims == ()
+
+
 def test_host_ports_keep_two_pods_off_one_node():
     p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
     port = [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],

@@ -70,8 +70,10 @@ class DaemonSetView:
                                         fix=error.fix) from None
         return cls(name, requests, tolerations, tuple(reqs))
 
-    def tolerates(self, taints: Sequence[Mapping[str, Any]]) -> bool:
-        return not untolerated(taints, self.tolerations)
+    def tolerates(self, taints: Sequence[Mapping[str, Any]], *, relax_preferences: bool = True) -> bool:
+        """``Taints.ToleratesPod``; ``relax_preferences`` False: PreferNoSchedule taints count too (an existing
+        node's ``isDaemonPodCompatibleWithNode`` adds no toleration for them)."""
+        return not untolerated(taints, self.tolerations, relax_preferences=relax_preferences)
 
     def runs_on(self, template: Requirements, well_known: frozenset[str], instance: Requirements | None) -> bool:
         """``isDaemonPodCompatible`` past the taints: some term fits the template and the instance type (``instance``

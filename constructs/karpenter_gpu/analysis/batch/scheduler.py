@@ -149,7 +149,7 @@ def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_
     """``calculateExistingNodeClaims`` + ``sortExistingNodes`` (name order): each node not marked for deletion, with
     its pool's taints, its labels, and its type's allocatable (the type as a candidate of its pool without
     requirements: the node class's kubelet and overlays) less the requests of the DaemonSets that run on the node
-    (``getCompatibleDaemonPods``: its taints tolerated, its labels compatible)."""
+    (``getCompatibleDaemonPods``: its taints tolerated, PreferNoSchedule ones too, its labels compatible)."""
     by_pool = {r.name: r for r in reports}
     opened = {r.name: r for r in open_reports}
     out = []
@@ -168,7 +168,7 @@ def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_
         taints = list(report.taints) if report else []
         remaining = dict(candidate.capacity)
         for daemon in daemons:
-            if daemon.tolerates(taints) and daemon.runs_on_node(labels):
+            if daemon.tolerates(taints, relax_preferences=False) and daemon.runs_on_node(labels):
                 for r, v in daemon.requests.items():
                     remaining[r] = remaining.get(r, _ZERO) - v
         out.append(ExistingNode.of(node.name, node.nodepool, labels, taints, remaining, topology))
