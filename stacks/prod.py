@@ -1,7 +1,7 @@
 """prod: a multi-team cluster in Seoul. The platform team's inference and on-demand training pools,
 training hours protected in local time, reserved H100 capacity (ODCRs) and warm static inference
 nodes; the search team's own inference pool (tainted for its pods only) and the research team's
-training pool on its own node class with a larger local disk."""
+training pool on its own node class with a larger local disk. On the Karpenter v1.9 LTS line."""
 
 from karpenter_gpu import (AmiAlias, CapacityReservationTerm, CapacityType, DisruptionWindow, Duration, Fallback,
                            GpuInferencePoolProps, GpuTrainingPoolProps, KarpenterControllerValuesProps,
@@ -13,6 +13,9 @@ ZONES = ("ap-northeast-2a", "ap-northeast-2b", "ap-northeast-2c")
 
 CONFIG = PlatformConfig(
     environment="prod",
+    # prod stays on the v1.9 LTS line (supported to Feb 2027) until the v1.14 upgrade has run in the other
+    # environments: its values install chart 1.9.3, and its objects are checked against v1.9's CRDs.
+    karpenter_version="1.9",
     node_class=NodeClassConfig(ami=AmiAlias.al2023("v20251103"), role="KarpenterNodeRole-ml-prod",
                                cluster_name="ml-prod", tags={"environment": "prod", "team": "ml-platform"}),
     # Spot pools need the interruption queue (named after the cluster by the getting-started stack).

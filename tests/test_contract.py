@@ -191,9 +191,9 @@ def test_clean_input_exits_0_everywhere(capsys):
     assert main(["diff", str(PROD), str(PROD), "--fail-on", "drift", "--crds", crds]) == 0
     assert main(["--help"]) == 0
     # nothing but diff's note of the release it answered for (every answer names it)
-    assert capsys.readouterr().err == ("karpenter-gpu: note: prod: answered for Karpenter v1.14.1 (base prod/helm/"
-                                       "karpenter.values.yaml controller.image.tag 1.14.1) -> Karpenter v1.14.1 "
-                                       "(head prod/helm/karpenter.values.yaml controller.image.tag 1.14.1)\n")
+    assert capsys.readouterr().err == ("karpenter-gpu: note: prod: answered for Karpenter v1.9.3 (base prod/helm/"
+                                       "karpenter.values.yaml controller.image.tag 1.9.3) -> Karpenter v1.9.3 "
+                                       "(head prod/helm/karpenter.values.yaml controller.image.tag 1.9.3)\n")
 
 
 @pytest.mark.parametrize("argv", [[], ["validate", "--strict=yes"], ["explain", "--format", "pdf"], ["diff", "a"],

@@ -11,8 +11,11 @@ import yaml
 
 from karpenter_gpu import ArgoCdApplicationsProps, FluxHelmReleasesProps, KarpenterGpuError, synth
 from karpenter_gpu.addons.chart_delivery import chart_source
-from karpenter_gpu.upstream import GPU_OPERATOR_VERSION, KARPENTER_CHART_VERSION
+from karpenter_gpu.upstream import GPU_OPERATOR_VERSION, KARPENTER_LINES
 from stacks import fleet, prod
+
+#: The Karpenter chart prod installs: its line's (prod targets the v1.9 LTS line).
+PROD_CHART = KARPENTER_LINES[prod.CONFIG.karpenter_version].chart_version
 
 
 def _synth(tmp_path: Path, config) -> Path:
@@ -29,7 +32,7 @@ def test_argo_cd_applications_pin_the_charts_and_carry_the_values(tmp_path):
     karpenter, operator = _load(env / "Application.karpenter.k8s.yaml"), _load(env / "Application.gpu-operator.k8s.yaml")
     assert karpenter["apiVersion"] == "argoproj.io/v1alpha1" and karpenter["metadata"]["namespace"] == "argocd"
     assert karpenter["spec"]["source"] | {"helm": None} == {
-        "repoURL": "public.ecr.aws/karpenter", "chart": "karpenter", "targetRevision": KARPENTER_CHART_VERSION,
+        "repoURL": "public.ecr.aws/karpenter", "chart": "karpenter", "targetRevision": PROD_CHART,
         "helm": None}
     assert karpenter["spec"]["source"]["helm"]["valuesObject"] == _load(env / "helm" / "karpenter.values.yaml")
     assert operator["spec"]["source"]["repoURL"] == "https://helm.ngc.nvidia.com/nvidia"
@@ -47,7 +50,7 @@ def test_flux_helm_releases_and_repositories(tmp_path):
     release = _load(env / "HelmRelease.karpenter.k8s.yaml")
     assert release["apiVersion"] == "helm.toolkit.fluxcd.io/v2"
     assert release["spec"]["chart"]["spec"] == {
-        "chart": "karpenter", "version": KARPENTER_CHART_VERSION,
+        "chart": "karpenter", "version": PROD_CHART,
         "sourceRef": {"kind": "HelmRepository", "name": "karpenter", "namespace": "flux-system"}}
     assert release["spec"]["values"] == _load(env / "helm" / "karpenter.values.yaml")
     assert _load(env / "HelmRelease.gpu-operator.k8s.yaml")["spec"]["chart"]["spec"]["version"] == GPU_OPERATOR_VERSION
