@@ -46,7 +46,7 @@ from karpenter_gpu.analysis.operand_placement import (NEURON_DEVICE_PLUGIN, Plac
                                                       neuron_not_modelled, neuron_plugin_placement, not_modelled)
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.controller_settings import read_settings
-from karpenter_gpu.upstream import KARPENTER_VERSION
+from karpenter_gpu.upstream import DEFAULT_LINE, KARPENTER_LINES, KARPENTER_VERSION
 from tests.oracle import placement_values
 
 HERE = Path(__file__).resolve().parent
@@ -234,10 +234,21 @@ def dist_cases() -> Iterator[dict]:
         env = RuleEnvironment([(m.file, m.manifest) for m in source.manifests], source.name, source.values,
                               environment_settings(source.values, str(folder)))
         nodes = [_node_json(node) for _, node in _nodes(env)]
-        yield {"id": f"placement-dist-{folder.name}",
-               "case": {"nodes": nodes, "gpu_operator_values": source.values.get("gpu-operator.values.yaml"),
-                        "karpenter_values": source.values.get("karpenter.values.yaml"),
-                        "neuron_values": source.values.get("neuron-device-plugin.values.yaml")}}
+        line = KARPENTER_LINES[_intended_line(folder.name)]
+        case = {"nodes": nodes, "gpu_operator_values": source.values.get("gpu-operator.values.yaml"),
+                "karpenter_values": source.values.get("karpenter.values.yaml"),
+                "neuron_values": source.values.get("neuron-device-plugin.values.yaml")}
+        if line.version != KARPENTER_VERSION:  # rendered by its own line's chart
+            case["karpenter_chart"] = str(karpenter_chart(line.tag))
+        yield {"id": f"placement-dist-{folder.name}", "intended": line.version, "case": case}
+
+
+def _intended_line(environment: str) -> str:
+    """The Karpenter line stacks/ targets for a dist/ environment (what its values must install)."""
+    import stacks
+
+    configs = {config.environment: config for config in stacks.ENVIRONMENTS}
+    return configs[environment].karpenter_version if environment in configs else DEFAULT_LINE
 
 
 def core_answer(case: dict) -> dict:
@@ -305,13 +316,15 @@ def differences(case: dict, answer: dict) -> list[str]:
 
 def image_problems(requests: list[dict], answers: list[dict]) -> list[str]:
     """dist/'s Karpenter values must pin the controller image of the intended version (the chart at a release tag
-    names the previous one): the rendered Deployment's image tag must be :data:`KARPENTER_VERSION`."""
+    names the previous one): the rendered Deployment's image tag must be the release of the line stacks/ targets for
+    the environment (:data:`KARPENTER_VERSION` for the default line)."""
     out = []
     for request, got in zip(requests, answers, strict=True):
         image = (got.get("answer") or {}).get("controller_image")
+        intended = request.get("intended", KARPENTER_VERSION)
         if request["id"].startswith("placement-dist-") and image is not None and \
-                image.rpartition("/")[2].split("@")[0] != f"controller:{KARPENTER_VERSION}":
-            out.append(f"{request['id']}: the controller image rendered is {image}, not {KARPENTER_VERSION}")
+                image.rpartition("/")[2].split("@")[0] != f"controller:{intended}":
+            out.append(f"{request['id']}: the controller image rendered is {image}, not {intended}")
     return out
 
 
@@ -325,11 +338,12 @@ def build() -> Path:
     return binary
 
 
-def karpenter_chart() -> Path:
+def karpenter_chart(tag: str = KARPENTER_TAG) -> Path:
+    """charts/karpenter of the aws/karpenter-provider-aws module at ``tag`` (downloaded into Go's module cache)."""
     cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
-    chart = Path(cache) / "github.com" / "aws" / f"karpenter-provider-aws@{KARPENTER_TAG}" / "charts" / "karpenter"
+    chart = Path(cache) / "github.com" / "aws" / f"karpenter-provider-aws@{tag}" / "charts" / "karpenter"
     if not chart.is_dir():
-        subprocess.run(["go", "mod", "download", f"github.com/aws/karpenter-provider-aws@{KARPENTER_TAG}"],
+        subprocess.run(["go", "mod", "download", f"github.com/aws/karpenter-provider-aws@{tag}"],
                        cwd=HERE, check=True)
     return chart
 

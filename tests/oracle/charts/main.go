@@ -77,6 +77,9 @@ type request struct {
 		KarpenterValues   map[string]any `json:"karpenter_values"`
 		NeuronValues      map[string]any `json:"neuron_values"`
 		Nodes             []node         `json:"nodes"`
+		// KarpenterChart: charts/karpenter of the Karpenter line the case's values install, when it is not the
+		// one given by -karpenter-chart (a dist/ environment on the v1.9 line).
+		KarpenterChart string `json:"karpenter_chart,omitempty"`
 	} `json:"case"`
 }
 
@@ -358,8 +361,11 @@ func (r *renderer) gpuOperatorAnswer(values map[string]any, nodes []node, out ma
 	return nil
 }
 
-func (r *renderer) karpenterAnswer(values map[string]any, nodes []node, out map[string]any) error {
-	docs, err := render(r.karpenterDir, values, "kube-system")
+func (r *renderer) karpenterAnswer(values map[string]any, chart string, nodes []node, out map[string]any) error {
+	if chart == "" {
+		chart = r.karpenterDir
+	}
+	docs, err := render(chart, values, "kube-system")
 	if err != nil {
 		if message := refusal(err); message != "" {
 			out["karpenter refused"] = message
@@ -435,7 +441,7 @@ func (r *renderer) answer(req request) answer {
 		}
 	}
 	if req.Case.KarpenterValues != nil {
-		if err := r.karpenterAnswer(req.Case.KarpenterValues, req.Case.Nodes, out); err != nil {
+		if err := r.karpenterAnswer(req.Case.KarpenterValues, req.Case.KarpenterChart, req.Case.Nodes, out); err != nil {
 			return answer{ID: req.ID, Error: "karpenter: " + err.Error()}
 		}
 	}
