@@ -5,11 +5,13 @@ g6 sizes (g6.xlarge 1 GPU ... g6.12xlarge 4 GPUs 4.6016 $/h), not computed with 
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 
 import pytest
 
 from karpenter_gpu.analysis.batch import schedule_batch
+from karpenter_gpu.analysis.batch.gosort import go_sort_slice
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
@@ -219,3 +221,63 @@ def test_the_batch_oracle_comparison_can_fail():
     fewer = json.loads(json.dumps(pending["answer"]))
     fewer["answers"][0]["pending"].pop()
     assert compare.differences("batch", pending["case"], fewer)
+
+
+def _two_zone_facts(types: list[str]):
+    offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in types
+                 for z in ZONES[:2]]
+    return aws_facts_from_documents([("offerings.json", {"InstanceTypeOfferings": offerings})])
+
+
+def test_spreads_equal_but_for_min_domains_are_one_group_the_first_made():
+    """TopologyGroup.Hash (topologygroup.go) leaves minDomains out and hashes the selector with hashSelector, where a
+    matchLabelKeys key the pod lacks adds nothing: the two spreads below are one group, the first made (Update). Two
+    zones, one 8-GPU pod per g6.48xlarge: alone, minDomains 3 keeps the global minimum at 0 and maxSkew 2 lets each
+    zone take 2 pods (the fifth Pending); after a spread without minDomains it is that spread's group, which
+    places all five (3 + 2)."""
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    plain = {**spread(skew=2)}
+    floor = {**spread(skew=2), "minDomains": 3, "matchLabelKeys": ["absent"]}
+
+    def plan(*spreads):
+        pods = [gpu_pod(f"t{i}", gpus=8, topologySpreadConstraints=list(spreads)) for i in range(5)]
+        return schedule_batch([p], pods, aws=_two_zone_facts(G6))
+
+    both = plan(plain, floor)
+    assert both.not_modelled == () and both.pending == ()
+    assert sorted(Counter(c.zone for c in both.nodeclaims).values()) == [2, 3]
+    alone = plan(floor)
+    assert len(alone.nodeclaims) == 4 and [p.pod for p in alone.pending] == ["ml/t4"]
+    assert alone.pending[0].reason == "unsatisfiable topology constraint for topology spread, " \
+                                      "key=topology.kubernetes.io/zone"
+    first = plan(floor, plain)  # the minDomains spread made first: its group is the one
+    assert len(first.nodeclaims) == 4 and [p.pod for p in first.pending] == ["ml/t4"]
+
+
+def test_in_flight_nodeclaims_of_equal_pod_count_are_met_in_the_order_go_sort_slice_leaves_them():
+    """Scheduler.add sorts the in-flight NodeClaims with sort.Slice by pod count: beyond 12 a pdqsort, not stable.
+    13 pods of 8 GPUs get a g6.48xlarge each (b00 ... b12, in queue order); the first small pod joins b00's (13
+    equal counts: already sorted, untouched); for the second the counts are [2, 1 x 12], which Go's sort.Slice
+    orders as [6, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 0] (run with Go 1.26): it joins b06's, not b01's."""
+    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT])
+    small = {"cpu": "100m", "memory": "128Mi"}
+    pods = [gpu_pod(f"b{i:02d}", gpus=8) for i in range(13)] + [
+        {**gpu_pod(f"s{i}"), "spec": {**gpu_pod(f"s{i}")["spec"], "containers": [
+            {"name": "c", "image": "x", "resources": {"requests": small}}]}} for i in range(2)]
+    plan = schedule_batch([p], pods)
+    assert plan.not_modelled == () and plan.pending == ()
+    shared = sorted(c.pods for c in plan.nodeclaims if len(c.pods) == 2)
+    assert shared == [("ml/b00", "ml/s0"), ("ml/b06", "ml/s1")]
+
+
+def test_go_sort_slice_orders_equal_keys_as_go_does():
+    """Orders printed by Go 1.26's sort.Slice (index permutations) for keys with many equal elements."""
+    cases = {(1,) * 13: list(range(13)),
+             (2,) + (1,) * 12: [6, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 0],
+             (2,) + (1,) * 13: [6, 12, 2, 3, 4, 5, 8, 13, 1, 9, 10, 11, 7, 0],
+             (3, 1, 2, 1, 2, 1, 2, 1, 3, 1, 2, 1, 1, 1, 2, 1, 3, 1, 2, 1):
+                 [15, 1, 19, 3, 17, 5, 13, 7, 9, 11, 12, 10, 6, 14, 4, 18, 2, 8, 0, 16]}
+    for keys, order in cases.items():
+        items = list(range(len(keys)))
+        go_sort_slice(items, keys)
+        assert items == order, keys

@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import Any, Sequence
 
 from karpenter_gpu.analysis.batch.claims import ExistingNode, NewClaim, Unplaced
+from karpenter_gpu.analysis.batch.gosort import go_sort_slice
 from karpenter_gpu.analysis.batch.plan import BatchPlan, ExistingUse, Pending, PlannedClaim
 from karpenter_gpu.analysis.batch.pods import BatchPod, PodData, mapping, pod_data, read_pods, relax
 from karpenter_gpu.analysis.batch.topology import HOSTNAME, DomainGroups, Topology
@@ -246,7 +247,8 @@ class _Solver:
                 continue
             node.add(self.topology, pod, spec, data, reqs)
             return
-        self.claims.sort(key=lambda c: len(c.pods))  # sort.Slice: stable for up to 12 claims (insertion sort)
+        # sort.Slice (scheduler.go Scheduler.add): not stable beyond 12 claims, the order Go leaves equal ones in
+        go_sort_slice(self.claims, [len(c.pods) for c in self.claims])
         for claim in self.claims:
             if not claim.room(data):
                 continue

@@ -80,8 +80,41 @@ class NodeFilter:
         return not (self.taint_policy == "Honor" and not _tolerated(taints, self.tolerations))
 
     def key(self) -> tuple:
-        reqs = None if self.requirements is None else tuple(str(sorted(map(str, r.values()))) for r in self.requirements)
-        return (reqs, self.taint_policy, self.affinity_policy, json.dumps(self.tolerations, sort_keys=True))
+        """The filter as ``TopologyGroup.Hash`` sees it (hashstructure v2, ``SlicesAsSets``): only exported fields, so
+        of each term's requirements only their keys and minValues (``Requirement``'s values are unexported); the terms
+        and the tolerations as slices hashed by XOR (an element twice cancels out)."""
+        terms = _odd(frozenset((r.key, r.min_values or 0) for r in reqs.values()) for reqs in self.requirements or ())
+        tolerations = _odd((str(t.get("key") or ""), str(t.get("operator") or ""), str(t.get("value") or ""),
+                            str(t.get("effect") or ""), t.get("tolerationSeconds") or 0) for t in self.tolerations)
+        return (terms, self.taint_policy, self.affinity_policy, tolerations)
+
+
+def _odd(items: Iterable[Any]) -> frozenset:
+    """A slice hashed as a set by hashstructure (XOR of the elements' hashes): the elements present an odd number of
+    times."""
+    out: set = set()
+    for item in items:
+        out ^= {item}
+    return frozenset(out)
+
+
+def _selector_key(selector: Any) -> Any:
+    """``hashSelector``: the set of the matchExpressions' hashes (each with its values as a set, XOR) and the
+    matchLabels' hash (an absent and an empty map alike); a selector not a mapping keeps its own text."""
+    if selector is None:
+        return None
+    if not isinstance(selector, Mapping):
+        return json.dumps(selector, sort_keys=True)
+    exprs = set()
+    for expr in selector.get("matchExpressions") or []:
+        if not isinstance(expr, Mapping) or not isinstance(expr.get("values") or [], list):
+            return json.dumps(selector, sort_keys=True)
+        exprs.add((str(expr.get("key") or ""), str(expr.get("operator") or ""),
+                   _odd(str(v) for v in expr.get("values") or [])))
+    labels = selector.get("matchLabels") or {}
+    if not isinstance(labels, Mapping):
+        return json.dumps(selector, sort_keys=True)
+    return (frozenset(exprs), frozenset((str(k), str(v)) for k, v in labels.items()))
 
 
 @dataclass(eq=False)
@@ -100,9 +133,10 @@ class TopologyGroup:
     owners: set[str] = field(default_factory=set)
 
     def hash_key(self) -> tuple:
-        """``TopologyGroup.Hash``: key, type, namespaces, maxSkew, node filter, selector (not minDomains)."""
+        """``TopologyGroup.Hash`` (topologygroup.go, v1.14.1): key, type, namespaces, maxSkew, node filter and
+        ``hashSelector`` of the selector, not minDomains: groups equal in these are one group, the first made."""
         return (self.key, self.kind, self.namespaces, self.max_skew, self.node_filter.key(),
-                json.dumps(self.selector, sort_keys=True))
+                _selector_key(self.selector))
 
     def selects(self, pod: BatchPod) -> bool:
         return pod.namespace in self.namespaces and selects(self.selector, pod.labels)
