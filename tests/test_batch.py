@@ -15,6 +15,7 @@ from karpenter_gpu.analysis.batch.gosort import go_sort_slice
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.aws_facts import aws_facts_from_documents
 from karpenter_gpu.k8s.cluster_nodes import cluster_nodes
+from karpenter_gpu.k8s.controller_settings import DEFAULT_ON, ControllerSettings, FeatureGate
 from tests.test_simulator import GPU_TAINT, pool, req
 
 ZONES = ("us-east-1a", "us-east-1b", "us-east-1c")
@@ -221,6 +222,45 @@ def test_the_batch_oracle_comparison_can_fail():
     fewer = json.loads(json.dumps(pending["answer"]))
     fewer["answers"][0]["pending"].pop()
     assert compare.differences("batch", pending["case"], fewer)
+
+
+def test_a_pod_tried_again_meets_the_capacity_type_its_spread_can_launch():
+    """nextDomainTopologySpread takes the first domain of least count its map iteration meets, and Solve tries a pod
+    again after each relaxation step (preferences.go Relax), drawing again: a pod tried twice almost always meets
+    the domain a NodeClaim can launch. Domains on-demand and spot (pool gpu's offerings) and reserved (pool capped's
+    In requirement); capped's limit leaves it no type, and without the reservedCapacity gate nothing is reserved."""
+    gpu = pool("gpu", req("family", "In", "g6"), weight=10, taints=[GPU_TAINT])
+    capped = pool("capped", req("family", "In", "g6"), req("karpenter.sh/capacity-type", "In", "spot", "reserved"),
+                  limits={"nvidia.com/gpu": "0"}, taints=[GPU_TAINT])
+    port = [{"name": "c", "image": "x", "ports": [{"containerPort": 80, "hostPort": 8080, "protocol": "TCP"}],
+             "resources": {"requests": {"nvidia.com/gpu": "1"}}}]
+    prefer = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 50, "preference": {"matchExpressions": [req("family", "In", "g6")]}}]}}
+    ct = spread(key="karpenter.sh/capacity-type")
+
+    no_reservations = ControllerSettings(gates=DEFAULT_ON - {FeatureGate.RESERVED_CAPACITY})
+
+    def plan(**extra):
+        return schedule_batch([gpu, capped], [gpu_pod(f"c{i}", containers=port, topologySpreadConstraints=[ct],
+                                                       **extra) for i in range(3)], settings=no_reservations)
+
+    tried = plan(affinity=prefer)
+    assert tried.not_modelled == ()
+    # c0 takes on-demand (all counts 0, the first domain); c1 draws reserved first (nothing launches there: gpu has no
+    # reserved offering, capped's types all exceed its limit), is relaxed and tried again, and meets spot; c2 may
+    # only go to reserved (on-demand and spot hold one pod each, reserved none) and stays Pending
+    assert [(c.pool, c.pods, c.capacity_type) for c in tried.nodeclaims] == [("gpu", ("ml/c0",), "on-demand"),
+                                                                             ("gpu", ("ml/c1",), "spot")]
+    assert [p.pod for p in tried.pending] == ["ml/c2"]
+    # without a preference to relax, c1 is tried once (Solve stops when a pass of the queue places nobody): its one
+    # draw is reserved, as Karpenter's mostly is
+    once = plan()
+    assert [(c.pool, c.pods) for c in once.nodeclaims] == [("gpu", ("ml/c0",))]
+    assert [p.pod for p in once.pending] == ["ml/c1", "ml/c2"]
+    # the templates in weight order: gpu (no type offers reserved), then capped
+    assert once.pending[0].parts == (
+        "no instance type met the scheduling requirements or had enough resources or had a required offering",
+        "all available instance types exceed limits for nodepool")
 
 
 def _two_zone_facts(types: list[str]):

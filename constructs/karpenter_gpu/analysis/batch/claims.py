@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import islice
 from typing import Any, Sequence
 
 from karpenter_gpu.analysis.batch.pods import BatchPod, HostPort, PodData, host_ports
@@ -97,24 +98,42 @@ class NewClaim:
                    for r, v in data.requests.items() if v)
 
     def can_add(self, topology: Topology, pod: BatchPod, spec: Mapping[str, Any], data: PodData,
-                relax_min_values: bool) -> tuple[Requirements, list[Candidate]]:
+                relax_min_values: bool, draws: int = 1) -> tuple[Requirements, list[Candidate]]:
         """``NodeClaim.CanAdd`` (one volume alternative, no DRA, no reserved offerings): taints, requirements
-        (``AllowUndefinedWellKnownLabels``), topology, then the options the pod's requests leave."""
+        (``AllowUndefinedWellKnownLabels``), topology, then the options the pod's requests leave. ``draws``: how
+        many of the topology's picks among equally good domains to try, the first one first (the pod's tries so
+        far, this one included: see the topology module doc); the first pick's refusal when none fits."""
         _taint_refusal(self.taints, spec.get("tolerations") or [])
         well_known = self.report.view.well_known_labels if self.report.view is not None else frozenset()
         if self.requirements.compatible(data.requirements, well_known) is not None:
             raise Unplaced("incompatible requirements")
         reqs = self.requirements.merged(data.requirements)
         try:
-            narrowed = topology.add_requirements(pod, self.taints, data.strict, reqs, _written_order(self.report))
+            choices = topology.requirement_choices(pod, self.taints, data.strict, reqs, _written_order(self.report))
+            first = next(choices)
         except TopologyError as error:
             raise Unplaced(str(error)) from None
-        if reqs.compatible(narrowed, well_known) is not None:
-            raise Unplaced("incompatible topology requirements")
-        reqs = narrowed
         ports = host_ports(spec)
         requests = _merge(self.requests, data.requests)
         options = [] if _conflicts(ports, self.ports) else self.options
+        try:
+            return self._narrowed(reqs, first, options, requests, well_known, relax_min_values)
+        except Unplaced as refusal:
+            # the spreads' other equally good domains, one per earlier try of the pod (topology module doc)
+            for narrowed in islice(choices, draws - 1) if options else ():
+                try:
+                    return self._narrowed(reqs, narrowed, options, requests, well_known, relax_min_values)
+                except Unplaced:
+                    continue
+            raise refusal from None
+
+    def _narrowed(self, reqs: Requirements, narrowed: Requirements, options: list[Candidate],
+                  requests: Mapping[str, Decimal], well_known: frozenset[str],
+                  relax_min_values: bool) -> tuple[Requirements, list[Candidate]]:
+        """The rest of ``CanAdd`` for one answer of the topology: its requirements, then the options."""
+        if reqs.compatible(narrowed, well_known) is not None:
+            raise Unplaced("incompatible topology requirements")
+        reqs = narrowed
         remaining, why = filter_options(options, reqs, requests, self.memo)
         short = _min_values_short(self.report, reqs, remaining) if remaining else {}
         if short and not relax_min_values:

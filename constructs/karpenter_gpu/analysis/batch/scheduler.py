@@ -201,6 +201,7 @@ class _Solver:
         self.cached: dict[str, PodData] = {}
         self.memo: dict[int, Requirements] = {}  # per candidate (alive for the solve): see claims.filter_options
         self._hosts = 0
+        self.tries: dict[str, int] = {}  # per pod, its calls of add (each relaxation step, each pass of the queue)
 
     def solve(self, pods: list[BatchPod]) -> dict[str, Unplaced]:
         """``Solve``: the queue, relaxation and re-queueing; the errors of the pods left."""
@@ -240,6 +241,7 @@ class _Solver:
                 self.cached[pod.key] = pod_data(pod, spec)
 
     def _add(self, pod: BatchPod, spec: dict, data: PodData) -> None:
+        draws = self.tries[pod.key] = self.tries.get(pod.key, 0) + 1
         for node in self.existing:
             try:
                 reqs = node.can_add(self.topology, pod, spec, data)
@@ -253,16 +255,16 @@ class _Solver:
             if not claim.room(data):
                 continue
             try:
-                reqs, options = claim.can_add(self.topology, pod, spec, data, False)  # in flight: never relaxed
+                reqs, options = claim.can_add(self.topology, pod, spec, data, False, draws)  # never relaxed
             except Unplaced:
                 continue
             claim.add(self.topology, pod, spec, data, reqs, options)
             return
         if not self.templates:
             raise Unplaced("nodepool requirements filtered out all available instance types")
-        self._new_claim(pod, spec, data)
+        self._new_claim(pod, spec, data, draws)
 
-    def _new_claim(self, pod: BatchPod, spec: dict, data: PodData) -> None:
+    def _new_claim(self, pod: BatchPod, spec: dict, data: PodData, draws: int) -> None:
         """``addToNewNodeClaim``: the first template (weight order) that takes the pod; else every template's error."""
         parts: list[str] = []
         for report in self.templates:
@@ -283,7 +285,7 @@ class _Solver:
                 Requirement(HOSTNAME, False, frozenset({host}))])
             claim = NewClaim(report, host, reqs, options, memo=self.memo)
             try:
-                narrowed, kept = claim.can_add(self.topology, pod, spec, data, self.relax_min_values)
+                narrowed, kept = claim.can_add(self.topology, pod, spec, data, self.relax_min_values, draws)
             except Unplaced as error:
                 parts.extend(error.parts)
                 continue

@@ -2,8 +2,13 @@
 ``pkg/controllers/provisioning/scheduling``: ``topology.go`` ``Topology``, ``topologygroup.go`` ``TopologyGroup``,
 ``topologynodefilter.go`` ``TopologyNodeFilter``, ``topologydomaingroup.go`` ``TopologyDomainGroup``).
 
-Upstream picks among equally good domains by Go map iteration (random); here the first in sorted order is taken. The
-oracle runs Karpenter's ``Solve`` several times per case and leaves out the cases whose answer changes between runs.
+Upstream picks among equally good domains by Go map (or set) iteration, which differs from one try to the next; here
+the first in the NodePool's written order, else sorted, is taken. Karpenter tries a pod again after each relaxation
+step and each pass of its queue, drawing again each time, so a pod tried n times has most likely met n of the picks:
+on its n-th try a NodeClaim the first pick leaves without a type is tried with the next n - 1 equally good picks
+(:meth:`Topology.requirement_choices`). A pod tried often thus takes the pick that fits, as Karpenter almost always
+does (only rarely does every draw miss it), and a pod tried once keeps the first pick's refusal, as Karpenter's one
+draw mostly does.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from itertools import islice, product
+from typing import Any, Iterable, Iterator, Sequence
 
 from karpenter_gpu.analysis.batch.pods import BatchPod, mapping, selects
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements, untolerated
@@ -21,6 +27,8 @@ __all__ = ["AFFINITY", "ANTI_AFFINITY", "SPREAD", "NodeFilter", "Topology", "Top
 SPREAD, AFFINITY, ANTI_AFFINITY = "topology spread", "pod affinity", "pod anti-affinity"
 _MAX_INT32 = 2**31 - 1
 HOSTNAME = "kubernetes.io/hostname"
+#: Combinations of the spreads' equally good domains tried for one NodeClaim (:meth:`Topology.requirement_choices`).
+MAX_CHOICES = 64
 
 #: domain -> the taint sets of the NodePools that offer it (``TopologyDomainGroup``), per topology key.
 DomainGroups = dict[str, dict[str, list[tuple[Mapping[str, Any], ...]]]]
@@ -160,7 +168,7 @@ class TopologyGroup:
         """``TopologyGroup.Get``: the domains the pod may go to on a node with ``node_domains``. ``order``: the
         NodePool's own order of the key's values, in which upstream's iteration meets equally good domains."""
         if self.kind == SPREAD:
-            return self._spread(pod, pod_domains, node_domains, order)
+            return _in(self.key, self._spread(pod, pod_domains, node_domains, order)[:1])
         if self.kind == AFFINITY:
             return self._affinity(pod, pod_domains, node_domains)
         return self._anti_affinity(pod_domains, node_domains)
@@ -176,26 +184,34 @@ class TopologyGroup:
             return 0
         return low
 
+    def choices(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement,
+                order: Sequence[str] = ()) -> list[Requirement]:
+        """What :meth:`get` may answer: for a spread, one requirement per domain of least count it may pick (the
+        first is :meth:`get`'s; upstream takes whichever its map or set iteration meets first, and each retry of the
+        pod draws again); else :meth:`get`'s answer alone."""
+        if self.kind != SPREAD:
+            return [self.get(pod, pod_domains, node_domains, order)]
+        tied = self._spread(pod, pod_domains, node_domains, order)
+        return [_in(self.key, [d]) for d in tied] or [_in(self.key, [])]
+
     def _spread(self, pod: BatchPod, pod_domains: Requirement, node_domains: Requirement,
-                order: Sequence[str] = ()) -> Requirement:
-        """``nextDomainTopologySpread``."""
+                order: Sequence[str] = ()) -> list[str]:
+        """``nextDomainTopologySpread``: the valid domains of least count, the one upstream picks first when its
+        iteration meets them in ``order`` (else sorted); none when no domain is valid."""
         low = self._min_count(pod_domains)
         own = 1 if self.selects(pod) else 0
         if self.key == HOSTNAME and len(node_domains.values) == 1:
             host = next(iter(node_domains.values))
-            return _in(self.key, [host]) if self.domains.get(host, 0) + own <= self.max_skew else _in(self.key, [])
+            return [host] if self.domains.get(host, 0) + own <= self.max_skew else []
         if node_domains.operator == "In":
             rank = {d: i for i, d in enumerate(order)}
             choices = [d for d in sorted(node_domains.values, key=lambda d: (rank.get(d, len(rank)), d))
                        if d in self.domains]
         else:
             choices = [d for d in sorted(self.domains) if node_domains.has(d)]
-        best, best_count = None, _MAX_INT32
-        for domain in choices:
-            count = self.domains[domain] + own
-            if count - low <= self.max_skew and count < best_count:
-                best, best_count = domain, count
-        return _in(self.key, [best] if best is not None else [])
+        valid = [(d, self.domains[d] + own) for d in choices if self.domains[d] + own - low <= self.max_skew]
+        least = min((count for _, count in valid), default=None)
+        return [d for d, count in valid if count == least]
 
     def _any_compatible(self, pod_domains: Requirement) -> bool:
         return any(pod_domains.has(d) and c > 0 for d, c in self.domains.items())
@@ -318,17 +334,30 @@ class Topology:
                          order: Mapping[str, Sequence[str]] | None = None) -> Requirements:
         """``Topology.AddRequirements``: the node's requirements narrowed to the domains each group allows;
         raises :class:`TopologyError` for a group that allows none."""
-        out = Requirements(node_requirements.values())
+        return next(self.requirement_choices(pod, taints, pod_requirements, node_requirements, order))
+
+    def requirement_choices(self, pod: BatchPod, taints: Sequence[Mapping[str, Any]],
+                            pod_requirements: Requirements, node_requirements: Requirements,
+                            order: Mapping[str, Sequence[str]] | None = None) -> Iterator[Requirements]:
+        """What ``Topology.AddRequirements`` may answer, :meth:`add_requirements`'s first, then each other pick of
+        the spreads' equally good domains (:meth:`TopologyGroup.choices`; at most :data:`MAX_CHOICES` in all);
+        raises :class:`TopologyError` for a group that allows none. Each group reads the node's requirements as
+        given, not as narrowed by the groups before it (upstream's loop), so the picks combine freely."""
         matching = [g for g in self.groups.values() if pod.key in g.owners] + \
             [g for g in self.inverse.values() if g.counts(pod, taints, node_requirements)]
+        picks = []
         for group in matching:
             pod_domains = pod_requirements[group.key] if group.key in pod_requirements else _exists(group.key)
             node_domains = node_requirements[group.key] if group.key in node_requirements else _exists(group.key)
-            domains = group.get(pod, pod_domains, node_domains, (order or {}).get(group.key, ()))
-            if not domains.complement and not domains.values:
+            choices = group.choices(pod, pod_domains, node_domains, (order or {}).get(group.key, ()))
+            if not choices[0].complement and not choices[0].values:
                 raise TopologyError(group)
-            out.add(domains)
-        return out
+            picks.append(choices)
+        for combination in islice(product(*picks), MAX_CHOICES):
+            out = Requirements(node_requirements.values())
+            for domains in combination:
+                out.add(domains)
+            yield out
 
     def register(self, key: str, domain: str) -> None:
         """``Topology.Register``."""
