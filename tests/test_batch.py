@@ -159,11 +159,12 @@ def test_an_existing_node_counts_only_the_daemonsets_its_labels_admit():
     assert use.pods == ("ml/p0", "ml/p1") and [c.pods for c in on_demand.nodeclaims] == [("ml/p2", "ml/p3")]
 
 
-def test_an_existing_node_counts_no_daemonset_that_does_not_tolerate_its_prefer_no_schedule_taint():
-    """isDaemonPodCompatibleWithNode tolerates with the DaemonSet's own tolerations: a PreferNoSchedule taint of the
-    node keeps out a DaemonSet without a toleration for it (templates tolerate them, existing nodes do not)."""
+def test_an_existing_nodes_prefer_no_schedule_taint_keeps_out_a_daemonset_only_without_templates():
+    """isDaemonPodCompatibleWithNode tolerates with the DaemonSet pod's own tolerations, but NewScheduler first checks
+    the same pods against its NodeClaim templates (buildDaemonOverheadGroups / isDaemonPodCompatible), which appends
+    a PreferNoSchedule toleration to each: with a template, the node's PreferNoSchedule taint no longer keeps the
+    DaemonSet out (oracle seed 21 case 354); with none (the pool's requirements leave no type), it does."""
     soft = {"key": "example.com/soft", "effect": "PreferNoSchedule"}
-    p = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT, soft])
     nodes = cluster_nodes([existing_claim("gpu", "g6.12xlarge", {"cpu": "48", "memory": "192Gi",
                                                                  "nvidia.com/gpu": "4", "pods": "234"})])
     agent = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
@@ -172,9 +173,17 @@ def test_an_existing_node_counts_no_daemonset_that_does_not_tolerate_its_prefer_
                  "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
                           "containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "45"}}}]}}}}
     pods = [gpu_pod(f"p{i}", tolerations=[{"operator": "Exists"}]) for i in range(4)]
-    plan = schedule_batch([p, agent], pods, nodes=nodes)
+    none = pool("gpu", req("family", "In", "g6"), req("node.kubernetes.io/instance-type", "In", "g6.nosuch"),
+                ON_DEMAND, taints=[GPU_TAINT, soft])
+    plan = schedule_batch([none, agent], pods, nodes=nodes)
     (use,) = plan.existing
     assert use.pods == ("ml/p0", "ml/p1", "ml/p2", "ml/p3") and plan.nodeclaims == ()
+    some = pool("gpu", req("family", "In", "g6"), ON_DEMAND, taints=[GPU_TAINT, soft])
+    plan = schedule_batch([some, agent], pods, nodes=nodes)
+    # g6.12xlarge: 48 vCPUs less 110m kube-reserved less the agent's 45 leave 2.89 CPUs: two 1-CPU pods
+    (use,) = plan.existing
+    assert use.pods == ("ml/p0", "ml/p1")
+    assert [c.pods for c in plan.nodeclaims] == [("ml/p2", "ml/p3")]
 
 
 def test_host_ports_keep_two_pods_off_one_node():

@@ -146,11 +146,16 @@ def _gaps(pods: Sequence[BatchPod], templates: Sequence[PoolReport], settings: C
 
 
 def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_reports: Sequence[PoolReport],
-              topology: Topology, gaps: list[str], daemons: Sequence[DaemonSetView]) -> list[ExistingNode]:
+              topology: Topology, gaps: list[str], daemons: Sequence[DaemonSetView],
+              templates: bool) -> list[ExistingNode]:
     """``calculateExistingNodeClaims`` + ``sortExistingNodes`` (name order): each node not marked for deletion, with
     its pool's taints, its labels, and its type's allocatable (the type as a candidate of its pool without
     requirements: the node class's kubelet and overlays) less the requests of the DaemonSets that run on the node
-    (``getCompatibleDaemonPods``: its taints tolerated, PreferNoSchedule ones too, its labels compatible)."""
+    (``getCompatibleDaemonPods``: its taints tolerated, its labels compatible). PreferNoSchedule taints count only
+    when the scheduler has no NodeClaim template (``templates`` False): ``NewScheduler`` first builds the templates'
+    DaemonSet overhead (``buildDaemonOverheadGroups``), whose ``isDaemonPodCompatible`` appends a PreferNoSchedule
+    toleration to each DaemonSet pod it checks, the very pods ``calculateExistingNodeClaims`` then checks against the
+    existing nodes (scheduler.go, sigs.k8s.io/karpenter v1.14.1)."""
     by_pool = {r.name: r for r in reports}
     opened = {r.name: r for r in open_reports}
     out = []
@@ -169,7 +174,7 @@ def _existing(nodes: Sequence[ClusterNode], reports: Sequence[PoolReport], open_
         taints = list(report.taints) if report else []
         remaining = dict(candidate.capacity)
         for daemon in daemons:
-            if daemon.tolerates(taints, relax_preferences=False) and daemon.runs_on_node(labels):
+            if daemon.tolerates(taints, relax_preferences=templates) and daemon.runs_on_node(labels):
                 for r, v in daemon.requests.items():
                     remaining[r] = remaining.get(r, _ZERO) - v
         out.append(ExistingNode.of(node.name, node.nodepool, labels, taints, remaining, topology))
@@ -358,7 +363,7 @@ def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mappin
         templates = _templates(reports)
         gaps = _gaps(batch, templates, settings, aws, {v.name: v.limits for v in node_pools(manifests)})
         topology = Topology(_domain_groups(reports, catalog, aws))
-        existing = _existing(live, reports, open_reports, topology, gaps, daemon_sets(manifests))
+        existing = _existing(live, reports, open_reports, topology, gaps, daemon_sets(manifests), bool(templates))
         if gaps:
             return BatchPlan(not_modelled=tuple(sorted(set(gaps))), pools=tuple(reports))
         for pod in batch:
