@@ -164,6 +164,7 @@ var batchHeads = []string{
 func batchReason(text string) []string {
 	var out []string
 	tail := false // the parts after "incompatible requirements, key ..." are the other keys' errors
+	keys := map[string]bool{}
 	for _, part := range strings.Split(text, "; ") {
 		if i := strings.Index(part, "unsatisfiable topology constraint for "); i >= 0 {
 			head := part[i:]
@@ -185,17 +186,33 @@ func batchReason(text string) []string {
 		for _, h := range batchHeads {
 			if strings.Contains(part, h) {
 				out, matched, tail = append(out, h), true, h == "incompatible requirements"
+				keys = map[string]bool{batchErrorKey(part): true}
 				break
 			}
 		}
 		// A NodePool template's NodeClaim.CanAdd refusing the topology's requirements returns
 		// Requirements.Compatible's error as it is ("key K, ... not in ..."; nodeclaim.go), not after another head.
-		if !matched && !tail && strings.HasPrefix(part, "key ") {
-			out, tail = append(out, "incompatible topology requirements"), true
+		// One such error names each key once (Requirements.Intersects), so a key named again starts the next
+		// template's error (multierr.Combine flattens them into one list).
+		if !matched && strings.HasPrefix(part, "key ") {
+			if key := batchErrorKey(part); !tail || keys[key] {
+				out, tail, keys = append(out, "incompatible topology requirements"), true, map[string]bool{}
+			}
+			keys[batchErrorKey(part)] = true
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// batchErrorKey is the key a requirements error part names ("key K, ..." or "..., key K, ..."), else "".
+func batchErrorKey(part string) string {
+	i := strings.Index(part, "key ")
+	if i < 0 {
+		return ""
+	}
+	key, _, _ := strings.Cut(part[i+len("key "):], ",")
+	return key
 }
 
 // batchExistingClaims: the case's existing nodes as launched NodeClaims with their pool's taints.
