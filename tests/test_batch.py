@@ -330,3 +330,26 @@ def test_go_sort_slice_orders_equal_keys_as_go_does():
         items = list(range(len(keys)))
         go_sort_slice(items, keys)
         assert items == order, keys
+
+
+def test_the_batch_oracle_compares_nodeclaims_alike_but_for_the_capacity_type_as_a_set():
+    """Two NodeClaims of one pool, pod class and options, one on-demand and one spot, are one answer whichever
+    Karpenter made first (regression vector batch-11-6455: both orders come out of its Solve)."""
+    import json
+    from pathlib import Path
+
+    from tests.oracle import compare
+
+    lines = (Path(__file__).parent / "oracle" / "vectors" / "regressions.jsonl").read_text().splitlines()
+    vector = next(json.loads(line) for line in lines if json.loads(line)["id"] == "batch-11-6455")
+    answer = vector["answer"]
+    claims = answer["answers"][0]["nodeclaims"]
+    assert sorted(c["launch"]["capacity_type"] for c in claims) == ["on-demand", "spot"]
+    assert compare.differences("batch", vector["case"], answer) == []
+    swapped = json.loads(json.dumps(answer))
+    swapped["answers"][0]["nodeclaims"].reverse()
+    assert compare.differences("batch", vector["case"], swapped) == []
+    both_spot = json.loads(json.dumps(answer))
+    for claim in both_spot["answers"][0]["nodeclaims"]:
+        claim["launch"]["capacity_type"] = "spot"
+    assert compare.differences("batch", vector["case"], both_spot)

@@ -94,8 +94,8 @@ type batchAnswers struct {
 	Varied  bool          `json:"varied,omitempty"`
 }
 
-// batchCanon: an answer with each pod named by its class; NodeClaims sorted by (pods, nodepool, options), Pending
-// as "class: reason heads joined by '; '" sorted.
+// batchCanon: an answer with each pod named by its class; NodeClaims sorted by (pods, nodepool, options, launched
+// capacity type), Pending as "class: reason heads joined by '; '" sorted.
 type batchCanon struct {
 	NodeClaims []batchClaim        `json:"nodeclaims,omitempty"`
 	Existing   map[string][]string `json:"existing,omitempty"`
@@ -113,8 +113,15 @@ func batchCanonical(a *batchAnswer, classes map[string]string) *batchCanon {
 		nc.Pods = class(nc.Pods)
 		out.NodeClaims = append(out.NodeClaims, nc)
 	}
+	// NodeClaims alike but for the launched capacity type compare as a set, whichever was made first
+	// (batch_family._claim_key); zones compare up to a renaming, so they do not sort.
 	sortKey := func(c batchClaim) string {
-		return strings.Join(c.Pods, ",") + "\x00" + c.NodePool + "\x00" + strings.Join(c.InstanceTypes, ",")
+		capacityType := ""
+		if c.Launch != nil {
+			capacityType = c.Launch.CapacityType
+		}
+		return strings.Join(c.Pods, ",") + "\x00" + c.NodePool + "\x00" + strings.Join(c.InstanceTypes, ",") + "\x00" +
+			capacityType
 	}
 	sort.SliceStable(out.NodeClaims, func(i, j int) bool { return sortKey(out.NodeClaims[i]) < sortKey(out.NodeClaims[j]) })
 	for node, pods := range a.Existing {

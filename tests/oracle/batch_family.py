@@ -208,13 +208,21 @@ def classes(case: dict) -> dict[str, str]:
     return out
 
 
+def _claim_key(claim: dict, capacity_type: str | None) -> str:
+    """Where a NodeClaim sorts in an answer (as batch.go's batchCanonical sorts): by its pods, pool, options and
+    launched capacity type, so NodeClaims alike but for the capacity type compare as a set, whichever Karpenter made
+    first (zones are compared up to a renaming, so they do not sort)."""
+    return "\x00".join((",".join(claim["pods"]), claim["nodepool"], ",".join(claim["instance_types"]),
+                         capacity_type or ""))
+
+
 def canonical(answer: dict, names: dict[str, str]) -> dict:
     """An answer (the core's, in Go's terms) with each pod named by its class, as batch.go's batchCanonical."""
     def named(pods: list[str]) -> list[str]:
         return sorted(names.get(p, p) for p in pods)
 
     claims = [{**c, "pods": named(c["pods"])} for c in answer["nodeclaims"]]
-    claims.sort(key=lambda c: "\x00".join((",".join(c["pods"]), c["nodepool"], ",".join(c["instance_types"]))))
+    claims.sort(key=lambda c: _claim_key(c, c.get("capacity_type")))
     return {"nodeclaims": claims, "existing": {node: named(pods) for node, pods in answer["existing"].items()},
             "pending": sorted(f"{names.get(pod, pod)}: {'; '.join(parts)}" for pod, parts in answer["pending"].items())}
 
@@ -278,7 +286,8 @@ def core_differences(case: dict, go: Any) -> list[str]:
 def _differences(py: dict, go: dict) -> list[str]:
     """Where two answers in classes differ."""
     out = []
-    go_claims = go.get("nodeclaims") or []
+    go_claims = sorted(go.get("nodeclaims") or [], key=lambda c: _claim_key(c, (c.get("launch") or {}).get(
+        "capacity_type")))
     shape = [f"{c['nodepool']}: {' '.join(c['pods'])}" for c in go_claims]
     ours = [f"{c['nodepool']}: {' '.join(c['pods'])}" for c in py["nodeclaims"]]
     if shape != ours:
