@@ -199,6 +199,25 @@ def vector_lines(oracle: Oracle, families: Iterable[str] | None = None) -> dict[
     return out
 
 
+def same_vectors(name: str, committed: str, rebuilt: str) -> bool:
+    """Whether the committed vectors file ``name`` is current: byte for byte, except the batch family's, where Go
+    stops at the first of its answers equal to the core's and Karpenter may answer a case in several ways (map order):
+    a case whose core answer Go gives rarely is found by one rebuild's solves and not by another's (``varied``). There
+    the cases must be equal, and each answer equal unless either rebuild says ``varied``."""
+    if name != "batch.jsonl" or committed == rebuilt:
+        return committed == rebuilt
+    old, new = committed.splitlines(), rebuilt.splitlines()
+    if len(old) != len(new):
+        return False
+    for before, after in zip(map(json.loads, old), map(json.loads, new)):
+        if before["id"] != after["id"] or before["case"] != after["case"]:
+            return False
+        varied = any(isinstance(v["answer"], dict) and v["answer"].get("varied") for v in (before, after))
+        if not varied and before["answer"] != after["answer"]:
+            return False
+    return True
+
+
 def keep_disagreements(oracle: Oracle) -> int:
     """Append each shrunk disagreement, answered afresh by Karpenter, to the regression vectors (once)."""
     lines = REGRESSIONS.read_text().splitlines() if REGRESSIONS.exists() else []
@@ -244,7 +263,7 @@ def main(argv: Iterable[str] | None = None) -> int:
                       f"files (seed {VECTOR_SEED}) to {VECTORS.relative_to(ROOT)}")
                 return 0
             stale = [name for name, text in files.items()
-                     if not (VECTORS / name).exists() or (VECTORS / name).read_text() != text]
+                     if not (VECTORS / name).exists() or not same_vectors(name, (VECTORS / name).read_text(), text)]
             if stale:
                 print(f"oracle: the committed vectors are stale for {', '.join(stale)}: run "
                       "`python -m tests.oracle.run --write-vectors` and commit tests/oracle/vectors/")
