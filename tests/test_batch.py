@@ -353,3 +353,41 @@ def test_the_batch_oracle_compares_nodeclaims_alike_but_for_the_capacity_type_as
     for claim in both_spot["answers"][0]["nodeclaims"]:
         claim["launch"]["capacity_type"] = "spot"
     assert compare.differences("batch", vector["case"], both_spot)
+
+
+def test_a_reservation_outside_a_pools_zones_still_makes_reserved_a_capacity_type_domain():
+    """buildDomainGroups (topology.go) intersects each type's requirements with the template's key by key: a
+    g6.xlarge reserved in us-east-1c gives pool zonal (zones a and b, no capacity-type requirement) the domain
+    reserved, though zonal can launch nothing reserved. So the spread's least count is reserved's 0: after an
+    on-demand and a spot NodeClaim the third pod may only go to reserved, and stays Pending (seed 36 case 9155)."""
+    reservation = {"CapacityReservationId": "cr-0000000000000000a", "InstanceType": "g6.xlarge",
+                   "AvailabilityZone": "us-east-1c", "AvailableInstanceCount": 2, "State": "active",
+                   "ReservationType": "default", "Tags": [], "OwnerId": "012345678901",
+                   "InstanceMatchCriteria": "targeted"}
+    offerings = [{"InstanceType": t, "LocationType": "availability-zone", "Location": z} for t in G6 for z in ZONES]
+    aws = aws_facts_from_documents([("offerings.json", {"InstanceTypeOfferings": offerings}),
+                                    ("reservations.json", {"CapacityReservations": [reservation]})])
+    node_class = {"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "gpu"},
+                  "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "r",
+                           "capacityReservationSelectorTerms": [{"id": "cr-0000000000000000a"}]}}
+    spread_pool = pool("spread", req("family", "In", "g6"),
+                       req("karpenter.sh/capacity-type", "In", "on-demand", "spot"), weight=10, taints=[GPU_TAINT])
+    zonal = pool("zonal", req("family", "In", "g6"), req("topology.kubernetes.io/zone", "In", *ZONES[:2]),
+                 taints=[GPU_TAINT])
+    pods = [gpu_pod(f"r{i}", topologySpreadConstraints=[spread(key="karpenter.sh/capacity-type")]) for i in range(3)]
+    plan = schedule_batch([node_class, spread_pool, zonal], pods, aws=aws)
+    assert plan.not_modelled == ()
+    assert [(c.pool, c.pods, c.capacity_type) for c in plan.nodeclaims] == [("spread", ("ml/r0",), "on-demand"),
+                                                                            ("spread", ("ml/r1",), "spot")]
+    (pending,) = plan.pending
+    # spread: neither of its capacity types is within the skew; zonal: reserved, which g6.xlarge's requirements admit
+    # (met) but no offering of zones a and b has (InstanceTypeFilterError: no fit with a required offering)
+    assert pending.pod == "ml/r2" and pending.parts == (
+        "unsatisfiable topology constraint for topology spread, key=karpenter.sh/capacity-type",
+        "no instance type had enough resources or had a required offering")
+    # a node class selecting no reservation: the least count is 1 and the third pod joins the on-demand NodeClaim
+    unreserved = {**node_class, "spec": {k: v for k, v in node_class["spec"].items()
+                                         if k != "capacityReservationSelectorTerms"}}
+    plain = schedule_batch([unreserved, spread_pool, zonal], pods, aws=aws)
+    assert plain.not_modelled == ()
+    assert plain.pending == () and [c.pods for c in plain.nodeclaims] == [("ml/r0", "ml/r2"), ("ml/r1",)]

@@ -39,7 +39,7 @@ from karpenter_gpu.k8s.daemonsets import DaemonSetView, daemon_sets
 from karpenter_gpu.k8s.labels import NODEPOOL_KIND, Label, is_kind
 from karpenter_gpu.k8s.node_resources import UNMODELLED_NODE_RESOURCES
 from karpenter_gpu.k8s.scheduling import Requirement, Requirements
-from karpenter_gpu.k8s.views import node_pools
+from karpenter_gpu.k8s.views import node_classes, node_pools
 from karpenter_gpu.perf import paused_collector
 
 __all__ = ["schedule_batch"]
@@ -70,9 +70,26 @@ def _copies(manifests: Sequence[Mapping[str, Any]], open_pools: frozenset[str] =
     return out
 
 
-def _domain_groups(reports: Sequence[PoolReport], catalog: Catalog, facts: AwsFacts | None) -> DomainGroups:
+def _reserving(manifests: Sequence[Mapping[str, Any]], catalog: Catalog, facts: AwsFacts | None,
+               settings: ControllerSettings) -> frozenset[str]:
+    """The EC2NodeClasses some of whose types have a reserved offering, in any zone: a capacity reservation their
+    ``capacityReservationSelectorTerms`` select for a type of the catalog, with ``featureGates.reservedCapacity`` on
+    (the aws provider's ``computeRequirements`` gives such a type ``capacity-type In [..., reserved]``, whatever
+    zones the NodePool allows)."""
+    if facts is None or not facts.knows_reservations or not settings.reserved_capacity:
+        return frozenset()
+    names = {it.name for it in catalog.types}
+    return frozenset(view.name for view in node_classes(manifests)
+                     if view.spec.get("capacityReservationSelectorTerms") and
+                     any(r.instance_type in names
+                         for r in facts.selected_reservations(view.spec["capacityReservationSelectorTerms"])))
+
+
+def _domain_groups(reports: Sequence[PoolReport], catalog: Catalog, facts: AwsFacts | None,
+                   reserving: frozenset[str] = frozenset()) -> DomainGroups:
     """``buildDomainGroups``: per NodePool, the zone and capacity-type values of every type intersected with the
-    template's requirements, and the values of the template's In requirements, each with the pool's taints."""
+    template's requirements (``reserved`` when a type of its node class has a reserved offering: ``reserving``),
+    and the values of the template's In requirements, each with the pool's taints."""
     out: DomainGroups = {}
 
     def insert(key: str, domain: str, taints: tuple) -> None:  # TopologyDomainGroup.Insert
@@ -94,7 +111,8 @@ def _domain_groups(reports: Sequence[PoolReport], catalog: Catalog, facts: AwsFa
             for zone in sorted(zones):
                 if reqs.get(Label.ZONE).has(zone):
                     insert(Label.ZONE, zone, taints)
-        for ct in ("on-demand", "spot"):
+        reserved = not report.view.auto_mode and report.view.node_class_ref.get("name") in reserving
+        for ct in ("on-demand", "spot", *(("reserved",) if reserved else ())):
             if reqs.get(Label.CAPACITY_TYPE).has(ct):
                 insert(Label.CAPACITY_TYPE, ct, taints)
         for key, req in reqs.items():
@@ -362,7 +380,7 @@ def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mappin
             if pools_with_nodes else []
         templates = _templates(reports)
         gaps = _gaps(batch, templates, settings, aws, {v.name: v.limits for v in node_pools(manifests)})
-        topology = Topology(_domain_groups(reports, catalog, aws))
+        topology = Topology(_domain_groups(reports, catalog, aws, _reserving(manifests, catalog, aws, settings)))
         existing = _existing(live, reports, open_reports, topology, gaps, daemon_sets(manifests), bool(templates))
         if gaps:
             return BatchPlan(not_modelled=tuple(sorted(set(gaps))), pools=tuple(reports))
