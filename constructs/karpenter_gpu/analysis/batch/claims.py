@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from itertools import islice
 from typing import Any, Sequence
 
 from karpenter_gpu.analysis.batch.pods import BatchPod, HostPort, PodData, host_ports
@@ -100,9 +99,10 @@ class NewClaim:
     def can_add(self, topology: Topology, pod: BatchPod, spec: Mapping[str, Any], data: PodData,
                 relax_min_values: bool, draws: int = 1) -> tuple[Requirements, list[Candidate]]:
         """``NodeClaim.CanAdd`` (one volume alternative, no DRA, no reserved offerings): taints, requirements
-        (``AllowUndefinedWellKnownLabels``), topology, then the options the pod's requests leave. ``draws``: how
-        many of the topology's picks among equally good domains to try, the first one first (the pod's tries so
-        far, this one included: see the topology module doc); the first pick's refusal when none fits."""
+        (``AllowUndefinedWellKnownLabels``), topology, then the options the pod's requests leave. ``draws``: the pod's
+        tries so far, this one included. When the first pick among equally good domains leaves no type, the first
+        other pick that fits is taken if Karpenter more likely than not met one in as many random draws (see the
+        topology module doc); else the first pick's refusal."""
         _taint_refusal(self.taints, spec.get("tolerations") or [])
         well_known = self.report.view.well_known_labels if self.report.view is not None else frozenset()
         if self.requirements.compatible(data.requirements, well_known) is not None:
@@ -119,12 +119,17 @@ class NewClaim:
         try:
             return self._narrowed(reqs, first, options, requests, well_known, relax_min_values)
         except Unplaced as refusal:
-            # the spreads' other equally good domains, one per earlier try of the pod (topology module doc)
-            for narrowed in islice(choices, draws - 1) if options else ():
+            if not options:
+                raise
+            fitting, picks = [], 1  # the spreads' other equally good domains (topology module doc)
+            for narrowed in choices:
+                picks += 1
                 try:
-                    return self._narrowed(reqs, narrowed, options, requests, well_known, relax_min_values)
+                    fitting.append(self._narrowed(reqs, narrowed, options, requests, well_known, relax_min_values))
                 except Unplaced:
                     continue
+            if fitting and 1 - (1 - len(fitting) / picks) ** draws > 0.5:
+                return fitting[0]
             raise refusal from None
 
     def _narrowed(self, reqs: Requirements, narrowed: Requirements, options: list[Candidate],

@@ -4,11 +4,11 @@
 
 Upstream picks among equally good domains by Go map (or set) iteration, which differs from one try to the next; here
 the first in the NodePool's written order, else sorted, is taken. Karpenter tries a pod again after each relaxation
-step and each pass of its queue, drawing again each time, so a pod tried n times has most likely met n of the picks:
-on its n-th try a NodeClaim the first pick leaves without a type is tried with the next n - 1 equally good picks
-(:meth:`Topology.requirement_choices`). A pod tried often thus takes the pick that fits, as Karpenter almost always
-does (only rarely does every draw miss it), and a pod tried once keeps the first pick's refusal, as Karpenter's one
-draw mostly does.
+step and each pass of its queue, drawing again each time. So when the first pick leaves a NodeClaim without a type,
+the other equally good picks are tried too (:meth:`Topology.requirement_choices`): with f of the k picks fitting, a
+pod on its n-th try has met one of them in n random draws with probability 1 - (1 - f/k)^n, and the first that fits
+is taken when that is above one half (Karpenter's likelier answer), else the first pick's refusal stands. A pod
+tried three times thus meets one of two picks that fits; a pod tried once keeps the refusal unless most picks fit.
 """
 
 from __future__ import annotations
