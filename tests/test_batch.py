@@ -391,3 +391,21 @@ def test_a_reservation_outside_a_pools_zones_still_makes_reserved_a_capacity_typ
     plain = schedule_batch([unreserved, spread_pool, zonal], pods, aws=aws)
     assert plain.not_modelled == ()
     assert plain.pending == () and [c.pods for c in plain.nodeclaims] == [("ml/r0", "ml/r2"), ("ml/r1",)]
+
+
+def test_a_pod_tried_twice_takes_the_one_zone_of_three_that_fits_as_karpenter_mostly_does():
+    """With one of three equally good zones fitting, Karpenter's two random draws (a try, a relaxation step, a try)
+    meet it with probability 1 - (2/3)^2 = 5/9, its one draw with 1/3: a pod tried twice lands in us-east-1c, the
+    only zone offering g6.xlarge (g5.xlarge makes a and b domains of the zone spread), a pod tried once stays
+    Pending."""
+    offerings = [{"InstanceType": "g6.xlarge", "LocationType": "availability-zone", "Location": "us-east-1c"}] + [
+        {"InstanceType": "g5.xlarge", "LocationType": "availability-zone", "Location": z} for z in ZONES]
+    aws = aws_facts_from_documents([("offerings.json", {"InstanceTypeOfferings": offerings})])
+    p = pool("gpu", req("node.kubernetes.io/instance-type", "In", "g6.xlarge"), ON_DEMAND, taints=[GPU_TAINT])
+    prefer = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 50, "preference": {"matchExpressions": [req("family", "In", "g6")]}}]}}
+    tried = schedule_batch([p], [gpu_pod("z", topologySpreadConstraints=[spread()], affinity=prefer)], aws=aws)
+    assert tried.not_modelled == () and tried.pending == ()
+    assert [(c.pods, c.zone) for c in tried.nodeclaims] == [(("ml/z",), "us-east-1c")]
+    once = schedule_batch([p], [gpu_pod("z", topologySpreadConstraints=[spread()])], aws=aws)
+    assert once.nodeclaims == () and [x.pod for x in once.pending] == ["ml/z"]
