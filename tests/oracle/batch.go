@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -35,11 +34,8 @@ import (
 
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
-	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	provscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
-	"sigs.k8s.io/karpenter/pkg/controllers/state"
 	"sigs.k8s.io/karpenter/pkg/events"
-	coreoptions "sigs.k8s.io/karpenter/pkg/operator/options"
 	nodepoolutils "sigs.k8s.io/karpenter/pkg/utils/nodepool"
 )
 
@@ -320,24 +316,12 @@ func batchSolveOnce(p *batchPrepared) (*batchAnswer, error) {
 	pods := batchPods(c)
 	kube := batchClient()
 	clk := clock.RealClock{}
-	cluster := state.NewCluster(clk, kube, fake.NewCloudProvider())
 	claims, err := batchExistingClaims(c, p.byName)
 	if err != nil {
 		return nil, err
 	}
-	for _, nc := range claims {
-		cluster.UpdateNodeClaim(nc)
-	}
-	var stateNodes []*state.StateNode
-	for n := range cluster.Nodes() {
-		stateNodes = append(stateNodes, n)
-	}
-	sort.Slice(stateNodes, func(i, j int) bool { return stateNodes[i].NodeClaim.Name < stateNodes[j].NodeClaim.Name })
-	opts := []provscheduling.Options{
-		provscheduling.DisableReservedCapacityFallback,
-		provscheduling.NumConcurrentReconciles(int(math.Ceil(float64(coreoptions.FromContext(ctx).CPURequests) / 1000.0))),
-		provscheduling.MinValuesPolicy(coreoptions.FromContext(ctx).MinValuesPolicy),
-	}
+	cluster, stateNodes := clusterOf(clk, kube, claims)
+	opts := schedOptions(ctx)
 	topology, err := provscheduling.NewTopology(ctx, kube, cluster, stateNodes, nodePools, instanceTypes, pods, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)

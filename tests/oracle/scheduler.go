@@ -39,6 +39,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/clock"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -356,6 +357,29 @@ func schedInstanceTypes(ctx context.Context, c *schedCase, nodeClass *awsv1.EC2N
 
 // schedExistingClaims are launched NodeClaims standing for full nodes: they count against their pool's limits and
 // carry a taint no case pod tolerates, so the pod never lands on them.
+// clusterOf is the cluster state holding the existing NodeClaims, and its nodes in the order of their names.
+func clusterOf(clk clock.Clock, kube crclient.Client, claims []*karpv1.NodeClaim) (*state.Cluster, []*state.StateNode) {
+	cluster := state.NewCluster(clk, kube, fake.NewCloudProvider())
+	for _, nc := range claims {
+		cluster.UpdateNodeClaim(nc)
+	}
+	var stateNodes []*state.StateNode
+	for n := range cluster.Nodes() {
+		stateNodes = append(stateNodes, n)
+	}
+	sort.Slice(stateNodes, func(i, j int) bool { return stateNodes[i].NodeClaim.Name < stateNodes[j].NodeClaim.Name })
+	return cluster, stateNodes
+}
+
+// schedOptions are the scheduler options the provisioner passes (provisioner.go Schedule).
+func schedOptions(ctx context.Context) []provscheduling.Options {
+	return []provscheduling.Options{
+		provscheduling.DisableReservedCapacityFallback,
+		provscheduling.NumConcurrentReconciles(int(math.Ceil(float64(coreoptions.FromContext(ctx).CPURequests) / 1000.0))),
+		provscheduling.MinValuesPolicy(coreoptions.FromContext(ctx).MinValuesPolicy),
+	}
+}
+
 func schedExistingClaims(c *schedCase, byName map[string]*cloudprovider.InstanceType) ([]*karpv1.NodeClaim, error) {
 	var out []*karpv1.NodeClaim
 	for i, e := range c.Existing {
@@ -610,25 +634,12 @@ func scheduleCase(raw json.RawMessage) (any, error) {
 
 	client := fakecr.NewFakeClient()
 	clk := clock.RealClock{}
-	cluster := state.NewCluster(clk, client, fake.NewCloudProvider())
 	claims, err := schedExistingClaims(&c, byName)
 	if err != nil {
 		return nil, err
 	}
-	for _, nc := range claims {
-		cluster.UpdateNodeClaim(nc)
-	}
-	var stateNodes []*state.StateNode
-	for n := range cluster.Nodes() {
-		stateNodes = append(stateNodes, n)
-	}
-	sort.Slice(stateNodes, func(i, j int) bool { return stateNodes[i].NodeClaim.Name < stateNodes[j].NodeClaim.Name })
-
-	opts := []provscheduling.Options{
-		provscheduling.DisableReservedCapacityFallback,
-		provscheduling.NumConcurrentReconciles(int(math.Ceil(float64(coreoptions.FromContext(ctx).CPURequests) / 1000.0))),
-		provscheduling.MinValuesPolicy(coreoptions.FromContext(ctx).MinValuesPolicy),
-	}
+	cluster, stateNodes := clusterOf(clk, client, claims)
+	opts := schedOptions(ctx)
 	topology, err := provscheduling.NewTopology(ctx, client, cluster, stateNodes, nodePools, instanceTypes, pods, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)

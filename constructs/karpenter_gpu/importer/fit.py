@@ -214,17 +214,9 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
     kwargs["ami"] = terms[0]["alias"]
     if str(kwargs["ami"]).endswith("@latest"):
         kwargs["allow_latest_ami"] = True
-    for key, prop in (("role", "role"), ("instanceProfile", "instance_profile")):
-        if key in spec:
-            kwargs[prop] = spec[key]
-    for key, prop in (("subnetSelectorTerms", "subnet_ids"), ("securityGroupSelectorTerms", "security_group_ids")):
-        selector = _selector(spec.get(key))
-        if selector is None:
-            return Unfit("GpuNodeClass", f"spec.{key}", "the construct selects by ids or by the discovery tag")
-        if isinstance(selector, tuple):
-            kwargs[prop] = selector
-        elif kwargs.setdefault("cluster_name", selector) != selector:
-            return Unfit("GpuNodeClass", f"spec.{key}", "another discovery tag value than the subnets'")
+    unfit = identity_props(spec, kwargs)
+    if unfit is not None:
+        return unfit
     volume = _root_volume(spec.get("blockDeviceMappings"))
     if volume is None:
         return Unfit("GpuNodeClass", "spec.blockDeviceMappings", "the construct writes one encrypted gp3 root volume")
@@ -289,6 +281,23 @@ def _reservation(term: dict) -> CapacityReservationTerm:
     if not isinstance(term, dict):
         raise TypeError("a term is a mapping")
     return CapacityReservationTerm(**{names[k] if k in names else f"<{k}>": v for k, v in term.items()})
+
+
+def identity_props(spec: dict, kwargs: dict[str, Any]) -> Unfit | None:
+    """The node class's role or instance profile and its subnet and security-group selection as ``GpuNodeClass``
+    props (added to ``kwargs``); an :class:`Unfit` when the construct cannot select as the object does."""
+    for key, prop in (("role", "role"), ("instanceProfile", "instance_profile")):
+        if key in spec:
+            kwargs[prop] = spec[key]
+    for key, prop in (("subnetSelectorTerms", "subnet_ids"), ("securityGroupSelectorTerms", "security_group_ids")):
+        selector = _selector(spec.get(key))
+        if selector is None:
+            return Unfit("GpuNodeClass", f"spec.{key}", "the construct selects by ids or by the discovery tag")
+        if isinstance(selector, tuple):
+            kwargs[prop] = selector
+        elif kwargs.setdefault("cluster_name", selector) != selector:
+            return Unfit("GpuNodeClass", f"spec.{key}", "another discovery tag value than the subnets'")
+    return None
 
 
 def _selector(terms: Any) -> str | tuple[str, ...] | None:

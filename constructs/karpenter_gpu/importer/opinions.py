@@ -28,9 +28,9 @@ from karpenter_gpu.importer.fit import (
     Checker,
     Unfit,
     _plain_prop,
-    _selector,
     auto_mode_node_class_call,
     dig,
+    identity_props,
     variable_name,
 )
 from karpenter_gpu.importer.pool_fit import POOLS
@@ -55,17 +55,9 @@ def node_class_opinion(manifest: dict, construct_id: str, variable: str) -> Call
     if not (isinstance(terms, list) and len(terms) == 1 and isinstance(terms[0], dict) and list(terms[0]) == ["alias"]):
         return Unfit("GpuNodeClass", "spec.amiSelectorTerms", "the construct selects one pinned alias")
     kwargs: dict[str, Any] = {"name": metadata(manifest).get("name"), "ami": terms[0]["alias"]}
-    for key, prop in (("role", "role"), ("instanceProfile", "instance_profile")):
-        if key in spec:
-            kwargs[prop] = spec[key]
-    for key, prop in (("subnetSelectorTerms", "subnet_ids"), ("securityGroupSelectorTerms", "security_group_ids")):
-        selector = _selector(spec.get(key))
-        if selector is None:
-            return Unfit("GpuNodeClass", f"spec.{key}", "the construct selects by ids or by the discovery tag")
-        if isinstance(selector, tuple):
-            kwargs[prop] = selector
-        elif kwargs.setdefault("cluster_name", selector) != selector:
-            return Unfit("GpuNodeClass", f"spec.{key}", "another discovery tag value than the subnets'")
+    unfit = identity_props(spec, kwargs)
+    if unfit is not None:
+        return unfit
     for key, prop in (("tags", "tags"), ("userData", "user_data")):
         if key in spec:
             kwargs[prop] = spec[key]
