@@ -200,3 +200,15 @@ def test_the_int32_fields_are_those_the_crds_mark_int32():
         paths = [p for p in walk(storage["schema"]["openAPIV3Schema"], "") if p.startswith("spec.")]
         found[crd["spec"]["names"]["kind"]] = tuple(sorted(paths))
     assert found == {kind: tuple(sorted(paths)) for kind, paths in INT32_FIELDS.items()}
+
+
+def test_an_exponent_of_thousands_of_digits_is_read_as_strconv_reads_it():
+    """CI soak (test_cli.py::test_odd_numbers_never_reach_an_internal_error): ``1e`` and 5,000 nines made Python's
+    ``int()`` refuse the string (KG919). ``strconv.ParseInt(…, 10, 64)`` refuses more than 19 significant digits
+    (out of range: the suffix is wrong) and reads leading zeros."""
+    assert go_parse_quantity_error("1e" + "9" * 5000) == SUFFIX_WRONG
+    assert go_parse_quantity_error("1e-" + "0" * 5000 + "5") is None
+    assert go_parse_quantity_error("1e-9223372036854775808") is None
+    assert go_parse_quantity_error("1e9223372036854775808") == SUFFIX_WRONG
+    found = check_rules([("m.yaml", _pool({"nvidia.com/gpu": "1e" + "9" * 5000}))])
+    assert {f.code for f in found} >= {"KG470"} and "KG919" not in {f.code for f in found}

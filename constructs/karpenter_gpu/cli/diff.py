@@ -104,9 +104,10 @@ def run(args: argparse.Namespace) -> int:
     explicit = explicit_line(args.karpenter_version)
     lines = {"base": side_lines(base, explicit, "base"), "head": side_lines(head, explicit, "head")}
     default = environment_line(None, None, "")
-    for env in sorted(set(base) | set(head)):  # the release each environment is answered for, in every answer
+    released = []  # the release each environment is answered for, in every answer (printed with the answer: bad
+    for env in sorted(set(base) | set(head)):  # input found below stays one coded line)
         said = " -> ".join(dict.fromkeys(lines[side][env].describe() for side in lines if env in lines[side]))
-        print(f"{PROG}: note: {plain(env)}: answered for {plain(said, None)}", file=sys.stderr)
+        released.append(f"{PROG}: note: {plain(env)}: answered for {plain(said, None)}")
     crd_dir = resolve_crd_dir(args.crds)
     if Path(crd_dir).resolve() != PACKAGED_DIR.resolve():  # the user's CRDs, for both sides
         admitted = admit(base, head, crds_from(crd_dir))  # both sides through the API server's checks, once
@@ -127,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     elif found:
         markdown = args.format == "markdown"
         text += ("\n" if markdown else "") + "".join(f"{line}\n" for line in upgrade_lines(found, markdown=markdown))
+    for line in released:
+        print(line, file=sys.stderr)
     print(text, end="")
     hit = hits(changes, groups, cost, percent)
     for line in verdict_lines(hit):

@@ -81,6 +81,18 @@ def _split(text: str) -> tuple[str, str, str, str] | str:
     return FORMAT_WRONG
 
 
+def _go_int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``, None on an error: more than 19 significant digits is out of range before
+    any conversion (Python bounds the length of the strings ``int()`` reads)."""
+    if not _GO_PARSE_INT.match(text):
+        return None
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return None
+    value = -int(digits) if text.startswith("-") else int(digits)
+    return value if -_INT64 <= value < _INT64 else None
+
+
 def go_parse_quantity_error(text: str) -> str | None:
     """The error k8s.io/apimachinery's ``resource.ParseQuantity`` returns for ``text``, None when it parses."""
     if text == "":
@@ -92,9 +104,9 @@ def go_parse_quantity_error(text: str) -> str | None:
         return split
     value, num, denom, suffix = split
     if suffix not in _KNOWN_SUFFIXES:
-        if len(suffix) > 1 and suffix[0] in "eE" and _GO_PARSE_INT.match(suffix[1:]) \
-                and -_INT64 <= int(suffix[1:]) < _INT64:
-            exponent = int(suffix[1:])
+        parsed = _go_int64(suffix[1:]) if len(suffix) > 1 and suffix[0] in "eE" else None
+        if parsed is not None:
+            exponent = parsed
             exponent = (exponent + 2**31) % 2**32 - 2**31  # int32(parsed)
         else:
             return SUFFIX_WRONG
