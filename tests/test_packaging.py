@@ -102,9 +102,14 @@ def installed(release: Release, tmp_path_factory: pytest.TempPathFactory) -> Ins
 
 def test_wheel_installs_and_synthesizes_outside_checkout(release: Release, installed: Installed, tmp_path: Path):
     with zipfile.ZipFile(release.wheel) as archive:  # the CRDs validation reads ship in the wheel, with their pins
-        crds = sorted(n.rsplit("/", 1)[1] for n in archive.namelist() if n.startswith("karpenter_gpu/data/crds/"))
-    assert crds == ["SOURCES.json", *sorted(p.name for p in (ROOT / "constructs/karpenter_gpu/data/crds").glob("*.yaml")),
-                    "schemas.json"]  # the served schemas as JSON, read instead of the YAML (a twentieth of the cost)
+        crds = sorted(n.removeprefix("karpenter_gpu/data/crds/") for n in archive.namelist()
+                      if n.startswith("karpenter_gpu/data/crds/"))
+    # every line's CRDs with their pins (SOURCES.json) and served schemas as JSON (schemas.json, read instead of the
+    # YAML: a twentieth of the cost), the v1.9 line's in its sub-folder
+    packaged = ROOT / "constructs/karpenter_gpu/data/crds"
+    assert crds == sorted(p.relative_to(packaged).as_posix() for p in packaged.rglob("*")
+                          if p.is_file() and p.suffix in (".yaml", ".json"))
+    assert {"SOURCES.json", "schemas.json", "v1.9/SOURCES.json", "v1.9/schemas.json"} <= set(crds)
     result = subprocess.run([str(installed.python), "-c", SCRIPT], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(installed.home),
                                               "JSII_NODE": str(ROOT / "node_modules" / ".bin" / "node")})
