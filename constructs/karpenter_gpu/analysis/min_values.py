@@ -38,17 +38,17 @@ def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[
 def distinct_values(key: str, candidates: Sequence[Candidate], zones: tuple[str, ...] = ()) -> set[str] | None:
     """The values of ``key`` the candidates' own requirements carry, as ``SatisfiesMinValues`` collects them (None:
     not known -- zones without AWS facts naming them). capacity-type: on-demand and spot, reserved for a type with a
-    reservation (computeRequirements), whatever the pool asks for; zone: the pool's declared zones, else the zones the
-    types are offered in; any other key: the types' labels (a key no type carries: none)."""
+    reservation (computeRequirements), whatever the pool asks for; zone: the zones the types are offered in (the node
+    class's subnet zones among them), within the pool's declared zones, else the declared zones when the offerings'
+    zones are not known; any other key: the types' labels (a key no type carries: none)."""
     if key == Label.CAPACITY_TYPE:
         return {"on-demand", "spot"} | {"reserved" for c in candidates if _reserved(c)}
     if key == Label.ZONE:
         offered = {o.offering.zone for c in candidates for o in c.offerings}
-        if zones:
-            return set(zones)
         if candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
-            return {z for z in offered if z is not None}
-        return None
+            known = {z for z in offered if z is not None}
+            return known & set(zones) if zones else known
+        return set(zones) if zones else None
     if key in RESERVATION_LABELS:  # computeRequirements: In the type's reservations' ids, types, interruptible flags
         return {v for c in candidates if key in c.reservation_requirements
                 for v in _in_values(c.reservation_requirements.get(key))}
