@@ -154,8 +154,7 @@ class Checker:
         except (KarpenterGpuError, ValueError, TypeError) as err:  # ValueError: pydantic's, for a wrong type
             if not isinstance(err, KarpenterGpuError):
                 return Unfit(candidate.construct, "spec", "a field of another type than the construct's")
-            return Unfit(candidate.construct, f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})",
-                         str(err))
+            return Unfit(candidate.construct, refusal_field(err), str(err))
 
     def build(self, setup: list[Call], candidate: Call) -> Unfit | None:
         """None when the construct builds ``candidate`` (after ``setup``), else why not."""
@@ -188,6 +187,14 @@ class Checker:
 def _plain_prop(prop: object) -> str:
     text = str(prop)
     return text if re.fullmatch(r"[A-Za-z0-9_.\[\]-]{1,80}", text, re.ASCII) else "a prop"
+
+
+def refusal_field(err: Exception) -> str:
+    """Where a construct's props refused what was read: its code and prop for a coded refusal, else ``spec`` (a
+    value of another type, pydantic's ValueError)."""
+    if isinstance(err, KarpenterGpuError):
+        return f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})"
+    return "spec"
 
 
 def variable_name(prefix: str, name: object, index: int, used: set[str]) -> str:
@@ -237,7 +244,7 @@ def node_class_call(manifest: dict, construct_id: str, variable: str) -> Call | 
     except (KarpenterGpuError, ValueError, TypeError) as err:  # ValueError: pydantic's, for a wrong type
         if not isinstance(err, KarpenterGpuError):
             return Unfit("GpuNodeClass", "spec", "a field of another type than the construct's")
-        return Unfit("GpuNodeClass", f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})", str(err))
+        return Unfit("GpuNodeClass", refusal_field(err), str(err))
     shown = {k: v for k, v in kwargs.items()
              if k == "name" or GpuNodeClassProps.model_fields[k].is_required() or getattr(props, k) !=
              GpuNodeClassProps.model_fields[k].default}

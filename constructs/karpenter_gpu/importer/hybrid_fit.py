@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop
+from karpenter_gpu.importer.fit import Call, Unfit, refusal_field
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.labels import COMPUTE_TYPE, HYBRID_GROUP_LABEL, LOCATION_LABEL, Label
@@ -66,7 +66,7 @@ def hybrid_call(manifest: dict, construct_id: str) -> Call | Unfit:
         props = _props(manifest)
         HybridGpuNodeGroupProps(**props)
     except KarpenterGpuError as err:
-        return Unfit(CONSTRUCT, f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})", str(err))
+        return Unfit(CONSTRUCT, refusal_field(err), str(err))
     except (KeyError, ValueError, TypeError, AttributeError):  # not the data the construct writes (pydantic's too)
         return Unfit(CONSTRUCT, "data", "not the description the construct writes")
     names: set[str] = set()

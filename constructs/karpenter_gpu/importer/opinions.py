@@ -27,7 +27,7 @@ from karpenter_gpu.importer.fit import (
     Call,
     Checker,
     Unfit,
-    _plain_prop,
+    refusal_field,
     auto_mode_node_class_call,
     dig,
     identity_props,
@@ -64,9 +64,7 @@ def node_class_opinion(manifest: dict, construct_id: str, variable: str) -> Call
     try:
         GpuNodeClassProps(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:  # ValueError: pydantic's, for a wrong type
-        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
-            if isinstance(err, KarpenterGpuError) else "spec"
-        return Unfit("GpuNodeClass", field, str(err))
+        return Unfit("GpuNodeClass", refusal_field(err), str(err))
     names: set[str] = set()
     return Call("GpuNodeClass", variable, call("GpuNodeClass", kwargs, names, 0, head=f"chart, {construct_id!r}"),
                 names)
@@ -111,9 +109,7 @@ def pool_opinion(manifest: dict, construct_id: str, node_class: str) -> Call | U
             kwargs["expire_after"] = Duration.parse(tspec.get("expireAfter", "720h"))
         (GpuTrainingPoolProps if training else GpuInferencePoolProps)(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:
-        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
-            if isinstance(err, KarpenterGpuError) else "spec"
-        return Unfit(POOLS, field, str(err))
+        return Unfit(POOLS, refusal_field(err), str(err))
     names: set[str] = set()
     return Call(construct, None, call(construct, kwargs, names, 0,
                                       head=f"chart, {construct_id!r}, node_class={node_class}"), names)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop, dig
+from karpenter_gpu.importer.fit import Call, Unfit, refusal_field, dig
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.labels import Label
@@ -62,9 +62,7 @@ def overlay_call(manifest: dict, construct_id: str) -> Call | Unfit:
             kwargs["node_pools"] = pools
         NodeOverlayDiscourageProps(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:
-        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
-            if isinstance(err, KarpenterGpuError) else "spec"
-        return Unfit(CONSTRUCT, field, str(err))
+        return Unfit(CONSTRUCT, refusal_field(err), str(err))
     names: set[str] = set()
     return Call(CONSTRUCT, None, call(CONSTRUCT, kwargs, names, 0, head=f"chart, {construct_id!r}"), names, props=kwargs)
 
@@ -154,9 +152,7 @@ def mig_overlay_call(manifest: dict, construct_id: str) -> Call | Unfit:
     try:
         MigCapacityOverlayProps(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:
-        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
-            if isinstance(err, KarpenterGpuError) else "spec"
-        return Unfit("MigCapacityOverlay", field, str(err))
+        return Unfit("MigCapacityOverlay", refusal_field(err), str(err))
     names: set[str] = set()
     return Call("MigCapacityOverlay", None, call("MigCapacityOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
                 names, props=kwargs)
@@ -179,9 +175,7 @@ def gpu_capacity_call(manifest: dict, construct_id: str) -> Call | Unfit:
     try:
         GpuCapacityOverlayProps(**kwargs)
     except (KarpenterGpuError, ValueError, TypeError) as err:
-        field = f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})" \
-            if isinstance(err, KarpenterGpuError) else "spec"
-        return Unfit("GpuCapacityOverlay", field, str(err))
+        return Unfit("GpuCapacityOverlay", refusal_field(err), str(err))
     names: set[str] = set()
     return Call("GpuCapacityOverlay", None, call("GpuCapacityOverlay", kwargs, names, 0, head=f"chart, {construct_id!r}"),
                 names, props=kwargs)

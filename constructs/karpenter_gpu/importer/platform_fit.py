@@ -36,7 +36,7 @@ from karpenter_gpu.gpu_platform import (
     PlatformNodeClass,
 )
 from karpenter_gpu.importer.adopt import Adopted
-from karpenter_gpu.importer.fit import CALLABLE, Checker, Unfit, _defaulted, _plain_prop, dig, first_difference
+from karpenter_gpu.importer.fit import CALLABLE, Checker, Unfit, _defaulted, refusal_field, dig, first_difference
 from karpenter_gpu.importer.pool_fit import _PROPS, _acknowledgements, shown
 from karpenter_gpu.overlays.gpu_capacity_overlay import GpuCapacityOverlayProps
 from karpenter_gpu.overlays.node_overlay_discourage import NodeOverlayDiscourageProps
@@ -245,7 +245,7 @@ def check(platform: Platform, manifests: list[dict], values: dict[str, Any], che
         written = list(cdk8s.Testing.synth(built))
         files = {h.file_name: yaml.safe_load(h.to_yaml()) for h in built.helm_values}
     except KarpenterGpuError as err:
-        return Unfit(CONSTRUCT, f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})",
+        return Unfit(CONSTRUCT, refusal_field(err),
                      "the derived config is not one the constructs accept")
     read = {(m.get("kind"), metadata(m).get("name")): m for m in manifests}
     made = {(o.get("kind"), metadata(o).get("name")): o for o in written}

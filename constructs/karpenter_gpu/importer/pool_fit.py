@@ -26,7 +26,7 @@ from typing import Any
 
 from karpenter_gpu.apiserver.findings import ACKNOWLEDGE_ANNOTATION
 from karpenter_gpu.errors import KarpenterGpuError
-from karpenter_gpu.importer.fit import Call, Unfit, _plain_prop
+from karpenter_gpu.importer.fit import Call, Unfit, refusal_field
 from karpenter_gpu.importer.pysource import call
 from karpenter_gpu.k8s.input_layout import metadata
 from karpenter_gpu.k8s.labels import Label, auto_mode_key
@@ -298,7 +298,7 @@ def pool_kwargs(manifest: dict) -> tuple[str, dict[str, Any], list[tuple[str, st
                 return unfit
         shown(construct, kwargs)  # refused props are the construct's answer, named here
     except KarpenterGpuError as err:
-        return Unfit(POOLS, f"the construct refuses it ({err.code}, {_plain_prop(err.prop)})", str(err))
+        return Unfit(POOLS, refusal_field(err), str(err))
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):  # another shape (pydantic's ValueError)
         return Unfit(POOLS, "spec", "a field of another shape than the construct's")
     return construct, kwargs, acks
