@@ -229,13 +229,17 @@ def _overlays(manifests: list[dict], ids: list[str], checker: Checker, out: Adop
             continue
         make = mig_overlay_call if mig_overlay(manifest) is not None else \
             gpu_capacity_call if is_gpu_capacity(manifest) else overlay_call
-        found = make(manifest, ids[index])
-        if isinstance(found, Call):
-            found = checker.check([], found, manifest) or found
-        if isinstance(found, Call):
-            out.calls[index] = found
-        else:
-            out.unfit[index] = found
+        _record(out, index, make(manifest, ids[index]), manifest, checker)
+
+
+def _record(out: Adopted, index: int, found: Call | Unfit, manifest: dict, checker: Checker) -> None:
+    """A one-object call kept when its synth writes ``manifest`` as read, else the reason it is not."""
+    if isinstance(found, Call):
+        found = checker.check([], found, manifest) or found
+    if isinstance(found, Call):
+        out.calls[index] = found
+    else:
+        out.unfit[index] = found
 
 
 def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
@@ -247,13 +251,7 @@ def adopt(manifests: list[dict], ids: list[str], checker: Checker) -> Adopted:
     _overlays(manifests, ids, checker, out)
     for index, manifest in enumerate(manifests):  # a hybrid group's description ConfigMap
         if is_hybrid(manifest):
-            found = hybrid_call(manifest, ids[index])
-            if isinstance(found, Call):
-                found = checker.check([], found, manifest) or found
-            if isinstance(found, Call):
-                out.calls[index] = found
-            else:
-                out.unfit[index] = found
+            _record(out, index, hybrid_call(manifest, ids[index]), manifest, checker)
     for c in out.node_classes:
         if c.variable not in referenced:
             c.variable = None  # nothing refers to it: a bare call (no unused name)
