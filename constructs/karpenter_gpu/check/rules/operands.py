@@ -9,6 +9,8 @@ the controller's ``FEATURE_GATES``. Helm ignores a values key the chart does not
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from karpenter_gpu.analysis.operand_placement import (
     DEVICE_PLUGIN, NEURON_DEVICE_PLUGIN, NEURON_VALUES, NFD_WORKER, PlacementNode, Verdict, chart_data,
     chart_refusals, controller_placement, device_plugins, gpu_operator_placement, karpenter_refusals,
@@ -58,6 +60,13 @@ def _operator_values(env: RuleEnvironment) -> dict | None:
     if not values or not_modelled(values):
         return None
     return values
+
+
+def _nvidia_placements(env: RuleEnvironment) -> Iterator[tuple[RuleObject, PlacementNode, dict[str, Verdict]]]:
+    """Each NVIDIA node the operator manages (not Auto Mode's), with where the node agents land on it."""
+    for obj, node in _nodes(env):
+        if node.accelerator == "nvidia" and node.kind != "auto":
+            yield obj, node, _placement(env, node)
 
 
 def _placement(env: RuleEnvironment, node: PlacementNode) -> dict[str, Verdict]:
@@ -132,10 +141,7 @@ def kg640_operand_cannot_land(env: RuleEnvironment) -> None:
                 "(the placement model follows the container workload stack only); fix: none needed if intended",
                 Severity.INFO)
         return
-    for obj, node in _nodes(env):
-        if node.accelerator != "nvidia" or node.kind == "auto":
-            continue
-        placement = _placement(env, node)
+    for obj, node, placement in _nvidia_placements(env):
         expected = _expected(node, placement)
         nfd = placement[NFD_WORKER]
         if not nfd.lands:
@@ -287,10 +293,7 @@ def kg644_device_plugins(env: RuleEnvironment) -> None:
     values = _operator_values(env)
     if values is None:
         return
-    for obj, node in _nodes(env):
-        if node.accelerator != "nvidia" or node.kind == "auto":
-            continue
-        placement = _placement(env, node)
+    for obj, node, placement in _nvidia_placements(env):
         plugins = device_plugins(placement, node)
         enabled = DEVICE_PLUGIN in placement
         if len(plugins) > 1 or (not plugins and not enabled):
