@@ -5,9 +5,11 @@ cheapest offering alone would give."""
 from __future__ import annotations
 
 from decimal import Decimal
+from types import SimpleNamespace
 
 from karpenter_gpu.analysis.catalog import default_catalog
 from karpenter_gpu.analysis.explain import explain_environment
+from karpenter_gpu.analysis.launch import claim_overheads
 from karpenter_gpu.analysis.notes import NoteKind
 from karpenter_gpu.analysis.pod_fit import first_choice, pod_fit
 from karpenter_gpu.analysis.pod_shape import PodShape
@@ -171,4 +173,56 @@ def test_explain_states_what_launches():
     pod = explain_environment("dev", manifests, default_catalog(), PodShape.parse("gpu=0,cpu=2,memory=4Gi"))["pod"]
     assert pod["first_choice"] == {"pool": "gpu", "instance": "g6f.4xlarge"}
     assert pod["launch"] == {"capacity_type": "on-demand", "instance_types": ["g6f.4xlarge"], "zones": ["other zones"],
-                             "dropped": {"exotic-instance-filter": ["g6.xlarge"]}}
+                             "dropped": {"exotic-instance-filter": ["g6.xlarge"]}, "alternatives": []}
+
+
+def _group(*daemons: tuple[str, dict]) -> SimpleNamespace:
+    """An option whose DaemonSets are ``daemons`` (name, requests): what claim_overheads reads of a Candidate."""
+    overhead: dict[str, Decimal] = {}
+    for _, requests in daemons:
+        for k, v in {**requests, "pods": 1}.items():
+            overhead[k] = overhead.get(k, Decimal(0)) + Decimal(v)
+    return SimpleNamespace(daemons=tuple(name for name, _ in daemons), daemon_overhead=overhead)
+
+
+def test_claim_overheads_are_every_order_of_the_daemonset_groups():
+    cpu, mem, cpu2 = ("d1", {"cpu": 1}), ("d2", {"memory": 4}), ("d3", {"cpu": 1})
+    one = {"cpu": Decimal(1), "pods": Decimal(1)}
+    # one group: its overhead, whatever the order (v1.9's per-template overhead is always this case)
+    assert claim_overheads([_group(cpu), _group(cpu)]) == (one,)
+    # a group without DaemonSets empties the running minimum, so the next group's overhead is taken whole
+    assert claim_overheads([_group(cpu), _group()]) == ({}, one)
+    # MinResources keeps the resources both have: "pods" (every daemon pod counts one)
+    assert claim_overheads([_group(cpu), _group(mem)]) == ({"pods": Decimal(1)},)
+    both = _group(cpu, mem)
+    assert claim_overheads([both, _group(cpu)]) == (one,)
+    # three groups, one without DaemonSets: where it falls in the order decides what is left
+    assert claim_overheads([_group(cpu), _group(mem), _group()]) == (
+        {}, {"pods": Decimal(1)}, one, {"memory": Decimal(4), "pods": Decimal(1)})
+
+
+def test_launch_follows_the_daemonset_requests_karpenter_adds_to_the_nodeclaim():
+    # a DaemonSet on the multi-GPU type only: the NodeClaim's requests may carry its overhead (Go map order), and
+    # then the provider's CompatibleAvailableFilter drops the 1-GPU type the pod just fits
+    agent = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+             "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+                 "metadata": {"labels": {"app": "agent"}},
+                 "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                     "nodeSelectorTerms": [{"matchExpressions": [
+                         {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["1"]}]}]}}},
+                     "tolerations": [{"operator": "Exists"}],
+                     "containers": [{"name": "a", "image": "example.com/a:1",
+                                     "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}}}}
+    manifests = [node_class(), pool([types("g6e.16xlarge", "g7e.48xlarge"), on_demand()])]
+    catalog = default_catalog()
+    small = [c for c in simulate_pools(manifests, catalog)[0].candidates if c.name == "g6e.16xlarge"][0]
+    room = small.free("memory") - Decimal(2**20)  # the pod leaves 1 MiB of the 1-GPU type free
+    shape = PodShape.parse(f"gpu=0,memory={int(room) // 2**20}Mi")
+    fit = first_choice(pod_fit(shape, [*manifests, agent], catalog))
+    assert fit is not None and fit.instance == "g6e.16xlarge"
+    assert [o.instance for o in fit.launch_alternatives] == ["g7e.48xlarge"]
+    env = explain_environment("dev", [*manifests, agent], catalog, shape)
+    assert [o["instance"] for o in env["pod"]["launch"]["alternatives"]] == ["g7e.48xlarge"]
+    # without the DaemonSet's selector on the GPU count it runs on both types: one overhead, one answer
+    plain = first_choice(pod_fit(shape, manifests, catalog))
+    assert plain is not None and plain.launch_alternatives == ()

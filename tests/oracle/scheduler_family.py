@@ -829,7 +829,7 @@ def python_answer(case: dict) -> dict:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
     capacity_type, _, where = (choice.offering or "/").partition("/")
     zone = where.split(" (")[0]  # a reserved offering names its reservation: "us-east-1a (cr-...)"
-    return {
+    out = {
         "nodepool": choice.pool,
         "instance_type": choice.instance,
         "price": None if choice.price is None else str(choice.price),
@@ -839,6 +839,13 @@ def python_answer(case: dict) -> dict:
         "launch_types": None if choice.launch is None else list(choice.launch.types),
         "launch_zones": None if choice.launch is None else [z for z in choice.launch.zones if z is not None],
     }
+    if choice.launch_alternatives:  # Karpenter's launch follows a Go map's order here (analysis.launch)
+        out["launch_alternatives"] = [{
+            "instance_type": other.instance, "price": None if other.price is None else str(other.price),
+            "capacity_type": other.capacity_type, "zone": other.offering.offering.zone,
+            "launch_types": list(other.types), "launch_zones": [z for z in other.zones if z is not None],
+        } for other in choice.launch_alternatives]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -972,7 +979,19 @@ def smaller(case: dict) -> Iterator[dict]:
 
 def differences(go: dict, py: dict) -> list[str]:
     """The classes in which the two answers differ (empty: they agree). An answer the core says it cannot give
-    (``not_modelled``: a pod ENI request) has no figure to compare (``features`` counts it)."""
+    (``not_modelled``: a pod ENI request) has no figure to compare (``features`` counts it). Where the core says
+    the launch follows the order of a Go map (``launch_alternatives``), Karpenter's launch agrees when it is any
+    one of them."""
+    classes = _differences(go, py)
+    for other in py.get("launch_alternatives") or ():
+        if not classes:
+            break
+        if not _differences(go, {**py, **other}):
+            return []
+    return classes
+
+
+def _differences(go: dict, py: dict) -> list[str]:
     if py.get("not_modelled"):
         return []
     if go.get("nodepool") is None or py.get("nodepool") is None:

@@ -200,7 +200,12 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
             launched = choice.launch
             out["pod"]["launch"] = {"capacity_type": launched.capacity_type, "instance_types": list(launched.types),
                                     "zones": [z if z is not None else "other zones" for z in launched.zones],
-                                    "dropped": {name: list(types) for name, types in launched.dropped}}
+                                    "dropped": {name: list(types) for name, types in launched.dropped},
+                                    # Karpenter's NodeClaim requests follow a Go map's order (launch.claim_overheads)
+                                    "alternatives": [{"instance": o.instance, "offering": o.offering.offering.label,
+                                                      "price": None if o.price is None else str(o.price),
+                                                      "instance_types": list(o.types)}
+                                                     for o in choice.launch_alternatives]}
     return out
 
 
@@ -338,4 +343,10 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
         lines.extend(f"{bullet}  {esc(f['pool'])}: " + (f"{esc(f['instance'])} ({esc(f['offering'])})" if f["instance"]
                                                         else note_text(f["reason"]))
                      for f in pod["fits"])
+        others = (pod.get("launch") or {}).get("alternatives") or []
+        if others:
+            lines.append(f"{bullet}  or launches " + " or ".join(
+                f"{esc(o['instance'])} ({esc(o['offering'])})" for o in others) +
+                ": the options run different DaemonSets, and the DaemonSet requests Karpenter adds to the NodeClaim "
+                "follow the order of a Go map (addDaemonRequests), so which type launches is not determined")
     return lines

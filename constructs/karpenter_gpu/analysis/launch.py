@@ -20,6 +20,10 @@ types' offerings of that capacity type (on-demand: lowest price; spot: price-cap
 6. ``SpotOfferingFilter`` (no minValues, on-demand and spot both allowed and offered): spot offerings dearer than the
    cheapest on-demand one are dropped.
 
+Before them all, ``CompatibleAvailableFilter`` keeps only the types whose allocatable holds the NodeClaim's requests:
+its pods' requests plus the DaemonSet overhead ``NodeClaim.addDaemonRequests`` added in ``FinalizeScheduling``
+(:func:`claim_overheads`), which need not be the overhead of every option's own DaemonSets.
+
 ``getCapacityType``: reserved when a remaining type has a compatible available reserved offering, else spot when
 one has a spot offering, else on-demand. Before that, the scheduler's ``FinalizeScheduling`` narrows a NodeClaim
 that holds reserved offerings to ``capacity-type In [reserved]`` (``DisableReservedCapacityFallback``).
@@ -27,6 +31,7 @@ that holds reserved offerings to ``capacity-type In [reserved]`` (``DisableReser
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Sequence
@@ -35,7 +40,7 @@ from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter
 from karpenter_gpu.k8s.labels import AMD_GPU, NEURON, NEURON_CORE, NVIDIA_GPU, Label
 from karpenter_gpu.k8s.offerings import OfferingPrice
 
-__all__ = ["Launch", "launch"]
+__all__ = ["Launch", "claim_overheads", "launch", "launches"]
 
 _EXOTIC_RESOURCES = (NEURON, NEURON_CORE, AMD_GPU, NVIDIA_GPU, "habana.ai/gaudi")
 #: CapacityReservationTypeFilter's order among partitions at the same price.
@@ -131,11 +136,72 @@ def _spot_offering_filter(work: _Working) -> _Working:
     return [(c, offerings) for c, offerings in out if offerings]
 
 
+_Overhead = tuple[tuple[str, Decimal], ...]
+
+
+def _min_resources(a: _Overhead, b: _Overhead) -> _Overhead:
+    """``resources.MinResources(a, b)``: the keys both have, at the smaller amount."""
+    other = dict(b)
+    return tuple((k, min(v, other[k])) for k, v in a if k in other)
+
+
+def claim_overheads(options: Sequence[Candidate]) -> tuple[dict[str, Decimal], ...]:
+    """Every DaemonSet overhead ``NodeClaim.addDaemonRequests`` (Karpenter v1.14.1 ``scheduling/nodeclaim.go``) can
+    add to the requests of a NodeClaim whose options are ``options``, smallest first.
+
+    ``buildDaemonOverheadGroups`` (``scheduling/scheduler.go``) groups a template's types by the DaemonSets that run
+    on them (:attr:`Candidate.daemons`) and returns the groups as ``lo.Values`` of a Go map: in an order that differs
+    from run to run. ``addDaemonRequests`` folds the groups that still have an option in that order: while the
+    running minimum has no resource it takes the group's overhead (a group without DaemonSets has none), else
+    ``resources.MinResources`` keeps the resources both have, at the smaller amount. So with one group (v1.9's
+    per-template overhead, or the same DaemonSets on every option) the answer is that group's overhead; with
+    groups that differ it depends on the order, and each order's answer is returned."""
+    groups: dict[tuple[str, ...], _Overhead] = {}
+    for c in options:
+        groups.setdefault(tuple(sorted(c.daemons)), tuple(sorted(c.daemon_overhead.items())) if c.daemons else ())
+    kinds: dict[_Overhead, int] = {}
+    for overhead in groups.values():
+        kinds[overhead] = kinds.get(overhead, 0) + 1
+    values = list(kinds)
+    start = tuple(kinds[v] for v in values)
+    states: set[tuple[tuple[int, ...], _Overhead]] = {(start, ())}
+    for _ in range(sum(start)):  # one group folded per step, in every order (equal overheads are interchangeable)
+        states = {(left[:i] + (left[i] - 1,) + left[i + 1:], values[i] if not running else
+                   _min_resources(running, values[i]))
+                  for left, running in states for i in range(len(values)) if left[i]}
+    return tuple(dict(o) for o in sorted({running for _, running in states}, key=lambda o: (len(o), o)))
+
+
+def _holds(c: Candidate, requests: Mapping[str, Decimal]) -> bool:
+    """``resources.Fits(requests, allocatable)``: no allocatable amount below 0 and every request within it."""
+    return all(v >= 0 for v in c.capacity.values()) and all(
+        c.capacity.get(r, Decimal(1) if r == "pods" else Decimal(0)) >= v for r, v in requests.items())
+
+
+def launches(options: Sequence[Candidate], allowed: OfferingFilter, capacity_types: Sequence[str],
+             min_values: bool, requests: Mapping[str, Decimal]) -> tuple[Launch, ...]:
+    """What may launch for a NodeClaim whose pods request ``requests`` in all: :func:`launch` for each overhead
+    :func:`claim_overheads` gives, each different answer once, the cheapest first. More than one answer means
+    Karpenter's own choice depends on the order of a Go map (the launched type is then not determined)."""
+    out: list[Launch] = []
+    for overhead in claim_overheads(options):
+        total = dict(requests)
+        for k, v in overhead.items():
+            total[k] = total.get(k, Decimal(0)) + v
+        launched = launch(options, allowed, capacity_types, min_values, total)
+        if launched is not None and launched not in out:
+            out.append(launched)
+    return tuple(sorted(out, key=lambda o: (_price(o.offering), o.instance, o.types)))
+
+
 def launch(options: Sequence[Candidate], allowed: OfferingFilter, capacity_types: Sequence[str],
-           min_values: bool) -> Launch | None:
+           min_values: bool, requests: Mapping[str, Decimal] | None = None) -> Launch | None:
     """What launches for a NodeClaim whose options are ``options`` (the candidates the pod fits, within limits),
-    whose offerings ``allowed`` admits (the pod's requirements) and whose requirements allow ``capacity_types``
-    (the pool's, narrowed by the pod) and carry minValues or not. None: no option has an offering."""
+    whose offerings ``allowed`` admits (the pod's requirements), whose requirements allow ``capacity_types``
+    (the pool's, narrowed by the pod) and carry minValues or not, and whose requests (pods and DaemonSet overhead)
+    are ``requests`` (None: every option holds them). None: no option has an offering."""
+    if requests is not None:  # CompatibleAvailableFilter: the NodeClaim's requests fit the type's allocatable
+        options = [c for c in options if _holds(c, requests)]
     work: _Working = [(c, [o for o in c.offerings if allowed(o.offering)]) for c in options]
     work = [(c, offerings) for c, offerings in work if offerings]
     if not work:

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from karpenter_gpu.analysis.candidates import Candidate, OfferingFilter, remaining_limits, within_limits
 from karpenter_gpu.analysis.catalog import Catalog
-from karpenter_gpu.analysis.launch import Launch, launch
+from karpenter_gpu.analysis.launch import Launch, launches
 from karpenter_gpu.analysis.min_values import distinct_values
 from karpenter_gpu.analysis.pod_shape import PodShape, resource_text
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
@@ -48,6 +48,9 @@ class Fit:
     unmodelled: tuple[str, ...] = field(default=(), compare=False)
     #: What launches: the capacity type asked for, the types and zones offered to EC2 after the launch filters.
     launch: Launch | None = field(default=None, compare=False)
+    #: What else may launch: Karpenter's NodeClaim requests depend on the order of a Go map when the options run
+    #: different DaemonSets (:func:`~karpenter_gpu.analysis.launch.claim_overheads`); ``launch`` is the cheapest.
+    launch_alternatives: tuple[Launch, ...] = field(default=(), compare=False)
 
 
 def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
@@ -150,13 +153,14 @@ def _fit_one(shape: PodShape, report: PoolReport, pod_reqs: Requirements, allowe
     if not any(c.offerings for c in within):
         return fit(best.instance.name, price, offering=None if chosen is None else chosen.offering.label,
                    options=names)
-    launched = launch([c for c in within if c.offerings], allowed, _capacity_types(report, pod_reqs),
-                      _has_min_values(report))
-    if launched is None:
+    possible = launches([c for c in within if c.offerings], allowed, _capacity_types(report, pod_reqs),
+                        _has_min_values(report), requests)
+    if not possible:
         return fit(reason="no offering of the options is left after the provider's launch filters")
+    launched = possible[0]
     out = fit(launched.instance, launched.price, offering=launched.offering.offering.label, options=names)
     return Fit(out.pool, out.instance, out.price, out.reason, out.kind, out.weight, out.offering, out.options,
-               launch=launched)
+               launch=launched, launch_alternatives=possible[1:])
 
 
 def _capacity_types(report: PoolReport, pod_reqs: Requirements) -> list[str]:

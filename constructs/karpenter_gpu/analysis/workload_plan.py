@@ -107,7 +107,11 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
         "nodeclaims": [{"pool": c.pool, "options": list(c.options), "instance_type": c.instance_type,
                         "capacity_type": c.capacity_type, "price_label": _capacity_label(c, aws), "zone": c.zone,
                         "hourly": _str(price), "ranked_at": _str(c.hourly) if price != c.hourly else None,
-                        "overlay": c.launch.offering.overlay if c.launch is not None else None, "pods": list(c.pods)}
+                        "overlay": c.launch.offering.overlay if c.launch is not None else None, "pods": list(c.pods),
+                        # what else may launch: the NodeClaim's DaemonSet requests follow a Go map's order
+                        "or_launches": [{"instance_type": o.instance, "capacity_type": o.capacity_type,
+                                         "zone": o.offering.offering.zone, "hourly": _str(o.price)}
+                                        for o in c.alternatives]}
                        for c, price in zip(plan.nodeclaims, billed)],
         "existing": [{"node": e.node, "pool": e.pool, "pods": list(e.pods)} for e in plan.existing],
         "pending": [{"pod": p.pod, "reason": p.reason} for p in plan.pending],
@@ -165,6 +169,12 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
     lines.extend(f"{bullet}existing node {esc(e['node'])} ({esc(e['pool'] or 'no NodePool')}) takes "
                  f"{esc(', '.join(e['pods']), MAX_NOTE)}" for e in env["existing"])
     lines.extend(_hourly_lines(env, bullet, esc))
+    lines.extend(f"{bullet}a {esc(c['pool'])} NodeClaim priced as {esc(c['instance_type'] or '-')} may launch "
+                 + " or ".join(f"{esc(o['instance_type'])} ({_money(None if o['hourly'] is None else Decimal(o['hourly']))})"
+                               for o in c["or_launches"])
+                 + " instead: its options run different DaemonSets, and the DaemonSet requests Karpenter adds to the "
+                   "NodeClaim follow the order of a Go map (addDaemonRequests)"
+                 for c in env["nodeclaims"] if c["or_launches"])
     for pool, left in env["remaining"].items():
         text = ", ".join(f"{k} {amount_text(k, Decimal(v))}" for k, v in left.items() if v is not None)
         lines.append(f"{bullet}left of {esc(pool)}'s limits: {esc(text) or '-'}")

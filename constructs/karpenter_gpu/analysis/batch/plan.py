@@ -29,6 +29,9 @@ class PlannedClaim:
     launch: Launch | None = field(default=None, compare=False, repr=False)
     #: The zones of the launched capacity type's offerings the provider gives CreateFleet (sorted).
     zones: tuple[str, ...] = ()
+    #: What else may launch (the NodeClaim's DaemonSet requests follow a Go map's order,
+    #: :func:`~karpenter_gpu.analysis.launch.claim_overheads`); the fields above are the cheapest answer.
+    alternatives: tuple[Launch, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)

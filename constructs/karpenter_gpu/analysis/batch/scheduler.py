@@ -30,7 +30,7 @@ from karpenter_gpu.analysis.candidates import (
     UNMODELLED_LIMITS, Candidate, OfferingFilter, node_resource, price_key, remaining_limits,
 )
 from karpenter_gpu.analysis.catalog import Catalog, default_catalog
-from karpenter_gpu.analysis.launch import launch
+from karpenter_gpu.analysis.launch import launches
 from karpenter_gpu.analysis.simulator import PoolReport, simulate_pools
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode, pool_usage
@@ -354,12 +354,13 @@ def _planned(claim: NewClaim) -> PlannedClaim:
         best = min(claim.options, key=price_key)
         return PlannedClaim(claim.report.name, pods, names, best.name, None, None, best.price)
     has_min_values = any(r.min_values for r in reqs.values())
-    launched = launch(offered, OfferingFilter(reqs), types, has_min_values)
-    if launched is None:
+    possible = launches(offered, OfferingFilter(reqs), types, has_min_values, claim.requests)
+    if not possible:
         return PlannedClaim(claim.report.name, pods, names, None, None, None, None)
+    launched = possible[0]
     return PlannedClaim(claim.report.name, pods, names, launched.instance, launched.capacity_type,
                         launched.offering.offering.zone, launched.price, launched,
-                        tuple(z for z in launched.zones if z is not None))
+                        tuple(z for z in launched.zones if z is not None), possible[1:])
 
 
 def schedule_batch(manifests: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str, Any]], *,
