@@ -159,3 +159,18 @@ def test_a_price_of_many_digits_times_a_huge_count_stays_exact():
     fill = dearest_fill([("p", D("42.724799999999995"), [D(8)])], [D("863565228548292.608")])
     assert fill.counts == (("p", 107945653568536),)
     assert fill.total == D("4611956459584986.353071732157320") and fill.exact  # 42724799999999995 * 107945653568536
+
+
+def test_a_huge_memory_limit_quotes_the_bound_when_the_table_is_billions_of_cells():
+    """``limits: {memory: +683T}`` against sizes in MiB (scheduler family, seed 403353796 case 1407): the branch
+    and bound stops at its budget 0.004% below its LP bound and the exact table would be 3.3 billion cells
+    (minutes). The answer is the branch and bound's best with the bound quoted as the ceiling, in milliseconds."""
+    mib = 2**20
+    items = [(f"t{i}", D(p) / 10**6, [D(w * mib)]) for i, (p, w) in enumerate(
+        [(828000, 30251), (2520000, 30310), (4721000, 181862), (14256640, 363724), (21957642, 1091174)])]
+    limit = [D(650965583 * mib)]
+    start = time.process_time()
+    fill = dearest_fill(items, limit)
+    assert time.process_time() - start < 2 and fill is not None and not fill.exact
+    assert fill.bound is not None and fill.total <= fill.ceiling == fill.bound <= fill.total * D("1.0001")
+    assert sum(k * int(items[int(n[1:])][2][0]) for n, k in fill.counts) <= limit[0]

@@ -21,7 +21,9 @@ an integer knapsack with one dimension per limited resource. :func:`dearest_fill
    O(n * w_b * w_max) time, independent of the limit (n items, sizes in gcd units). When that table would exceed
    ``DP_CELLS`` (sizes in fine units, e.g. memory limits in MiB whose gcd is small: tens of millions of cells, a
    minute), the branch and bound of step 4 solves the one resource instead when it proves its optimum within its
-   node budget, and the table is built only when it does not.
+   node budget, and the table is built only when it does not and has at most ``DP_MAX_CELLS`` cells. Past that
+   (a limit of hundreds of terabytes of memory against sizes in MiB: billions of cells, minutes), the branch and
+   bound's best is given with its LP bound (``exact`` False), as in step 4.
 4. Several resources: depth-first branch and bound over the items (best surrogate ratio first) with surrogate
    LP bounds (every limited resource alone, their normalised sum and pairwise mixes). The bound is concave in the
    count of the item being branched on, so the counts worth trying form one interval computed directly.
@@ -72,6 +74,9 @@ BUDGET = 20_000
 #: The largest one-resource table (items x weights) solved by dynamic programming; larger ones go to the branch
 #: and bound.
 DP_CELLS = 200_000
+#: The largest one-resource table built when the branch and bound stops at its budget (about a second); past it the
+#: LP bound is quoted.
+DP_MAX_CELLS = 2_000_000
 
 
 def dearest_fill_cached(items: tuple[tuple[str, Decimal, tuple[Decimal, ...]], ...],
@@ -114,7 +119,7 @@ def dearest_fill(items: Sequence[tuple[str, Decimal, Sequence[Decimal]]],
         counts: list[int] = []
         total = 0
     elif len(dims) == 1:
-        total, counts = _one_resource(sub_prices, sub_sizes, sub_caps, budget)
+        total, counts, bound = _one_resource(sub_prices, sub_sizes, sub_caps, budget)
     else:
         total, counts, bound = _branch_and_bound(sub_prices, sub_sizes, sub_caps, budget)
     chosen = {keep[k]: n for k, n in enumerate(counts) if n}
@@ -154,16 +159,19 @@ def _needed_dims(keep: list[int], sizes: list[tuple[int, ...]], caps: list[int])
 
 
 def _one_resource(prices: list[int], sizes: list[tuple[int, ...]], caps: list[int], budget: int
-                  ) -> tuple[int, list[int]]:
-    """One limited resource, exactly: the DP of :func:`_one_dimension` when its table is at most ``DP_CELLS``,
-    else branch and bound when it proves its optimum within ``budget`` nodes (fine-grained sizes, such as memory in
-    MiB, make the DP table millions of cells), else the DP after all."""
+                  ) -> tuple[int, list[int], int | None]:
+    """One limited resource: the DP of :func:`_one_dimension` when its table is at most ``DP_CELLS``, else branch
+    and bound when it proves its optimum within ``budget`` nodes (fine-grained sizes, such as memory in MiB, make
+    the DP table millions of cells), else the DP after all when its table is at most ``DP_MAX_CELLS``, else the
+    branch and bound's best with its bound (the third item: None when the total is proven optimal)."""
     weights = [s[0] for s in sizes]
-    if _dp_cells(prices, weights, caps[0]) > DP_CELLS:
+    cells = _dp_cells(prices, weights, caps[0])
+    if cells > DP_CELLS:
         total, counts, bound = _branch_and_bound(prices, sizes, caps, budget)
-        if bound is None:
-            return total, counts
-    return _one_dimension(prices, weights, caps[0])
+        if bound is None or cells > DP_MAX_CELLS:
+            return total, counts, bound
+    total, counts = _one_dimension(prices, weights, caps[0])
+    return total, counts, None
 
 
 def _best_ratio(prices: list[int], weights: list[int]) -> int:
