@@ -186,7 +186,7 @@ def _group(*daemons: tuple[str, dict]) -> SimpleNamespace:
 
 
 def test_claim_overheads_are_every_order_of_the_daemonset_groups():
-    cpu, mem, cpu2 = ("d1", {"cpu": 1}), ("d2", {"memory": 4}), ("d3", {"cpu": 1})
+    cpu, mem = ("d1", {"cpu": 1}), ("d2", {"memory": 4})
     one = {"cpu": Decimal(1), "pods": Decimal(1)}
     # one group: its overhead, whatever the order (v1.9's per-template overhead is always this case)
     assert claim_overheads([_group(cpu), _group(cpu)]) == (one,)
@@ -215,7 +215,7 @@ def test_launch_follows_the_daemonset_requests_karpenter_adds_to_the_nodeclaim()
                                      "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}}}}
     manifests = [node_class(), pool([types("g6e.16xlarge", "g7e.48xlarge"), on_demand()])]
     catalog = default_catalog()
-    small = [c for c in simulate_pools(manifests, catalog)[0].candidates if c.name == "g6e.16xlarge"][0]
+    small = next(c for c in simulate_pools(manifests, catalog)[0].candidates if c.name == "g6e.16xlarge")
     room = small.free("memory") - Decimal(2**20)  # the pod leaves 1 MiB of the 1-GPU type free
     shape = PodShape.parse(f"gpu=0,memory={int(room) // 2**20}Mi")
     fit = first_choice(pod_fit(shape, [*manifests, agent], catalog))
