@@ -177,14 +177,14 @@ def test_an_int32_field_beyond_int32_is_stored_and_not_decoded():
                      ("spec.networkInterfaces[1].deviceIndex", "KG470")}
 
 
-def test_the_int32_fields_are_those_the_crds_mark_int32():
+def _spec_fields(wanted) -> dict[str, tuple[str, ...]]:
+    """Per kind (NodePool, NodeOverlay, EC2NodeClass, of every packaged line), the spec paths whose schema
+    ``wanted`` admits; kinds without one left out."""
     import yaml
     from importlib import resources
 
-    from karpenter_gpu.k8s.go_decode import INT32_FIELDS
-
     def walk(schema: dict, path: str) -> list[str]:
-        out = [path] if schema.get("type") == "integer" and schema.get("format") == "int32" else []
+        out = [path] if wanted(schema) else []
         for key, child in (schema.get("properties") or {}).items():
             out += walk(child, f"{path}.{key}" if path else key)
         if "items" in schema:
@@ -192,14 +192,52 @@ def test_the_int32_fields_are_those_the_crds_mark_int32():
         return out
 
     crds = resources.files("karpenter_gpu").joinpath("data/crds")
-    found: dict[str, tuple[str, ...]] = {}
-    for name in ("karpenter.sh_nodepools.yaml", "karpenter.sh_nodeoverlays.yaml",
-                 "karpenter.k8s.aws_ec2nodeclasses.yaml"):
-        crd = yaml.safe_load(crds.joinpath(name).read_text())
-        storage = next(v for v in crd["spec"]["versions"] if v.get("storage"))
-        paths = [p for p in walk(storage["schema"]["openAPIV3Schema"], "") if p.startswith("spec.")]
-        found[crd["spec"]["names"]["kind"]] = tuple(sorted(paths))
+    found: dict[str, set[str]] = {}
+    for line in ("", "v1.9/"):
+        for name in ("karpenter.sh_nodepools.yaml", "karpenter.sh_nodeoverlays.yaml",
+                     "karpenter.k8s.aws_ec2nodeclasses.yaml"):
+            crd = yaml.safe_load(crds.joinpath(line + name).read_text())
+            storage = next(v for v in crd["spec"]["versions"] if v.get("storage"))
+            paths = [p for p in walk(storage["schema"]["openAPIV3Schema"], "") if p.startswith("spec.")]
+            found.setdefault(crd["spec"]["names"]["kind"], set()).update(paths)
+    return {kind: tuple(sorted(paths)) for kind, paths in found.items() if paths}
+
+
+def test_the_int32_fields_are_those_the_crds_mark_int32():
+    from karpenter_gpu.k8s.go_decode import INT32_FIELDS
+
+    found = _spec_fields(lambda s: s.get("type") == "integer" and s.get("format") == "int32")
     assert found == {kind: tuple(sorted(paths)) for kind, paths in INT32_FIELDS.items()}
+
+
+def test_the_formatted_string_fields_are_those_the_crds_give_a_format():
+    from karpenter_gpu.k8s.go_decode import FORMATTED_STRING_FIELDS
+
+    found = _spec_fields(lambda s: s.get("format") is not None and s.get("type") not in ("integer", "number"))
+    assert found == {kind: tuple(sorted(paths)) for kind, paths in FORMATTED_STRING_FIELDS.items()}
+
+
+def test_a_list_for_a_taint_time_is_stored_and_not_decoded():
+    """apiserver family, seed 793477656 case 15264: ``taints: [{..., timeAdded: []}]`` is stored (kube-openapi's
+    type check passes a slice for a string with a format) and Karpenter's informer cannot unmarshal an array into
+    the taint's metav1.Time; a time or no value decodes."""
+    pool = {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "gpu"}, "spec": {"template": {
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+                 "requirements": [],
+                 "taints": [{"key": "a", "effect": "NoSchedule", "timeAdded": []},
+                            {"key": "b", "effect": "NoSchedule", "timeAdded": "2026-01-01T00:00:00Z"}],
+                 "startupTaints": [{"key": "c", "effect": "NoSchedule", "timeAdded": [1]}]}}}}
+    assert [(p.path, p.reader) for p in decode_problems(pool)] == [
+        ("spec.template.spec.startupTaints[0].timeAdded", "karpenter"),
+        ("spec.template.spec.taints[0].timeAdded", "karpenter")]
+    answer = apiserver_family.core_answer({"object": pool})
+    assert answer["accepted"] is True and answer["decodes"] is False
+    found = {(f.path, f.code) for f in check_rules([("m.yaml", pool)]) if f.code == "KG470"}
+    assert found == {("spec.template.spec.taints[0].timeAdded", "KG470"),
+                     ("spec.template.spec.startupTaints[0].timeAdded", "KG470")}
+    for taint in pool["spec"]["template"]["spec"]["taints"] + pool["spec"]["template"]["spec"]["startupTaints"]:
+        taint.pop("timeAdded")
+    assert decode_problems(pool) == [] and apiserver_family.core_answer({"object": pool})["decodes"] is True
 
 
 def test_an_exponent_of_thousands_of_digits_is_read_as_strconv_reads_it():
