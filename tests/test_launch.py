@@ -201,28 +201,48 @@ def test_claim_overheads_are_every_order_of_the_daemonset_groups():
         {}, {"pods": Decimal(1)}, one, {"memory": Decimal(4), "pods": Decimal(1)})
 
 
+#: A DaemonSet that runs only on types of more than one GPU.
+AGENT = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
+         "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
+             "metadata": {"labels": {"app": "agent"}},
+             "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                 "nodeSelectorTerms": [{"matchExpressions": [
+                     {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["1"]}]}]}}},
+                 "tolerations": [{"operator": "Exists"}],
+                 "containers": [{"name": "a", "image": "example.com/a:1",
+                                 "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}}}}
+
+
 def test_launch_follows_the_daemonset_requests_karpenter_adds_to_the_nodeclaim():
     # a DaemonSet on the multi-GPU type only: the NodeClaim's requests may carry its overhead (Go map order), and
     # then the provider's CompatibleAvailableFilter drops the 1-GPU type the pod just fits
-    agent = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
-             "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {
-                 "metadata": {"labels": {"app": "agent"}},
-                 "spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                     "nodeSelectorTerms": [{"matchExpressions": [
-                         {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Gt", "values": ["1"]}]}]}}},
-                     "tolerations": [{"operator": "Exists"}],
-                     "containers": [{"name": "a", "image": "example.com/a:1",
-                                     "resources": {"requests": {"cpu": "1", "memory": "4Gi"}}}]}}}}
     manifests = [node_class(), pool([types("g6e.16xlarge", "g7e.48xlarge"), on_demand()])]
     catalog = default_catalog()
     small = next(c for c in simulate_pools(manifests, catalog)[0].candidates if c.name == "g6e.16xlarge")
     room = small.free("memory") - Decimal(2**20)  # the pod leaves 1 MiB of the 1-GPU type free
     shape = PodShape.parse(f"gpu=0,memory={int(room) // 2**20}Mi")
-    fit = first_choice(pod_fit(shape, [*manifests, agent], catalog))
+    fit = first_choice(pod_fit(shape, [*manifests, AGENT], catalog))
     assert fit is not None and fit.instance == "g6e.16xlarge"
     assert [o.instance for o in fit.launch_alternatives] == ["g7e.48xlarge"]
-    env = explain_environment("dev", [*manifests, agent], catalog, shape)
+    env = explain_environment("dev", [*manifests, AGENT], catalog, shape)
     assert [o["instance"] for o in env["pod"]["launch"]["alternatives"]] == ["g7e.48xlarge"]
     # without the DaemonSet's selector on the GPU count it runs on both types: one overhead, one answer
     plain = first_choice(pod_fit(shape, manifests, catalog))
     assert plain is not None and plain.launch_alternatives == ()
+
+
+def test_a_planned_nodeclaim_names_what_else_it_may_launch():
+    """plan: the same NodeClaim in a batch (scheduler.py ``_planned``) launches the 1-GPU type at its cheapest and
+    names the 8-GPU type it launches when Go's map order adds the DaemonSet's requests; the JSON carries both."""
+    from karpenter_gpu.analysis.batch import schedule_batch
+
+    manifests = [node_class(), pool([types("g6e.16xlarge", "g7e.48xlarge"), on_demand()])]
+    catalog = default_catalog()
+    small = next(c for c in simulate_pools(manifests, catalog)[0].candidates if c.name == "g6e.16xlarge")
+    memory = f"{(int(small.free('memory')) - 2**20) // 2**20}Mi"
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"memory": memory}}}]}}
+    (claim,) = schedule_batch([*manifests, AGENT], [pod], catalog=catalog).nodeclaims
+    assert claim.instance_type == "g6e.16xlarge" and [o.instance for o in claim.alternatives] == ["g7e.48xlarge"]
+    (alone,) = schedule_batch(manifests, [pod], catalog=catalog).nodeclaims
+    assert alone.instance_type == "g6e.16xlarge" and alone.alternatives == ()
