@@ -246,3 +246,30 @@ def test_a_planned_nodeclaim_names_what_else_it_may_launch():
     assert claim.instance_type == "g6e.16xlarge" and [o.instance for o in claim.alternatives] == ["g7e.48xlarge"]
     (alone,) = schedule_batch(manifests, [pod], catalog=catalog).nodeclaims
     assert alone.instance_type == "g6e.16xlarge" and alone.alternatives == ()
+
+
+def test_claim_overheads_equal_every_order_folded():
+    """The closure :func:`claim_overheads` computes equals folding the groups in every order (``addDaemonRequests``
+    run on each permutation), on random groups of DaemonSets over cpu, memory and a GPU resource."""
+    import itertools
+    import random
+
+    from karpenter_gpu.analysis.launch import _min_resources
+
+    rng = random.Random(7)
+    for _ in range(300):
+        options = []
+        for g in range(rng.randint(1, 5)):
+            daemons = [(f"d{g}-{i}", {k: rng.randint(0, 3) for k in rng.sample(["cpu", "memory", EFA], rng.randint(0, 3))})
+                       for i in range(rng.choice((0, 1, 1, 2)))]
+            options.append(_group(*daemons))
+        groups = {}
+        for c in options:
+            groups.setdefault(tuple(sorted(c.daemons)), tuple(sorted(c.daemon_overhead.items())) if c.daemons else ())
+        folded = set()
+        for order in itertools.permutations(groups.values()):
+            running: tuple = ()
+            for o in order:
+                running = o if not running else _min_resources(running, o)
+            folded.add(running)
+        assert {tuple(sorted(o.items())) for o in claim_overheads(options)} == folded
