@@ -151,3 +151,21 @@ def test_the_core_reads_the_cases_subnets_and_a_placement_group_is_not_modelled(
     pg["pod"]["spec"].pop("nodeSelector", None)
     pg["pod"]["spec"].pop("affinity", None)
     assert scheduler_family.python_answer(pg).get("not_modelled") == ["spec.placementGroupSelector"]
+
+
+def test_min_values_on_the_zone_counts_the_types_own_zones_not_the_pools():
+    """scheduler family, seed 3333 case 5940: ``zone In [us-east-1a]`` and ``zone Exists minValues 2`` merge into
+    ``In [us-east-1a]`` with minValues 2, and ``SatisfiesMinValues`` counts each remaining type's own zone requirement
+    (``computeRequirements``: its offering zones that have a subnet of the node class), which the pool does not
+    narrow: subnets in 1a and 1b meet 2 and the pod launches in 1a; a subnet in 1a alone meets 1, nothing launches."""
+    docs = manifests("on-demand", types=("g6.xlarge",), zones=("us-east-1a",))
+    docs[0]["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "topology.kubernetes.io/zone", "operator": "Exists", "minValues": 2})
+    everywhere = offerings(g6_xlarge=list(EVERYWHERE))
+    two = facts(everywhere, subnets(("subnet-a", "us-east-1a", {"k": "v"}), ("subnet-b", "us-east-1b", {"k": "v"})),
+                groups(("sg-1", "nodes", {"k": "v"})))
+    fit = choice(docs, two)
+    assert fit is not None and (fit.instance, fit.offering) == ("g6.xlarge", "on-demand/us-east-1a")
+    one = facts(everywhere, subnets(("subnet-a", "us-east-1a", {"k": "v"}), ("subnet-c", "us-east-1c", {"t": "x"})),
+                groups(("sg-1", "nodes", {"k": "v"})))
+    assert choice(docs, one) is None

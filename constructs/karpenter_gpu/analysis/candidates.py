@@ -59,6 +59,9 @@ class Candidate:
     #: The capacity-reservation requirements the type carries in this pool's node class
     #: (:func:`~karpenter_gpu.k8s.offerings.reservation_requirements`); empty when the reservations are not known.
     reservation_requirements: Requirements = field(default_factory=Requirements, hash=False, compare=False)
+    #: The zones of the type's own ``topology.kubernetes.io/zone`` requirement (``computeRequirements``: the zones it
+    #: is offered in that have a subnet of the node class), whatever the pool asks for; None: not known.
+    type_zones: frozenset[str] | None = field(default=None, hash=False, compare=False)
 
     def free(self, resource: str) -> Decimal:
         """What a pod can be given of ``resource``: allocatable less the DaemonSets' requests."""

@@ -38,12 +38,16 @@ def min_values(pool: NodePoolView, zones: tuple[str, ...], candidates: Sequence[
 def distinct_values(key: str, candidates: Sequence[Candidate], zones: tuple[str, ...] = ()) -> set[str] | None:
     """The values of ``key`` the candidates' own requirements carry, as ``SatisfiesMinValues`` collects them (None:
     not known -- zones without AWS facts naming them). capacity-type: on-demand and spot, reserved for a type with a
-    reservation (computeRequirements), whatever the pool asks for; zone: the zones the types are offered in (the node
-    class's subnet zones among them), within the pool's declared zones, else the declared zones when the offerings'
-    zones are not known; any other key: the types' labels (a key no type carries: none)."""
+    reservation (computeRequirements), whatever the pool asks for; zone: the types' own zones (the zones each is
+    offered in that have a subnet of the node class, :attr:`Candidate.type_zones`), whatever the pool asks for;
+    when those are not known, the zones of the offerings the pool admits within its declared zones, else the
+    declared zones; any other key: the types' labels (a key no type carries: none)."""
     if key == Label.CAPACITY_TYPE:
         return {"on-demand", "spot"} | {"reserved" for c in candidates if _reserved(c)}
     if key == Label.ZONE:
+        own = [c.type_zones for c in candidates]
+        if candidates and all(z is not None for z in own):
+            return {z for zones in own if zones is not None for z in zones}
         offered = {o.offering.zone for c in candidates for o in c.offerings}
         if candidates and None not in offered:  # the types' zones are known (AWS facts): offerings ∩ subnets
             known = {z for z in offered if z is not None}

@@ -442,7 +442,16 @@ def _candidate(pool: NodePoolView, it: InstanceType, resolution: OverlayResoluti
     overhead, daemons = daemon_overhead(pool, it, context.daemons,
                                         pool.auto_mode or context.settings.has("daemonset-overhead-per-type"))
     return Candidate(it, overlaid.cheapest if offerings else it.price, capacity, overlaid.overlays, overlaid.prices,
-                     limit_capacity, overhead, daemons, reserved_reqs)
+                     limit_capacity, overhead, daemons, reserved_reqs, _type_zones(it.name, facts))
+
+
+def _type_zones(name: str, facts: AwsFacts | None) -> frozenset[str] | None:
+    """The zones of the type's own zone requirement (aws ``computeRequirements``: its offering zones that have a
+    subnet of the node class); None when the facts do not name both."""
+    if facts is None or facts.subnet_zones is None or not facts.sources.get("offerings"):
+        return None
+    offered = facts.offered.get(name)
+    return None if offered is None else offered & facts.subnet_zones
 
 
 def _unoffered_notes(catalog: Catalog, unoffered: list[str], facts: AwsFacts | None, notes: list[Note]
