@@ -9,7 +9,9 @@ the core's answer (``expect``) and Go solves it until one of its answers equals 
 identical pods and of zones) or ``runs`` solves are spent, returning that answer, else the one answer every solve
 gave (``{"answers": [...], "solves": n}``, pods named by their class), or ``varied`` when the solves gave several,
 none the core's (unverified: counted apart). The core agrees when its answer is one of them. Most cases stop after
-one solve, and the cases whose answer varies are checked (they were all left out before).
+one solve, and the cases whose answer varies are checked (they were all left out before). A fresh case whose
+``runs`` solves gave one answer, not the core's, is solved up to ``RECHECK_RUNS`` more times before it counts as a
+disagreement (``tally`` says how many found the core's answer only then).
 
 Case: the scheduler family's case (see ``scheduler_family``) with ``pods`` (v1 Pods after EKS admission, replica
 groups sharing labels) in place of ``pod``, ``runs``, ``classes`` (pod -> class) and ``expect``.
@@ -43,6 +45,10 @@ RUNS = 400
 #: Solves at most per vector case (run.py sets it): as fresh ones. A vector records the answer of Karpenter's equal to
 #: the core's when one was found (so a rebuild is byte-identical), and carries the core's answer it stopped at.
 VECTOR_RUNS = RUNS
+#: Solves at most when a fresh case's RUNS solves gave one answer, not the core's (run.py ``check``): Karpenter
+#: answers some cases the core's way a few times in a thousand (batch-3333-6977: 0 of 400, then found), so the case
+#: counts as a disagreement only when these solves do not find the core's answer either.
+RECHECK_RUNS = 4000
 
 
 def _spread(rng: random.Random, app: str, other: str) -> dict:
@@ -333,6 +339,9 @@ def tally(requests: list[dict], answers: list[dict]) -> str:
     paths: dict[str, int] = {}
     abstained = 0
     varied = sum(1 for a in answers if isinstance(a.get("answer"), dict) and a["answer"].get("varied"))
+    rechecked = sum(1 for a in answers if a.get("rechecked") and isinstance(a.get("answer"), dict)
+                    and not a["answer"].get("varied") and not core_differences(
+                        next(r["case"] for r in requests if r["id"] == a["id"]), a["answer"]))
     for request in requests:
         try:
             py = python_answer(request["case"])
@@ -344,9 +353,9 @@ def tally(requests: list[dict], answers: list[dict]) -> str:
                 key = path.split(": ", 1)[-1]
                 paths[key] = paths.get(key, 0) + 1
     top = ", ".join(f"{p} ({n})" for p, n in sorted(paths.items(), key=lambda kv: -kv[1])[:6])
-    return (f"oracle family batch: {len(requests) - abstained - varied} compared, {varied} answered by Karpenter in "
-            f"several ways, none the core's, in {RUNS} solves (unverified), {abstained} not modelled by the core"
-            + (f": {top}" if top else ""))
+    return (f"oracle family batch: {len(requests) - abstained - varied} compared ({rechecked} found the core's answer "
+            f"only in up to {RECHECK_RUNS} more solves), {varied} answered by Karpenter in several ways, none the "
+            f"core's, in {RUNS} solves (unverified), {abstained} not modelled by the core" + (f": {top}" if top else ""))
 
 
 def smaller(case: dict) -> Iterator[dict]:
