@@ -353,9 +353,10 @@ def tally(requests: list[dict], answers: list[dict]) -> str:
                 key = path.split(": ", 1)[-1]
                 paths[key] = paths.get(key, 0) + 1
     top = ", ".join(f"{p} ({n})" for p, n in sorted(paths.items(), key=lambda kv: -kv[1])[:6])
-    return (f"oracle family batch: {len(requests) - abstained - varied} compared ({rechecked} found the core's answer "
-            f"only in up to {RECHECK_RUNS} more solves), {varied} answered by Karpenter in several ways, none the "
-            f"core's, in {RUNS} solves (unverified), {abstained} not modelled by the core" + (f": {top}" if top else ""))
+    return (f"oracle family batch: {len(requests) - abstained - varied} compared, {varied} answered by Karpenter in "
+            f"several ways, none the core's, in {RUNS} solves (unverified), {abstained} not modelled by the core"
+            + (f": {top}" if top else "")
+            + f"; {rechecked} compared found the core's answer only in up to {RECHECK_RUNS} more solves")
 
 
 def smaller(case: dict) -> Iterator[dict]:
