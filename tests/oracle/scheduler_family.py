@@ -827,6 +827,8 @@ def python_answer(case: dict) -> dict:
         return {"nodepool": None, "not_modelled": list(unknown)}
     if choice is None:
         return {"nodepool": None, "reasons": {f.pool: f.reason for f in fits}}
+    if choice.panics is not None:  # the scheduler picks the pool; ToNodeClaim panics (Requirement.Any)
+        return {"nodepool": choice.pool, "panics": choice.panics}
     capacity_type, _, where = (choice.offering or "/").partition("/")
     zone = where.split(" (")[0]  # a reserved offering names its reservation: "us-east-1a (cr-...)"
     out = {
@@ -994,6 +996,8 @@ def differences(go: dict, py: dict) -> list[str]:
 def _differences(go: dict, py: dict) -> list[str]:
     if py.get("not_modelled"):
         return []
+    if py.get("panics"):  # Karpenter answered, so it did not panic (a panic comes as an error: expected_panic)
+        return ["py-panics"]
     if go.get("nodepool") is None or py.get("nodepool") is None:
         if go.get("nodepool") is None and py.get("nodepool") is None:
             return []
@@ -1019,6 +1023,12 @@ def _differences(go: dict, py: dict) -> list[str]:
     if zones and py.get("zone") not in zones:  # any zone of an offering at the launch's price (ties aside)
         out.append("zone")
     return out
+
+
+def expected_panic(case: dict, error: str) -> bool:
+    """Whether Karpenter's error is the panic the core expects: ``NodeClaimTemplate.ToNodeClaim`` calling
+    ``Requirement.Any`` on a requirement it cannot pick a value from (the core's ``panics``)."""
+    return "invalid argument to Intn" in error and bool(python_answer(case).get("panics"))
 
 
 def core_differences(case: dict, go: dict) -> list[str]:

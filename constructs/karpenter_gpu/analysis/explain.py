@@ -196,6 +196,8 @@ def explain_environment(name: str, manifests: list[dict], catalog: Catalog, pod:
         unknown = unmodelled(fits)
         if unknown:  # no first choice is stated without them
             out["pod"]["not_modelled"] = list(unknown)
+        if choice is not None and choice.panics is not None:
+            out["pod"]["panics"] = choice.panics
         if choice is not None and choice.launch is not None:  # what the provider asks EC2 for (analysis.launch)
             launched = choice.launch
             out["pod"]["launch"] = {"capacity_type": launched.capacity_type, "instance_types": list(launched.types),
@@ -343,6 +345,9 @@ def _details(env: dict, *, markdown: bool) -> list[str]:
         lines.extend(f"{bullet}  {esc(f['pool'])}: " + (f"{esc(f['instance'])} ({esc(f['offering'])})" if f["instance"]
                                                         else note_text(f["reason"]))
                      for f in pod["fits"])
+        if pod.get("panics"):
+            lines.append(f"{bullet}  but Karpenter panics creating that NodeClaim ({esc(pod['panics'])}: "
+                         "Requirement.Any has no value to pick), so the pod stays Pending")
         others = (pod.get("launch") or {}).get("alternatives") or []
         if others:
             lines.append(f"{bullet}  or launches " + " or ".join(

@@ -53,6 +53,7 @@ class NoteKind(StrEnum):
     STATIC_CAPACITY_OFF = "static-capacity-off"
     NODE_CLASS_NOT_READY = "node-class-not-ready"
     # Offerings, node class, requirements.
+    LABEL_PANIC = "label-panic"
     ANY_CAPACITY_TYPE = "any-capacity-type"
     RESERVED_NEEDS_SELECTION = "reserved-needs-selection"
     DECLARED_ZONES = "declared-zones"
@@ -201,6 +202,20 @@ class MinValuesUnmet(Note, kind=NoteKind.MIN_VALUES_UNMET):
     def text(self) -> str:
         return (f"minValues {self.wanted} on {self.key}: only {len(self.values)} distinct value(s) among the "
                 f"candidates ({joined(self.values) or 'none'}); Karpenter will not launch (minValuesPolicy Strict)")
+
+
+@dataclass(frozen=True)
+class LabelPanic(Note, kind=NoteKind.LABEL_PANIC):
+    """Karpenter panics creating each NodeClaim of the pool (:attr:`NodePoolView.label_panic`)."""
+
+    key: str
+    requirement: str
+
+    @property
+    def text(self) -> str:
+        return (f"Karpenter panics creating every NodeClaim of this pool: requirement {self.requirement} leaves "
+                f"Requirement.Any no value to pick for the label {self.key} (rand.Intn: invalid argument; "
+                "NodeClaimTemplate.resolveCustomLabelsFromRequirements), so the pods it schedules here stay Pending")
 
 
 @dataclass(frozen=True)

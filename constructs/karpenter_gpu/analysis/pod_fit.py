@@ -4,7 +4,7 @@ offering it fits (:class:`Fit`), or why it does not fit there."""
 from __future__ import annotations
 
 from collections.abc import Mapping  # isinstance checks: the abc directly, not typing's alias
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Iterable, Sequence
 
@@ -51,6 +51,9 @@ class Fit:
     #: What else may launch: Karpenter's NodeClaim requests depend on the order of a Go map when the options run
     #: different DaemonSets (:func:`~karpenter_gpu.analysis.launch.claim_overheads`); ``launch`` is the cheapest.
     launch_alternatives: tuple[Launch, ...] = field(default=(), compare=False)
+    #: Karpenter panics creating the NodeClaim (the pool's :attr:`~karpenter_gpu.k8s.views.NodePoolView.label_panic`
+    #: requirement): the scheduler picks this pool, and nothing launches.
+    panics: str | None = field(default=None, compare=False)
 
 
 def _pod_conflict(report: PoolReport, pod_reqs: Requirements) -> str | None:
@@ -240,10 +243,18 @@ def fit_reports(shape: PodShape, reports: Iterable[PoolReport]) -> list[Fit]:
     allowed, types_ok = OfferingFilter(pod_reqs), dict[str, bool]()
     with paused_collector():
         fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok, relaxed=False) for report in reports]
-        if any(f.instance is not None for f in fits) or not any(
+        if not any(f.instance is not None for f in fits) and any(
                 t.get("effect") == "PreferNoSchedule" for r in reports for t in r.taints if isinstance(t, Mapping)):
-            return fits
-        return [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
+            fits = [_fit_one(shape, report, pod_reqs, allowed, types_ok) for report in reports]
+    return [_panicking(f, report) for f, report in zip(fits, reports)]
+
+
+def _panicking(fit: Fit, report: PoolReport) -> Fit:
+    """``fit`` with :attr:`Fit.panics` when the pod lands on a pool whose NodeClaims Karpenter panics creating."""
+    panic = report.view.label_panic if report.view is not None else None
+    if panic is None or fit.instance is None:
+        return fit
+    return replace(fit, panics=f"requirement {panic[1]} (label {panic[0]})")
 
 
 def first_choice(fits: Iterable[Fit]) -> Fit | None:

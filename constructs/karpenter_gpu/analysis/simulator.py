@@ -248,6 +248,8 @@ def _simulate(pool: NodePoolView, catalog: Catalog, resolution: OverlayResolutio
     if not reserved and selected is not None:
         selected = ()
     notes.extend(_unmodelled_requirements(pool))
+    if pool.label_panic is not None:
+        notes.append(note.LabelPanic(*pool.label_panic))
     offerings = pool_offerings(pool, resolution.named_zones, memo, reserved=reservations is not False and reserved,
                                closed=resolution.closed)
     if not offerings and not problems:

@@ -31,8 +31,8 @@ from typing import Any
 from karpenter_gpu.analysis.batch import BatchPlan, PlannedClaim, schedule_batch
 from karpenter_gpu.analysis.catalog import Catalog
 from karpenter_gpu.analysis.explain import MAX_MARKDOWN, MAX_NOTE, _defaults_notes, _facts_notes
-from karpenter_gpu.analysis.notes import amount_text
-from karpenter_gpu.analysis.simulator import price_basis
+from karpenter_gpu.analysis.notes import LabelPanic, amount_text
+from karpenter_gpu.analysis.simulator import PoolReport, price_basis
 from karpenter_gpu.k8s.aws_facts import AwsFacts
 from karpenter_gpu.k8s.cluster_nodes import ClusterNode
 from karpenter_gpu.k8s.controller_settings import ControllerSettings
@@ -102,7 +102,7 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
     out: dict[str, Any] = {
         "environment": name, "prices": basis, "settings": settings.describe(), "pods": len(workloads.pods),
         "notes": [settings.describe(), *_defaults_notes(settings, reports), *settings.notes, *settings.unmodelled(),
-                  *_facts_notes(basis, aws), *workloads.notes],
+                  *_facts_notes(basis, aws), *workloads.notes, *_panic_notes(plan, reports)],
         "not_modelled": list(plan.not_modelled),
         "nodeclaims": [{"pool": c.pool, "options": list(c.options), "instance_type": c.instance_type,
                         "capacity_type": c.capacity_type, "price_label": _capacity_label(c, aws), "zone": c.zone,
@@ -124,6 +124,14 @@ def plan_environment(name: str, manifests: Sequence[dict], workloads: Workloads,
         "per_namespace": _per_namespace(plan, billed),
     }
     return out
+
+
+def _panic_notes(plan: BatchPlan, reports: Sequence[PoolReport]) -> list[str]:
+    """The pools of planned NodeClaims that Karpenter panics creating (KG422: ``NodePoolView.label_panic``)."""
+    planned = {c.pool for c in plan.nodeclaims}
+    return [f"{LabelPanic(*r.view.label_panic).text} (pool {r.name}: its {sum(c.pool == r.name for c in plan.nodeclaims)}"
+            " NodeClaim(s) above never launch, and their $/h is not spent)"
+            for r in reports if r.name in planned and r.view is not None and r.view.label_panic is not None]
 
 
 def _hourly_lines(env: dict, bullet: str, esc: Callable[..., str]) -> list[str]:

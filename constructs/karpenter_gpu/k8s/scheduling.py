@@ -40,6 +40,11 @@ COMPARISONS: frozenset[str] = frozenset({"Gt", "Lt", "Gte", "Lte"})
 _INT = re.compile(r"[+-]?[0-9]+")
 
 
+def _wrap64(value: int) -> int:
+    """``value`` as Go's int64 arithmetic leaves it (two's complement wrap-around)."""
+    return (value - _INT64_MIN) % 2**64 + _INT64_MIN
+
+
 def atoi(text: Any) -> int | None:
     """Go's ``strconv.Atoi`` on a 64-bit platform: optional sign, ASCII digits, int64 range; else None.
 
@@ -157,6 +162,18 @@ class Requirement:
         if self.complement:
             return "NotIn" if self.values else "Exists"
         return "In" if self.values else "DoesNotExist"
+
+    @property
+    def any_panics(self) -> bool:
+        """Whether ``Requirement.Any`` (``pkg/scheduling/requirement.go``) panics: for a NotIn/Exists requirement it
+        returns ``rand.Intn(max-min) + min`` with ``min`` its lower bound (else 0) and ``max`` its upper bound + 1
+        (else MaxInt64), in Go's wrapping int64 arithmetic, and ``rand.Intn`` panics ("invalid argument to Intn")
+        unless that range is above 0: ``Lt 0`` (no lower bound, upper bound -1), or ``Gt`` near MaxInt64."""
+        if not self.complement:
+            return False
+        low = self.gte if self.gte is not None else 0
+        high = _wrap64(self.lte + 1) if self.lte is not None else _INT64_MAX
+        return _wrap64(high - low) <= 0
 
     def _within(self, value: str, gte: int | None, lte: int | None) -> bool:
         """``withinBounds``: with a bound set, a non-integer value is outside."""

@@ -17,8 +17,8 @@ from typing import Any, Mapping, Sequence
 from karpenter_gpu.errors import KarpenterGpuError
 from karpenter_gpu.k8s.labels import (
     AUTO_COMPUTE_TYPE, AUTO_MODE_GROUP, AUTO_MODE_NODE_CLASS_KIND, AUTO_MODE_WELL_KNOWN_LABELS, CAPACITY_TYPES, COMPUTE_TYPE,
-    HYBRID_GROUP_LABEL, NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, AWS_GROUP, WELL_KNOWN_LABELS, Label,
-    is_kind,
+    HYBRID_GROUP_LABEL, NODE_CLASS_KIND, NODEPOOL_KIND, NVIDIA_GPU, OVERLAY_KIND, AWS_GROUP, RESTRICTED_LABELS,
+    WELL_KNOWN_LABELS, Label, is_kind,
 )
 from karpenter_gpu.k8s.scheduling import Requirements, atoi, order_by_weight
 
@@ -172,6 +172,21 @@ class NodePoolView:
         return (self.requirements or Requirements()).merged(Requirements.from_labels(labels))
 
     @cached_property
+    def label_panic(self) -> tuple[str, str] | None:
+        """(key, requirement) of the first custom-label requirement (by key) Karpenter cannot pick a label value
+        from: ``NodeClaimTemplate.ToNodeClaim`` (``pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go``
+        ``resolveCustomLabelsFromRequirements``) calls ``Requirement.Any`` on every template requirement whose key is
+        not well known, not restricted and not a scheduling-simulation key, and that panics
+        (:attr:`~karpenter_gpu.k8s.scheduling.Requirement.any_panics`): each NodeClaim of the pool fails as Karpenter
+        creates it. None when every requirement gives a value."""
+        for key, req in sorted(self.template_requirements.items()):
+            if key in self.well_known_labels or key in RESTRICTED_LABELS or key in _SIMULATION_KEYS:
+                continue
+            if req.any_panics:
+                return key, str(req)
+        return None
+
+    @cached_property
     def capacity_types(self) -> tuple[str, ...]:
         """Capacity types the template admits, in the provider's preference order (reserved, spot,
         on-demand). No capacity-type requirement admits all three: ``Requirements.Get`` of an undefined
@@ -220,6 +235,8 @@ class NodeClassView:
 
 
 #: ``amiFamilyFromAlias``: the alias prefix in the family's spelling.
+#: ``schedulingSimulationKeys`` (nodeclaimtemplate.go): the labels the scheduler adds to simulate DaemonSets.
+_SIMULATION_KEYS = frozenset({"karpenter.sh/registered", "karpenter.sh/initialized"})
 _ALIAS_FAMILIES = {"al2": "AL2", "al2023": "AL2023", "bottlerocket": "Bottlerocket", "windows2019": "Windows2019",
                    "windows2022": "Windows2022", "windows2025": "Windows2025"}
 _ADJUSTMENT = re.compile(r"^([+-])([0-9]*\.?[0-9]+)(%?)\Z")

@@ -1,5 +1,5 @@
 """Requirements: what a NodePool's or NodeOverlay's requirements and template labels really select
-(KG406-KG410)."""
+(KG406-KG410, KG422)."""
 
 from __future__ import annotations
 
@@ -212,3 +212,34 @@ def kg410_keys(env: RuleEnvironment) -> None:
                 if error is not None:
                     obj.add("KG410", f"{obj.LABELS}[{key}]",
                             _kg410_message(str(key), "template label", error, obj.kind))
+
+
+@rule("KG422", Severity.ERROR, "custom-label requirement Karpenter cannot pick a value from (it panics)")
+def kg422_label_panic(env: RuleEnvironment) -> None:
+    """What it checks: a NodePool requirement on a label that is not well known (one of your own) whose bounds leave
+    ``Requirement.Any`` no value to pick: ``Lt 0`` or below, ``Gt -2`` or below, ``Gt`` near the int64 maximum.
+
+    Why it matters: when Karpenter creates a NodeClaim of the pool it labels the node with a value of each such
+    requirement (``Requirement.Any``: ``rand.Intn(max-min) + min``, from 0 without a lower bound, in wrapping int64
+    arithmetic), and ``rand.Intn`` panics on a range that is not positive. The API server accepts the NodePool;
+    every NodeClaim of it then fails as it is created, so the pods the scheduler sends there stay Pending.
+
+    Fix: give the label a range that holds a non-negative integer (``Gt 0``, ``Lt 10``), name values with ``In``, or
+    drop the requirement.
+
+    Upstream: kubernetes-sigs/karpenter v1.14.1 ``pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go``
+    ``resolveCustomLabelsFromRequirements`` and ``pkg/scheduling/requirement.go`` ``Requirement.Any``.
+    """
+    for pool in env.pools:
+        panic = pool.view.label_panic
+        if panic is None:
+            continue
+        key, text = panic
+        written = [r for r in pool.reqs if r.key == key]
+        path = written[0].path if written else pool.REQS
+        shown = "; ".join(f"{r.key} {r.op} {r.values}" for r in written) or text
+        pool.add("KG422", path,
+                 f"requirement {shown} leaves Karpenter no value to label nodes with: Requirement.Any panics "
+                 "(rand.Intn: invalid argument) when it creates each NodeClaim of this pool, so the pods it schedules "
+                 "here stay Pending (the API server accepts it); allowed: Gt -1 or more, Lt 1 or more (above any Gt), "
+                 "or values with In; fix: use e.g. Gt 0 or Lt 10, or drop the requirement")
