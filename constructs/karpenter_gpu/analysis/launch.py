@@ -157,7 +157,8 @@ def claim_overheads(options: Sequence[Candidate]) -> tuple[dict[str, Decimal], .
     per-template overhead, or the same DaemonSets on every option) the answer is that group's overhead; with
     groups that differ it depends on the order, and each order's answer is returned.
 
-    Every DaemonSet overhead has ``pods`` (``RequestsForPods`` counts the daemon pods), so the running minimum of
+    Every DaemonSet overhead has ``pods`` (``RequestsForPods`` counts the daemon pods; so does
+    :mod:`~karpenter_gpu.k8s.daemonsets`), so the running minimum of
     groups with DaemonSets never loses every resource; only the group without DaemonSets empties it. Without that
     group the answer is ``MinResources`` of all groups, whatever the order. With it, it is nothing (that group last)
     or ``MinResources`` of the groups after it: of any non-empty subset of the others, the closure of their
@@ -166,8 +167,6 @@ def claim_overheads(options: Sequence[Candidate]) -> tuple[dict[str, Decimal], .
     for c in options:
         groups.setdefault(tuple(sorted(c.daemons)), tuple(sorted(c.daemon_overhead.items())) if c.daemons else ())
     filled = [o for o in groups.values() if o]
-    if any(all(k != "pods" for k, _ in o) for o in filled):  # not from RequestsForPods: every order, folded
-        return _every_order(list(groups.values()))
     if not filled:
         return ({},)
     if len(filled) == len(groups):  # no group without DaemonSets
@@ -181,21 +180,6 @@ def claim_overheads(options: Sequence[Candidate]) -> tuple[dict[str, Decimal], .
         frontier = {_min_resources(a, b) for a in frontier for b in filled} - found
         found |= frontier
     return ({},) + tuple(dict(o) for o in sorted(found, key=lambda o: (len(o), o)))
-
-
-def _every_order(overheads: list[_Overhead]) -> tuple[dict[str, Decimal], ...]:
-    """``addDaemonRequests`` folded in every order of ``overheads`` (equal ones are interchangeable)."""
-    kinds: dict[_Overhead, int] = {}
-    for overhead in overheads:
-        kinds[overhead] = kinds.get(overhead, 0) + 1
-    values = list(kinds)
-    start = tuple(kinds[v] for v in values)
-    states: set[tuple[tuple[int, ...], _Overhead]] = {(start, ())}
-    for _ in range(sum(start)):
-        states = {(left[:i] + (left[i] - 1,) + left[i + 1:], values[i] if not running else
-                   _min_resources(running, values[i]))
-                  for left, running in states for i in range(len(values)) if left[i]}
-    return tuple(dict(o) for o in sorted({running for _, running in states}, key=lambda o: (len(o), o)))
 
 
 def _holds(c: Candidate, requests: Mapping[str, Decimal]) -> bool:

@@ -241,14 +241,14 @@ def decode_problems(manifest: Mapping[str, Any]) -> list[DecodeProblem]:
     kind = manifest.get("kind")
     spec = _dict(manifest.get("spec"))
     informer = "Karpenter's informer cannot decode it: resource.Quantity's UnmarshalJSON (ParseQuantity) refuses it"
-    overflows = int32_overflows(manifest) + formatted_lists(manifest)
+    typed = int32_overflows(manifest) + formatted_lists(manifest)  # a JSON value the Go type refuses
     if kind == "NodePool":
-        return _quantity_map(spec.get("limits"), "spec.limits", "karpenter", informer) + overflows
+        return _quantity_map(spec.get("limits"), "spec.limits", "karpenter", informer) + typed
     if kind == "NodeOverlay":
-        return _quantity_map(spec.get("capacity"), "spec.capacity", "karpenter", informer) + overflows
+        return _quantity_map(spec.get("capacity"), "spec.capacity", "karpenter", informer) + typed
     if kind != "EC2NodeClass":
         return []
-    out: list[DecodeProblem] = list(overflows)
+    out: list[DecodeProblem] = list(typed)
     kubelet = _dict(spec.get("kubelet"))
     base = "spec.kubelet"
     grace = kubelet.get("evictionSoftGracePeriod")
